@@ -1,0 +1,3 @@
+export * from './types.js';
+export * from './paths.js';
+export * from './project.js';

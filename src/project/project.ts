@@ -1,0 +1,61 @@
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ERROR_CODES, QuireError, describeError } from '../errors.js';
+import type { ProjectManifest, ProjectPage } from './types.js';
+
+export const PROJECT_FILE = 'project.json';
+
+/** A project's working folder: `project.json` plus `pages/`. */
+export interface ProjectFolder {
+  dir: string;
+  /** True when the folder was made for this run and is removed afterwards. */
+  transient: boolean;
+}
+
+/** Make the working folder: `keep` when the user asked to keep it, else a temporary one. */
+export async function createProjectFolder(keep?: string): Promise<ProjectFolder> {
+  if (keep) {
+    const dir = resolve(keep);
+    await mkdir(join(dir, 'pages'), { recursive: true });
+    return { dir, transient: false };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'quire-project-'));
+  await mkdir(join(dir, 'pages'));
+  return { dir, transient: true };
+}
+
+export async function removeProjectFolder(folder: ProjectFolder): Promise<void> {
+  if (folder.transient) await rm(folder.dir, { recursive: true, force: true });
+}
+
+export function newManifest(name: string, inputs: string[]): ProjectManifest {
+  return { format: 'quire-project', version: 1, name, created: new Date().toISOString(), inputs, pages: [] };
+}
+
+/** Write `project.json` atomically, so a crash never leaves half a manifest. */
+export async function saveManifest(dir: string, manifest: ProjectManifest): Promise<void> {
+  const path = join(dir, PROJECT_FILE);
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify(manifest, null, 2) + '\n');
+  await rename(tmp, path);
+}
+
+export async function loadManifest(dir: string): Promise<ProjectManifest> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(join(dir, PROJECT_FILE), 'utf8'));
+  } catch (e) {
+    throw new QuireError(ERROR_CODES.BAD_PROJECT, `${dir} is not a Quire project: its project.json cannot be read.`, describeError(e));
+  }
+  const m = parsed as Partial<ProjectManifest>;
+  if (m.format !== 'quire-project' || m.version !== 1 || !Array.isArray(m.pages)) {
+    throw new QuireError(ERROR_CODES.BAD_PROJECT, `${dir} is not a Quire project of a version this Quire reads.`);
+  }
+  return m as ProjectManifest;
+}
+
+/** The pages an export writes: in order, hidden ones left out. */
+export function visiblePages(manifest: ProjectManifest): ProjectPage[] {
+  return manifest.pages.filter((p) => !p.hidden).sort((a, b) => a.index - b.index);
+}

@@ -1,0 +1,54 @@
+import type { BinarizeDecision, DeskewDecision, PageRegion, PresetName } from '../pipeline/types.js';
+
+/** How a page's pixels are stored in the project. */
+export type PageKind = 'bitonal' | 'gray' | 'color';
+
+/** Where the page's resolution came from. */
+export type DpiSource = 'option' | 'forced' | 'manifest' | 'image' | 'pdf' | 'estimate' | 'default';
+
+/** One final page of a project, and how it was made. */
+export interface ProjectPage {
+  /** 1-based position in the document. */
+  index: number;
+  /** Path of the final page image, relative to the project folder (`pages/0001.tif` G4, `.jpg` grey/colour). */
+  file: string;
+  kind: PageKind;
+  width: number;
+  height: number;
+  /** Resolution of the final page image; the PDF page size is width/dpi inches. */
+  dpi: number;
+  /** Hidden pages are kept in the project but left out of exports. */
+  hidden?: boolean;
+  source: {
+    /** The input file or bundle entry the page came from (`images/0001.jpg`, `book.pdf#3`). */
+    input: string;
+    /** 1-based frame number in the input. */
+    frame: number;
+    side: PageRegion['side'];
+  };
+  decisions: {
+    preset: PresetName;
+    inputDpi: { value: number; source: DpiSource };
+    split?: { box: PageRegion['box']; content: PageRegion['content']; gutterX?: number };
+    deskew?: DeskewDecision;
+    binarize?: BinarizeDecision;
+    /** Final tight crop on the straightened page, in its pixels at `dpi`. */
+    crop?: { x: number; y: number; width: number; height: number };
+    scale?: number;
+  };
+  /** Milliseconds spent in each step for this page. */
+  timings?: Record<string, number>;
+}
+
+/** `project.json`. */
+export interface ProjectManifest {
+  format: 'quire-project';
+  version: 1;
+  /** Document name: the bundle's project name or the input file stem. */
+  name: string;
+  created: string;
+  inputs: string[];
+  pages: ProjectPage[];
+  /** OCR results arrive with the OCR work; kept here so a slim project can carry them. */
+  ocr?: unknown;
+}
