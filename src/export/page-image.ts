@@ -1,0 +1,74 @@
+import sharp, { type Sharp } from 'sharp';
+import type { PageKind } from '../project/types.js';
+import { writeFileAtomically } from './files.js';
+
+/** Raw page pixels as the pipeline hands them over. 0 is black, 255 is white. */
+export interface PageRaster {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: 1 | 3;
+}
+
+/** Gray and colour pages: a good look at text and photos at a fraction of the raw size. */
+export const PAGE_JPEG_QUALITY = 85;
+
+/** libtiff tiles must be a multiple of 16 pixels on both sides. */
+const TILE_STEP = 16;
+
+const MM_PER_INCH = 25.4;
+
+export function roundUpToTile(pixels: number): number {
+  return Math.ceil(pixels / TILE_STEP) * TILE_STEP;
+}
+
+/**
+ * Write a final page image and return its path: a CCITT G4 TIFF (`.tif`) for bitonal pages,
+ * a JPEG (`.jpg`) for gray and colour pages. The file appears whole or not at all.
+ */
+export async function writePageImage(image: PageRaster, kind: PageKind, dpi: number, pathNoExt: string): Promise<string> {
+  const path = `${pathNoExt}${kind === 'bitonal' ? '.tif' : '.jpg'}`;
+  const bytes = kind === 'bitonal' ? await encodeBitonalTiff(image, dpi) : await encodePageJpeg(image, kind, dpi);
+  await writeFileAtomically(path, bytes);
+  return path;
+}
+
+/**
+ * Encode a page as a CCITT G4 TIFF holding ONE tile that covers the whole page. A single tile is
+ * one G4 stream the PDF writer can copy byte for byte (strips restart every 256 rows and
+ * cannot be joined). Pixels below 128 become black. Min-is-white is the fax convention: the
+ * data then decodes with PDF's default `/BlackIs1 false`.
+ */
+export async function encodeBitonalTiff(image: PageRaster, dpi: number): Promise<Buffer> {
+  const pixelsPerMm = dpi / MM_PER_INCH;
+  return rasterToSharp(image)
+    .toColourspace('b-w')
+    .tiff({
+      compression: 'ccittfax4',
+      bitdepth: 1,
+      miniswhite: true,
+      tile: true,
+      tileWidth: roundUpToTile(image.width),
+      tileHeight: roundUpToTile(image.height),
+      xres: pixelsPerMm,
+      yres: pixelsPerMm,
+      resolutionUnit: 'inch',
+    })
+    .toBuffer();
+}
+
+/** Encode a gray or colour page as a baseline JPEG carrying its resolution. */
+export async function encodePageJpeg(image: PageRaster, kind: PageKind, dpi: number): Promise<Buffer> {
+  const pipeline = rasterToSharp(image);
+  // A gray page is stored with one component, a third of the size of an RGB JPEG of the same page.
+  const shaped = kind === 'color' && image.channels === 3 ? pipeline.toColourspace('srgb') : pipeline.toColourspace('b-w');
+  return shaped.jpeg({ quality: PAGE_JPEG_QUALITY, mozjpeg: false }).withDensity(dpi).toBuffer();
+}
+
+function rasterToSharp(image: PageRaster): Sharp {
+  const expected = image.width * image.height * image.channels;
+  if (image.data.length !== expected) {
+    throw new Error(`page raster holds ${image.data.length} bytes, expected ${expected} for ${image.width}×${image.height}×${image.channels}`);
+  }
+  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
+}
