@@ -1,0 +1,40 @@
+/**
+ * What ingest hands to the pipeline: a document as an ordered list of frames, each loaded only when asked.
+ */
+
+/**
+ * `camera`: a photo of a book (a bundle frame, a camera JPEG without a resolution).
+ * `scan`: a scanned page (a PDF page that is one image, a TIFF/PNG with a resolution of 150 dpi or more).
+ * `digital`: a vector PDF page, rasterised.
+ */
+export type FrameKind = 'camera' | 'scan' | 'digital';
+
+export interface FrameImage {
+  /** An encoded image sharp reads (JPEG/PNG/TIFF/WebP), or raw pixels when `raw` is set. */
+  data: Buffer;
+  /** The page within a multi-page TIFF (sharp's `page` option, 0-based). */
+  page?: number;
+  raw?: { width: number; height: number; channels: 1 | 3 | 4 };
+}
+
+export interface SourceFrame {
+  /** 1-based position in the document. */
+  index: number;
+  /** Label for the user and project.json: 'images/0001.jpg', 'book.pdf#3', 'scan.tif#2'. */
+  input: string;
+  kind: FrameKind;
+  dpi?: { value: number; source: 'manifest' | 'image' | 'pdf' };
+  /** Reads or renders this frame only, so a long document never sits in memory whole. */
+  load(): Promise<FrameImage>;
+}
+
+export interface OpenedInput {
+  /** Document name: the bundle's `project`, else the input file stem. */
+  name: string;
+  kind: 'bundle' | 'pdf' | 'images';
+  frames: SourceFrame[];
+  /** Releases the zip or PDF handles; frames cannot be loaded afterwards. */
+  close(): Promise<void>;
+}
+
+export type InputType = 'bundle' | 'pdf' | 'image' | 'project';
