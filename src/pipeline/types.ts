@@ -1,4 +1,4 @@
-import type { Box, GrayImage } from '../imaging/index.js';
+import type { Box } from '../imaging/index.js';
 
 /** Pipeline presets. `book`: a camera frame of an open book (two pages). `sheet`: one page. `flat`: clean scan, no geometry. */
 export type PresetName = 'book' | 'sheet' | 'flat';

@@ -1,0 +1,409 @@
+/**
+ * Pixel primitives for the clean-up steps (deskew, binarisation, resolution, crop): block statistics, grey
+ * morphology on small grids, an illumination-normalised Sauvola threshold, ink components of a bitonal page,
+ * padding. Pure functions over typed arrays; nothing allocates per pixel.
+ */
+import type { Box, GrayImage } from './gray.js';
+
+/** Sums over a grid of `size`×`size` pixel blocks (the last row/column of blocks may be smaller). */
+export interface BlockSums {
+  readonly cols: number;
+  readonly rows: number;
+  readonly size: number;
+  /** Sum of grey values per block. */
+  readonly sum: Float64Array;
+  /** Sum of squared grey values per block. */
+  readonly sumSq: Float64Array;
+  /** Pixels per block. */
+  readonly count: Float64Array;
+}
+
+/** One pass over the page: per-block sums of grey and grey², enough to get exact window means and variances. */
+export function blockSums(page: GrayImage, size: number): BlockSums {
+  const f = Math.max(1, Math.floor(size));
+  const { width, height, data } = page;
+  const cols = Math.ceil(width / f);
+  const rows = Math.ceil(height / f);
+  const sum = new Float64Array(cols * rows);
+  const sumSq = new Float64Array(cols * rows);
+  const count = new Float64Array(cols * rows);
+  // Sum down each pixel column over the block's rows first (sequential, cheap), then across the columns.
+  // Int32 is exact: at most f·255² per column within one block row.
+  const colSum = new Int32Array(width);
+  const colSq = new Int32Array(width);
+  for (let by = 0; by < rows; by++) {
+    colSum.fill(0);
+    colSq.fill(0);
+    const y1 = Math.min(height, (by + 1) * f);
+    for (let y = by * f; y < y1; y++) {
+      const row = y * width;
+      for (let x = 0; x < width; x++) {
+        const v = data[row + x];
+        colSum[x] += v;
+        colSq[x] += v * v;
+      }
+    }
+    const bh = y1 - by * f;
+    for (let bx = 0, x = 0; bx < cols; bx++) {
+      const x1 = Math.min(width, x + f);
+      let s = 0;
+      let q = 0;
+      for (let n = x; n < x1; n++) {
+        s += colSum[n];
+        q += colSq[n];
+      }
+      const o = by * cols + bx;
+      sum[o] = s;
+      sumSq[o] = q;
+      count[o] = bh * (x1 - x);
+      x = x1;
+    }
+  }
+  return { cols, rows, size: f, sum, sumSq, count };
+}
+
+/** Downscale by an integer factor, each output pixel the mean of its block (partial edge blocks included). */
+export function reduceByAverage(page: GrayImage, factor: number): GrayImage {
+  const f = Math.max(1, Math.floor(factor));
+  if (f === 1) return page;
+  const { width, height, data } = page;
+  const cols = Math.ceil(width / f);
+  const rows = Math.ceil(height / f);
+  const out = new Uint8Array(cols * rows);
+  const colSum = new Int32Array(width);
+  for (let by = 0; by < rows; by++) {
+    colSum.fill(0);
+    const y1 = Math.min(height, (by + 1) * f);
+    for (let y = by * f; y < y1; y++) {
+      const row = y * width;
+      for (let x = 0; x < width; x++) colSum[x] += data[row + x];
+    }
+    const bh = y1 - by * f;
+    for (let bx = 0, x = 0; bx < cols; bx++) {
+      const x1 = Math.min(width, x + f);
+      let s = 0;
+      for (let n = x; n < x1; n++) s += colSum[n];
+      out[by * cols + bx] = Math.round(s / (bh * (x1 - x)));
+      x = x1;
+    }
+  }
+  return { width: cols, height: rows, data: out };
+}
+
+/**
+ * Running maximum of one line with a window of 2r+1 (van Herk / Gil–Werman: three comparisons per value,
+ * whatever the window). `pad` must hold n + 2r values; `g` and `h` are scratch of the same length.
+ */
+function lineMax(src: Float32Array, srcOffset: number, srcStride: number, n: number, r: number, dst: Float32Array, pad: Float32Array, g: Float32Array, h: Float32Array): void {
+  const w = 2 * r + 1;
+  const len = n + 2 * r;
+  pad.fill(-Infinity, 0, r);
+  for (let i = 0; i < n; i++) pad[r + i] = src[srcOffset + i * srcStride];
+  pad.fill(-Infinity, r + n, len);
+  for (let i = 0; i < len; i++) g[i] = i % w === 0 ? pad[i] : Math.max(g[i - 1], pad[i]);
+  for (let i = len - 1; i >= 0; i--) h[i] = i === len - 1 || (i + 1) % w === 0 ? pad[i] : Math.max(h[i + 1], pad[i]);
+  for (let i = 0; i < n; i++) dst[srcOffset + i * srcStride] = Math.max(h[i], g[i + 2 * r]);
+}
+
+/** Square running maximum (grey dilation) of a `width`×`height` grid, window (2·radius+1)², clipped at the edges. */
+export function maxFilter(values: Float32Array, width: number, height: number, radius: number): Float32Array {
+  const r = Math.max(0, Math.floor(radius));
+  const out = Float32Array.from(values);
+  if (r === 0) return out;
+  const longest = Math.max(width, height) + 2 * r;
+  const pad = new Float32Array(longest);
+  const g = new Float32Array(longest);
+  const h = new Float32Array(longest);
+  for (let y = 0; y < height; y++) lineMax(out, y * width, 1, width, r, out, pad, g, h);
+  for (let x = 0; x < width; x++) lineMax(out, x, width, height, r, out, pad, g, h);
+  return out;
+}
+
+/** Square running minimum (grey erosion), the mirror of `maxFilter`. */
+export function minFilter(values: Float32Array, width: number, height: number, radius: number): Float32Array {
+  const negated = values.map((v) => -v);
+  const out = maxFilter(negated, width, height, radius);
+  for (let i = 0; i < out.length; i++) out[i] = -out[i];
+  return out;
+}
+
+/**
+ * Grey closing: removes dark features narrower than the window and keeps everything broader — on a page,
+ * ink goes and the paper's lighting (gradients, soft shadows, which are broad) stays. The grid is first
+ * extended by repeating its edges, so that a ramp running into the border (a gutter shadow) is kept exactly;
+ * with clipped windows the closing would carry the brighter paper from inside out to the border.
+ */
+export function grayClosing(values: Float32Array, width: number, height: number, radius: number): Float32Array {
+  const r = Math.max(0, Math.floor(radius));
+  const w = width + 2 * r;
+  const h = height + 2 * r;
+  const padded = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    const src = Math.min(height - 1, Math.max(0, y - r)) * width;
+    for (let x = 0; x < w; x++) padded[y * w + x] = values[src + Math.min(width - 1, Math.max(0, x - r))];
+  }
+  const closed = minFilter(maxFilter(padded, w, h, r), w, h, r);
+  const out = new Float32Array(width * height);
+  for (let y = 0; y < height; y++) out.set(closed.subarray((y + r) * w + r, (y + r) * w + r + width), y * width);
+  return out;
+}
+
+/** Summed-area table of a `width`×`height` grid, (width+1)×(height+1) with a zero first row and column. */
+export function integralOf(values: ArrayLike<number>, width: number, height: number): Float64Array {
+  const stride = width + 1;
+  const out = new Float64Array(stride * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let run = 0;
+    for (let x = 0; x < width; x++) {
+      run += values[y * width + x];
+      out[(y + 1) * stride + x + 1] = out[y * stride + x + 1] + run;
+    }
+  }
+  return out;
+}
+
+/** Sum of the grid cells in [x0, x1) × [y0, y1) from its summed-area table. */
+export function windowSum(integral: Float64Array, width: number, x0: number, y0: number, x1: number, y1: number): number {
+  const s = width + 1;
+  return integral[y1 * s + x1] - integral[y0 * s + x1] - integral[y1 * s + x0] + integral[y0 * s + x0];
+}
+
+/**
+ * Standard deviation of the sensor noise, from the median absolute difference of horizontal neighbours
+ * (edges are rare, so the median sees paper and ink interiors). For Gaussian noise median|dx| ≈ 0.954 σ.
+ */
+export function noiseLevel(page: GrayImage): number {
+  const { width, height, data } = page;
+  const hist = new Uint32Array(256);
+  let n = 0;
+  const step = Math.max(1, Math.floor(height / 256));
+  for (let y = 0; y < height; y += step) {
+    const row = y * width;
+    for (let x = 1; x < width; x++) {
+      hist[Math.abs(data[row + x] - data[row + x - 1])]++;
+      n++;
+    }
+  }
+  if (n === 0) return 0;
+  let seen = 0;
+  for (let d = 0; d < 256; d++) {
+    seen += hist[d];
+    if (seen * 2 >= n) return d / 0.954;
+  }
+  return 0;
+}
+
+export interface SauvolaParams {
+  /** Side of the square window the local mean and deviation are taken over, in pixels. */
+  windowPx: number;
+  /** Side of the window that finds the paper under the ink (grey closing); wider than any glyph. */
+  backgroundPx: number;
+  /** Sauvola's k: how far below the local mean ink must be where there is little contrast. */
+  k: number;
+  /** Sauvola's dynamic range R, on the paper-normalised scale where paper is 255. */
+  range?: number;
+  /** Ink must be at least this many grey levels below the paper; default 4× the noise, at least 8. */
+  minContrast?: number;
+  /** Ink must be at least this fraction darker than the paper. */
+  minRelativeContrast?: number;
+}
+
+/**
+ * Sauvola binarisation made robust to uneven light. The paper brightness P is found by a grey closing on a grid
+ * of small blocks, and the statistics are taken on the page divided by P, where gradients and soft shadows are
+ * gone: T = P/255 · m(1 + k(s/R − 1)) with m, s over the window of the normalised page. On top, ink must be
+ * darker than P by a contrast floor, so an empty window (s ≈ noise) stays white instead of turning to speckle.
+ * The threshold is computed per block (1/24 of the window) and interpolated bilinearly: two passes over the
+ * pixels in all. Returns 0 for ink, 255 for paper.
+ */
+export function sauvolaBinarize(page: GrayImage, params: SauvolaParams): GrayImage {
+  const { windowPx, backgroundPx, k } = params;
+  const range = params.range ?? 128;
+  const minContrast = params.minContrast ?? Math.max(8, 4 * noiseLevel(page));
+  const keepBelow = 1 - (params.minRelativeContrast ?? 0.1);
+
+  const f = Math.max(1, Math.round(windowPx / 24));
+  const blocks = blockSums(page, f);
+  const { cols, rows, sum, sumSq, count } = blocks;
+  const n = cols * rows;
+
+  const mean = new Float32Array(n);
+  for (let i = 0; i < n; i++) mean[i] = sum[i] / count[i];
+  const paper = grayClosing(mean, cols, rows, Math.max(1, Math.round((backgroundPx / f - 1) / 2)));
+
+  // Statistics of the page divided by its paper: inside a block the paper is taken as constant.
+  const normSum = new Float64Array(n);
+  const normSq = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const gain = 255 / Math.max(4, paper[i]);
+    normSum[i] = sum[i] * gain;
+    normSq[i] = sumSq[i] * gain * gain;
+  }
+  const iSum = integralOf(normSum, cols, rows);
+  const iSq = integralOf(normSq, cols, rows);
+  const iCount = integralOf(count, cols, rows);
+
+  const r = Math.max(1, Math.round((windowPx / f - 1) / 2));
+  const threshold = new Float32Array(n);
+  for (let by = 0; by < rows; by++) {
+    const y0 = Math.max(0, by - r);
+    const y1 = Math.min(rows, by + r + 1);
+    for (let bx = 0; bx < cols; bx++) {
+      const x0 = Math.max(0, bx - r);
+      const x1 = Math.min(cols, bx + r + 1);
+      const c = windowSum(iCount, cols, x0, y0, x1, y1);
+      const m = windowSum(iSum, cols, x0, y0, x1, y1) / c;
+      const variance = windowSum(iSq, cols, x0, y0, x1, y1) / c - m * m;
+      const s = Math.sqrt(Math.max(0, variance));
+      const o = by * cols + bx;
+      const p = Math.max(4, paper[o]);
+      const sauvola = ((m * (1 + k * (s / range - 1))) * p) / 255;
+      threshold[o] = Math.min(sauvola, p * keepBelow, p - minContrast);
+    }
+  }
+  return applyBlockThreshold(page, threshold, cols, rows, f);
+}
+
+/**
+ * Compare every pixel with the block thresholds interpolated bilinearly between block centres. Between two
+ * centres the threshold of a row is linear, so it is stepped by a constant per pixel.
+ */
+function applyBlockThreshold(page: GrayImage, threshold: Float32Array, cols: number, rows: number, f: number): GrayImage {
+  const { width, height, data } = page;
+  const out = new Uint8Array(width * height);
+  const line = new Float64Array(cols);
+  // Block i's centre is at pixel i·f + (f − 1)/2.
+  const half = (f - 1) / 2;
+  for (let y = 0; y < height; y++) {
+    const fy = Math.min(rows - 1, Math.max(0, (y - half) / f));
+    const j0 = Math.min(Math.max(0, rows - 2), Math.floor(fy));
+    const j1 = Math.min(rows - 1, j0 + 1);
+    const wy = fy - j0;
+    for (let bx = 0; bx < cols; bx++) {
+      const a = threshold[j0 * cols + bx];
+      line[bx] = a + (threshold[j1 * cols + bx] - a) * wy;
+    }
+    const row = y * width;
+    // Left of the first centre and right of the last one the threshold is flat.
+    const firstCentre = Math.min(width, Math.ceil(half));
+    for (let x = 0; x < firstCentre; x++) out[row + x] = data[row + x] < line[0] ? 0 : 255;
+    let x = firstCentre;
+    for (let i = 0; i < cols - 1 && x < width; i++) {
+      const end = Math.min(width, Math.ceil((i + 1) * f + half));
+      const step = (line[i + 1] - line[i]) / f;
+      let t = line[i] + step * (x - (i * f + half));
+      for (; x < end; x++) {
+        out[row + x] = data[row + x] < t ? 0 : 255;
+        t += step;
+      }
+    }
+    const last = line[cols - 1];
+    for (; x < width; x++) out[row + x] = data[row + x] < last ? 0 : 255;
+  }
+  return { width, height, data: out };
+}
+
+/** A connected group of ink pixels (8-connected) of a bitonal page. */
+export interface InkComponent extends Box {
+  /** Number of ink pixels. */
+  area: number;
+}
+
+/**
+ * Connected ink components (pixels < 128) with their bounding boxes, 8-connected. Works on runs of ink per row
+ * with a union–find over runs, so memory is proportional to the ink, not to the page.
+ */
+export function inkComponents(page: GrayImage): InkComponent[] {
+  const { width, height, data } = page;
+  let starts: Int32Array = new Int32Array(1024);
+  let ends: Int32Array = new Int32Array(1024);
+  let runRow: Int32Array = new Int32Array(1024);
+  let parent: Int32Array = new Int32Array(1024);
+  let runs = 0;
+  let prevFirst = 0;
+  let prevLast = 0;
+  const find = (a: number): number => {
+    while (parent[a] !== a) {
+      parent[a] = parent[parent[a]];
+      a = parent[a];
+    }
+    return a;
+  };
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    const first = runs;
+    let x = 0;
+    while (x < width) {
+      if (data[row + x] >= 128) {
+        x++;
+        continue;
+      }
+      const start = x;
+      while (x < width && data[row + x] < 128) x++;
+      if (runs === starts.length) {
+        const grow = (a: Int32Array): Int32Array => {
+          const b = new Int32Array(a.length * 2);
+          b.set(a);
+          return b;
+        };
+        starts = grow(starts);
+        ends = grow(ends);
+        runRow = grow(runRow);
+        parent = grow(parent);
+      }
+      starts[runs] = start;
+      ends[runs] = x; // exclusive
+      runRow[runs] = y;
+      parent[runs] = runs;
+      // 8-connectivity: a run touches a run of the previous row if they overlap after widening by one pixel.
+      for (let p = prevFirst; p < prevLast; p++) {
+        if (ends[p] < start) continue;
+        if (starts[p] > x) break;
+        const a = find(p);
+        const b = find(runs);
+        if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
+      }
+      runs++;
+    }
+    prevFirst = first;
+    prevLast = runs;
+  }
+  const index = new Int32Array(runs).fill(-1);
+  const out: InkComponent[] = [];
+  for (let i = 0; i < runs; i++) {
+    const root = find(i);
+    let c = index[root];
+    if (c < 0) {
+      c = out.length;
+      index[root] = c;
+      out.push({ x: starts[i], y: runRow[i], width: 0, height: 0, area: 0 });
+    }
+    const comp = out[c];
+    const x0 = Math.min(comp.x, starts[i]);
+    const x1 = Math.max(comp.x + comp.width, ends[i]);
+    const y1 = Math.max(comp.y + comp.height, runRow[i] + 1);
+    comp.x = x0;
+    comp.width = x1 - x0;
+    comp.height = y1 - comp.y;
+    comp.area += ends[i] - starts[i];
+  }
+  return out;
+}
+
+/** True when every pixel is pure black or pure white. */
+export function isBitonal(page: GrayImage): boolean {
+  const d = page.data;
+  for (let i = 0; i < d.length; i++) {
+    const v = d[i];
+    if (v !== 0 && v !== 255) return false;
+  }
+  return true;
+}
+
+/** Widen the page to `width` by adding `fill` columns on the right (returns the page itself if wide enough). */
+export function padRight(page: GrayImage, width: number, fill = 255): GrayImage {
+  if (width <= page.width) return page;
+  const out = new Uint8Array(width * page.height).fill(fill);
+  for (let y = 0; y < page.height; y++) out.set(page.data.subarray(y * page.width, (y + 1) * page.width), y * width);
+  return { width, height: page.height, data: out };
+}

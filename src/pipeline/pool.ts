@@ -1,0 +1,106 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { QuireError, type ErrorCode } from '../errors.js';
+import { processFrame, type FrameResult, type FrameTask } from './process.js';
+
+/** Runs frames through the pipeline on worker threads, a bounded number at a time. */
+export interface FramePool {
+  readonly size: number;
+  run(task: FrameTask): Promise<FrameResult>;
+  close(): Promise<void>;
+}
+
+export function defaultWorkerCount(): number {
+  return Math.max(1, availableParallelism());
+}
+
+interface Pending {
+  resolve: (r: FrameResult) => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * `size` threads; 0 runs frames in this thread (used when the code runs from TypeScript sources,
+ * as under the test runner, where the compiled worker file does not exist).
+ */
+export function createFramePool(size = defaultWorkerCount()): FramePool {
+  const workerUrl = new URL('./worker.js', import.meta.url);
+  if (size <= 0 || import.meta.url.endsWith('.ts')) return inProcessPool();
+
+  const idle: Worker[] = [];
+  const waiting: Array<(w: Worker) => void> = [];
+  const pending = new Map<number, Pending>();
+  const owner = new Map<Worker, number>();
+  let nextId = 1;
+  let closed = false;
+
+  const release = (worker: Worker): void => {
+    owner.delete(worker);
+    const next = waiting.shift();
+    if (next) next(worker);
+    else idle.push(worker);
+  };
+  const spawn = (): Worker => {
+    const worker = new Worker(fileURLToPath(workerUrl));
+    worker.on('message', (msg: { id: number; result?: FrameResult; error?: { code: ErrorCode; message: string; detail?: string } }) => {
+      const job = pending.get(msg.id);
+      pending.delete(msg.id);
+      release(worker);
+      if (!job) return;
+      if (msg.error) job.reject(new QuireError(msg.error.code, msg.error.message, msg.error.detail));
+      else job.resolve(msg.result as FrameResult);
+    });
+    worker.on('error', (e) => {
+      const id = owner.get(worker);
+      const job = id === undefined ? undefined : pending.get(id);
+      if (id !== undefined) pending.delete(id);
+      job?.reject(new QuireError('internal', 'A pipeline worker failed unexpectedly.', String(e)));
+      // Replace the dead thread so the pool keeps its size.
+      const i = workers.indexOf(worker);
+      if (i >= 0 && !closed) {
+        workers[i] = spawn();
+        release(workers[i]);
+      }
+    });
+    return worker;
+  };
+  const workers = Array.from({ length: size }, spawn);
+  idle.push(...workers);
+
+  const acquire = (): Promise<Worker> => {
+    const w = idle.pop();
+    return w ? Promise.resolve(w) : new Promise((resolve) => waiting.push(resolve));
+  };
+
+  return {
+    size,
+    async run(task) {
+      if (closed) throw new QuireError('cancelled', 'The conversion was stopped.');
+      const worker = await acquire();
+      const id = nextId++;
+      owner.set(worker, id);
+      return new Promise<FrameResult>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        const data = task.frame.data;
+        // Hand the bytes over without a copy when the buffer is ours alone.
+        const own = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+        worker.postMessage({ id, task }, own ? [data.buffer as ArrayBuffer] : []);
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of pending.values()) job.reject(new QuireError('cancelled', 'The conversion was stopped.'));
+      pending.clear();
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
+  };
+}
+
+function inProcessPool(): FramePool {
+  return {
+    size: 1,
+    run: (task) => processFrame(task),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,203 @@
+import sharp, { type Sharp } from 'sharp';
+import { join } from 'node:path';
+import { ERROR_CODES, QuireError, describeError } from '../errors.js';
+import { cropGray, type GrayImage } from '../imaging/index.js';
+import { writePageImage } from '../export/page-image.js';
+import type { FrameImage, FrameKind } from '../ingest/index.js';
+import type { DpiSource, PageKind, ProjectPage } from '../project/types.js';
+import { binarize } from './binarize.js';
+import { deskew } from './deskew.js';
+import { estimateDpi } from './dpi.js';
+import { PRESETS } from './presets.js';
+import { cropToContent, isBitonal, normalizeResolution, padForG4 } from './resample.js';
+import { detectPages } from './split.js';
+import type { PresetName } from './types.js';
+
+/** What a worker needs to turn one input frame into finished page images. */
+export interface FrameTask {
+  frame: FrameImage;
+  input: string;
+  frameIndex: number;
+  kind: FrameKind;
+  preset: PresetName;
+  /** The resolution the input states, if any. */
+  knownDpi?: { value: number; source: DpiSource };
+  /** `--dpi`: `force` overrides everything, otherwise it fills in where the input says nothing. */
+  dpiOption?: { value: number; force: boolean };
+  marginMm: number;
+  /** Project folder; page files go to `pages/`. */
+  projectDir: string;
+}
+
+/** A finished page, before its position in the document is known. */
+export type FramePage = Omit<ProjectPage, 'index'>;
+
+export interface FrameResult {
+  pages: FramePage[];
+  timings: Record<string, number>;
+}
+
+/** Resolution assumed for a camera frame with no readable text: a phone photo of a page at arm's length. */
+const CAMERA_FALLBACK_DPI = 150;
+const SCAN_FALLBACK_DPI = 300;
+
+/** Run one frame through its preset: the whole pipeline for the pages it holds. */
+export async function processFrame(task: FrameTask): Promise<FrameResult> {
+  const timings: Record<string, number> = {};
+  const timed = async <T>(step: string, work: () => T | Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await work();
+    } finally {
+      timings[step] = (timings[step] ?? 0) + performance.now() - t0;
+    }
+  };
+  const preset = PRESETS[task.preset];
+  if (!preset.deskew && !preset.binarize && preset.spread === null) {
+    return { pages: [await timed('flat', () => processFlat(task))], timings };
+  }
+
+  const gray = await timed('decode', () => decodeFrame(task));
+  // When nothing states the resolution, the split estimates it for its margins, and each page is
+  // measured on its own below: perspective makes the two pages of a spread differ in scale.
+  const stated = statedDpi(task);
+  const split = await timed('split', () =>
+    detectPages(gray, { ...(stated ? { dpi: stated.value } : {}), marginMm: task.marginMm, spread: preset.spread === 'auto' ? 'auto' : 'single' }),
+  );
+
+  const pages: FramePage[] = [];
+  for (const region of split.pages) {
+    let page = cropGray(gray, region.box);
+    const dpi = stated ?? (await timed('dpi', () => resolveDpi(task, () => estimateDpi(page)?.dpi)));
+    const decisions: FramePage['decisions'] = {
+      preset: task.preset,
+      inputDpi: { value: round2(dpi.value), source: dpi.source },
+      split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) },
+    };
+    if (preset.deskew) {
+      const straight = await timed('deskew', () => deskew(page));
+      page = straight.image;
+      decisions.deskew = straight.decision;
+    }
+    const target = preset.targetDpi ?? dpi.value;
+    const resampled = await timed('resample', () => normalizeResolution(page, dpi.value, target));
+    page = resampled.image;
+    decisions.scale = round2(resampled.scale);
+    let kind: PageKind = 'gray';
+    if (preset.binarize) {
+      const clean = await timed('binarize', () => binarize(page, { dpi: target }));
+      page = clean.image;
+      decisions.binarize = clean.decision;
+      kind = 'bitonal';
+      const cropped = await timed('crop', () => cropToContent(page, { dpi: target, marginMm: task.marginMm }));
+      page = padForG4(cropped.image);
+      decisions.crop = cropped.box;
+    }
+    const side = region.side;
+    const stem = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-${side}`);
+    const file = await timed('encode', () => writePageImage({ ...page, channels: 1 }, kind, target, stem));
+    pages.push({
+      file: relativePageFile(file),
+      kind,
+      width: page.width,
+      height: page.height,
+      dpi: target,
+      source: { input: task.input, frame: task.frameIndex, side },
+      decisions,
+    });
+  }
+  return { pages, timings };
+}
+
+/** The frame as one grey channel, EXIF orientation applied. */
+async function decodeFrame(task: FrameTask): Promise<GrayImage> {
+  try {
+    const { data, info } = await frameSharp(task.frame).rotate().greyscale().extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+    return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+  } catch (e) {
+    throw new QuireError(ERROR_CODES.BAD_IMAGE, `${task.input} is not an image Quire can read.`, describeError(e));
+  }
+}
+
+function frameSharp(frame: FrameImage): Sharp {
+  if (frame.raw) return sharp(frame.data, { raw: frame.raw });
+  return sharp(frame.data, { page: frame.page ?? 0, limitInputPixels: 268_402_689 });
+}
+
+type DpiTask = Pick<FrameTask, 'knownDpi' | 'dpiOption' | 'kind'>;
+
+/** The resolution something states: `--dpi force:N`, then the input itself, then `--dpi N`. */
+export function statedDpi(task: DpiTask): { value: number; source: DpiSource } | undefined {
+  if (task.dpiOption?.force) return { value: task.dpiOption.value, source: 'forced' };
+  if (task.knownDpi) return task.knownDpi;
+  if (task.dpiOption) return { value: task.dpiOption.value, source: 'option' };
+  return undefined;
+}
+
+/** The stated resolution, else an estimate from the text, else a default for the kind of input. */
+export function resolveDpi(task: DpiTask, estimate: () => number | undefined): { value: number; source: DpiSource } {
+  const stated = statedDpi(task);
+  if (stated) return stated;
+  const estimated = estimate();
+  if (estimated !== undefined) return { value: estimated, source: 'estimate' };
+  return { value: task.kind === 'camera' ? CAMERA_FALLBACK_DPI : SCAN_FALLBACK_DPI, source: 'default' };
+}
+
+/** `flat`: keep the page's pixels as they are; only decide how to store them. */
+async function processFlat(task: FrameTask): Promise<FramePage> {
+  let image;
+  try {
+    image = await frameSharp(task.frame).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  } catch (e) {
+    throw new QuireError(ERROR_CODES.BAD_IMAGE, `${task.input} is not an image Quire can read.`, describeError(e));
+  }
+  const { width, height } = image.info;
+  let data: Uint8Array = new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.length);
+  let channels: 1 | 3 = 1;
+  if (image.info.channels >= 3) {
+    if (isGrayish(data, image.info.channels)) data = firstChannel(data, image.info.channels);
+    else channels = 3;
+  }
+  const dpi = resolveDpi(task, () => undefined);
+  let kind: PageKind = channels === 3 ? 'color' : 'gray';
+  let page: GrayImage = { width, height, data };
+  if (channels === 1 && isBitonal(page)) {
+    kind = 'bitonal';
+    page = padForG4(page);
+  }
+  const stem = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-single`);
+  const file = await writePageImage({ ...page, channels }, kind, dpi.value, stem);
+  return {
+    file: relativePageFile(file),
+    kind,
+    width: page.width,
+    height: page.height,
+    dpi: round2(dpi.value),
+    source: { input: task.input, frame: task.frameIndex, side: 'single' },
+    decisions: { preset: 'flat', inputDpi: { value: round2(dpi.value), source: dpi.source } },
+  };
+}
+
+/** A colour image whose channels never differ by more than a little is grey. */
+function isGrayish(data: Uint8Array, channels: number): boolean {
+  for (let i = 0; i < data.length; i += channels * 7) {
+    const r = data[i], g = data[i + 1], b = data[i + 2];
+    if (Math.abs(r - g) > 12 || Math.abs(g - b) > 12 || Math.abs(r - b) > 12) return false;
+  }
+  return true;
+}
+
+function firstChannel(data: Uint8Array, channels: number): Uint8Array {
+  const out = new Uint8Array(data.length / channels);
+  for (let i = 0, j = 0; j < out.length; i += channels, j++) out[j] = data[i];
+  return out;
+}
+
+function relativePageFile(file: string): string {
+  const i = file.lastIndexOf('/pages/');
+  return i >= 0 ? file.slice(i + 1) : file;
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}

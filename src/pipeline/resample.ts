@@ -1,0 +1,94 @@
+import { inkComponents, isBitonal, padRight, type InkComponent } from '../imaging/filters.js';
+import { cropGray, sharpFromGray, type Box, type GrayImage } from '../imaging/index.js';
+
+export { isBitonal };
+
+/**
+ * Resample the page from `fromDpi` to `toDpi` with sharp: Lanczos-3 when enlarging; when reducing, sharp
+ * shrinks by box averaging first and finishes with Lanczos-3, so no detail aliases. The size is exactly
+ * round(width·scale) × round(height·scale). Within 1 % of the target the page is returned as it is.
+ */
+export async function normalizeResolution(page: GrayImage, fromDpi: number, toDpi = 300): Promise<{ image: GrayImage; scale: number }> {
+  if (!(fromDpi > 0) || !(toDpi > 0)) throw new RangeError(`normalizeResolution: resolutions must be positive, got ${fromDpi} → ${toDpi}`);
+  const scale = toDpi / fromDpi;
+  if (Math.abs(scale - 1) <= 0.01) return { image: page, scale: 1 };
+  const width = Math.max(1, Math.round(page.width * scale));
+  const height = Math.max(1, Math.round(page.height * scale));
+  const { data, info } = await sharpFromGray(page)
+    .resize(width, height, { fit: 'fill', kernel: 'lanczos3' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { image: { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) }, scale };
+}
+
+export interface CropOptions {
+  dpi: number;
+  /** White kept around the content, millimetres (default 4). */
+  marginMm?: number;
+}
+
+/** Specks smaller than this (longest side) are dust or noise, not print. */
+const SPECK_MM = 0.3;
+/** A mark touching the page border no deeper than this is a leftover page edge or shadow, not print. */
+const BORDER_DEPTH_MM = 6;
+/** A mark touching the border this thin on average (area over width + height) is a line: page edge, frame. */
+const BORDER_LINE_MM = 1.5;
+/** A mark in a corner (touching two borders) smaller than this fraction of the page is the page's corner or the background. */
+const CORNER_FRACTION = 0.2;
+
+/**
+ * On a bitonal page, the tight box of everything printed, grown by the margin and clipped to the page.
+ * Ignored: specks smaller than 0.3 mm, and marks touching the border that are lines (1.5 mm thick on average,
+ * however they bend), shallow (at most 6 mm deep), run along it (8× longer than deep) or sit in a corner —
+ * what is left of the page edge, the book's edge or a shadow at the crop line. Print seldom touches the border (pages are cut with a margin); when a
+ * cut glyph does, dropping it moves the box by less than the margin. A page with nothing printed is
+ * returned whole.
+ */
+export function cropToContent(page: GrayImage, options: CropOptions): { image: GrayImage; box: Box } {
+  const { dpi, marginMm = 4 } = options;
+  const pxPerMm = dpi / 25.4;
+  const printed = inkComponents(page).filter((c) => !isSpeck(c, SPECK_MM * pxPerMm) && !isBorderLeftover(c, page, pxPerMm));
+  if (printed.length === 0) return { image: page, box: { x: 0, y: 0, width: page.width, height: page.height } };
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const c of printed) {
+    x0 = Math.min(x0, c.x);
+    y0 = Math.min(y0, c.y);
+    x1 = Math.max(x1, c.x + c.width);
+    y1 = Math.max(y1, c.y + c.height);
+  }
+  const margin = Math.round(marginMm * pxPerMm);
+  x0 = Math.max(0, x0 - margin);
+  y0 = Math.max(0, y0 - margin);
+  x1 = Math.min(page.width, x1 + margin);
+  y1 = Math.min(page.height, y1 + margin);
+  const box = { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+  return { image: cropGray(page, box), box };
+}
+
+function isSpeck(c: InkComponent, speckPx: number): boolean {
+  return Math.max(c.width, c.height) < speckPx;
+}
+
+function isBorderLeftover(c: InkComponent, page: GrayImage, pxPerMm: number): boolean {
+  const side = c.x === 0 || c.x + c.width === page.width;
+  const end = c.y === 0 || c.y + c.height === page.height;
+  if (!side && !end) return false;
+  if (c.area / (c.width + c.height) <= BORDER_LINE_MM * pxPerMm) return true;
+  const depthPx = BORDER_DEPTH_MM * pxPerMm;
+  if (side && end && c.width <= CORNER_FRACTION * page.width && c.height <= CORNER_FRACTION * page.height) return true;
+  if (side && (c.width <= depthPx || c.height >= 8 * c.width)) return true;
+  if (end && (c.height <= depthPx || c.width >= 8 * c.height)) return true;
+  return false;
+}
+
+/**
+ * Pad on the right with white to a width that is a multiple of 16: the PDF writer embeds libvips' single-strip
+ * CCITT G4 data as it is, and that needs whole 16-pixel groups per row.
+ */
+export function padForG4(page: GrayImage): GrayImage {
+  return padRight(page, Math.ceil(page.width / 16) * 16, 255);
+}

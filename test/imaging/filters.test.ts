@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import {
+  blockSums,
+  grayClosing,
+  inkComponents,
+  integralOf,
+  isBitonal,
+  maxFilter,
+  minFilter,
+  noiseLevel,
+  padRight,
+  reduceByAverage,
+  sauvolaBinarize,
+  windowSum,
+} from '../../src/imaging/filters.js';
+import { createGray, type GrayImage } from '../../src/imaging/index.js';
+
+function randomPage(width: number, height: number, seed = 1): GrayImage {
+  let s = seed;
+  const data = new Uint8Array(width * height);
+  for (let i = 0; i < data.length; i++) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    data[i] = s >>> 24;
+  }
+  return { width, height, data };
+}
+
+function drawBox(page: GrayImage, x: number, y: number, w: number, h: number, value = 0): void {
+  for (let yy = y; yy < y + h; yy++) page.data.fill(value, yy * page.width + x, yy * page.width + x + w);
+}
+
+describe('block statistics', () => {
+  it('sums blocks exactly, including the partial ones at the edges', () => {
+    const page = randomPage(23, 17);
+    const blocks = blockSums(page, 5);
+    expect([blocks.cols, blocks.rows]).toEqual([5, 4]);
+    for (let by = 0; by < blocks.rows; by++) {
+      for (let bx = 0; bx < blocks.cols; bx++) {
+        let sum = 0;
+        let sq = 0;
+        let n = 0;
+        for (let y = by * 5; y < Math.min(17, by * 5 + 5); y++) {
+          for (let x = bx * 5; x < Math.min(23, bx * 5 + 5); x++) {
+            const v = page.data[y * 23 + x];
+            sum += v;
+            sq += v * v;
+            n++;
+          }
+        }
+        const o = by * blocks.cols + bx;
+        expect([blocks.sum[o], blocks.sumSq[o], blocks.count[o]]).toEqual([sum, sq, n]);
+      }
+    }
+  });
+
+  it('averages blocks when reducing a page', () => {
+    const page = createGray(7, 4, 100);
+    drawBox(page, 0, 0, 2, 2, 0);
+    const small = reduceByAverage(page, 2);
+    expect([small.width, small.height]).toEqual([4, 2]);
+    expect(Array.from(small.data)).toEqual([0, 100, 100, 100, 100, 100, 100, 100]);
+    expect(reduceByAverage(page, 1)).toBe(page);
+  });
+
+  it('sums any window from a summed-area table', () => {
+    const values = Array.from({ length: 30 }, (_, i) => i);
+    const table = integralOf(values, 6, 5);
+    let expected = 0;
+    for (let y = 1; y < 4; y++) for (let x = 2; x < 5; x++) expected += values[y * 6 + x];
+    expect(windowSum(table, 6, 2, 1, 5, 4)).toBe(expected);
+  });
+});
+
+describe('grey morphology', () => {
+  it('takes running maxima and minima over a square, clipped at the edges', () => {
+    const w = 13;
+    const h = 9;
+    const grid = Float32Array.from(randomPage(w, h, 3).data);
+    const r = 2;
+    const max = maxFilter(grid, w, h, r);
+    const min = minFilter(grid, w, h, r);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        let hi = -Infinity;
+        let lo = Infinity;
+        for (let yy = Math.max(0, y - r); yy <= Math.min(h - 1, y + r); yy++) {
+          for (let xx = Math.max(0, x - r); xx <= Math.min(w - 1, x + r); xx++) {
+            hi = Math.max(hi, grid[yy * w + xx]);
+            lo = Math.min(lo, grid[yy * w + xx]);
+          }
+        }
+        expect(max[y * w + x]).toBe(hi);
+        expect(min[y * w + x]).toBe(lo);
+      }
+    }
+  });
+
+  it('closing removes ink narrower than the window and keeps a shadow ramp up to the border', () => {
+    const w = 60;
+    const h = 10;
+    const paper = new Float32Array(w * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) paper[y * w + x] = 200 - 2 * x; // darker to the right edge
+    const page = Float32Array.from(paper);
+    for (let y = 3; y < 6; y++) for (let x = 20; x < 24; x++) page[y * w + x] = 20; // a glyph
+    const closed = grayClosing(page, w, h, 4);
+    for (let i = 0; i < w * h; i++) expect(closed[i]).toBeCloseTo(paper[i], 4);
+  });
+});
+
+describe('noiseLevel', () => {
+  it('measures the sensor noise of flat paper', () => {
+    let s = 7;
+    const uniform = (): number => {
+      s = (s * 1664525 + 1013904223) >>> 0;
+      return s / 4294967296;
+    };
+    const page = createGray(400, 300, 0);
+    for (let i = 0; i < page.data.length; i++) {
+      // Box–Muller: Gaussian noise of σ = 5 around 180.
+      const g = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+      page.data[i] = Math.round(180 + 5 * g);
+    }
+    expect(noiseLevel(page)).toBeGreaterThan(4);
+    expect(noiseLevel(page)).toBeLessThan(6.5);
+    expect(noiseLevel(createGray(50, 50, 128))).toBe(0);
+  });
+});
+
+describe('sauvolaBinarize', () => {
+  const params = { windowPx: 31, backgroundPx: 25, k: 0.25 };
+
+  it('leaves flat paper white and puts ink on the marks', () => {
+    const page = createGray(120, 90, 190);
+    expect(sauvolaBinarize(page, params).data.every((v) => v === 255)).toBe(true);
+    drawBox(page, 40, 30, 3, 12, 60);
+    const out = sauvolaBinarize(page, params);
+    expect(isBitonal(out)).toBe(true);
+    for (let y = 0; y < 90; y++) {
+      for (let x = 0; x < 120; x++) expect(out.data[y * 120 + x]).toBe(x >= 40 && x < 43 && y >= 30 && y < 42 ? 0 : 255);
+    }
+  });
+
+  it('ignores marks fainter than the contrast floor', () => {
+    const page = createGray(120, 90, 190);
+    drawBox(page, 40, 30, 3, 12, 185);
+    expect(sauvolaBinarize(page, params).data.every((v) => v === 255)).toBe(true);
+  });
+});
+
+describe('inkComponents', () => {
+  it('finds 8-connected ink with boxes and areas', () => {
+    const page = createGray(20, 12, 255);
+    drawBox(page, 1, 1, 3, 3); // a square
+    page.data[4 * 20 + 4] = 0; // touching it diagonally: same component
+    drawBox(page, 10, 2, 1, 6); // a U: two legs joined at the bottom
+    drawBox(page, 14, 2, 1, 6);
+    drawBox(page, 10, 7, 5, 1);
+    page.data[11 * 20 + 19] = 0; // a lone speck in the corner
+    const found = inkComponents(page).sort((a, b) => a.x - b.x);
+    expect(found).toEqual([
+      { x: 1, y: 1, width: 4, height: 4, area: 10 },
+      { x: 10, y: 2, width: 5, height: 6, area: 15 },
+      { x: 19, y: 11, width: 1, height: 1, area: 1 },
+    ]);
+  });
+
+  it('handles pages with many components', () => {
+    const page = createGray(400, 400, 255);
+    for (let y = 0; y < 400; y += 4) for (let x = 0; x < 400; x += 4) page.data[y * 400 + x] = 0;
+    expect(inkComponents(page)).toHaveLength(100 * 100);
+  });
+});
+
+describe('isBitonal and padRight', () => {
+  it('pads with the fill colour on the right only', () => {
+    const page = createGray(3, 2, 0);
+    const padded = padRight(page, 5);
+    expect(Array.from(padded.data)).toEqual([0, 0, 0, 255, 255, 0, 0, 0, 255, 255]);
+    expect(padRight(page, 3)).toBe(page);
+    expect(isBitonal(padded)).toBe(true);
+    expect(isBitonal(createGray(2, 2, 128))).toBe(false);
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { createGray, type Box, type GrayImage } from '../../src/imaging/index.js';
+import { binarize } from '../../src/pipeline/binarize.js';
+import { cropToContent, isBitonal, normalizeResolution, padForG4 } from '../../src/pipeline/resample.js';
+import { photograph, renderTextPage, scoreAgainstTruth, seededRandom } from './synthetic-text.js';
+
+function fill(page: GrayImage, box: Box, value = 0): void {
+  for (let y = box.y; y < box.y + box.height; y++) page.data.fill(value, y * page.width + box.x, y * page.width + box.x + box.width);
+}
+
+/** A bitonal 300-dpi page with a block of "words" filling `block` exactly. */
+function textBlockPage(width: number, height: number, block: Box): GrayImage {
+  const page = createGray(width, height, 255);
+  const random = seededRandom(5);
+  for (let y = block.y; y + 20 <= block.y + block.height; y += 40) {
+    for (let x = block.x; x < block.x + block.width; ) {
+      const w = Math.min(block.x + block.width - x, 30 + Math.floor(random() * 90));
+      fill(page, { x, y, width: w, height: 20 });
+      x += w + 18;
+    }
+  }
+  // Make the block's edges exact whatever the random widths did.
+  fill(page, { x: block.x, y: block.y + block.height - 20, width: block.width, height: 20 });
+  fill(page, { x: block.x + block.width - 10, y: block.y, width: 10, height: 20 });
+  return page;
+}
+
+describe('normalizeResolution', () => {
+  it('resamples to exactly round(size × scale)', async () => {
+    const page = createGray(841, 1079, 200);
+    for (const [from, to] of [[110, 300], [150, 300], [300, 150], [600, 300], [200, 300]]) {
+      const { image, scale } = await normalizeResolution(page, from, to);
+      expect(scale).toBeCloseTo(to / from, 10);
+      expect([image.width, image.height]).toEqual([Math.round(841 * scale), Math.round(1079 * scale)]);
+      expect(image.data.length).toBe(image.width * image.height);
+    }
+  });
+
+  it('leaves a page already at (within 1 % of) the target alone', async () => {
+    const page = createGray(300, 400, 200);
+    expect(await normalizeResolution(page, 300)).toEqual({ image: page, scale: 1 });
+    const near = await normalizeResolution(page, 298, 300);
+    expect(near.image).toBe(page);
+    expect(near.scale).toBe(1);
+  });
+
+  it('gives a 150-dpi camera page that binarises clean at 300 dpi', async () => {
+    // 5 × 6 inches: whole pixels at both resolutions.
+    const layout = { widthMm: 127, heightMm: 152.4, marginMm: 10, seed: 8 };
+    const camera = await photograph(await renderTextPage({ ...layout, dpi: 150 }), { left: 220, right: 120, blur: 0.8, noise: 3 });
+    const truth = await renderTextPage({ ...layout, dpi: 300 });
+    const { image: up } = await normalizeResolution(camera, 150, 300);
+    expect([up.width, up.height]).toEqual([truth.width, truth.height]);
+    const { image } = binarize(up, { dpi: 300 });
+    // Glyph edges are known to one source pixel: two pixels at 300 dpi.
+    const score = scoreAgainstTruth(image, truth, 2);
+    expect(score.glyphKept).toBeGreaterThanOrEqual(0.99);
+    expect(score.paperClean).toBeGreaterThanOrEqual(0.998);
+  });
+});
+
+describe('cropToContent', () => {
+  const block = { x: 200, y: 300, width: 1000, height: 1300 };
+  const margin = Math.round((4 * 300) / 25.4);
+
+  it('crops to the printed block plus the margin', () => {
+    const page = textBlockPage(1500, 2000, block);
+    const { image, box } = cropToContent(page, { dpi: 300 });
+    expect(box).toEqual({ x: block.x - margin, y: block.y - margin, width: block.width + 2 * margin, height: block.height + 2 * margin });
+    expect([image.width, image.height]).toEqual([box.width, box.height]);
+    expect(image.data[margin * image.width + margin]).toBe(0);
+    expect(image.data[0]).toBe(255);
+  });
+
+  it('ignores specks and leftovers of the page edge and the shadow at the border', () => {
+    const page = textBlockPage(1500, 2000, block);
+    fill(page, { x: 60, y: 100, width: 2, height: 2 }); // dust, 0.17 mm
+    fill(page, { x: 1400, y: 1900, width: 3, height: 3 });
+    fill(page, { x: 0, y: 0, width: 6, height: 2000 }); // page edge along the left border
+    fill(page, { x: 0, y: 1980, width: 1500, height: 20 }); // shadow band along the bottom
+    fill(page, { x: 1440, y: 0, width: 60, height: 150 }); // background wedge in a corner
+    const { box } = cropToContent(page, { dpi: 300 });
+    expect(box).toEqual({ x: block.x - margin, y: block.y - margin, width: block.width + 2 * margin, height: block.height + 2 * margin });
+  });
+
+  it('keeps print outside the text block (a page number) and clips the margin to the page', () => {
+    const page = textBlockPage(1500, 2000, block);
+    fill(page, { x: 690, y: 1950, width: 24, height: 34 }); // a folio near the bottom edge
+    const { box } = cropToContent(page, { dpi: 300, marginMm: 2 });
+    const m2 = Math.round((2 * 300) / 25.4);
+    expect(box).toEqual({ x: block.x - m2, y: block.y - m2, width: block.width + 2 * m2, height: 2000 - (block.y - m2) });
+  });
+
+  it('returns a blank page whole', () => {
+    const page = createGray(400, 500, 255);
+    fill(page, { x: 10, y: 10, width: 2, height: 2 });
+    const { image, box } = cropToContent(page, { dpi: 300 });
+    expect(box).toEqual({ x: 0, y: 0, width: 400, height: 500 });
+    expect(image).toBe(page);
+  });
+});
+
+describe('padForG4 and isBitonal', () => {
+  it('pads the width to a multiple of 16 with white, keeping the pixels', () => {
+    const page = createGray(37, 5, 0);
+    const padded = padForG4(page);
+    expect([padded.width, padded.height]).toEqual([48, 5]);
+    for (let y = 0; y < 5; y++) {
+      for (let x = 0; x < 48; x++) expect(padded.data[y * 48 + x]).toBe(x < 37 ? 0 : 255);
+    }
+    const even = createGray(64, 3, 0);
+    expect(padForG4(even)).toBe(even);
+  });
+
+  it('tells bitonal pages from grey ones', () => {
+    const page = createGray(20, 20, 255);
+    fill(page, { x: 2, y: 2, width: 5, height: 5 });
+    expect(isBitonal(page)).toBe(true);
+    page.data[399] = 254;
+    expect(isBitonal(page)).toBe(false);
+  });
+});
