@@ -1,0 +1,118 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { convert, type ConvertResult } from '../../convert.js';
+import { ERROR_CODES, QuireError } from '../../errors.js';
+import { parseExportList } from '../../export/index.js';
+import { inputType } from '../../ingest/index.js';
+import { isPresetName } from '../../pipeline/presets.js';
+import type { PresetName } from '../../pipeline/types.js';
+import { progressReporter } from '../progress.js';
+
+interface RunFlags {
+  export: string;
+  output: string;
+  pipeline?: PresetName;
+  dpi?: { value: number; force: boolean };
+  keepProject?: string;
+  workers?: number;
+  marginMm?: number;
+  json?: boolean;
+}
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description('convert scan bundles, PDFs or images into clean page PDFs (and other exports)')
+    .argument('<inputs...>', 'a scan bundle (.aglbundle, .zip or folder), a PDF, a slim project (.quire), or image files (taken together as one document)')
+    .option('-e, --export <formats>', 'exports, +-joined, each with :options (e.g. pdf:g4+slim); see `quire list exports`', 'pdf')
+    .option('-o, --output <dir>', 'folder for the outputs', '.')
+    .addOption(new Option('-p, --pipeline <preset>', 'pipeline preset (default: book for bundles and camera photos, sheet for scans, flat for vector PDFs)').argParser(parsePipeline))
+    .option('--dpi <N|force:N>', 'input resolution where the input does not say it; force:N overrides it everywhere', parseDpi)
+    .option('--keep-project <dir>', 'keep the working project folder (project.json with every decision, page images) in <dir>')
+    .option('--workers <n>', 'pipeline threads (default: number of cores)', parsePositiveInt)
+    .option('--margin-mm <mm>', 'margin kept around the printed area, in mm (default 4)', parseMargin)
+    .option('--json', 'print one JSON summary (outputs, pages, timings) instead of progress')
+    .action(async (inputs: string[], flags: RunFlags) => {
+      parseExportList(flags.export); // usage errors before any work
+      const documents = groupInputs(inputs);
+      if (flags.keepProject && documents.length > 1) {
+        throw new QuireError(ERROR_CODES.USAGE, '--keep-project keeps one project, so give it one document at a time.');
+      }
+      const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
+      const results: ConvertResult[] = [];
+      for (const doc of documents) {
+        const result = await convert(doc, {
+          exports: flags.export,
+          outDir: flags.output,
+          ...(flags.pipeline ? { pipeline: flags.pipeline } : {}),
+          ...(flags.dpi ? { dpi: flags.dpi } : {}),
+          ...(flags.keepProject ? { keepProject: flags.keepProject } : {}),
+          ...(flags.workers ? { workers: flags.workers } : {}),
+          ...(flags.marginMm !== undefined ? { marginMm: flags.marginMm } : {}),
+          onProgress: progressReporter(mode),
+        });
+        results.push(result);
+        if (!flags.json) printSummary(result);
+      }
+      if (flags.json) process.stdout.write(JSON.stringify(results.length === 1 ? summary(results[0]) : results.map(summary), null, 2) + '\n');
+    });
+}
+
+/** Image files given together make one document; every other input is a document of its own. */
+export function groupInputs(inputs: string[]): string[][] {
+  const images = inputs.filter((p) => inputType(p) === 'image');
+  const others = inputs.filter((p) => inputType(p) !== 'image').map((p) => [p]);
+  return images.length > 0 ? [...others, images] : others;
+}
+
+function summary(r: ConvertResult): object {
+  const round = (n: number): number => Math.round(n);
+  return {
+    name: r.name,
+    outputs: r.outputs,
+    frames: r.frames,
+    pages: r.pages,
+    ...(r.projectDir ? { project: r.projectDir } : {}),
+    timings_ms: {
+      total: round(r.timings.total),
+      pipeline: round(r.timings.pipeline),
+      export: round(r.timings.export),
+      steps: Object.fromEntries(Object.entries(r.timings.steps).map(([k, v]) => [k, round(v)])),
+    },
+    pages_per_second: r.timings.pipeline > 0 ? Math.round((r.pages / (r.timings.total / 1000)) * 100) / 100 : null,
+  };
+}
+
+function printSummary(r: ConvertResult): void {
+  const secs = (r.timings.total / 1000).toFixed(1);
+  process.stdout.write(`${r.name}: ${r.frames} frame${r.frames === 1 ? '' : 's'} → ${r.pages} page${r.pages === 1 ? '' : 's'} in ${secs} s\n`);
+  for (const o of r.outputs) process.stdout.write(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})\n`);
+  if (r.projectDir) process.stdout.write(`  project kept in ${r.projectDir}\n`);
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return `${Math.max(1, Math.round(n / 1024))} KB`;
+}
+
+function parsePipeline(value: string): PresetName {
+  if (!isPresetName(value)) throw new InvalidArgumentError('valid presets are book, sheet and flat.');
+  return value;
+}
+
+export function parseDpi(value: string): { value: number; force: boolean } {
+  const m = /^(force:)?(\d+(?:\.\d+)?)$/.exec(value.trim());
+  const n = m ? Number(m[2]) : NaN;
+  if (!m || !(n >= 50 && n <= 2400)) throw new InvalidArgumentError('give a resolution from 50 to 2400, as N or force:N (e.g. 300 or force:300).');
+  return { value: n, force: Boolean(m[1]) };
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('give a whole number from 1 to 64.');
+  return n;
+}
+
+function parseMargin(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 50) throw new InvalidArgumentError('give a margin from 0 to 50 mm.');
+  return n;
+}

@@ -1,0 +1,41 @@
+import type { ProgressEvent } from '../convert.js';
+
+/** Reports conversion progress: a redrawn bar on a terminal, plain lines otherwise, nothing for `--json`. */
+export function progressReporter(mode: 'tty' | 'lines' | 'quiet', stream: NodeJS.WriteStream = process.stderr): (e: ProgressEvent) => void {
+  if (mode === 'quiet') return () => {};
+  let name = '';
+  let started = 0;
+  return (e) => {
+    switch (e.type) {
+      case 'start':
+        name = e.name;
+        started = performance.now();
+        if (mode === 'lines') stream.write(`${name}: ${e.frames} frame${e.frames === 1 ? '' : 's'} to convert\n`);
+        else drawBar(stream, name, 0, e.frames, 0, 'starting');
+        break;
+      case 'frame':
+        if (mode === 'lines') stream.write(`${name}: frame ${e.framesDone}/${e.framesTotal} done (${e.input}), ${e.pagesDone} pages so far\n`);
+        else drawBar(stream, name, e.framesDone, e.framesTotal, e.pagesDone, rate(e.pagesDone, started));
+        break;
+      case 'export':
+        if (mode === 'tty') stream.write('\r\x1b[2K');
+        stream.write(`${name}: wrote ${e.path}\n`);
+        break;
+      case 'done':
+        break;
+    }
+  };
+}
+
+function rate(pages: number, started: number): string {
+  const s = (performance.now() - started) / 1000;
+  return s > 0 ? `${(pages / s).toFixed(1)} pages/s` : '';
+}
+
+function drawBar(stream: NodeJS.WriteStream, name: string, done: number, total: number, pages: number, note: string): void {
+  const width = 24;
+  const filled = total > 0 ? Math.round((done / total) * width) : 0;
+  const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
+  const label = name.length > 30 ? `${name.slice(0, 29)}…` : name;
+  stream.write(`\r\x1b[2K${label} ${bar} ${done}/${total} frames, ${pages} pages ${note}`);
+}

@@ -1,0 +1,5 @@
+export { convert, safeFileName, type ConvertOptions, type ConvertResult, type ProgressEvent } from './convert.js';
+export { QuireError, ERROR_CODES, type ErrorCode } from './errors.js';
+export { VERSION } from './version.js';
+export * from './project/index.js';
+export { PRESETS } from './pipeline/presets.js';

@@ -1,0 +1,75 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const SAMPLE = join(ROOT, 'examples', 'sample.aglbundle');
+export const QUIRE_BIN = join(ROOT, 'bin', 'quire.js');
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built CLI (`npm test` builds first) as a user would. */
+export function runQuire(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [QUIRE_BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'quire-test-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function pdfPageCount(path: string): number {
+  const info = execFileSync('pdfinfo', [path], { encoding: 'utf8' });
+  return Number(/Pages:\s+(\d+)/.exec(info)?.[1]);
+}
+
+/** `qpdf --check` output; throws when qpdf finds errors. */
+export function qpdfCheck(path: string): string {
+  return execFileSync('qpdf', ['--check', path], { encoding: 'utf8' });
+}
+
+export interface PdfImage {
+  page: number;
+  width: number;
+  height: number;
+  color: string;
+  bpc: number;
+  enc: string;
+  xppi: number;
+  yppi: number;
+}
+
+/** The images of a PDF as `pdfimages -list` sees them. */
+export function pdfImages(path: string): PdfImage[] {
+  const out = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .slice(2)
+    .filter((l) => l.trim())
+    .map((l) => {
+      const c = l.trim().split(/\s+/);
+      return { page: Number(c[0]), width: Number(c[3]), height: Number(c[4]), color: c[5], bpc: Number(c[7]), enc: c[8], xppi: Number(c[12]), yppi: Number(c[13]) };
+    });
+}
+
+/** Page sizes in points, from pdfinfo. */
+export function pdfPageSizes(path: string): Array<{ width: number; height: number }> {
+  const n = pdfPageCount(path);
+  const info = execFileSync('pdfinfo', ['-f', '1', '-l', String(n), path], { encoding: 'utf8' });
+  return [...info.matchAll(/Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/g)].map((m) => ({ width: Number(m[1]), height: Number(m[2]) }));
+}
