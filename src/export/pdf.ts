@@ -1,11 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState, type PDFRef } from 'pdf-lib';
+import { concatTransformationMatrix, drawObject, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, type PDFPage, type PDFRef } from 'pdf-lib';
 import { describeError, isQuireError, QuireError } from '../errors.js';
+import type { OcrPage } from '../ocr/types.js';
 import { visiblePages, type PageKind, type ProjectManifest } from '../project/index.js';
+import { UnicodeCidFont } from './cid-font.js';
 import { replaceAtomically } from './files.js';
 import { g4ImageOf, jpegImageOf, type PdfImageData } from './pdf-images.js';
 import { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
+import { textLayerContent } from './text-layer.js';
 import { VERSION } from '../version.js';
 
 export interface PdfPageInput {
@@ -15,6 +18,8 @@ export interface PdfPageInput {
   width: number;
   height: number;
   dpi: number;
+  /** The page's OCR result: drawn over the image as invisible, searchable Unicode text. */
+  ocr?: OcrPage;
 }
 
 export interface PdfOptions {
@@ -26,11 +31,14 @@ export interface PdfOptions {
 }
 
 const POINTS_PER_INCH = 72;
+/** The page resource name of the text layer's font. */
+const TEXT_FONT_RESOURCE = 'OcrText';
 
 /**
  * Write an image PDF, one page per page image, each page exactly the image's size at its dpi.
  * G4 and JPEG data are copied from the page files whenever they already have the right form.
- * The file appears whole or not at all.
+ * Pages with an OCR result get an invisible text layer over the image. The file appears whole
+ * or not at all.
  */
 export async function writePdf(pages: PdfPageInput[], outPath: string, options: PdfOptions = {}): Promise<{ pages: number; bytes: number }> {
   const { profile = 'auto', title = basename(outPath, extname(outPath)), signal } = options;
@@ -41,11 +49,14 @@ export async function writePdf(pages: PdfPageInput[], outPath: string, options: 
 
   const doc = await PDFDocument.create({ updateMetadata: false });
   describeDocument(doc, title);
+  const text = new TextLayer(doc);
   for (const [i, page] of pages.entries()) {
     if (signal?.aborted) throw new QuireError('cancelled', 'The export was cancelled.');
     const image = await pageImageFor(page, profile, i + 1);
-    addImagePage(doc, page, image);
+    const pdfPage = addImagePage(doc, page, image);
+    if (page.ocr) text.addTo(pdfPage, page.ocr, i + 1);
   }
+  text.finish();
   const bytes = await doc.save({ useObjectStreams: true });
 
   try {
@@ -96,7 +107,7 @@ async function pageImageFor(page: PdfPageInput, profile: PdfProfile, number: num
   }
 }
 
-function addImagePage(doc: PDFDocument, page: PdfPageInput, image: PdfImageData): void {
+function addImagePage(doc: PDFDocument, page: PdfPageInput, image: PdfImageData): PDFPage {
   const size = pageSizeInPoints(page);
   const pdfPage = doc.addPage([size.width, size.height]);
   const name = pdfPage.node.newXObject('Page', imageXObject(doc, image));
@@ -109,6 +120,37 @@ function addImagePage(doc: PDFDocument, page: PdfPageInput, image: PdfImageData)
     drawObject(name),
     popGraphicsState(),
   );
+  return pdfPage;
+}
+
+/**
+ * The invisible text of all pages: one shared font, written once every page is known (the
+ * font's ToUnicode map lists the characters outside the BMP that the pages use).
+ */
+class TextLayer {
+  private readonly cids = new UnicodeCidFont();
+  private fontRef?: PDFRef;
+
+  constructor(private readonly doc: PDFDocument) {}
+
+  /** Draw `ocr` over the page in a content stream of its own, after the image. */
+  addTo(pdfPage: PDFPage, ocr: OcrPage, number: number): void {
+    if (!(ocr.width > 0 && ocr.height > 0)) {
+      const detail = JSON.stringify({ width: ocr.width, height: ocr.height });
+      throw new QuireError('bad_project', `The OCR result of page ${number} has no usable page size.`, detail);
+    }
+    const content = textLayerContent(ocr, pdfPage.getSize(), this.cids, TEXT_FONT_RESOURCE);
+    if (content === '') return;
+    this.fontRef ??= this.doc.context.nextRef();
+    // Our pages have no other fonts: a fixed resource name cannot clash.
+    pdfPage.node.setFontDictionary(PDFName.of(TEXT_FONT_RESOURCE), this.fontRef);
+    pdfPage.node.addContentStream(this.doc.context.register(this.doc.context.flateStream(content)));
+  }
+
+  /** Write the font, if any page used it. */
+  finish(): void {
+    if (this.fontRef) this.cids.writeTo(this.doc.context, this.fontRef);
+  }
 }
 
 function imageXObject(doc: PDFDocument, image: PdfImageData): PDFRef {
