@@ -7,6 +7,7 @@ import type { FrameImage, FrameKind } from '../ingest/index.js';
 import type { DpiSource, PageKind, ProjectPage } from '../project/types.js';
 import { binarize } from './binarize.js';
 import { deskew } from './deskew.js';
+import { dewarp } from './dewarp.js';
 import { estimateDpi } from './dpi.js';
 import { PRESETS } from './presets.js';
 import { cropToContent, isBitonal, normalizeResolution, padForG4 } from './resample.js';
@@ -78,6 +79,9 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
       const straight = await timed('deskew', () => deskew(page));
       page = straight.image;
       decisions.deskew = straight.decision;
+      const flattened = await timed('dewarp', () => dewarp(page, { dpi: dpi.value }));
+      page = flattened.image;
+      decisions.dewarp = flattened.decision;
     }
     const target = preset.targetDpi ?? dpi.value;
     const resampled = await timed('resample', () => normalizeResolution(page, dpi.value, target));

@@ -38,3 +38,5 @@ export interface DpiEstimate {
   linePitchPx: number;
   xHeightPx: number;
 }
+
+export type { DewarpDecision } from './dewarp.js';

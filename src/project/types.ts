@@ -1,4 +1,4 @@
-import type { BinarizeDecision, DeskewDecision, PageRegion, PresetName } from '../pipeline/types.js';
+import type { BinarizeDecision, DeskewDecision, DewarpDecision, PageRegion, PresetName } from '../pipeline/types.js';
 
 /** How a page's pixels are stored in the project. */
 export type PageKind = 'bitonal' | 'gray' | 'color';
@@ -31,6 +31,8 @@ export interface ProjectPage {
     inputDpi: { value: number; source: DpiSource };
     split?: { box: PageRegion['box']; content: PageRegion['content']; gutterX?: number };
     deskew?: DeskewDecision;
+    /** Page curl straightened by moving pixels vertically along fitted text lines. */
+    dewarp?: DewarpDecision;
     binarize?: BinarizeDecision;
     /** Final tight crop on the straightened page, in its pixels at `dpi`. */
     crop?: { x: number; y: number; width: number; height: number };
