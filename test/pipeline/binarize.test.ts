@@ -119,16 +119,4 @@ describe('binarize', () => {
     expect(differ / (w * h)).toBeLessThan(0.04);
   });
 
-  it('binarises a 2500×3500 page within its time budget', async () => {
-    const truth = await renderTextPage({ widthMm: 211, heightMm: 296, dpi: 300 });
-    const camera = await photograph(truth, { left: 230, right: 120, noise: 2, blur: 1 });
-    const times: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now();
-      binarize(camera, { dpi: 300 });
-      times.push(performance.now() - t0);
-    }
-    // Budget 200 ms on one core; the bound leaves room for a busy shared test machine.
-    expect(Math.min(...times)).toBeLessThan(400);
-  });
 });

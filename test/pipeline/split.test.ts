@@ -226,20 +226,6 @@ describe('detectPages on an open book', () => {
     expectNear(pages[1].content, busy.right, busy.frame);
   });
 
-  it('works well within a frame time on a 1920×1080 frame', () => {
-    detectPages(book.frame);
-    const times: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      // CPU time, not wall time: other work on a busy test machine does not count against the frame.
-      const start = process.cpuUsage();
-      detectPages(book.frame);
-      const used = process.cpuUsage(start);
-      times.push((used.user + used.system) / 1000);
-    }
-    times.sort((a, b) => a - b);
-    // The target is 60 ms on one quiet core (about 25 ms measured); the bound leaves room for slow machines.
-    expect(times[2]).toBeLessThan(150);
-  });
 });
 
 describe('detectPages on other frames', () => {
