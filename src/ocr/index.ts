@@ -1,0 +1,12 @@
+/** OCR: the engine interface, the registry with the built-in engines, spec parsing, language detection. */
+export type { OcrBlock, OcrBox, OcrEngine, OcrInput, OcrLine, OcrPage, OcrParagraph, OcrWord } from './types.js';
+export { closeOcrEngines, createOcrRegistry, findOcrEngine, getOcrEngine, listOcrEngines, registerOcrEngine, type OcrRegistry } from './registry.js';
+export { parseOcrLanguages, parseOcrSpec, type OcrSpec } from './spec.js';
+export { detectLanguages, type DetectOptions } from './detect.js';
+export { detectDocumentLanguages, firstGuessLanguages, recognizeAuto, resolveLanguages, type LanguageDetection } from './auto.js';
+export { describeOcrEngines, type OcrEngineDescription } from './describe.js';
+export { languageName, toTesseractCode } from './languages.js';
+export { listInstalledLanguages } from './tesseract-data.js';
+export { ocrPageText } from './tesseract-result.js';
+export { createTesseractEngine, type TesseractEngine, type TesseractEngineOptions } from './tesseract.js';
+export { createNoneEngine } from './none.js';

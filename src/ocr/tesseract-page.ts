@@ -1,0 +1,76 @@
+/**
+ * The page image as tesseract should see it: one grey channel, encoded as PNG (tesseract.js's
+ * Leptonica cannot read our tiled G4 TIFFs), at a resolution where tesseract reads best.
+ */
+import sharp, { type OutputInfo } from 'sharp';
+import { ERROR_CODES, QuireError, describeError } from '../errors.js';
+import type { OcrInput } from './types.js';
+
+/** Below this, text is too small for tesseract's LSTM; such pages are upsampled to `TARGET_DPI`. */
+export const MIN_DPI = 250;
+export const TARGET_DPI = 300;
+/** Assumed when a page does not know its resolution: what the pipeline normally produces. */
+const DEFAULT_DPI = 300;
+
+export interface PreparedPage {
+  png: Buffer;
+  /** Resolution of the PNG, told to tesseract (it guesses badly otherwise). */
+  dpi: number;
+  /** Page pixel = PNG pixel × scale. */
+  scaleX: number;
+  scaleY: number;
+  /** Already black and white: tesseract's own Otsu is then enough, Sauvola only costs time. */
+  bitonal: boolean;
+}
+
+/** True when every pixel is pure black or pure white. */
+export function isBitonal(pixels: Uint8Array): boolean {
+  for (let i = 0; i < pixels.length; i++) {
+    const v = pixels[i];
+    if (v !== 0 && v !== 255) return false;
+  }
+  return true;
+}
+
+/** The width and height tesseract should read the page at, and that resolution. */
+export function ocrResolution(width: number, height: number, dpi: number): { width: number; height: number; dpi: number } {
+  const known = dpi > 0 ? dpi : DEFAULT_DPI;
+  if (known >= MIN_DPI) return { width, height, dpi: known };
+  const factor = TARGET_DPI / known;
+  return { width: Math.round(width * factor), height: Math.round(height * factor), dpi: TARGET_DPI };
+}
+
+export async function preparePage(page: OcrInput): Promise<PreparedPage> {
+  let decoded: { data: Buffer; info: OutputInfo };
+  try {
+    decoded = await sharp(page.file, { limitInputPixels: 268_402_689 })
+      .rotate()
+      // A transparent background would otherwise turn black.
+      .flatten({ background: '#ffffff' })
+      .greyscale()
+      .extractChannel(0)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+  } catch (e) {
+    throw new QuireError(ERROR_CODES.BAD_IMAGE, `The page image ${page.file} could not be read for OCR.`, describeError(e));
+  }
+  const { data, info } = decoded;
+  const pixels = new Uint8Array(data.buffer, data.byteOffset, data.length);
+  // The file's resolution is in page pixels; if the file is not the page's size, scale accordingly.
+  const fileDpi = (page.dpi > 0 ? page.dpi : DEFAULT_DPI) * (info.width / page.width);
+  const target = ocrResolution(info.width, info.height, fileDpi);
+  let pipeline = sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } });
+  if (target.width !== info.width || target.height !== info.height) {
+    pipeline = pipeline.resize(target.width, target.height, { kernel: 'lanczos3', fit: 'fill' });
+  }
+  // Level 1: the PNG only crosses to a worker thread, speed matters more than size.
+  // One channel: sharp widens a resized grey image to RGB unless told otherwise.
+  const png = await pipeline.toColourspace('b-w').png({ compressionLevel: 1 }).toBuffer();
+  return {
+    png,
+    dpi: Math.round(target.dpi),
+    scaleX: page.width / target.width,
+    scaleY: page.height / target.height,
+    bitonal: isBitonal(pixels),
+  };
+}

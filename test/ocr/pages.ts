@@ -1,0 +1,103 @@
+/**
+ * Synthetic pages with known text for the OCR tests: DejaVu Serif rendered from SVG, black on
+ * white, at a chosen resolution; also as the pipeline's bitonal G4 TIFF.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import type { OcrInput } from '../../src/ocr/index.js';
+
+export const ENGLISH =
+  'Reading old books by lamplight is a quiet pleasure that many people still enjoy. The pages smell of dust ' +
+  'and time, and every margin holds the notes of a reader who came before. Some of them argue with the author, ' +
+  'others simply mark the passages they loved.';
+
+export const FRENCH =
+  "Il était une fois, dans un petit village au bord de la mer, un vieux pêcheur qui partait chaque matin avant " +
+  "l'aube. Sa femme lui préparait du pain et du fromage, et il revenait le soir avec des paniers remplis de poissons.";
+
+export const GREEK =
+  'Μια φορά κι έναν καιρό, σε ένα μικρό χωριό δίπλα στη θάλασσα, ζούσε ένας γέρος ψαράς που έβγαινε κάθε πρωί ' +
+  'πριν από την αυγή. Η γυναίκα του του ετοίμαζε ψωμί και τυρί.';
+
+export interface TextPage {
+  /** Grey PNG, one channel. */
+  png: Buffer;
+  width: number;
+  height: number;
+  dpi: number;
+  /** The lines as drawn, in order. */
+  lines: string[];
+  /** Where the first line was drawn: its left edge and baseline, in pixels. */
+  x: number;
+  baseline: number;
+  /** Font size in pixels. */
+  fontPx: number;
+}
+
+export interface TextPageOptions {
+  dpi?: number;
+  widthMm?: number;
+  heightMm?: number;
+  marginMm?: number;
+  fontPt?: number;
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Break text into lines that fit `chars` characters. */
+export function wrap(text: string, chars: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line !== '' && line.length + 1 + word.length > chars) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+/** Known text set in DejaVu Serif (11 pt by default) on an A6-wide page just tall enough for it. */
+export async function renderTextPage(text: string, options: TextPageOptions = {}): Promise<TextPage> {
+  const { dpi = 300, widthMm = 105, marginMm = 10, fontPt = 11 } = options;
+  const pxPerMm = dpi / 25.4;
+  const width = Math.round(widthMm * pxPerMm);
+  const fontPx = (fontPt * dpi) / 72;
+  const leading = fontPx * 1.35;
+  const x = Math.round(marginMm * pxPerMm);
+  // DejaVu Serif averages a little over half an em per character: stay well inside the margin.
+  const lines = wrap(text, Math.floor((width - 2 * x) / (0.6 * fontPx)));
+  const baseline = Math.round(x + fontPx);
+  const height = options.heightMm ? Math.round(options.heightMm * pxPerMm) : Math.round(baseline + (lines.length - 1) * leading + x);
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+    `<rect width="100%" height="100%" fill="#fff"/>` +
+    `<g font-family="DejaVu Serif" font-size="${fontPx.toFixed(2)}" fill="#000">` +
+    lines.map((l, i) => `<text x="${x}" y="${(baseline + i * leading).toFixed(1)}">${escapeXml(l)}</text>`).join('') +
+    '</g></svg>';
+  const png = await sharp(Buffer.from(svg), { density: 72 }).flatten({ background: '#ffffff' }).greyscale().extractChannel(0).png().toBuffer();
+  return { png, width, height, dpi, lines, x, baseline, fontPx };
+}
+
+/** The page as the pipeline stores bitonal pages: CCITT G4, one tile, min-is-white. */
+export async function toG4Tiff(page: TextPage): Promise<Buffer> {
+  const tile = (n: number): number => Math.ceil(n / 16) * 16;
+  return sharp(page.png)
+    .threshold(128)
+    .toColourspace('b-w')
+    .tiff({ compression: 'ccittfax4', bitdepth: 1, miniswhite: true, tile: true, tileWidth: tile(page.width), tileHeight: tile(page.height) })
+    .toBuffer();
+}
+
+/** Write the page image and describe it for an engine. */
+export async function writePage(dir: string, name: string, page: TextPage, bytes: Buffer = page.png): Promise<OcrInput> {
+  const file = join(dir, name);
+  await writeFile(file, bytes);
+  return { file, width: page.width, height: page.height, dpi: page.dpi };
+}
