@@ -5,6 +5,8 @@ export {
   listExports,
   parseExportList,
   pdfExporter,
+  markdownExporter,
+  textpackExporter,
   slimExporter,
   type ExportOption,
   type Exporter,
@@ -15,3 +17,4 @@ export { writePdf, pdfPagesFromProject, pageSizeInPoints, type PdfOptions, type 
 export { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 export { openSlim, writeSlim } from './slim.js';
 export { readTiffLayout, singleG4Segment, type G4Segment, type TiffLayout } from './tiff.js';
+export { documentToMarkdown, type MarkdownOptions } from './markdown.js';

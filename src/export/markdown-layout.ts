@@ -1,0 +1,321 @@
+/**
+ * Markdown export, step 1: the geometry of the OCR result as rows of text in reading order, with the measures the
+ * later steps need (font size, baseline, margins, spacing). Everything here is in points (1/72 in), so pages
+ * recognised at different resolutions compare.
+ */
+import type { OcrPage } from '../ocr/types.js';
+
+/** Where glyph boxes reach, in ems from the baseline, in usual book faces. */
+const ASCENT_TALL = 0.73; // capitals, digits, ascenders (b d f h k l t), accents, dots of i and j
+const ASCENT_SHORT = 0.52; // x-height letters only (a c e m n o …)
+const DESCENT = 0.22; // g j p q y …
+
+const ASCENDERS = new Set([...'bdfhkltijß', ...'βδζθλξ', ...'бй']);
+const DESCENDERS = new Set([...'gjpqy', ...'βγζημξρςφχψ', ...'дрруфцщ']);
+/** Combining marks drawn above the letter (acute, grave, circumflex, diaeresis, tonos …): they reach ascender height. */
+const MARK_ABOVE = /[\u0300-\u0315\u031A\u033D-\u0344\u0346\u034A-\u034C\u0350-\u0352\u0357\u035B\u0363-\u036F]/u;
+
+export interface Word {
+  text: string;
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+}
+
+/** `full` on a one-column page (and for lines crossing the gutter of a two-column page). */
+export type Column = 'full' | 'left' | 'right';
+
+/** One line of text as a reader sees it: the words at the same height in one column, left to right. */
+export interface Row {
+  /** Index of the page in the document. */
+  page: number;
+  column: Column;
+  words: Word[];
+  /** The words joined by single spaces. */
+  text: string;
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+  /** Estimated font size (the em), from the glyph boxes and the letters in them. */
+  size: number;
+  baseline: number;
+}
+
+/** Document-wide measures: the body text's font size and its line pitch (baseline to baseline). */
+export interface Metrics {
+  bodySize: number;
+  pitch: number;
+}
+
+/** The text block of one page (or column): where body lines start and end. */
+export interface Margins {
+  left: number;
+  right: number;
+}
+
+interface Line {
+  words: Word[];
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+}
+
+interface Shape {
+  tall: boolean;
+  descends: boolean;
+}
+
+/** Punctuation that reaches cap height, and punctuation that hangs below the baseline (`said,` is as deep as `say`). */
+const TALL_MARKS = /[“”‘’'"()[\]{}/|!?&%$#@]/u;
+const DEEP_MARKS = /[,;()[\]{}/|_]/u;
+
+/** How high and how low the glyphs of a word reach; null when it has no letter or digit (a lone mark tells little). */
+export function wordShape(text: string): Shape | null {
+  let seen = false;
+  let tall = false;
+  let descends = false;
+  for (const ch of text) {
+    if (TALL_MARKS.test(ch)) tall = true;
+    if (DEEP_MARKS.test(ch)) descends = true;
+    if (!/[\p{L}\p{N}]/u.test(ch)) continue;
+    seen = true;
+    const cased = ch.toLowerCase() !== ch.toUpperCase();
+    if (/\p{N}/u.test(ch) || !cased || ch !== ch.toLowerCase() || ASCENDERS.has(ch) || MARK_ABOVE.test(ch.normalize('NFD'))) {
+      tall = true;
+    }
+    if (DESCENDERS.has(ch)) descends = true;
+  }
+  return seen ? { tall, descends } : null;
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The value at fraction `q` of the sorted values (nearest rank). */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+function lineOf(words: Word[]): Line {
+  return {
+    words,
+    x0: Math.min(...words.map((w) => w.x0)),
+    x1: Math.max(...words.map((w) => w.x1)),
+    top: Math.min(...words.map((w) => w.top)),
+    bottom: Math.max(...words.map((w) => w.bottom)),
+  };
+}
+
+/** The engine's lines, as words in points; the engine's blocks and paragraphs are ignored (they group book pages badly). */
+function pageLines(page: OcrPage): Line[] {
+  const scale = 72 / (page.dpi > 0 ? page.dpi : 72);
+  const lines: Line[] = [];
+  for (const block of page.blocks) {
+    for (const paragraph of block.paragraphs) {
+      for (const line of paragraph.lines) {
+        // On a tilted or curved page a word's box is taller than its glyphs by the rise across it: keep the band
+        // the glyphs cover at the word's middle.
+        const b = line.baseline;
+        const slope = b && b.x1 !== b.x0 ? Math.abs((b.y1 - b.y0) / (b.x1 - b.x0)) : 0;
+        const words = line.words
+          .map((w) => {
+            const [x0, x1, top, bottom] = [w.box.x0 * scale, w.box.x1 * scale, w.box.y0 * scale, w.box.y1 * scale];
+            const rise = Math.min(slope * (x1 - x0), 0.5 * (bottom - top)) / 2;
+            return { text: w.text.trim(), x0, x1, top: top + rise, bottom: bottom - rise };
+          })
+          .filter((w) => w.text !== '' && w.x1 > w.x0 && w.bottom > w.top);
+        if (words.length > 0) lines.push(lineOf(words));
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * A vertical gutter no line crosses, between two columns of at least three lines each that stand side by side;
+ * null on a one-column page (short last lines alone never make a column: nothing stands to their right).
+ */
+function findGutter(lines: Line[], width: number): number | null {
+  if (lines.length < 6) return null;
+  let best: { x: number; crossing: number; left: number; right: number } | null = null;
+  for (let step = 30; step <= 70; step++) {
+    const x = (width * step) / 100;
+    const left = lines.filter((l) => l.x1 <= x).length;
+    const right = lines.filter((l) => l.x0 >= x).length;
+    const crossing = lines.length - left - right;
+    if (!best || crossing < best.crossing || (crossing === best.crossing && Math.min(left, right) > Math.min(best.left, best.right))) {
+      best = { x, crossing, left, right };
+    }
+  }
+  if (!best) return null;
+  const { x, crossing, left, right } = best;
+  const enough = Math.max(3, 0.2 * lines.length);
+  if (left < enough || right < enough || crossing > 0.2 * lines.length) return null;
+  const leftLines = lines.filter((l) => l.x1 <= x);
+  const rightLines = lines.filter((l) => l.x0 >= x);
+  const span = (ls: Line[]): [number, number] => [Math.min(...ls.map((l) => l.top)), Math.max(...ls.map((l) => l.bottom))];
+  const [lt, lb] = span(leftLines);
+  const [rt, rb] = span(rightLines);
+  const overlap = Math.min(lb, rb) - Math.max(lt, rt);
+  return overlap > 0.5 * Math.min(lb - lt, rb - rt) ? x : null;
+}
+
+/** Lines in reading order, in groups that belong to one column: full-width lines cut the columns into bands. */
+function columnGroups(lines: Line[], width: number): { column: Column; lines: Line[] }[] {
+  const gutter = findGutter(lines, width);
+  if (gutter === null) return [{ column: 'full', lines }];
+  const groups: { column: Column; lines: Line[] }[] = [];
+  let left: Line[] = [];
+  let right: Line[] = [];
+  const flush = (): void => {
+    if (left.length) groups.push({ column: 'left', lines: left });
+    if (right.length) groups.push({ column: 'right', lines: right });
+    left = [];
+    right = [];
+  };
+  for (const line of [...lines].sort((a, b) => a.top - b.top)) {
+    if (line.x1 <= gutter) left.push(line);
+    else if (line.x0 >= gutter) right.push(line);
+    else {
+      flush();
+      groups.push({ column: 'full', lines: [line] });
+    }
+  }
+  flush();
+  return groups;
+}
+
+/** Whether a word of one line stands over a word of the other (the lines are then above one another). */
+function wordsCollide(a: Line, b: Line): boolean {
+  return a.words.some((u) => b.words.some((v) => Math.min(u.x1, v.x1) - Math.max(u.x0, v.x0) > 0.3 * Math.min(u.x1 - u.x0, v.x1 - v.x0)));
+}
+
+/**
+ * Lines side by side that overlap by half their height are one row (a running head set as page number + title, a
+ * line the engine cut in two). Lines above one another never are, however their boxes overlap (curved pages).
+ */
+function mergeRows(lines: Line[]): Line[] {
+  const rows: Line[] = [];
+  for (const line of [...lines].sort((a, b) => a.top - b.top || a.x0 - b.x0)) {
+    const last = rows[rows.length - 1];
+    const height = last ? Math.min(last.bottom - last.top, line.bottom - line.top) : 0;
+    const overlap = last ? Math.min(last.bottom, line.bottom) - Math.max(last.top, line.top) : 0;
+    if (last && overlap >= 0.5 * height && !wordsCollide(last, line)) {
+      rows[rows.length - 1] = lineOf([...last.words, ...line.words].sort((a, b) => a.x0 - b.x0));
+    } else {
+      rows.push(line);
+    }
+  }
+  return rows;
+}
+
+function toRow(line: Line, page: number, column: Column): Row {
+  const shaped = line.words.map((w) => ({ w, shape: wordShape(w.text) }));
+  const ems: number[] = [];
+  for (const { w, shape } of shaped) {
+    if (shape) ems.push((w.bottom - w.top) / ((shape.tall ? ASCENT_TALL : ASCENT_SHORT) + (shape.descends ? DESCENT : 0)));
+  }
+  const size = ems.length ? median(ems) : (line.bottom - line.top) / (ASCENT_TALL + DESCENT);
+  const baselines: number[] = [];
+  for (const { w, shape } of shaped) {
+    if (shape) baselines.push(w.bottom - (shape.descends ? DESCENT * size : 0));
+  }
+  return {
+    page,
+    column,
+    words: line.words,
+    text: line.words.map((w) => w.text).join(' '),
+    x0: line.x0,
+    x1: line.x1,
+    top: line.top,
+    bottom: line.bottom,
+    size,
+    baseline: baselines.length ? median(baselines) : line.bottom,
+  };
+}
+
+/**
+ * Specks read as a lone quote or bar (page edges, gutter shadow). Scene breaks such as `* * *` are kept, and so
+ * is a long rule read as one dash (the rule above footnotes).
+ */
+function isNoise(row: Row): boolean {
+  const narrow = row.x1 - row.x0 < 2 * (row.bottom - row.top) || row.x1 - row.x0 < 2 * row.size;
+  return !/[\p{L}\p{N}]/u.test(row.text) && row.text.replace(/\s/g, '').length < 3 && narrow;
+}
+
+/** The rows of one page in reading order (top to bottom; on a two-column page the left column first). */
+export function pageRows(page: OcrPage, pageIndex: number): Row[] {
+  const width = (page.width * 72) / (page.dpi > 0 ? page.dpi : 72);
+  const rows: Row[] = [];
+  for (const group of columnGroups(pageLines(page), width)) {
+    for (const line of mergeRows(group.lines)) {
+      const row = toRow(line, pageIndex, group.column);
+      if (!isNoise(row)) rows.push(row);
+    }
+  }
+  return rows;
+}
+
+/**
+ * Body font size: the size most characters are set in (headings, page numbers and notes are fewer and shorter).
+ * Line pitch: the usual baseline-to-baseline distance between consecutive body-size rows.
+ */
+export function measureDocument(pages: Row[][]): Metrics {
+  const rows = [...pages.flat()].sort((a, b) => a.size - b.size);
+  // The size most of the text is set in: the median weighted by characters (long body lines outweigh notes and heads).
+  const total = rows.reduce((sum, r) => sum + r.text.length, 0);
+  let seen = 0;
+  const bodySize = rows.find((r) => (seen += r.text.length) >= total / 2)?.size ?? 10;
+  const pitches: number[] = [];
+  for (const page of pages) {
+    for (let i = 1; i < page.length; i++) {
+      const [a, b] = [page[i - 1], page[i]];
+      const diff = b.baseline - a.baseline;
+      if (a.column === b.column && isBodySize(a, bodySize) && isBodySize(b, bodySize) && diff > 0.5 * bodySize && diff < 4 * bodySize) {
+        pitches.push(diff);
+      }
+    }
+  }
+  // A low quantile, not the median: on a short document most pairs of lines may straddle a paragraph gap.
+  return { bodySize, pitch: pitches.length ? quantile(pitches, 0.3) : 1.2 * bodySize };
+}
+
+export function isBodySize(row: Row, bodySize: number): boolean {
+  return row.size > 0.85 * bodySize && row.size < 1.15 * bodySize;
+}
+
+/**
+ * White space between two rows beyond the usual space between body lines, in points: 0 between lines of a
+ * paragraph, about one pitch for a blank line. Measured between em boxes, so a tall heading's own size does not count.
+ */
+export function extraSpace(above: Row, below: Row, metrics: Metrics): number {
+  const gap = below.baseline - ASCENT_TALL * below.size - (above.baseline + DESCENT * above.size);
+  const usual = metrics.pitch - (ASCENT_TALL + DESCENT) * metrics.bodySize;
+  return gap - usual;
+}
+
+/**
+ * The text block of a set of rows (one page or column). Left edge: the leftmost place where several lines start
+ * (within 0.4 em; indented first lines and a stray speck do not count). Right edge: the rightmost place where
+ * several lines end (within an em; short last lines do not pull it in, ragged lines settle near their limit).
+ * Only body-size rows count when there are any.
+ */
+export function measureMargins(rows: Row[], metrics: Metrics): Margins | null {
+  const body = rows.filter((r) => isBodySize(r, metrics.bodySize));
+  const use = body.length ? body : rows;
+  if (use.length === 0) return null;
+  const needed = Math.min(3, Math.max(1, Math.ceil(use.length / 4)));
+  const starts = use.map((r) => r.x0).sort((a, b) => a - b);
+  const ends = use.map((r) => r.x1).sort((a, b) => b - a);
+  const left = starts.find((x) => starts.filter((s) => s >= x && s - x <= 0.4 * metrics.bodySize).length >= needed) ?? starts[0];
+  const right = ends.find((x) => ends.filter((e) => e <= x && x - e <= metrics.bodySize).length >= needed) ?? ends[0];
+  return { left, right };
+}
