@@ -1,7 +1,7 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { ERROR_CODES, QuireError } from './errors.js';
-import { openSlim, parseExportList, pdfPagesFromProject, writePdf, writeSlim, type ExportRequest } from './export/index.js';
+import { exportRegistry, openSlim, parseExportList, type ExportRequest } from './export/index.js';
 import { inputType, openImages, openInput, type FrameKind, type OpenedInput } from './ingest/index.js';
 import { createFramePool, type FramePool } from './pipeline/pool.js';
 import type { FramePage, FrameTask } from './pipeline/process.js';
@@ -15,10 +15,16 @@ import {
   type ProjectFolder,
   type ProjectManifest,
 } from './project/index.js';
+import { ocrSpecFor, recognizeProject } from './recognize.js';
+import { writeExports, type WrittenExport } from './write-exports.js';
+import type { OcrSpec } from './ocr/index.js';
+
+export { safeFileName } from './write-exports.js';
 
 export type ProgressEvent =
   | { type: 'start'; name: string; frames: number }
   | { type: 'frame'; framesDone: number; framesTotal: number; pagesDone: number; input: string }
+  | { type: 'ocr'; pagesDone: number; pagesTotal: number }
   | { type: 'export'; format: string; path: string }
   | { type: 'done'; pages: number };
 
@@ -37,6 +43,13 @@ export interface ConvertOptions {
   workers?: number;
   /** Margin kept around the printed area, in mm. */
   marginMm?: number;
+  /**
+   * OCR spec (`auto`, `tesseract:lang=fra+lat`, `none`); absent means no OCR unless an export needs
+   * it (md, textpack), which then turns on `auto`.
+   */
+  ocr?: string;
+  /** `--ocr-lang`: `+`-joined BCP-47 or tesseract codes, or `auto` (the default). */
+  ocrLang?: string;
   /** Document name for output files; default from the input. */
   name?: string;
   signal?: AbortSignal;
@@ -45,13 +58,15 @@ export interface ConvertOptions {
 
 export interface ConvertResult {
   name: string;
-  outputs: Array<{ format: string; path: string; bytes: number }>;
+  outputs: WrittenExport[];
   frames: number;
   pages: number;
   /** Set when the working folder was kept. */
   projectDir?: string;
   /** Milliseconds: wall time per phase and summed CPU time per pipeline step. */
-  timings: { total: number; pipeline: number; export: number; steps: Record<string, number> };
+  timings: { total: number; pipeline: number; ocr: number; export: number; steps: Record<string, number> };
+  /** The OCR engine and languages, when OCR ran. */
+  ocr?: { engine: string; languages: string[] };
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
@@ -66,9 +81,11 @@ export async function convert(input: string | string[], options: ConvertOptions 
   const outDir = resolve(options.outDir ?? '.');
   const inputs = Array.isArray(input) ? input : [input];
   if (inputs.length === 0) throw new QuireError(ERROR_CODES.USAGE, 'No input was given.');
+  const needsText = requests.some((r) => exportRegistry.get(r.format)?.needsOcr);
+  const ocrSpec = ocrSpecFor(options.ocr, options.ocrLang, needsText);
 
   if (inputs.length === 1 && inputType(inputs[0]) === 'project') {
-    return reexportProject(inputs[0], requests, outDir, options, t0);
+    return reexportProject(inputs[0], requests, outDir, options, ocrSpec, t0);
   }
 
   const opened = await openDocument(inputs);
@@ -85,9 +102,11 @@ export async function convert(input: string | string[], options: ConvertOptions 
     const pipeline = performance.now() - tPipe;
     manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(folder.dir, manifest);
+    await pool.close();
 
+    const ocr = await runOcr(folder.dir, manifest, ocrSpec, options);
     const tExport = performance.now();
-    const outputs = await writeExports(folder.dir, manifest, requests, outDir, options);
+    const outputs = await writeExports(folder.dir, manifest, requests, outDir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
     options.onProgress?.({ type: 'done', pages: manifest.pages.length });
     return {
       name,
@@ -95,7 +114,8 @@ export async function convert(input: string | string[], options: ConvertOptions 
       frames: opened.frames.length,
       pages: manifest.pages.length,
       ...(folder.transient ? {} : { projectDir: folder.dir }),
-      timings: { total: performance.now() - t0, pipeline, export: performance.now() - tExport, steps },
+      ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
+      timings: { total: performance.now() - t0, pipeline, ocr, export: performance.now() - tExport, steps },
     };
   } finally {
     await pool?.close();
@@ -170,43 +190,31 @@ async function runFrames(
   return { pages: results.flat(), steps };
 }
 
-/** Write every requested export; if one fails, remove the ones already written. */
-async function writeExports(
-  projectDir: string,
-  manifest: ProjectManifest,
+/** OCR the project when asked; returns the milliseconds it took. */
+async function runOcr(dir: string, manifest: ProjectManifest, spec: OcrSpec | undefined, options: ConvertOptions): Promise<number> {
+  if (!spec) return 0;
+  const t0 = performance.now();
+  await recognizeProject(dir, manifest, spec, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
+  });
+  await saveManifest(dir, manifest);
+  return performance.now() - t0;
+}
+
+/**
+ * Reopen a slim project (or a kept project folder) and write its exports again without
+ * reprocessing a page; OCR runs only when asked for, or when a text export needs it and the
+ * project has none yet.
+ */
+async function reexportProject(
+  path: string,
   requests: ExportRequest[],
   outDir: string,
   options: ConvertOptions,
-): Promise<ConvertResult['outputs']> {
-  await mkdir(outDir, { recursive: true });
-  const stem = join(outDir, safeFileName(manifest.name));
-  const outputs: ConvertResult['outputs'] = [];
-  try {
-    for (const req of requests) {
-      if (req.format === 'pdf') {
-        const path = `${stem}.pdf`;
-        const pages = pdfPagesFromProject(projectDir, manifest);
-        const profile = (req.options.profile as 'auto' | 'g4' | 'jpeg' | undefined) ?? 'auto';
-        const { bytes } = await writePdf(pages, path, { profile, title: manifest.name });
-        outputs.push({ format: 'pdf', path, bytes });
-      } else if (req.format === 'slim') {
-        const path = `${stem}.quire`;
-        const { bytes } = await writeSlim(projectDir, manifest, path);
-        outputs.push({ format: 'slim', path, bytes });
-      } else {
-        throw new QuireError(ERROR_CODES.UNKNOWN_FORMAT, `Export format "${req.format}" is not available yet.`);
-      }
-      options.onProgress?.({ type: 'export', format: req.format, path: outputs[outputs.length - 1].path });
-    }
-  } catch (e) {
-    await Promise.all(outputs.map((o) => rm(o.path, { force: true })));
-    throw e;
-  }
-  return outputs;
-}
-
-/** Reopen a slim project and write its exports again, without reprocessing a page. */
-async function reexportProject(path: string, requests: ExportRequest[], outDir: string, options: ConvertOptions, t0: number): Promise<ConvertResult> {
+  ocrSpec: OcrSpec | undefined,
+  t0: number,
+): Promise<ConvertResult> {
   const folder = await createProjectFolder(options.keepProject);
   try {
     // A kept project folder is exported in place; a slim project is unpacked first.
@@ -214,30 +222,20 @@ async function reexportProject(path: string, requests: ExportRequest[], outDir: 
       ? { dir: path, manifest: await loadManifest(path) }
       : await openSlim(path, join(folder.dir, 'project'));
     if (options.name) manifest.name = options.name;
+    const hasOcr = manifest.pages.every((p) => p.hidden || p.ocr);
+    const ocr = options.ocr !== undefined || (ocrSpec && !hasOcr) ? await runOcr(dir, manifest, ocrSpec, options) : 0;
     const tExport = performance.now();
-    const outputs = await writeExports(dir, manifest, requests, outDir, options);
+    const outputs = await writeExports(dir, manifest, requests, outDir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
     return {
       name: manifest.name,
       outputs,
       frames: new Set(manifest.pages.map((p) => `${p.source.input}#${p.source.frame}`)).size,
       pages: manifest.pages.length,
       ...(folder.transient ? {} : { projectDir: dir }),
-      timings: { total: performance.now() - t0, pipeline: 0, export: performance.now() - tExport, steps: {} },
+      ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
+      timings: { total: performance.now() - t0, pipeline: 0, ocr, export: performance.now() - tExport, steps: {} },
     };
   } finally {
     await removeProjectFolder(folder);
   }
-}
-
-/** A document name made safe as a file name on every OS, keeping its letters (accents included). */
-export function safeFileName(name: string): string {
-  const cleaned = name
-    .normalize('NFC')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^\.+/, '')
-    .slice(0, 150);
-  return cleaned || 'document';
 }

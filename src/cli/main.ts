@@ -2,7 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { describeError, isQuireError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { listCommand } from './commands/list.js';
+import { ocrCommand } from './commands/ocr.js';
 import { runCommand } from './commands/run.js';
+import { closeOcrEngines } from '../ocr/index.js';
 
 export function buildProgram(): Command {
   const program = new Command('quire')
@@ -10,6 +12,7 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)');
   program.addCommand(runCommand());
+  program.addCommand(ocrCommand());
   program.addCommand(listCommand());
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);
@@ -38,5 +41,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`quire: something went wrong that Quire did not expect: ${describeError(e)}\n`);
     return 1;
+  } finally {
+    await closeOcrEngines();
   }
 }

@@ -11,11 +11,16 @@ export function progressReporter(mode: 'tty' | 'lines' | 'quiet', stream: NodeJS
         name = e.name;
         started = performance.now();
         if (mode === 'lines') stream.write(`${name}: ${e.frames} frame${e.frames === 1 ? '' : 's'} to convert\n`);
-        else drawBar(stream, name, 0, e.frames, 0, 'starting');
+        else drawBar(stream, name, 0, e.frames, 0, 'starting', 'frames');
         break;
       case 'frame':
         if (mode === 'lines') stream.write(`${name}: frame ${e.framesDone}/${e.framesTotal} done (${e.input}), ${e.pagesDone} pages so far\n`);
-        else drawBar(stream, name, e.framesDone, e.framesTotal, e.pagesDone, rate(e.pagesDone, started));
+        else drawBar(stream, name, e.framesDone, e.framesTotal, e.pagesDone, rate(e.pagesDone, started), 'frames');
+        break;
+      case 'ocr':
+        if (mode === 'lines') {
+          if (e.pagesDone === e.pagesTotal || e.pagesDone % 10 === 0) stream.write(`${name}: OCR ${e.pagesDone}/${e.pagesTotal} pages\n`);
+        } else drawBar(stream, name, e.pagesDone, e.pagesTotal, e.pagesDone, 'OCR', 'pages');
         break;
       case 'export':
         if (mode === 'tty') stream.write('\r\x1b[2K');
@@ -32,10 +37,11 @@ function rate(pages: number, started: number): string {
   return s > 0 ? `${(pages / s).toFixed(1)} pages/s` : '';
 }
 
-function drawBar(stream: NodeJS.WriteStream, name: string, done: number, total: number, pages: number, note: string): void {
+function drawBar(stream: NodeJS.WriteStream, name: string, done: number, total: number, pages: number, note: string, unit: 'frames' | 'pages'): void {
   const width = 24;
   const filled = total > 0 ? Math.round((done / total) * width) : 0;
   const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
   const label = name.length > 30 ? `${name.slice(0, 29)}…` : name;
-  stream.write(`\r\x1b[2K${label} ${bar} ${done}/${total} frames, ${pages} pages ${note}`);
+  const counts = unit === 'frames' ? `${done}/${total} frames, ${pages} pages` : `${done}/${total} pages`;
+  stream.write(`\r\x1b[2K${label} ${bar} ${counts} ${note}`);
 }

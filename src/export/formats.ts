@@ -18,6 +18,8 @@ export interface Exporter {
   options: Record<string, ExportOption>;
   /** The option a bare value stands for: with `profile`, `pdf:g4` means `pdf:profile=g4`. */
   shorthand?: string;
+  /** The format is made from OCR text: asking for it turns OCR on. */
+  needsOcr?: boolean;
 }
 
 /** One format asked for, with its options validated. */
@@ -28,7 +30,7 @@ export interface ExportRequest {
 
 export const pdfExporter: Exporter = {
   name: 'pdf',
-  description: 'Image PDF, one page per page image',
+  description: 'PDF, one page per page image, with an invisible searchable text layer when OCR ran',
   extension: '.pdf',
   options: {
     profile: {
@@ -44,6 +46,22 @@ export const slimExporter: Exporter = {
   description: 'Slim project: project.json and the final page images, to reopen or export again later',
   extension: '.quire',
   options: {},
+};
+
+export const markdownExporter: Exporter = {
+  name: 'md',
+  description: 'Markdown from the OCR layout: headings, paragraphs, footnotes, in reading order (turns on OCR)',
+  extension: '.md',
+  options: {},
+  needsOcr: true,
+};
+
+export const textpackExporter: Exporter = {
+  name: 'textpack',
+  description: 'OCR textpack: a zip of the searchable PDF, the Markdown and the raw OCR result (turns on OCR)',
+  extension: '_OCR.textpack',
+  options: {},
+  needsOcr: true,
 };
 
 /** The exporters a format list may name. */
@@ -147,7 +165,7 @@ export function describeOptions(exporter: Exporter): string {
 }
 
 /** The exporters Quire ships; Markdown and the text package register here the same way. */
-export const exportRegistry = new ExportRegistry([pdfExporter, slimExporter]);
+export const exportRegistry = new ExportRegistry([pdfExporter, markdownExporter, textpackExporter, slimExporter]);
 
 /** Parse a `--export` format list against the built-in exporters. */
 export function parseExportList(spec: string): ExportRequest[] {

@@ -18,3 +18,4 @@ export { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 export { openSlim, writeSlim } from './slim.js';
 export { readTiffLayout, singleG4Segment, type G4Segment, type TiffLayout } from './tiff.js';
 export { documentToMarkdown, type MarkdownOptions } from './markdown.js';
+export { replaceAtomically, writeFileAtomically } from './files.js';

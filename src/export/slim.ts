@@ -61,8 +61,13 @@ function slimFiles(manifest: ProjectManifest): string[] {
       throw new QuireError('bad_project', `Page ${page.index} names an image outside the project.`, String(page.file));
     }
     files.add(page.file);
+    if (page.ocr !== undefined) {
+      if (typeof page.ocr !== 'string' || unsafeEntryReason(page.ocr) || page.ocr === MANIFEST_NAME) {
+        throw new QuireError('bad_project', `Page ${page.index} names an OCR result outside the project.`, String(page.ocr));
+      }
+      files.add(page.ocr);
+    }
   }
-  // OCR results join here once the manifest lists their files.
   return [...files];
 }
 
@@ -70,6 +75,10 @@ async function assertFilesPresent(dir: string, manifest: ProjectManifest): Promi
   for (const page of manifest.pages) {
     const info = await stat(join(dir, page.file)).catch(() => undefined);
     if (!info?.isFile()) throw new QuireError('bad_project', `The image of page ${page.index} is missing from the project.`, page.file);
+    if (page.ocr !== undefined) {
+      const ocr = await stat(join(dir, page.ocr)).catch(() => undefined);
+      if (!ocr?.isFile()) throw new QuireError('bad_project', `The OCR result of page ${page.index} is missing from the project.`, page.ocr);
+    }
   }
 }
 

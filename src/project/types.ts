@@ -17,6 +17,8 @@ export interface ProjectPage {
   height: number;
   /** Resolution of the final page image; the PDF page size is width/dpi inches. */
   dpi: number;
+  /** The page's OCR result (`ocr/0001-left.json`, one `OcrPage`), once OCR has run. */
+  ocr?: string;
   /** Hidden pages are kept in the project but left out of exports. */
   hidden?: boolean;
   source: {
@@ -51,6 +53,6 @@ export interface ProjectManifest {
   created: string;
   inputs: string[];
   pages: ProjectPage[];
-  /** OCR results arrive with the OCR work; kept here so a slim project can carry them. */
-  ocr?: unknown;
+  /** How the pages were recognised, once OCR has run. */
+  ocr?: { engine: string; languages: string[] };
 }

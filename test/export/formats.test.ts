@@ -34,7 +34,7 @@ describe('parseExportList', () => {
   });
 
   it('names the valid formats when one is unknown', () => {
-    expect(errorOf('epub')).toEqual({ code: 'unknown_format', message: 'Unknown export format "epub"; valid formats are: pdf, slim.' });
+    expect(errorOf('epub')).toEqual({ code: 'unknown_format', message: 'Unknown export format "epub"; valid formats are: pdf, md, textpack, slim.' });
     expect(errorOf('pdf+docx').code).toBe('unknown_format');
   });
 

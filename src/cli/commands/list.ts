@@ -1,26 +1,35 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { listExports } from '../../export/index.js';
+import { describeOcrEngines, languageName } from '../../ocr/index.js';
 import { PRESETS } from '../../pipeline/presets.js';
 
-const WHAT = ['pipelines', 'exports'] as const;
+const WHAT = ['pipelines', 'exports', 'ocr'] as const;
 
 export function listCommand(): Command {
   return new Command('list')
-    .description('list what this Quire offers: pipelines or exports')
+    .description('list what this Quire offers: pipelines, exports, or OCR engines and their languages')
     .argument('<what>', `one of: ${WHAT.join(', ')}`, (v: string) => {
       if (!(WHAT as readonly string[]).includes(v)) throw new InvalidArgumentError(`choose one of: ${WHAT.join(', ')}.`);
       return v;
     })
-    .action((what: (typeof WHAT)[number]) => {
+    .action(async (what: (typeof WHAT)[number]) => {
+      if (what === 'ocr') {
+        for (const e of await describeOcrEngines()) {
+          const state = e.available ? 'available' : `not available: ${e.reason ?? 'unknown reason'}`;
+          process.stdout.write(`${e.name.padEnd(9)} ${e.description} (${state})\n`);
+          if (e.languages.length > 0) process.stdout.write(`          languages: ${e.languages.map((l) => `${l} (${languageName(l)})`).join(', ')}\n`);
+        }
+        return;
+      }
       if (what === 'pipelines') {
-        for (const p of Object.values(PRESETS)) process.stdout.write(`${p.name.padEnd(8)} ${p.description}\n`);
+        for (const p of Object.values(PRESETS)) process.stdout.write(`${p.name.padEnd(9)} ${p.description}\n`);
         return;
       }
       for (const e of listExports()) {
-        process.stdout.write(`${e.name.padEnd(8)} ${e.description} (.${e.extension})\n`);
+        process.stdout.write(`${e.name.padEnd(9)} ${e.description} → <name>${e.extension}\n`);
         for (const [key, opt] of Object.entries(e.options)) {
           const values = opt.values ? ` [${opt.values.join('|')}]` : '';
-          process.stdout.write(`         :${key}=…${values}  ${opt.description}\n`);
+          process.stdout.write(`          :${key}=…${values}  ${opt.description}\n`);
         }
       }
     });

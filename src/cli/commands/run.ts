@@ -7,8 +7,10 @@ import { isPresetName } from '../../pipeline/presets.js';
 import type { PresetName } from '../../pipeline/types.js';
 import { progressReporter } from '../progress.js';
 
-interface RunFlags {
+export interface ConversionFlags {
   export: string;
+  ocr?: string;
+  ocrLang?: string;
   output: string;
   pipeline?: PresetName;
   dpi?: { value: number; force: boolean };
@@ -19,41 +21,54 @@ interface RunFlags {
 }
 
 export function runCommand(): Command {
-  return new Command('run')
-    .description('convert scan bundles, PDFs or images into clean page PDFs (and other exports)')
+  const cmd = new Command('run')
+    .description('convert scan bundles, PDFs or images into clean page PDFs (and Markdown, textpacks, slim projects)')
     .argument('<inputs...>', 'a scan bundle (.aglbundle, .zip or folder), a PDF, a slim project (.quire), or image files (taken together as one document)')
-    .option('-e, --export <formats>', 'exports, +-joined, each with :options (e.g. pdf:g4+slim); see `quire list exports`', 'pdf')
+    .option('-e, --export <formats>', 'exports, +-joined, each with :options (e.g. pdf:g4+md); see `quire list exports`', 'pdf')
     .option('-o, --output <dir>', 'folder for the outputs', '.')
     .addOption(new Option('-p, --pipeline <preset>', 'pipeline preset (default: book for bundles and camera photos, sheet for scans, flat for vector PDFs)').argParser(parsePipeline))
+    .option('--ocr <engine>', 'OCR engine spec: auto, tesseract, tesseract:lang=fra+lat, none (default: no OCR unless an export needs text)');
+  addSharedOptions(cmd);
+  return cmd.action((inputs: string[], flags: ConversionFlags) => runConversion(inputs, flags));
+}
+
+/** Options `quire run` and `quire ocr` share. */
+export function addSharedOptions(cmd: Command): Command {
+  return cmd
+    .option('--ocr-lang <langs>', 'OCR languages, +-joined BCP-47 (fr-FR+la) or tesseract codes (fra+lat), or auto (default)')
     .option('--dpi <N|force:N>', 'input resolution where the input does not say it; force:N overrides it everywhere', parseDpi)
-    .option('--keep-project <dir>', 'keep the working project folder (project.json with every decision, page images) in <dir>')
+    .option('--keep-project <dir>', 'keep the working project folder (project.json with every decision, page images, OCR) in <dir>')
     .option('--workers <n>', 'pipeline threads (default: number of cores)', parsePositiveInt)
     .option('--margin-mm <mm>', 'margin kept around the printed area, in mm (default 4)', parseMargin)
-    .option('--json', 'print one JSON summary (outputs, pages, timings) instead of progress')
-    .action(async (inputs: string[], flags: RunFlags) => {
-      parseExportList(flags.export); // usage errors before any work
-      const documents = groupInputs(inputs);
-      if (flags.keepProject && documents.length > 1) {
-        throw new QuireError(ERROR_CODES.USAGE, '--keep-project keeps one project, so give it one document at a time.');
-      }
-      const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
-      const results: ConvertResult[] = [];
-      for (const doc of documents) {
-        const result = await convert(doc, {
-          exports: flags.export,
-          outDir: flags.output,
-          ...(flags.pipeline ? { pipeline: flags.pipeline } : {}),
-          ...(flags.dpi ? { dpi: flags.dpi } : {}),
-          ...(flags.keepProject ? { keepProject: flags.keepProject } : {}),
-          ...(flags.workers ? { workers: flags.workers } : {}),
-          ...(flags.marginMm !== undefined ? { marginMm: flags.marginMm } : {}),
-          onProgress: progressReporter(mode),
-        });
-        results.push(result);
-        if (!flags.json) printSummary(result);
-      }
-      if (flags.json) process.stdout.write(JSON.stringify(results.length === 1 ? summary(results[0]) : results.map(summary), null, 2) + '\n');
+    .option('--json', 'print one JSON summary (outputs, pages, timings) instead of progress');
+}
+
+/** Convert each document the inputs make, printing progress and a summary. */
+export async function runConversion(inputs: string[], flags: ConversionFlags): Promise<void> {
+  parseExportList(flags.export); // usage errors before any work
+  const documents = groupInputs(inputs);
+  if (flags.keepProject && documents.length > 1) {
+    throw new QuireError(ERROR_CODES.USAGE, '--keep-project keeps one project, so give it one document at a time.');
+  }
+  const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
+  const results: ConvertResult[] = [];
+  for (const doc of documents) {
+    const result = await convert(doc, {
+      exports: flags.export,
+      outDir: flags.output,
+      ...(flags.pipeline ? { pipeline: flags.pipeline } : {}),
+      ...(flags.ocr !== undefined ? { ocr: flags.ocr } : {}),
+      ...(flags.ocrLang !== undefined ? { ocrLang: flags.ocrLang } : {}),
+      ...(flags.dpi ? { dpi: flags.dpi } : {}),
+      ...(flags.keepProject ? { keepProject: flags.keepProject } : {}),
+      ...(flags.workers ? { workers: flags.workers } : {}),
+      ...(flags.marginMm !== undefined ? { marginMm: flags.marginMm } : {}),
+      onProgress: progressReporter(mode),
     });
+    results.push(result);
+    if (!flags.json) printSummary(result);
+  }
+  if (flags.json) process.stdout.write(JSON.stringify(results.length === 1 ? summary(results[0]) : results.map(summary), null, 2) + '\n');
 }
 
 /** Image files given together make one document; every other input is a document of its own. */
@@ -71,9 +86,11 @@ function summary(r: ConvertResult): object {
     frames: r.frames,
     pages: r.pages,
     ...(r.projectDir ? { project: r.projectDir } : {}),
+    ...(r.ocr ? { ocr: r.ocr } : {}),
     timings_ms: {
       total: round(r.timings.total),
       pipeline: round(r.timings.pipeline),
+      ocr: round(r.timings.ocr),
       export: round(r.timings.export),
       steps: Object.fromEntries(Object.entries(r.timings.steps).map(([k, v]) => [k, round(v)])),
     },
@@ -83,7 +100,8 @@ function summary(r: ConvertResult): object {
 
 function printSummary(r: ConvertResult): void {
   const secs = (r.timings.total / 1000).toFixed(1);
-  process.stdout.write(`${r.name}: ${r.frames} frame${r.frames === 1 ? '' : 's'} → ${r.pages} page${r.pages === 1 ? '' : 's'} in ${secs} s\n`);
+  const ocr = r.ocr ? `, OCR ${r.ocr.engine} (${r.ocr.languages.join('+')})` : '';
+  process.stdout.write(`${r.name}: ${r.frames} frame${r.frames === 1 ? '' : 's'} → ${r.pages} page${r.pages === 1 ? '' : 's'}${ocr} in ${secs} s\n`);
   for (const o of r.outputs) process.stdout.write(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})\n`);
   if (r.projectDir) process.stdout.write(`  project kept in ${r.projectDir}\n`);
 }
