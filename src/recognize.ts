@@ -25,10 +25,12 @@ export async function recognizeProject(dir: string, manifest: ProjectManifest, s
   const done = new Map<number, OcrPage>();
   let languages: string[];
   if (spec.languages === 'auto') {
-    const detection = await detectDocumentLanguages(engine, inputs, signal ? { signal } : {});
+    // Sample the start, middle and end: books quote and anthologies change language.
+    const picks = samplePageIndexes(pages.length);
+    const detection = await detectDocumentLanguages(engine, picks.map((i) => inputs[i]), signal ? { signal } : {});
     languages = detection.languages;
     // The first pass already read the sample pages with the right languages: keep those results.
-    if (languages.join('+') === detection.firstGuess.join('+')) detection.samples.forEach((page, i) => done.set(i, page));
+    if (languages.join('+') === detection.firstGuess.join('+')) detection.samples.forEach((page, k) => done.set(picks[k], page));
   } else {
     languages = spec.languages;
   }
@@ -70,6 +72,11 @@ async function recognizePage(
     if (e instanceof QuireError) throw e;
     throw new QuireError(ERROR_CODES.INTERNAL, `OCR of page ${page.index} failed.`, describeError(e));
   }
+}
+
+/** Up to three pages spread over the document: first, middle, last. */
+export function samplePageIndexes(count: number): number[] {
+  return [...new Set([0, Math.floor((count - 1) / 2), count - 1])].filter((i) => i >= 0 && i < count);
 }
 
 function ocrFileStem(page: ProjectPage): string {
