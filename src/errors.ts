@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   UNKNOWN_PIPELINE: 'unknown_pipeline',
   BAD_PROJECT: 'bad_project',
   OUTPUT: 'output',
+  SEND_FAILED: 'send_failed',
   CANCELLED: 'cancelled',
   INTERNAL: 'internal',
 } as const;

@@ -3,6 +3,7 @@ import { describeError, isQuireError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { listCommand } from './commands/list.js';
 import { ocrCommand } from './commands/ocr.js';
+import { pluginsCommand } from './commands/plugins.js';
 import { runCommand } from './commands/run.js';
 import { closeOcrEngines } from '../ocr/index.js';
 
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)');
   program.addCommand(runCommand());
   program.addCommand(ocrCommand());
+  program.addCommand(pluginsCommand());
   program.addCommand(listCommand());
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);

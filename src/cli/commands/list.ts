@@ -1,18 +1,20 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { listExports } from '../../export/index.js';
 import { describeOcrEngines, languageName } from '../../ocr/index.js';
+import { listDestinations } from './plugins.js';
 import { PRESETS } from '../../pipeline/presets.js';
 
-const WHAT = ['pipelines', 'exports', 'ocr'] as const;
+const WHAT = ['pipelines', 'exports', 'ocr', 'destinations'] as const;
 
 export function listCommand(): Command {
   return new Command('list')
-    .description('list what this Quire offers: pipelines, exports, or OCR engines and their languages')
+    .description('list what this Quire offers: pipelines, exports, OCR engines and their languages, or installed destinations')
     .argument('<what>', `one of: ${WHAT.join(', ')}`, (v: string) => {
       if (!(WHAT as readonly string[]).includes(v)) throw new InvalidArgumentError(`choose one of: ${WHAT.join(', ')}.`);
       return v;
     })
     .action(async (what: (typeof WHAT)[number]) => {
+      if (what === 'destinations') return listDestinations();
       if (what === 'ocr') {
         for (const e of await describeOcrEngines()) {
           const state = e.available ? 'available' : `not available: ${e.reason ?? 'unknown reason'}`;

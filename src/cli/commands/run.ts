@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { convert, type ConvertResult } from '../../convert.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
+import { checkSendTargets, describeSendOutcome, parseSendTo, sendExports } from '../../plugins/index.js';
 import { inputType } from '../../ingest/index.js';
 import { isPresetName } from '../../pipeline/presets.js';
 import type { PresetName } from '../../pipeline/types.js';
@@ -11,6 +12,7 @@ export interface ConversionFlags {
   export: string;
   ocr?: string;
   ocrLang?: string;
+  sendTo?: string;
   output: string;
   pipeline?: PresetName;
   dpi?: { value: number; force: boolean };
@@ -18,6 +20,10 @@ export interface ConversionFlags {
   workers?: number;
   marginMm?: number;
   json?: boolean;
+  /** `quire ocr`: keep PDF pages that have a text layer as they are. */
+  keepTextPages?: boolean;
+  /** `quire ocr --force-ocr`: rasterise and OCR those pages too. */
+  forceOcr?: boolean;
 }
 
 export function runCommand(): Command {
@@ -40,12 +46,16 @@ export function addSharedOptions(cmd: Command): Command {
     .option('--keep-project <dir>', 'keep the working project folder (project.json with every decision, page images, OCR) in <dir>')
     .option('--workers <n>', 'pipeline threads (default: number of cores)', parsePositiveInt)
     .option('--margin-mm <mm>', 'margin kept around the printed area, in mm (default 4)', parseMargin)
+    .option('--send-to <slugs>', 'after the exports, send every file a destination accepts to these installed destinations, +-joined (see `quire list destinations`)')
     .option('--json', 'print one JSON summary (outputs, pages, timings) instead of progress');
 }
 
 /** Convert each document the inputs make, printing progress and a summary. */
 export async function runConversion(inputs: string[], flags: ConversionFlags): Promise<void> {
-  parseExportList(flags.export); // usage errors before any work
+  const requests = parseExportList(flags.export); // usage errors before any work
+  const sendTo = flags.sendTo ? parseSendTo(flags.sendTo) : [];
+  // A destination that is missing or not set up fails the run before any work.
+  if (sendTo.length > 0) await checkSendTargets(sendTo, requests.map((r) => r.format), { plaintextSecrets: true });
   const documents = groupInputs(inputs);
   if (flags.keepProject && documents.length > 1) {
     throw new QuireError(ERROR_CODES.USAGE, '--keep-project keeps one project, so give it one document at a time.');
@@ -63,12 +73,28 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
       ...(flags.keepProject ? { keepProject: flags.keepProject } : {}),
       ...(flags.workers ? { workers: flags.workers } : {}),
       ...(flags.marginMm !== undefined ? { marginMm: flags.marginMm } : {}),
+      ...(flags.keepTextPages ? { keepTextPages: true } : {}),
+      ...(flags.forceOcr ? { forceOcr: true } : {}),
       onProgress: progressReporter(mode),
     });
     results.push(result);
     if (!flags.json) printSummary(result);
+    if (sendTo.length > 0) await send(result, sendTo, flags.json === true);
   }
   if (flags.json) process.stdout.write(JSON.stringify(results.length === 1 ? summary(results[0]) : results.map(summary), null, 2) + '\n');
+}
+
+async function send(result: ConvertResult, sendTo: string[], quiet: boolean): Promise<void> {
+  const outcomes = await sendExports(
+    result.outputs.map((o) => ({ format: o.format, path: o.path })),
+    sendTo,
+    { title: result.name, pages: result.pages, ...(result.ocr ? { language: result.ocr.languages[0] } : {}) },
+    { plaintextSecrets: true, onOutcome: (o) => (quiet ? undefined : process.stderr.write(describeSendOutcome(o) + '\n')) },
+  );
+  const failed = outcomes.filter((o) => !o.result.ok);
+  if (failed.length > 0) {
+    throw new QuireError(ERROR_CODES.SEND_FAILED, `${failed.length} of ${outcomes.length} sends failed: ${failed.map((o) => `${o.slug}: ${o.result.message}`).join(' ')}`);
+  }
 }
 
 /** Image files given together make one document; every other input is a document of its own. */
@@ -85,6 +111,7 @@ function summary(r: ConvertResult): object {
     outputs: r.outputs,
     frames: r.frames,
     pages: r.pages,
+    ...(r.keptPages ? { kept_pages: r.keptPages } : {}),
     ...(r.projectDir ? { project: r.projectDir } : {}),
     ...(r.ocr ? { ocr: r.ocr } : {}),
     timings_ms: {
@@ -101,7 +128,8 @@ function summary(r: ConvertResult): object {
 function printSummary(r: ConvertResult): void {
   const secs = (r.timings.total / 1000).toFixed(1);
   const ocr = r.ocr ? `, OCR ${r.ocr.engine} (${r.ocr.languages.join('+')})` : '';
-  process.stdout.write(`${r.name}: ${r.frames} frame${r.frames === 1 ? '' : 's'} → ${r.pages} page${r.pages === 1 ? '' : 's'}${ocr} in ${secs} s\n`);
+  const kept = r.keptPages ? ` (${r.keptPages} kept with their own text)` : '';
+  process.stdout.write(`${r.name}: ${r.frames} frame${r.frames === 1 ? '' : 's'} → ${r.pages} page${r.pages === 1 ? '' : 's'}${kept}${ocr} in ${secs} s\n`);
   for (const o of r.outputs) process.stdout.write(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})\n`);
   if (r.projectDir) process.stdout.write(`  project kept in ${r.projectDir}\n`);
 }

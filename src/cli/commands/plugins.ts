@@ -1,0 +1,303 @@
+import { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import {
+  checkDestination,
+  defaultRegistry,
+  discoverDestinations,
+  exportSettings,
+  findDestination,
+  importSettings,
+  installFromRegistry,
+  installPluginDirectory,
+  installRecord,
+  missingSettings,
+  readRegistry,
+  removePlugin,
+  resolveHostOptions,
+  applySettings,
+  secretsOf,
+  viewSettings,
+  CHECK_KIND_LABELS,
+  type PluginHostOptions,
+  type ResolvedHostOptions,
+  type UsableDestination,
+} from '../../plugins/index.js';
+import { ERROR_CODES, QuireError } from '../../errors.js';
+
+/** What the plugin commands read and write; tests pass their own. */
+export interface PluginsCliDeps {
+  host?: PluginHostOptions;
+  out?: (text: string) => void;
+  /** Reads one secret value for `--set-secret`; default: standard input, without echo on a terminal. */
+  readSecret?: (prompt: string) => Promise<string>;
+}
+
+interface Io {
+  host: ResolvedHostOptions;
+  out: (text: string) => void;
+  readSecret: (prompt: string) => Promise<string>;
+}
+
+/** Every command line command uses the plaintext secret store (`<APP_DATA>/.env`). */
+function io(deps: PluginsCliDeps): Io {
+  const debug = process.env.QUIRE_DEBUG ? (slug: string, line: string): void => void process.stderr.write(`  [${slug}] ${line}\n`) : undefined;
+  return {
+    host: resolveHostOptions({ ...(debug ? { onLog: debug } : {}), ...deps.host, plaintextSecrets: true }),
+    out: deps.out ?? ((text) => void process.stdout.write(text)),
+    readSecret: deps.readSecret ?? readSecretFromStdin(),
+  };
+}
+
+/**
+ * Secrets from standard input: on a terminal, one prompt per secret with echo off; from a pipe,
+ * one value per line, in the order the `--set-secret` options were given.
+ */
+function readSecretFromStdin(): (prompt: string) => Promise<string> {
+  let piped: string[] | undefined;
+  return async (prompt) => {
+    const stdin = process.stdin;
+    if (stdin.isTTY) return readHidden(prompt);
+    if (!piped) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stdin) chunks.push(chunk as Buffer);
+      piped = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
+    }
+    return piped.shift() ?? '';
+  };
+}
+
+/** Read a line from the terminal without showing it. */
+function readHidden(prompt: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    let value = '';
+    const done = (): void => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+    };
+    const onData = (chunk: Buffer): void => {
+      for (const ch of chunk.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') {
+          done();
+          resolve(value);
+          return;
+        }
+        if (ch === '\u0003') {
+          done();
+          reject(new QuireError(ERROR_CODES.CANCELLED, 'Cancelled; nothing was stored.'));
+          return;
+        }
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parsePair(text: string): [string, string] {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new QuireError(ERROR_CODES.USAGE, `--set takes key=value (e.g. --set base_url=http://localhost:8080), not "${text}".`);
+  return [text.slice(0, eq).trim(), text.slice(eq + 1)];
+}
+
+/** The installed, usable destination `slug`, or a usage error saying what to do. */
+async function usable(slug: string, host: ResolvedHostOptions): Promise<UsableDestination> {
+  const found = await findDestination(slug, host);
+  if (!found) throw new QuireError(ERROR_CODES.USAGE, `The destination ${slug} is not installed; install it with: quire plugins install ${slug}`);
+  if (found.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The destination ${slug} cannot be used: ${found.reason}.`, found.detail);
+  return found;
+}
+
+/** Where a secret store is, in the user's words. */
+function storeName(store: string | undefined, host: ResolvedHostOptions): string {
+  if (store === 'env-file') return `${host.appData}/.env`;
+  if (store === 'keychain') return 'the OS keychain';
+  return "the plugin's config file";
+}
+
+function secretStoreLine(host: ResolvedHostOptions): string {
+  const keychain = secretsOf('probe', host).keychainAvailable ? 'the OS keychain is available' : 'no OS keychain was found, so secrets set elsewhere fall back to each plugin\'s own config file';
+  return `Secrets set from the command line go to ${host.appData}/.env (mode 0600); ${keychain}.\n`;
+}
+
+/** `quire list destinations`: each destination, what it accepts, and ready or what is missing. */
+export async function listDestinations(deps: PluginsCliDeps = {}): Promise<void> {
+  const { host, out } = io(deps);
+  const found = await discoverDestinations(host);
+  if (found.length === 0) {
+    out('No destination is installed; see quire plugins available.\n');
+    return;
+  }
+  for (const d of found) {
+    if (d.state === 'refused') {
+      out(`${d.slug.padEnd(18)} refused: ${d.reason}\n`);
+      continue;
+    }
+    const missing = missingSettings(d.descriptor, host);
+    const state = missing.length === 0 ? 'ready' : `missing: ${missing.join(', ')}`;
+    out(`${d.slug.padEnd(18)} ${d.descriptor.display} — accepts ${d.descriptor.accepts.join(', ')} — ${state}\n`);
+  }
+}
+
+function formatValue(value: unknown): string {
+  if (value === '') return '(empty)';
+  return typeof value === 'string' && value.includes('\n') ? JSON.stringify(value) : String(value);
+}
+
+async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDeps): Promise<void> {
+  const { host, out, readSecret } = io(deps);
+  if (flags.withSecrets && !flags.export) throw new QuireError(ERROR_CODES.USAGE, '--with-secrets goes with --export.');
+  if (flags.export && flags.import) throw new QuireError(ERROR_CODES.USAGE, 'Give --export or --import, not both.');
+  const destination = await usable(slug, host);
+  const { descriptor } = destination;
+  if (flags.import) {
+    const report = importSettings(descriptor, flags.import, host);
+    out(`Imported ${report.settings.length} setting${report.settings.length === 1 ? '' : 's'}${report.secrets.length > 0 ? ` and ${report.secrets.length} secret${report.secrets.length === 1 ? '' : 's'} (${report.secrets.join(', ')}, into ${storeName(report.secretStore, host)})` : ''} for ${slug}.\n`);
+  }
+  if (flags.set.length > 0) {
+    applySettings(descriptor, flags.set.map(parsePair), host);
+    out(`Saved ${flags.set.length} setting${flags.set.length === 1 ? '' : 's'} for ${slug}.\n`);
+  }
+  for (const key of flags.setSecret) {
+    const field = descriptor.secretFields.find((f) => f.id === key);
+    if (!field) throw new QuireError(ERROR_CODES.USAGE, `${slug} has no secret "${key}"; it has: ${descriptor.secretFields.map((f) => f.id).join(', ') || 'none'}.`);
+    const value = await readSecret(`${field.label}${field.help ? ` (${field.help})` : ''}: `);
+    if (value === '') throw new QuireError(ERROR_CODES.USAGE, `No value was given for ${key}; nothing was stored.`);
+    const store = secretsOf(slug, host).set(key, value);
+    out(`Stored ${key} for ${slug} in ${storeName(store, host)}.\n`);
+  }
+  if (flags.export) {
+    const report = exportSettings(descriptor, flags.export, flags.withSecrets === true, host);
+    out(`Wrote ${report.settings} setting${report.settings === 1 ? '' : 's'} of ${slug} to ${report.path} (mode 0600).\n`);
+    if (flags.withSecrets) {
+      if (report.secretsWritten.length > 0) {
+        out(`Warning: ${report.secretsWritten.length} secret${report.secretsWritten.length === 1 ? ' is' : 's are'} in that file as readable text (${report.secretsWritten.join(', ')}); keep it private and delete it once imported.\n`);
+      } else out('No secret could be written: none has a value.\n');
+      for (const u of report.secretsUnreadable) out(`Warning: the secret ${u.id} could not be read and is NOT in the file: ${u.reason}.\n`);
+      if (report.secretsNotSet.length > 0) out(`Not set, so not in the file: ${report.secretsNotSet.join(', ')}.\n`);
+    }
+  }
+  const changed = flags.import || flags.set.length > 0 || flags.setSecret.length > 0 || flags.export;
+  if (!changed) {
+    out(`${slug} — ${descriptor.display}: ${descriptor.description}\n`);
+    for (const v of viewSettings(descriptor, host)) {
+      const what = v.secret
+        ? v.secret.set ? `set (in ${storeName(v.secret.store, host)})` : v.secret.unreachable ? `unreadable: ${v.secret.unreachable}` : 'not set'
+        : `${formatValue(v.value)}${v.isDefault ? ' (default)' : ''}`;
+      out(`  ${v.id.padEnd(16)} ${what}   ${v.label}${v.required ? ' [required]' : ''}\n`);
+    }
+    const missing = missingSettings(descriptor, host);
+    out(missing.length === 0 ? 'Ready.\n' : `Not set up yet; missing: ${missing.join(', ')}.\n`);
+    out(secretStoreLine(host));
+  }
+}
+
+interface ConfigFlags {
+  set: string[];
+  setSecret: string[];
+  export?: string;
+  import?: string;
+  withSecrets?: boolean;
+}
+
+/** `quire plugins …`: list, available, install, remove, check, config. */
+export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
+  const plugins = new Command('plugins').description('install, configure and remove destination plugins');
+
+  plugins
+    .command('list')
+    .description('list installed destinations, and why any is refused')
+    .action(async () => {
+      const { host, out } = io(deps);
+      const found = await discoverDestinations(host);
+      if (found.length === 0) out('No destination is installed; see quire plugins available.\n');
+      for (const d of found) {
+        const record = installRecord(d.slug, host.appData);
+        const origin = record?.first_party ? ' (first-party)' : '';
+        if (d.state === 'usable') out(`${d.slug.padEnd(18)} ${d.manifest.version.padEnd(8)} ${d.descriptor.display}${origin}\n`);
+        else out(`${d.slug.padEnd(18)} refused: ${d.reason}\n`);
+      }
+    });
+
+  plugins
+    .command('available')
+    .description('list the destinations a registry offers')
+    .option('--registry <dir|url>', 'registry folder or URL (default: the one shipped with Quire, or QUIRE_REGISTRY)')
+    .action(async (flags: { registry?: string }) => {
+      const { host, out } = io(deps);
+      const location = flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry();
+      const index = await readRegistry(location);
+      if (index.destinations.length === 0) out(`The registry at ${location} offers no destination.\n`);
+      for (const entry of index.destinations) {
+        const installed = existsSync(`${host.appData}/plugins/destinations/${entry.slug}`) ? ' [installed]' : '';
+        out(`${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${entry.description}${installed}\n`);
+      }
+      out(secretStoreLine(host));
+    });
+
+  plugins
+    .command('install')
+    .description('install a destination from the registry (by slug) or from a plugin folder (by path)')
+    .argument('<slug-or-folder>', 'a registry slug, or a folder named by its slug holding quire-plugin.toml')
+    .option('--registry <dir|url>', 'registry folder or URL')
+    .action(async (what: string, flags: { registry?: string }) => {
+      const { host, out } = io(deps);
+      const isFolder = /[\\/]/.test(what) && existsSync(what) && statSync(what).isDirectory();
+      const installed = isFolder
+        ? await installPluginDirectory(what, host)
+        : await installFromRegistry(what, { ...host, registry: flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry() });
+      const missing = missingSettings(installed.descriptor, host);
+      out(`Installed ${installed.slug} ${installed.manifest.version} (${installed.descriptor.display}; accepts ${installed.descriptor.accepts.join(', ')}).\n`);
+      if (missing.length > 0) out(`Set it up next: quire plugins config ${installed.slug} --set key=value … --set-secret key (missing: ${missing.join(', ')}).\n`);
+    });
+
+  plugins
+    .command('remove')
+    .description('remove a destination: its code, its settings and files, and its secrets')
+    .argument('<slug>')
+    .action(async (slug: string) => {
+      const { host, out } = io(deps);
+      await removePlugin(slug, host);
+      out(`Removed ${slug}, its settings and its secrets.\n`);
+    });
+
+  plugins
+    .command('check')
+    .description('prove a destination\'s settings work, without sending a document')
+    .argument('<slug>')
+    .action(async (slug: string) => {
+      const { host, out } = io(deps);
+      const result = await checkDestination(await usable(slug, host), host);
+      if (result.ok) {
+        out(`${slug}: OK — ${result.message}\n`);
+        return;
+      }
+      if (result.detail && process.env.QUIRE_DEBUG) out(`  ${result.detail}\n`);
+      throw new QuireError(ERROR_CODES.OUTPUT, `${slug}: ${CHECK_KIND_LABELS[result.kind ?? 'UNKNOWN']} — ${result.message}`, result.detail);
+    });
+
+  plugins
+    .command('config')
+    .description('show or change a destination\'s settings; move them between machines')
+    .argument('<slug>')
+    .option('--set <key=value>', 'store a setting (repeatable; an empty value restores the default)', collect, [])
+    .option('--set-secret <key>', 'store a secret read from standard input, not echoed (repeatable)', collect, [])
+    .option('--export <file.json>', 'write the settings to a file (mode 0600)')
+    .option('--with-secrets', 'with --export: include the secrets, as readable text')
+    .option('--import <file.json>', 'read settings (and any secrets) from a file written by --export')
+    .action((slug: string, flags: ConfigFlags) => configAction(slug, flags, deps));
+
+  // Usage errors of the subcommands reach the caller as CommanderError, as the top-level ones do.
+  for (const sub of plugins.commands) sub.exitOverride();
+  return plugins;
+}

@@ -1,0 +1,157 @@
+import { join } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { appDataDir } from '../../project/paths.js';
+import {
+  createApp,
+  DEFAULT_MAX_UPLOAD,
+  DEFAULT_PORT,
+  DEFAULT_RUN_RATE,
+  openSqliteStore,
+  parseBaseUrl,
+  setServerConfig,
+  SETTABLE,
+  showServerConfig,
+} from '../../server/index.js';
+
+interface ServerFlags {
+  host: string;
+  port: number;
+  publicUrl?: string;
+  maxUpload: number;
+  rateLimit: number;
+  workers?: number;
+  logLevel: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function serverCommand(): Command {
+  const server = new Command('server')
+    .description('run the HTTP job server: clients upload scan bundles or PDFs and download the converted PDFs')
+    .option('--host <host>', 'bind address; 0.0.0.0 accepts LAN or remote clients', '127.0.0.1')
+    .option('--port <port>', `listening port (0 picks a free one)`, parsePort, DEFAULT_PORT)
+    .option('--public-url <url>', 'public base URL of download links and the admin page; stored as base_url', parseUrl)
+    .addOption(new Option('--max-upload <size>', 'largest upload, e.g. 500M or 2G').argParser(parseSize).default(DEFAULT_MAX_UPLOAD, '2G'))
+    .option('--rate-limit <n>', 'jobs a minute one API key may submit', parseCount, DEFAULT_RUN_RATE.max)
+    .option('--workers <n>', 'pipeline threads per job (default: number of cores)', parseWorkers)
+    .option('--log-level <level>', `log level on stderr: ${LOG_LEVELS.join(', ')}`, parseLogLevel, 'info')
+    .action(async (flags: ServerFlags) => {
+      await runServer(flags);
+    });
+  server.addCommand(configCommand());
+  return server;
+}
+
+async function runServer(flags: ServerFlags): Promise<void> {
+  const home = appDataDir();
+  const quire = await createApp({
+    dbPath: join(home, 'quire-server.db'),
+    dataDir: join(home, 'server_data'),
+    ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+    maxUpload: flags.maxUpload,
+    runRateLimit: { max: flags.rateLimit, timeWindowMs: 60_000 },
+    ...(flags.workers ? { workers: flags.workers } : {}),
+    logger: { level: flags.logLevel, stream: process.stderr },
+  });
+  let address: string;
+  try {
+    address = await quire.app.listen({ host: flags.host, port: flags.port });
+  } catch (e) {
+    await quire.close();
+    throw e;
+  }
+  process.stdout.write(`Quire server listening on ${address}\n`);
+  process.stdout.write(`Admin panel: ${await quire.linkBase()}/admin?secret=${quire.adminSecret}\n`);
+
+  // Two-stage shutdown: the first signal stops taking uploads and puts the running job back; a second one quits.
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.stderr.write(`quire server: ${signal} received, shutting down (again to quit at once)\n`);
+      process.once(signal, () => process.exit(130));
+      quire.close().then(resolve, (e: unknown) => {
+        process.stderr.write(`quire server: shutdown failed: ${String(e)}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  // Pipeline threads of a job that missed its grace period must not keep the process alive.
+  setTimeout(() => process.exit(0), 2_000).unref();
+}
+
+function configCommand(): Command {
+  const config = new Command('config').description('server settings kept in its database (smtp, base_url)');
+  config
+    .command('set')
+    .description(`set ${SETTABLE.join(' or ')}: smtp '{"host":"…","port":587,"user":"…","password":"…","from":"…","tls":false}', base_url https://…`)
+    .argument('<key>', SETTABLE.join(' or '))
+    .argument('<value>', 'the value (smtp: a JSON object)')
+    .action(async (key: string, value: string) => {
+      const store = openSqliteStore(join(appDataDir(), 'quire-server.db'));
+      try {
+        const stored = await setServerConfig(store, key, value);
+        process.stdout.write(`${key} set${key === 'smtp' ? '' : ` to ${stored}`}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+  config
+    .command('get')
+    .description('print a setting (the SMTP password is masked)')
+    .argument('<key>', SETTABLE.join(' or '))
+    .action(async (key: string) => {
+      const store = openSqliteStore(join(appDataDir(), 'quire-server.db'));
+      try {
+        const value = await showServerConfig(store, key);
+        process.stdout.write(`${value ?? '(not set)'}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+  // main.ts turns commander's exits into exit codes for top-level commands; these sit one and two levels down.
+  config.exitOverride();
+  for (const c of config.commands) c.exitOverride();
+  return config;
+}
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('give a port number from 0 to 65535.');
+  return n;
+}
+
+function parseUrl(value: string): string {
+  try {
+    return parseBaseUrl(value);
+  } catch (e) {
+    throw new InvalidArgumentError(e instanceof Error ? e.message : String(e));
+  }
+}
+
+const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** `2G`, `500M`, `1.5GiB`, `1048576`: binary units, as disks and upload limits are usually meant. */
+export function parseSize(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(value.trim());
+  const bytes = m ? Math.floor(Number(m[1]) * UNITS[m[2].toLowerCase()]) : NaN;
+  if (!(bytes >= 1)) throw new InvalidArgumentError('give a size such as 500M or 2G.');
+  return bytes;
+}
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new InvalidArgumentError('give a whole number from 1.');
+  return n;
+}
+
+function parseWorkers(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('give a whole number from 1 to 64.');
+  return n;
+}
+
+function parseLogLevel(value: string): string {
+  if (!LOG_LEVELS.includes(value)) throw new InvalidArgumentError(`choose one of: ${LOG_LEVELS.join(', ')}.`);
+  return value;
+}

@@ -1,0 +1,30 @@
+/**
+ * `quire/plugin-api`: the only module a destination plugin may import.
+ *
+ * A destination is a place a finished export goes (a library server, an e-reader mailbox, a
+ * document corpus). A plugin is a directory `<APP_DATA>/plugins/destinations/<slug>/` holding a
+ * manifest `quire-plugin.toml` and one ESM module that subclasses {@link Destination} and calls
+ * {@link registerDestination}. The host runs it in a child process under Node's permission
+ * model; see `docs/plugins.md`.
+ *
+ * Everything here exists since API 1 ({@link API_VERSION}).
+ *
+ * @packageDocumentation
+ */
+export { API_VERSION } from './version.js';
+export {
+  Destination,
+  registerDestination,
+  type DestinationClass,
+  type DestinationContext,
+  type DestinationInit,
+  type SecretStoreKind,
+} from './destination.js';
+export { Field, headersField, parseHeaderLines, parseFieldValue, type FieldKind, type FieldOptions, type FieldValue } from './fields.js';
+export { normalizeBookMeta, type BookMeta } from './meta.js';
+export { CheckResult, SendResult, CHECK_KINDS, CHECK_KIND_LABELS, isCheckKind, type CheckKind } from './results.js';
+export { HttpClient, HttpNetworkError, httpRequest, type HttpAuth, type HttpAuthMode, type HttpBody, type HttpRequestOptions, type HttpResponse } from './http.js';
+export { multipartBody, type MultipartBody, type MultipartFile } from './multipart.js';
+export { MailError, sendMail, verifySmtp, type MailAttachment, type MailMessage, type MailReceipt, type SmtpSecurity, type SmtpSettings } from './mail.js';
+export { contentTypeFor, extensionOf, formatBinaryBytes, formatBytes, quotePathSegment } from './text.js';
+export type { AuthChallenge } from './digest.js';

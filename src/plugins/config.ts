@@ -1,0 +1,144 @@
+/**
+ * Reading and changing a destination's settings and secrets, and whether it is ready: what
+ * `quire plugins config` and `quire list destinations` show.
+ */
+import { existsSync } from 'node:fs';
+import { isEmptyValue, missingFieldLabels, parseFieldValue, type Field, type FieldValue } from './api/fields.js';
+import { PLUGIN_ERRORS, pluginError } from './errors.js';
+import { resolveHostOptions, type PluginHostOptions } from './options.js';
+import { pluginPaths } from './paths.js';
+import { PluginSecrets } from './secrets.js';
+import { PluginSettings, typedSettings } from './settings.js';
+import type { DestinationDescriptor } from './sandbox/protocol.js';
+
+/** A plugin's stored settings (hidden rows left out); `{}` before anything was set. */
+export function storedSettings(slug: string, options: PluginHostOptions = {}): Record<string, string> {
+  const host = resolveHostOptions(options);
+  const path = pluginPaths(slug, host.appData).configDb;
+  if (!existsSync(path)) return {};
+  const settings = PluginSettings.open(path, false);
+  try {
+    return settings.all();
+  } finally {
+    settings.close();
+  }
+}
+
+/** The secrets store of a plugin, as this run sees it. */
+export function secretsOf(slug: string, options: PluginHostOptions = {}): PluginSecrets {
+  const host = resolveHostOptions(options);
+  return new PluginSecrets(slug, { appData: host.appData, plaintext: host.plaintextSecrets, keychain: host.keychain });
+}
+
+/** The text a typed value is stored as (`587`, `true`, the text itself). */
+function storedText(value: FieldValue): string {
+  return typeof value === 'string' ? value : String(value);
+}
+
+/** Check `value` against the field and return the text to store; a usage error naming the key otherwise. */
+export function settingText(field: Field, value: string | number | boolean): string {
+  try {
+    return storedText(parseFieldValue(field, String(value)));
+  } catch (e) {
+    throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${e instanceof Error ? e.message : String(e)}.`);
+  }
+}
+
+/** Find a config field by id; a usage error listing the known ones otherwise. */
+export function configField(descriptor: DestinationDescriptor, key: string): Field {
+  const field = descriptor.configFields.find((f) => f.id === key);
+  if (field) return field;
+  if (descriptor.secretFields.some((f) => f.id === key)) {
+    throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${key} is a secret: set it with --set-secret ${key}, which reads it from standard input.`);
+  }
+  throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${descriptor.name} has no setting "${key}"; it has: ${descriptor.configFields.map((f) => f.id).join(', ') || 'none'}.`);
+}
+
+/** Find a secret field by id; a usage error listing the known ones otherwise. */
+export function secretField(descriptor: DestinationDescriptor, key: string): Field {
+  const field = descriptor.secretFields.find((f) => f.id === key);
+  if (field) return field;
+  throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${descriptor.name} has no secret "${key}"; it has: ${descriptor.secretFields.map((f) => f.id).join(', ') || 'none'}.`);
+}
+
+/**
+ * Store settings given as `key=value` (checked against their fields first: nothing is written
+ * when one does not fit). An empty value removes the setting, so its default applies again.
+ */
+export function applySettings(descriptor: DestinationDescriptor, pairs: ReadonlyArray<readonly [string, string]>, options: PluginHostOptions = {}): void {
+  const host = resolveHostOptions(options);
+  const checked = pairs.map(([key, value]) => {
+    const field = configField(descriptor, key);
+    return { key, text: value === '' ? undefined : settingText(field, value) };
+  });
+  const settings = PluginSettings.open(pluginPaths(descriptor.name, host.appData).configDb);
+  try {
+    for (const { key, text } of checked) {
+      if (text === undefined) settings.delete(key);
+      else settings.set(key, text);
+    }
+  } finally {
+    settings.close();
+  }
+}
+
+/** One line of `quire plugins config <slug>`. */
+export interface SettingView {
+  id: string;
+  label: string;
+  kind: Field['kind'];
+  required: boolean;
+  /** Config fields: the value read (stored, else default). Secrets: never their value. */
+  value?: FieldValue;
+  /** Config: the default applies. */
+  isDefault?: boolean;
+  /** Secrets: `set` or `not set`, and where. */
+  secret?: { set: boolean; store?: string; unreachable?: string };
+}
+
+/** The settings as `quire plugins config <slug>` prints them: secrets as set / not set, never their values. */
+export function viewSettings(descriptor: DestinationDescriptor, options: PluginHostOptions = {}): SettingView[] {
+  const host = resolveHostOptions(options);
+  const typed = typedSettings(descriptor.configFields, storedSettings(descriptor.name, host));
+  const secrets = secretsOf(descriptor.name, host);
+  return [
+    ...descriptor.configFields.map((f) => ({
+      id: f.id,
+      label: f.label,
+      kind: f.kind,
+      required: f.required,
+      value: typed[f.id] ?? f.default,
+      isDefault: typed[f.id] === undefined,
+    })),
+    ...descriptor.secretFields.map((f) => {
+      const read = secrets.read(f.id);
+      return {
+        id: f.id,
+        label: f.label,
+        kind: f.kind,
+        required: f.required,
+        secret: { set: read.value !== undefined, ...(read.from ? { store: read.from } : {}), ...(read.unreachable ? { unreachable: read.unreachable } : {}) },
+      };
+    }),
+  ];
+}
+
+/** What the plugin will be handed: typed settings and its own secrets that have a value. */
+export function handedConfig(descriptor: DestinationDescriptor, options: PluginHostOptions = {}): { settings: Record<string, FieldValue>; secrets: Record<string, string>; store: PluginSecrets['store'] } {
+  const host = resolveHostOptions(options);
+  const secrets = secretsOf(descriptor.name, host);
+  const values: Record<string, string> = {};
+  for (const f of descriptor.secretFields) {
+    const value = secrets.get(f.id);
+    if (value !== undefined) values[f.id] = value;
+  }
+  return { settings: typedSettings(descriptor.configFields, storedSettings(descriptor.name, host)), secrets: values, store: secrets.store };
+}
+
+/** Labels of the required settings and secrets still empty; `[]` when the destination is ready. */
+export function missingSettings(descriptor: DestinationDescriptor, options: PluginHostOptions = {}): string[] {
+  const host = resolveHostOptions(options);
+  const typed = typedSettings(descriptor.configFields, storedSettings(descriptor.name, host));
+  const secrets = secretsOf(descriptor.name, host);
+  return missingFieldLabels(descriptor.configFields, descriptor.secretFields, typed, (id) => !isEmptyValue(secrets.get(id)));
+}

@@ -1,0 +1,99 @@
+/**
+ * Where the sandboxed plugin process's code is: the child script, the plugin API module it hands
+ * to plugins, and the folders the child must be allowed to read.
+ *
+ * From a build (`dist/plugins/…`) these are the compiled files beside this one. From the
+ * TypeScript sources (tests run them directly) the child cannot run `.ts`, so the API and
+ * sandbox sources are transpiled once into `node_modules/.cache/quire-plugin-runtime/<hash>/`
+ * (inside `node_modules`, so the API's own dependency, nodemailer, resolves as in a build).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The sandbox's code and what it may read of the host. */
+export interface SandboxRuntime {
+  /** The child process's entry script. */
+  childScript: string;
+  /** The plugin API module as a `file:` URL: what `quire/plugin-api` is rewritten to. */
+  apiUrl: string;
+  /** Folders and files the child must read: its own code and the API's installed dependencies. */
+  readPaths: string[];
+}
+
+const RUNTIME_FOLDERS = ['api', 'sandbox'];
+
+let cached: Promise<SandboxRuntime> | undefined;
+
+/** The sandbox runtime for this host; found (or, from sources, built) once per process. */
+export function sandboxRuntime(): Promise<SandboxRuntime> {
+  cached ??= locateRuntime();
+  return cached;
+}
+
+/** The installed package folder of a dependency of the API module. */
+function dependencyDir(name: string): string {
+  const require = createRequire(import.meta.url);
+  return realpathSync(dirname(require.resolve(`${name}/package.json`)));
+}
+
+function runtimeAt(root: string, ext: string, extraReads: string[]): SandboxRuntime {
+  const real = realpathSync(root);
+  return {
+    childScript: join(real, 'sandbox', `child${ext}`),
+    apiUrl: pathToFileURL(join(real, 'api', `index${ext}`)).href,
+    readPaths: [real, ...extraReads, dependencyDir('nodemailer')],
+  };
+}
+
+async function locateRuntime(): Promise<SandboxRuntime> {
+  const here = fileURLToPath(import.meta.url);
+  const pluginsDir = dirname(here);
+  if (here.endsWith('.js')) {
+    // `dist/plugins/`: the package.json above says these .js files are ES modules; the child reads it.
+    const packageJson = join(pluginsDir, '..', '..', 'package.json');
+    return runtimeAt(pluginsDir, '.js', existsSync(packageJson) ? [realpathSync(packageJson)] : []);
+  }
+  return runtimeAt(await transpiledRuntime(pluginsDir), '.js', []);
+}
+
+/** Transpile the API and sandbox sources into a cache folder named by their content hash. */
+async function transpiledRuntime(pluginsDir: string): Promise<string> {
+  const sources = RUNTIME_FOLDERS.flatMap((folder) =>
+    readdirSync(join(pluginsDir, folder))
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+      .sort()
+      .map((f) => ({ rel: join(folder, f), text: readFileSync(join(pluginsDir, folder, f), 'utf8') })),
+  );
+  const hash = createHash('sha256');
+  for (const s of sources) hash.update(s.rel).update('\0').update(s.text).update('\0');
+  const packageRoot = join(pluginsDir, '..', '..');
+  const cacheRoot = join(packageRoot, 'node_modules', '.cache', 'quire-plugin-runtime');
+  const target = join(cacheRoot, hash.digest('hex').slice(0, 16));
+  if (existsSync(join(target, 'package.json'))) return target;
+  const ts = (await import('typescript')).default;
+  // Build beside the target and rename, so parallel test processes never see half a runtime.
+  const building = `${target}.${process.pid}.tmp`;
+  rmSync(building, { recursive: true, force: true });
+  for (const s of sources) {
+    const out = ts.transpileModule(s.text, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, sourceMap: false },
+      fileName: s.rel,
+    }).outputText;
+    mkdirSync(join(building, dirname(s.rel)), { recursive: true });
+    writeFileSync(join(building, s.rel.replace(/\.ts$/, '.js')), out);
+  }
+  writeFileSync(join(building, 'package.json'), '{ "type": "module" }\n');
+  try {
+    renameSync(building, target);
+  } catch {
+    rmSync(building, { recursive: true, force: true }); // another process won the race
+  }
+  // Runtimes of older sources are of no use any more.
+  for (const name of readdirSync(cacheRoot)) {
+    if (join(cacheRoot, name) !== target && !name.endsWith('.tmp')) rmSync(join(cacheRoot, name), { recursive: true, force: true });
+  }
+  return target;
+}

@@ -1,0 +1,145 @@
+/**
+ * The sandboxed plugin process. Started by the host with Node's permission model; receives one
+ * `run` message over IPC, loads the plugin module from a `data:` URL (so only Node built-ins and
+ * the host's API module, named by absolute URL, can be imported), runs one operation, answers,
+ * and exits. It never opens the keychain or a settings file: what it needs arrives in the message.
+ */
+import { Destination, type DestinationClass } from '../api/destination.js';
+import { normalizeBookMeta } from '../api/meta.js';
+import { registeredDestinations } from '../api/registry.js';
+import type { CheckResult, SendResult } from '../api/results.js';
+import type { ChildMessage, DestinationDescriptor, FailureStage, RunMessage } from './protocol.js';
+
+/** Error codes Node uses when the permission model refuses something. */
+const SANDBOX_CODES = new Set(['ERR_ACCESS_DENIED', 'ERR_DLOPEN_DISABLED', 'ERR_WORKER_INIT_FAILED']);
+
+function isSandboxRefusal(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && SANDBOX_CODES.has(code);
+}
+
+function describeThrown(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const extra = e as Error & { code?: unknown; permission?: unknown; resource?: unknown };
+  const parts = [`${e.name}: ${e.message}`];
+  if (extra.code !== undefined) parts.push(`code=${String(extra.code)}`);
+  if (extra.permission !== undefined) parts.push(`permission=${String(extra.permission)}`);
+  if (extra.resource !== undefined) parts.push(`resource=${String(extra.resource)}`);
+  return parts.join(' ');
+}
+
+class StageError extends Error {
+  readonly stage: FailureStage;
+  readonly detail: string;
+  constructor(stage: FailureStage, message: string, detail = '') {
+    super(message);
+    this.stage = stage;
+    this.detail = detail;
+  }
+}
+
+let answered = false;
+
+function answer(message: ChildMessage): void {
+  if (answered && message.type !== 'log') return;
+  if (message.type !== 'log') answered = true;
+  if (!process.send) {
+    process.exitCode = 70;
+    return;
+  }
+  process.send(message, () => {
+    if (message.type !== 'log') process.exit(0);
+  });
+}
+
+function fail(stage: FailureStage, e: unknown): void {
+  const message = e instanceof StageError ? e.message : stage === 'load' ? 'it failed while loading' : stage === 'construct' ? 'it failed while starting' : 'it failed';
+  const detail = e instanceof StageError ? e.detail : describeThrown(e);
+  answer({ type: 'failed', stage: e instanceof StageError ? e.stage : stage, message, detail, sandbox: isSandboxRefusal(e) });
+}
+
+function onlyDestination(): DestinationClass {
+  const classes = registeredDestinations();
+  if (classes.length === 0) throw new StageError('register', 'it registers no destination (registerDestination was never called)');
+  if (classes.length > 1) throw new StageError('register', `it registers ${classes.length} destinations, and a plugin registers exactly one`);
+  const cls = classes[0];
+  if (!(cls.prototype instanceof Destination)) throw new StageError('register', 'its registered class does not extend Destination');
+  return cls;
+}
+
+/** Read what the instance says about itself; shape errors are the plugin's. */
+function descriptorOf(instance: Destination, slug: string): DestinationDescriptor {
+  const text = (value: unknown, member: string): string => {
+    if (typeof value !== 'string' || value.trim() === '') throw new StageError('register', `its ${member} must be a non-empty text`);
+    return value;
+  };
+  const name = text(instance.name, 'name');
+  if (name !== slug) throw new StageError('register', `its destination is named "${name}" but the plugin's slug is "${slug}"`);
+  const accepts = instance.accepts as unknown;
+  if (!Array.isArray(accepts) || accepts.length === 0 || !accepts.every((a) => typeof a === 'string' && /^[a-z0-9]+$/.test(a))) {
+    throw new StageError('register', 'its accepts must list export format names (pdf, md, …)');
+  }
+  const fields = (value: unknown, member: string): DestinationDescriptor['configFields'] => {
+    if (!Array.isArray(value)) throw new StageError('register', `its ${member} must be a list of Field`);
+    return value.map((f) => ({ ...(f as DestinationDescriptor['configFields'][number]) }));
+  };
+  return {
+    name,
+    display: text(instance.display, 'display'),
+    description: text(instance.description, 'description'),
+    accepts: [...new Set(accepts as string[])],
+    configFields: fields(instance.CONFIG_FIELDS, 'CONFIG_FIELDS'),
+    secretFields: fields(instance.SECRET_FIELDS, 'SECRET_FIELDS'),
+  };
+}
+
+async function run(message: RunMessage): Promise<void> {
+  try {
+    await import(`data:text/javascript;base64,${Buffer.from(message.source, 'utf8').toString('base64')}`);
+  } catch (e) {
+    fail('load', e);
+    return;
+  }
+  let instance: Destination;
+  try {
+    const cls = onlyDestination();
+    instance = new cls({
+      slug: message.slug,
+      dataDir: message.dataDir,
+      settings: message.settings,
+      secrets: message.secrets,
+      secretStore: message.secretStore,
+      log: (line: string) => answer({ type: 'log', line: String(line).slice(0, 2000) }),
+    });
+  } catch (e) {
+    fail('construct', e);
+    return;
+  }
+  let descriptor: DestinationDescriptor;
+  try {
+    descriptor = descriptorOf(instance, message.slug);
+  } catch (e) {
+    fail('register', e);
+    return;
+  }
+  try {
+    if (message.op === 'describe') {
+      answer({ type: 'described', descriptor });
+    } else if (message.op === 'check') {
+      const result: CheckResult = await instance.check();
+      answer({ type: 'checked', result: { ...result } });
+    } else {
+      if (!message.file || !message.meta) throw new StageError('run', 'nothing to send');
+      const result: SendResult = await instance.send(message.file, normalizeBookMeta(message.meta));
+      answer({ type: 'sent', result: { ...result } });
+    }
+  } catch (e) {
+    fail('run', e);
+  }
+}
+
+process.on('uncaughtException', (e) => fail('run', e));
+process.on('unhandledRejection', (e) => fail('run', e));
+process.once('message', (message: RunMessage) => {
+  void run(message);
+});

@@ -1,0 +1,183 @@
+/**
+ * `--send-to`: after the exports, each named destination gets every written file whose format it
+ * accepts, each from a fresh private staging directory under the name the export has, deleted
+ * afterwards whether the send worked or not. And the check before any work: every named
+ * destination installed, usable and set up.
+ */
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { normalizeBookMeta, type BookMeta } from './api/meta.js';
+import { CheckResult, SendResult, isCheckKind } from './api/results.js';
+import { handedConfig, missingSettings } from './config.js';
+import { findDestination, outcomeReason, type UsableDestination } from './discovery.js';
+import { PLUGIN_ERRORS, pluginError } from './errors.js';
+import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';
+import { pluginPaths } from './paths.js';
+import { runInSandbox, type SandboxOutcome } from './sandbox.js';
+
+/** The command that sets up `descriptor`'s plugin: one `--set` per missing setting, one `--set-secret` per missing secret. */
+export function setupCommand(destination: UsableDestination, missing: readonly string[]): string {
+  const { configFields, secretFields, name } = destination.descriptor;
+  const sets = configFields.filter((f) => missing.includes(f.label)).map((f) => `--set ${f.id}=…`);
+  const secrets = secretFields.filter((f) => missing.includes(f.label)).map((f) => `--set-secret ${f.id}`);
+  return [`quire plugins config ${name}`, ...sets, ...secrets].join(' ');
+}
+
+/** Split a `--send-to` value (`send-to-library+send-to-corpus`) into slugs, each once. */
+export function parseSendTo(value: string): string[] {
+  const slugs = value.split('+').map((s) => s.trim()).filter((s) => s !== '');
+  if (slugs.length === 0) throw pluginError(PLUGIN_ERRORS.BAD_SETTING, '--send-to needs at least one destination, e.g. --send-to send-to-library.');
+  return [...new Set(slugs)];
+}
+
+/**
+ * Make sure every destination can take part before any work starts: installed, not refused, set
+ * up, and accepting at least one of `formats` (the formats the run will write) when given.
+ * Throws a usage error naming the destination and the command that fixes it; returns them ready.
+ */
+export async function checkSendTargets(slugs: readonly string[], formats?: readonly string[], options: PluginHostOptions = {}): Promise<UsableDestination[]> {
+  const host = resolveHostOptions(options);
+  const ready: UsableDestination[] = [];
+  for (const slug of slugs) {
+    const found = await findDestination(slug, host);
+    if (!found) {
+      throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} is not installed; install it with: quire plugins install ${slug}`);
+    }
+    if (found.state === 'refused') {
+      throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} cannot be used: ${found.reason}; reinstall it with: quire plugins install ${slug}`, found.detail);
+    }
+    const missing = missingSettings(found.descriptor, host);
+    if (missing.length > 0) {
+      throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} is not set up (missing: ${missing.join(', ')}); set it up with: ${setupCommand(found, missing)}`);
+    }
+    if (formats && !formats.some((f) => found.descriptor.accepts.includes(f))) {
+      throw pluginError(
+        PLUGIN_ERRORS.NOT_READY,
+        `The destination ${slug} takes ${found.descriptor.accepts.join(', ')}, and this run writes only ${formats.join(', ')}; add one of its formats to --export.`,
+      );
+    }
+    ready.push(found);
+  }
+  return ready;
+}
+
+/** One file given to one destination, and how it went. */
+export interface SendOutcome {
+  slug: string;
+  /** The destination's menu label. */
+  display: string;
+  format: string;
+  /** The file's name as the destination received it. */
+  fileName: string;
+  result: SendResult;
+}
+
+/** A SendResult from whatever the child answered; a plugin's own faults become failed sends. */
+function sendResultOf(outcome: SandboxOutcome, display: string): SendResult {
+  if (outcome.type === 'sent') {
+    const r = outcome.result as Partial<SendResult> | null;
+    if (r && typeof r.ok === 'boolean' && typeof r.message === 'string') {
+      const detail = typeof r.detail === 'string' ? r.detail : '';
+      if (r.ok) return r.alreadyThere === true ? SendResult.alreadyThere(r.message, detail) : SendResult.sent(r.message, detail);
+      return SendResult.failed(isCheckKind(r.kind) ? r.kind : 'UNKNOWN', r.message, detail);
+    }
+    return SendResult.failed('UNKNOWN', `${display} answered something Quire does not understand.`, JSON.stringify(r).slice(0, 500));
+  }
+  if (outcome.type === 'failed' && outcome.sandbox) {
+    return SendResult.failed('PERMISSION', `${display} tried to reach something outside its sandbox and was stopped, so the file was not sent.`, outcome.detail);
+  }
+  const { reason, detail } = outcomeReason(outcome);
+  return SendResult.failed('UNKNOWN', `${display} failed: ${reason}.`, detail);
+}
+
+/** Same for a check. */
+function checkResultOf(outcome: SandboxOutcome, display: string): CheckResult {
+  if (outcome.type === 'checked') {
+    const r = outcome.result as Partial<CheckResult> | null;
+    if (r && typeof r.ok === 'boolean' && typeof r.message === 'string') {
+      const detail = typeof r.detail === 'string' ? r.detail : '';
+      return r.ok ? CheckResult.passed(r.message, detail) : CheckResult.failed(isCheckKind(r.kind) ? r.kind : 'UNKNOWN', r.message, detail);
+    }
+    return CheckResult.failed('UNKNOWN', `${display} answered something Quire does not understand.`, JSON.stringify(r).slice(0, 500));
+  }
+  if (outcome.type === 'failed' && outcome.sandbox) {
+    return CheckResult.failed('PERMISSION', `${display} tried to reach something outside its sandbox and was stopped.`, outcome.detail);
+  }
+  const { reason, detail } = outcomeReason(outcome);
+  return CheckResult.failed('UNKNOWN', `${display} failed: ${reason}.`, detail);
+}
+
+/** Run a destination's check in the sandbox with its settings and secrets. */
+export async function checkDestination(destination: UsableDestination, options: PluginHostOptions = {}): Promise<CheckResult> {
+  const host = resolveHostOptions(options);
+  const config = handedConfig(destination.descriptor, host);
+  const outcome = await runInSandbox({
+    op: 'check',
+    plugin: destination.plugin,
+    filesDir: pluginPaths(destination.slug, host.appData).filesDir,
+    settings: config.settings,
+    secrets: config.secrets,
+    secretStore: config.store,
+    timeoutMs: host.timeouts.check,
+    onLog: (line) => host.onLog(destination.slug, line),
+  });
+  return checkResultOf(outcome, destination.descriptor.display);
+}
+
+/** Send one file from a private staging copy, removed afterwards whatever happens. */
+async function sendOne(destination: UsableDestination, file: { format: string; path: string }, meta: BookMeta, host: ResolvedHostOptions): Promise<SendOutcome> {
+  const fileName = basename(file.path);
+  const staging = mkdtempSync(join(tmpdir(), 'quire-send-'));
+  try {
+    const staged = join(staging, fileName);
+    copyFileSync(file.path, staged);
+    const config = handedConfig(destination.descriptor, host);
+    const outcome = await runInSandbox({
+      op: 'send',
+      plugin: destination.plugin,
+      filesDir: pluginPaths(destination.slug, host.appData).filesDir,
+      settings: config.settings,
+      secrets: config.secrets,
+      secretStore: config.store,
+      file: staged,
+      meta,
+      timeoutMs: host.timeouts.send,
+      onLog: (line) => host.onLog(destination.slug, line),
+    });
+    return { slug: destination.slug, display: destination.descriptor.display, format: file.format, fileName, result: sendResultOf(outcome, destination.descriptor.display) };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Hand each destination every file whose format it accepts, one at a time, in the order given.
+ * Checks the destinations first (see {@link checkSendTargets}); a failed send does not stop the
+ * others. Resolves with one outcome per file sent; `onOutcome` hears each as it happens.
+ */
+export async function sendExports(
+  files: ReadonlyArray<{ format: string; path: string }>,
+  slugs: readonly string[],
+  meta: BookMeta,
+  options: PluginHostOptions & { onOutcome?: (outcome: SendOutcome) => void } = {},
+): Promise<SendOutcome[]> {
+  const host = resolveHostOptions(options);
+  const book = normalizeBookMeta(meta);
+  const destinations = await checkSendTargets(slugs, files.map((f) => f.format), host);
+  const outcomes: SendOutcome[] = [];
+  for (const destination of destinations) {
+    for (const file of files.filter((f) => destination.descriptor.accepts.includes(f.format))) {
+      const outcome = await sendOne(destination, file, book, host);
+      options.onOutcome?.(outcome);
+      outcomes.push(outcome);
+    }
+  }
+  return outcomes;
+}
+
+/** One line for a person: `send-to-library: "My Book" was added (My Book.pdf).` */
+export function describeSendOutcome(outcome: SendOutcome): string {
+  const state = outcome.result.ok ? (outcome.result.alreadyThere ? 'already there' : 'sent') : 'FAILED';
+  return `${outcome.slug} [${outcome.fileName}] ${state}: ${outcome.result.message}`;
+}
