@@ -1,8 +1,8 @@
-import { stat } from 'node:fs/promises';
+import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { ERROR_CODES, QuireError } from './errors.js';
+import { describeError, ERROR_CODES, QuireError } from './errors.js';
 import { exportRegistry, openSlim, parseExportList, type ExportRequest } from './export/index.js';
-import { inputType, openImages, openInput, type FrameKind, type OpenedInput } from './ingest/index.js';
+import { inputType, openImages, openInput, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from './ingest/index.js';
 import { createFramePool, type FramePool } from './pipeline/pool.js';
 import type { FramePage, FrameTask } from './pipeline/process.js';
 import type { PresetName } from './pipeline/types.js';
@@ -52,6 +52,13 @@ export interface ConvertOptions {
   ocrLang?: string;
   /** Document name for output files; default from the input. */
   name?: string;
+  /**
+   * Keep PDF pages that already have a text layer as they are (`quire ocr`): copied into the output PDF untouched,
+   * their own text used for Markdown and textpacks, no pipeline and no OCR. Off by default (`quire run`).
+   */
+  keepTextPages?: boolean;
+  /** Rasterise and OCR every page even when it has a text layer (`--force-ocr`): overrides `keepTextPages`, turns OCR on. */
+  forceOcr?: boolean;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -61,6 +68,8 @@ export interface ConvertResult {
   outputs: WrittenExport[];
   frames: number;
   pages: number;
+  /** Pages kept from the source PDF as they were, with their own text (set when there are any). */
+  keptPages?: number;
   /** Set when the working folder was kept. */
   projectDir?: string;
   /** Milliseconds: wall time per phase and summed CPU time per pipeline step. */
@@ -70,6 +79,9 @@ export interface ConvertResult {
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
+
+/** The name of the source PDF in a project that keeps pages of it (the next ones, if ever, `source-2.pdf` …). */
+const SOURCE_PDF = 'source.pdf';
 
 /**
  * Convert one document: a scan bundle, a PDF, a slim project (`.quire`), or several images taken together.
@@ -82,7 +94,7 @@ export async function convert(input: string | string[], options: ConvertOptions 
   const inputs = Array.isArray(input) ? input : [input];
   if (inputs.length === 0) throw new QuireError(ERROR_CODES.USAGE, 'No input was given.');
   const needsText = requests.some((r) => exportRegistry.get(r.format)?.needsOcr);
-  const ocrSpec = ocrSpecFor(options.ocr, options.ocrLang, needsText);
+  const ocrSpec = ocrSpecFor(options.ocr, options.ocrLang, needsText || options.forceOcr === true);
 
   if (inputs.length === 1 && inputType(inputs[0]) === 'project') {
     return reexportProject(inputs[0], requests, outDir, options, ocrSpec, t0);
@@ -98,7 +110,8 @@ export async function convert(input: string | string[], options: ConvertOptions 
     options.onProgress?.({ type: 'start', name, frames: opened.frames.length });
     pool = createFramePool(options.workers);
     const tPipe = performance.now();
-    const { pages, steps } = await runFrames(opened, pool, folder.dir, options);
+    const kept = options.keepTextPages && !options.forceOcr ? await copySourcePdfs(opened, folder.dir) : new Map<string, string>();
+    const { pages, steps } = await runFrames(opened, pool, folder.dir, options, kept);
     const pipeline = performance.now() - tPipe;
     manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(folder.dir, manifest);
@@ -108,11 +121,13 @@ export async function convert(input: string | string[], options: ConvertOptions 
     const tExport = performance.now();
     const outputs = await writeExports(folder.dir, manifest, requests, outDir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
     options.onProgress?.({ type: 'done', pages: manifest.pages.length });
+    const keptPages = manifest.pages.filter((p) => p.kind === 'pdf').length;
     return {
       name,
       outputs,
       frames: opened.frames.length,
       pages: manifest.pages.length,
+      ...(keptPages > 0 ? { keptPages } : {}),
       ...(folder.transient ? {} : { projectDir: folder.dir }),
       ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
       timings: { total: performance.now() - t0, pipeline, ocr, export: performance.now() - tExport, steps },
@@ -140,12 +155,52 @@ async function openDocument(inputs: string[]): Promise<OpenedInput> {
   return openImages(inputs);
 }
 
-/** Stream frames through the pool: load one ahead of each thread, never more. */
+/**
+ * Copy each PDF whose pages have a text layer into the project, so a kept page (and a slim project made from it)
+ * does not depend on the input staying where it was. Returns the project file of each such PDF, by input path.
+ */
+async function copySourcePdfs(opened: OpenedInput, projectDir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const frame of opened.frames) {
+    const pdf = frame.textLayer?.pdf;
+    if (pdf === undefined || files.has(pdf)) continue;
+    const file = files.size === 0 ? SOURCE_PDF : SOURCE_PDF.replace(/\.pdf$/, `-${files.size + 1}.pdf`);
+    try {
+      await copyFile(pdf, join(projectDir, file));
+    } catch (e) {
+      throw new QuireError(ERROR_CODES.OUTPUT, `Could not copy ${pdf} into the project.`, describeError(e));
+    }
+    files.set(pdf, file);
+  }
+  return files;
+}
+
+/** A page kept from its PDF: no pipeline and no OCR, its text layer read once into `ocr/<frame>-text.json`. */
+async function keepTextPage(frame: SourceFrame, layer: TextLayerPage, file: string, projectDir: string): Promise<FramePage> {
+  const ocr = `ocr/${String(frame.index).padStart(4, '0')}-text.json`;
+  await mkdir(join(projectDir, 'ocr'), { recursive: true });
+  await writeFile(join(projectDir, ocr), JSON.stringify(await layer.textContent()));
+  return {
+    file,
+    kind: 'pdf',
+    pdfPage: layer.page,
+    width: layer.width,
+    height: layer.height,
+    dpi: layer.dpi,
+    ocr,
+    source: { input: frame.input, frame: frame.index, side: 'single' },
+    // Nothing was done to the page: `flat` is the preset that changes nothing.
+    decisions: { preset: 'flat', inputDpi: { value: layer.dpi, source: 'pdf' } },
+  };
+}
+
+/** Stream frames through the pool: load one ahead of each thread, never more. Pages with a text layer in `kept` skip it. */
 async function runFrames(
   opened: OpenedInput,
   pool: FramePool,
   projectDir: string,
   options: ConvertOptions,
+  kept: Map<string, string>,
 ): Promise<{ pages: FramePage[]; steps: Record<string, number> }> {
   const total = opened.frames.length;
   const results: FramePage[][] = new Array(total);
@@ -160,6 +215,14 @@ async function runFrames(
       if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       const i = next++;
       const frame = opened.frames[i];
+      const keptFile = frame.textLayer && kept.get(frame.textLayer.pdf);
+      if (frame.textLayer && keptFile) {
+        results[i] = [await keepTextPage(frame, frame.textLayer, keptFile, projectDir)];
+        framesDone++;
+        pagesDone++;
+        options.onProgress?.({ type: 'frame', framesDone, framesTotal: total, pagesDone, input: frame.input });
+        continue;
+      }
       const image = await frame.load();
       const task: FrameTask = {
         frame: image,
@@ -222,15 +285,21 @@ async function reexportProject(
       ? { dir: path, manifest: await loadManifest(path) }
       : await openSlim(path, join(folder.dir, 'project'));
     if (options.name) manifest.name = options.name;
+    if (options.forceOcr && manifest.pages.some((p) => p.kind === 'pdf')) {
+      throw new QuireError(ERROR_CODES.USAGE, 'This project keeps pages of its PDF as they are, so --force-ocr needs the PDF itself as input.');
+    }
+    const frames = new Set(manifest.pages.map((p) => `${p.source.input}#${p.source.frame}`)).size;
     const hasOcr = manifest.pages.every((p) => p.hidden || p.ocr);
     const ocr = options.ocr !== undefined || (ocrSpec && !hasOcr) ? await runOcr(dir, manifest, ocrSpec, options) : 0;
     const tExport = performance.now();
     const outputs = await writeExports(dir, manifest, requests, outDir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
+    const keptPages = manifest.pages.filter((p) => p.kind === 'pdf').length;
     return {
       name: manifest.name,
       outputs,
-      frames: new Set(manifest.pages.map((p) => `${p.source.input}#${p.source.frame}`)).size,
+      frames,
       pages: manifest.pages.length,
+      ...(keptPages > 0 ? { keptPages } : {}),
       ...(folder.transient ? {} : { projectDir: dir }),
       ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
       timings: { total: performance.now() - t0, pipeline: 0, ocr, export: performance.now() - tExport, steps: {} },

@@ -10,15 +10,17 @@ export interface RecognizeOptions {
 }
 
 /**
- * OCR every visible page of a project with one engine and one language set for the whole
+ * OCR every visible page image of a project with one engine and one language set for the whole
  * document (`auto` is resolved once, on the first pages), writing `ocr/<page>.json` beside each
  * page image and recording it in the manifest. Pages run as fast as the engine's warm pool allows.
+ * Pages kept from a source PDF keep the text they came with; when every page is one, no engine runs.
  */
 export async function recognizeProject(dir: string, manifest: ProjectManifest, spec: OcrSpec, options: RecognizeOptions = {}): Promise<void> {
+  const pages = visiblePages(manifest).filter((p) => p.kind !== 'pdf');
+  if (pages.length === 0) return;
   const engine = getOcrEngine(spec.engine);
   const available = await engine.available();
   if (!available.ok) throw new QuireError(ERROR_CODES.USAGE, available.reason);
-  const pages = visiblePages(manifest);
   const inputs = pages.map((p): OcrInput => ({ file: join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi }));
   const signal = options.signal;
 

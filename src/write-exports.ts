@@ -12,7 +12,7 @@ import {
   writePdf,
   writeSlim,
   type ExportRequest,
-  type PdfPageInput,
+  type PdfOutputPage,
 } from './export/index.js';
 import type { OcrPage } from './ocr/index.js';
 import { visiblePages, type ProjectManifest } from './project/index.js';
@@ -85,10 +85,11 @@ async function writeOne(ctx: ExportContext, req: ExportRequest): Promise<Written
   }
 }
 
-function pdfPages(ctx: ExportContext): PdfPageInput[] {
+function pdfPages(ctx: ExportContext): PdfOutputPage[] {
   const pages = visiblePages(ctx.manifest);
   return pdfPagesFromProject(ctx.projectDir, ctx.manifest).map((p, i) => {
-    const ocr = ctx.ocr.get(pages[i].index);
+    // A page kept from the source PDF has its own text: no layer goes over it.
+    const ocr = p.kind === 'pdf' ? undefined : ctx.ocr.get(pages[i].index);
     return ocr ? { ...p, ocr } : p;
   });
 }

@@ -13,7 +13,7 @@ export {
   type ExportRequest,
 } from './formats.js';
 export { writePageImage, encodeBitonalTiff, encodePageJpeg, PAGE_JPEG_QUALITY, type PageRaster } from './page-image.js';
-export { writePdf, pdfPagesFromProject, pageSizeInPoints, type PdfOptions, type PdfPageInput } from './pdf.js';
+export { writePdf, pdfPagesFromProject, pageSizeInPoints, type PdfKeptPageInput, type PdfOptions, type PdfOutputPage, type PdfPageInput } from './pdf.js';
 export { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 export { openSlim, writeSlim } from './slim.js';
 export { readTiffLayout, singleG4Segment, type G4Segment, type TiffLayout } from './tiff.js';

@@ -7,10 +7,15 @@ import { visiblePages, type PageKind, type ProjectManifest } from '../project/in
 import { UnicodeCidFont } from './cid-font.js';
 import { replaceAtomically } from './files.js';
 import { g4ImageOf, jpegImageOf, type PdfImageData } from './pdf-images.js';
+import { copyKeptPages } from './pdf-kept-pages.js';
 import { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 import { textLayerContent } from './text-layer.js';
 import { VERSION } from '../version.js';
 
+/** A page of the output PDF: a page image, or a page kept from a source PDF. */
+export type PdfOutputPage = PdfPageInput | PdfKeptPageInput;
+
+/** A page image. */
 export interface PdfPageInput {
   /** Absolute path of the page image. */
   file: string;
@@ -20,6 +25,15 @@ export interface PdfPageInput {
   dpi: number;
   /** The page's OCR result: drawn over the image as invisible, searchable Unicode text. */
   ocr?: OcrPage;
+}
+
+/** A page copied as it is from another PDF (its own content, fonts and text; no text layer is added). */
+export interface PdfKeptPageInput {
+  kind: 'pdf';
+  /** Absolute path of the source PDF. */
+  file: string;
+  /** 1-based page number in the source PDF. */
+  page: number;
 }
 
 export interface PdfOptions {
@@ -37,10 +51,11 @@ const TEXT_FONT_RESOURCE = 'OcrText';
 /**
  * Write an image PDF, one page per page image, each page exactly the image's size at its dpi.
  * G4 and JPEG data are copied from the page files whenever they already have the right form.
- * Pages with an OCR result get an invisible text layer over the image. The file appears whole
+ * Pages with an OCR result get an invisible text layer over the image. Kept pages are copied
+ * from their source PDF untouched, in their place among the others. The file appears whole
  * or not at all.
  */
-export async function writePdf(pages: PdfPageInput[], outPath: string, options: PdfOptions = {}): Promise<{ pages: number; bytes: number }> {
+export async function writePdf(pages: PdfOutputPage[], outPath: string, options: PdfOptions = {}): Promise<{ pages: number; bytes: number }> {
   const { profile = 'auto', title = basename(outPath, extname(outPath)), signal } = options;
   if (!PDF_PROFILES.includes(profile)) {
     throw new QuireError('usage', `Unknown PDF profile "${String(profile)}"; valid profiles are: ${PDF_PROFILES.join(', ')}.`);
@@ -50,8 +65,17 @@ export async function writePdf(pages: PdfPageInput[], outPath: string, options: 
   const doc = await PDFDocument.create({ updateMetadata: false });
   describeDocument(doc, title);
   const text = new TextLayer(doc);
+  const kept = await copyKeptPages(
+    doc,
+    pages.flatMap((page, i) => (page.kind === 'pdf' ? [{ file: page.file, page: page.page, number: i + 1 }] : [])),
+  );
   for (const [i, page] of pages.entries()) {
     if (signal?.aborted) throw new QuireError('cancelled', 'The export was cancelled.');
+    const copy = kept.get(i + 1);
+    if (page.kind === 'pdf' || copy) {
+      if (copy) doc.addPage(copy);
+      continue;
+    }
     const image = await pageImageFor(page, profile, i + 1);
     const pdfPage = addImagePage(doc, page, image);
     if (page.ocr) text.addTo(pdfPage, page.ocr, i + 1);
@@ -68,8 +92,12 @@ export async function writePdf(pages: PdfPageInput[], outPath: string, options: 
 }
 
 /** The pages of a project a PDF shows: visible ones, in document order. */
-export function pdfPagesFromProject(projectDir: string, manifest: ProjectManifest): PdfPageInput[] {
-  return visiblePages(manifest).map((page) => ({ file: join(projectDir, page.file), kind: page.kind, width: page.width, height: page.height, dpi: page.dpi }));
+export function pdfPagesFromProject(projectDir: string, manifest: ProjectManifest): PdfOutputPage[] {
+  return visiblePages(manifest).map((page): PdfOutputPage => {
+    const file = join(projectDir, page.file);
+    if (page.kind === 'pdf') return { kind: 'pdf', file, page: page.pdfPage ?? NaN };
+    return { file, kind: page.kind, width: page.width, height: page.height, dpi: page.dpi };
+  });
 }
 
 /** The PDF page size in points. */

@@ -2,21 +2,23 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { PDFDocument } from 'pdf-lib';
 import yazl from 'yazl';
 import { describeError, isQuireError, QuireError } from '../errors.js';
-import type { PageKind, ProjectManifest } from '../project/types.js';
+import type { ProjectManifest, ProjectPageKind } from '../project/types.js';
 import { extractZip, SLIM_LIMITS, unsafeEntryReason } from './archive.js';
 import { replaceAtomically } from './files.js';
 
 const MANIFEST_NAME = 'project.json';
-const PAGE_KINDS: readonly PageKind[] = ['bitonal', 'gray', 'color'];
+const PAGE_KINDS: readonly ProjectPageKind[] = ['bitonal', 'gray', 'color', 'pdf'];
 
 /** JPEG and G4 data do not shrink under deflate: store them as they are. */
 const ALREADY_COMPRESSED = /\.(jpe?g|tiff?)$/i;
 
 /**
  * Write a slim project: a zip (`.quire`) of `project.json` and the final page images, hidden
- * pages included, nothing else (no intermediates). The file appears whole or not at all.
+ * pages included, the source PDF when pages are kept from it, nothing else (no intermediates).
+ * The file appears whole or not at all.
  */
 export async function writeSlim(projectDir: string, manifest: ProjectManifest, outPath: string): Promise<{ bytes: number }> {
   const files = slimFiles(manifest);
@@ -46,6 +48,7 @@ export async function openSlim(path: string, workDir: string): Promise<{ dir: st
     await extractZip(path, workDir, SLIM_LIMITS, 'slim project');
     const manifest = parseManifest(await readManifest(workDir));
     await assertFilesPresent(workDir, manifest);
+    await assertSourcePdfs(workDir, manifest);
     return { dir: workDir, manifest };
   } catch (e) {
     await emptyDir(workDir);
@@ -74,10 +77,33 @@ function slimFiles(manifest: ProjectManifest): string[] {
 async function assertFilesPresent(dir: string, manifest: ProjectManifest): Promise<void> {
   for (const page of manifest.pages) {
     const info = await stat(join(dir, page.file)).catch(() => undefined);
-    if (!info?.isFile()) throw new QuireError('bad_project', `The image of page ${page.index} is missing from the project.`, page.file);
+    const what = page.kind === 'pdf' ? 'source PDF' : 'image';
+    if (!info?.isFile()) throw new QuireError('bad_project', `The ${what} of page ${page.index} is missing from the project.`, page.file);
     if (page.ocr !== undefined) {
       const ocr = await stat(join(dir, page.ocr)).catch(() => undefined);
       if (!ocr?.isFile()) throw new QuireError('bad_project', `The OCR result of page ${page.index} is missing from the project.`, page.ocr);
+    }
+  }
+}
+
+/** Each source PDF that pages are kept from reads as a PDF and holds the pages the manifest names in it. */
+async function assertSourcePdfs(dir: string, manifest: ProjectManifest): Promise<void> {
+  const highest = new Map<string, { page: number; index: number }>();
+  for (const page of manifest.pages) {
+    if (page.kind !== 'pdf') continue;
+    const seen = highest.get(page.file);
+    if (!seen || (page.pdfPage ?? 0) > seen.page) highest.set(page.file, { page: page.pdfPage ?? 0, index: page.index });
+  }
+  for (const [file, { page, index }] of highest) {
+    let count: number;
+    try {
+      const bytes = await readFile(join(dir, file));
+      count = (await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false })).getPageCount();
+    } catch (e) {
+      throw new QuireError('bad_project', `The source PDF of page ${index} in the slim project cannot be read.`, `${file}: ${describeError(e)}`);
+    }
+    if (page > count) {
+      throw new QuireError('bad_project', `Page ${index} of the slim project is page ${page} of its source PDF, which has ${count} pages.`, file);
     }
   }
 }
@@ -122,10 +148,11 @@ export function parseManifest(value: unknown): ProjectManifest {
       Number.isInteger(page.index) &&
       typeof page.file === 'string' &&
       unsafeEntryReason(page.file) === undefined &&
-      PAGE_KINDS.includes(page.kind as PageKind) &&
+      PAGE_KINDS.includes(page.kind as ProjectPageKind) &&
       isPositive(page.width) &&
       isPositive(page.height) &&
-      isPositive(page.dpi);
+      isPositive(page.dpi) &&
+      (page.kind !== 'pdf' || (typeof page.pdfPage === 'number' && Number.isInteger(page.pdfPage) && page.pdfPage >= 1));
     if (!valid) throw bad(`has an unusable entry for page ${i + 1}`);
   }
   return value as unknown as ProjectManifest;

@@ -14,7 +14,7 @@ import { readHead, readHeadSync, sniff, type Magic } from './sniff.js';
 import type { InputType, OpenedInput } from './types.js';
 import { openZipSource } from './zip.js';
 
-export type { FrameImage, FrameKind, OpenedInput, SourceFrame } from './types.js';
+export type { FrameImage, FrameKind, OpenedInput, SourceFrame, TextLayerPage } from './types.js';
 
 const EXTENSIONS: Record<string, InputType> = {
   '.aglbundle': 'bundle',

@@ -5,7 +5,8 @@ import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type 
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { readPageContent, type Matrix } from './pdf-content.js';
-import type { FrameImage, FrameKind, OpenedInput, SourceFrame } from './types.js';
+import { hasRealText, ocrPageFromText, type PdfTextContent } from './pdf-text.js';
+import type { FrameImage, FrameKind, OpenedInput, SourceFrame, TextLayerPage } from './types.js';
 
 /** Rasterising: 300 dpi keeps 7 pt text and above crisp for OCR; smaller text gets more, up to 600. */
 export const DEFAULT_RENDER_DPI = 300;
@@ -68,10 +69,10 @@ export async function openPdf(path: string, label: string): Promise<OpenedInput>
     const structure = await parseWithPdfLib(bytes, label);
     const pages = structure && structure.getPageCount() === doc.numPages ? structure.getPages() : null;
     if (doc.numPages === 0) throw new QuireError(ERROR_CODES.BAD_PDF, `${label} is not a readable PDF: it has no pages.`);
-    const plans: PagePlan[] = [];
+    const plans: PlannedPage[] = [];
     for (let n = 1; n <= doc.numPages; n++) plans.push(await planPage(doc, n, pages?.[n - 1], bytes, label));
     const name = basename(path);
-    const frames = plans.map((plan, i): SourceFrame => {
+    const frames = plans.map(({ plan, text }, i): SourceFrame => {
       const dpi = plan.kind === 'scan' && Math.round(plan.dpi) === UNKNOWN_DPI ? undefined : plan.dpi;
       return {
         index: i + 1,
@@ -79,6 +80,8 @@ export async function openPdf(path: string, label: string): Promise<OpenedInput>
         kind: plan.kind,
         ...(dpi === undefined ? {} : { dpi: { value: dpi, source: 'pdf' as const } }),
         load: () => loadPage(pdfjs, doc, i + 1, plan, path, label),
+        // Only a page pdf-lib can read can be copied into the output as it is.
+        ...(text && pages ? { textLayer: textLayerPage(doc, i + 1, plan.dpi, text, path, label) } : {}),
       };
     });
     return { name: basename(path).replace(/\.pdf$/i, ''), kind: 'pdf', frames, close: () => doc.destroy() };
@@ -125,7 +128,13 @@ async function parseWithPdfLib(bytes: Buffer, label: string): Promise<PDFDocumen
   return doc;
 }
 
-async function planPage(doc: PDFDocumentProxy, n: number, structure: PDFPage | undefined, bytes: Buffer, label: string): Promise<PagePlan> {
+/** A page's plan, and its size in pixels at the plan's resolution when it has text of its own. */
+interface PlannedPage {
+  plan: PagePlan;
+  text?: { width: number; height: number };
+}
+
+async function planPage(doc: PDFDocumentProxy, n: number, structure: PDFPage | undefined, bytes: Buffer, label: string): Promise<PlannedPage> {
   let page: PDFPageProxy;
   try {
     page = await doc.getPage(n);
@@ -135,13 +144,44 @@ async function planPage(doc: PDFDocumentProxy, n: number, structure: PDFPage | u
   try {
     const [x0, y0, x1, y1] = page.view;
     const size = { width: Math.abs(x1 - x0), height: Math.abs(y1 - y0) };
+    // Text pdfjs cannot read counts as none: the page is then rasterised and OCR'd, as before.
+    const content: PdfTextContent | undefined = await page.getTextContent().catch(() => undefined);
     const scan = structure ? planScanSafely(structure, bytes) : null;
-    if (scan) return scan.mode === 'render' ? { ...scan, dpi: capDpi(scan.dpi, size) } : scan;
-    const smallest = await smallestTextPt(page).catch(() => undefined);
-    return { mode: 'render', kind: 'digital', dpi: capDpi(chooseRenderDpi(smallest), size) };
+    const plan: PagePlan = scan
+      ? scan.mode === 'render'
+        ? { ...scan, dpi: capDpi(scan.dpi, size) }
+        : scan
+      : { mode: 'render', kind: 'digital', dpi: capDpi(chooseRenderDpi(content && smallestTextPt(content)), size) };
+    if (!content || !hasRealText(content)) return { plan };
+    const viewport = page.getViewport({ scale: plan.dpi / 72 });
+    return { plan, text: { width: Math.max(1, Math.round(viewport.width)), height: Math.max(1, Math.round(viewport.height)) } };
   } finally {
     page.cleanup();
   }
+}
+
+/** The frame's text layer: its words are read again only when asked for, so a long PDF's text never sits in memory. */
+function textLayerPage(doc: PDFDocumentProxy, n: number, dpi: number, size: { width: number; height: number }, path: string, label: string): TextLayerPage {
+  return {
+    pdf: path,
+    page: n,
+    ...size,
+    dpi,
+    textContent: async () => {
+      try {
+        const page = await doc.getPage(n);
+        try {
+          const viewport = page.getViewport({ scale: dpi / 72 });
+          const content: PdfTextContent = await page.getTextContent();
+          return ocrPageFromText(content, { transform: viewport.transform, ...size, dpi });
+        } finally {
+          page.cleanup();
+        }
+      } catch (e) {
+        throw new QuireError(ERROR_CODES.BAD_PDF, `${label} is damaged: the text of page ${n} cannot be read.`, describeError(e));
+      }
+    },
+  };
 }
 
 /** The render resolution for a vector page whose smallest text is `smallestPt` (undefined: no text). */
@@ -159,11 +199,10 @@ export function capDpi(dpi: number, size: { width: number; height: number }): nu
   return Math.min(dpi, Math.floor(Math.sqrt(MAX_RENDER_PIXELS / squareInches)));
 }
 
-async function smallestTextPt(page: PDFPageProxy): Promise<number | undefined> {
-  const content = await page.getTextContent();
+function smallestTextPt(content: PdfTextContent): number | undefined {
   const runs: Array<{ size: number; chars: number }> = [];
   for (const item of content.items) {
-    if (!('str' in item)) continue;
+    if (!('str' in item && 'transform' in item)) continue;
     const chars = item.str.replace(/\s+/g, '').length;
     // The text matrix's vertical vector is the font size on the page, rotation included.
     const size = Math.hypot(item.transform[2], item.transform[3]);

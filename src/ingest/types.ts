@@ -1,6 +1,7 @@
 /**
  * What ingest hands to the pipeline: a document as an ordered list of frames, each loaded only when asked.
  */
+import type { OcrPage } from '../ocr/index.js';
 
 /**
  * `camera`: a photo of a book (a bundle frame, a camera JPEG without a resolution).
@@ -26,6 +27,24 @@ export interface SourceFrame {
   dpi?: { value: number; source: 'manifest' | 'image' | 'pdf' };
   /** Reads or renders this frame only, so a long document never sits in memory whole. */
   load(): Promise<FrameImage>;
+  /**
+   * Set on a PDF page that already has a text layer (visible text, or the invisible text of an earlier OCR) and
+   * that can be copied into a new PDF as it is; absent on every other frame.
+   */
+  textLayer?: TextLayerPage;
+}
+
+/** A PDF page with text of its own: where to copy it from, and its words. */
+export interface TextLayerPage {
+  /** The PDF file, as opened, and the page's 1-based number in it. */
+  pdf: string;
+  page: number;
+  /** The page as the viewer shows it (crop box, rotation), in pixels at `dpi`: the space of the words' boxes. */
+  width: number;
+  height: number;
+  dpi: number;
+  /** The words of the text layer, in the order the PDF draws them, as an OCR result (engine `pdf`, exact text). */
+  textContent(): Promise<OcrPage>;
 }
 
 export interface OpenedInput {

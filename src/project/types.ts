@@ -3,6 +3,12 @@ import type { BinarizeDecision, DeskewDecision, DewarpDecision, PageRegion, Pres
 /** How a page's pixels are stored in the project. */
 export type PageKind = 'bitonal' | 'gray' | 'color';
 
+/**
+ * What a project page is: a page image of one of the kinds above, or (`pdf`) a page of the source PDF kept as it
+ * is because it already had a text layer (`quire ocr`).
+ */
+export type ProjectPageKind = PageKind | 'pdf';
+
 /** Where the page's resolution came from. */
 export type DpiSource = 'option' | 'forced' | 'manifest' | 'image' | 'pdf' | 'estimate' | 'default';
 
@@ -10,14 +16,22 @@ export type DpiSource = 'option' | 'forced' | 'manifest' | 'image' | 'pdf' | 'es
 export interface ProjectPage {
   /** 1-based position in the document. */
   index: number;
-  /** Path of the final page image, relative to the project folder (`pages/0001.tif` G4, `.jpg` grey/colour). */
+  /**
+   * Path of the final page image, relative to the project folder (`pages/0001.tif` G4, `.jpg` grey/colour); for a
+   * `pdf` page, the source PDF copied into the project (`source.pdf`).
+   */
   file: string;
-  kind: PageKind;
+  kind: ProjectPageKind;
+  /** For a `pdf` page: its 1-based page number in `file`. */
+  pdfPage?: number;
   width: number;
   height: number;
-  /** Resolution of the final page image; the PDF page size is width/dpi inches. */
+  /**
+   * Resolution of the final page image; the PDF page size is width/dpi inches. A `pdf` page has no image: width,
+   * height and dpi give the pixel space of its text (its `ocr` result).
+   */
   dpi: number;
-  /** The page's OCR result (`ocr/0001-left.json`, one `OcrPage`), once OCR has run. */
+  /** The page's OCR result (`ocr/0001-left.json`, one `OcrPage`), once OCR has run; for a `pdf` page, its own text. */
   ocr?: string;
   /** Hidden pages are kept in the project but left out of exports. */
   hidden?: boolean;

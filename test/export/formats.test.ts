@@ -96,10 +96,12 @@ describe('ExportRegistry', () => {
 });
 
 describe('listExports', () => {
-  it('lists pdf and slim with their extension and options', () => {
+  it('lists every format with its extension and options', () => {
     const exports = listExports();
     expect(exports.map((e) => [e.name, e.extension])).toEqual([
       ['pdf', '.pdf'],
+      ['md', '.md'],
+      ['textpack', '_OCR.textpack'],
       ['slim', '.quire'],
     ]);
     expect(exports[0].options.profile.values).toEqual(['auto', 'g4', 'jpeg']);
