@@ -1,0 +1,252 @@
+/**
+ * The shapes the local web app's JSON routes answer with. The server builds them; the page
+ * (`src/web/ui/`) imports these types only, so both sides agree at compile time.
+ */
+
+/** Every error answer: a stable code for programs, one sentence for people. */
+export interface ApiError {
+  error: { code: string; message: string; missing?: string[] };
+}
+
+export type PresetChoice = 'auto' | 'book' | 'sheet' | 'flat';
+
+/** The app's own defaults (the Settings panel). */
+export interface GuiSettings {
+  /** `auto`: each input gets the preset that fits it (book for bundles, sheet for scans, flat for vector PDFs). */
+  preset: PresetChoice;
+  /** `none` (no OCR when opening), `auto`, or an engine name. */
+  ocrEngine: string;
+  /** `auto` or `+`-joined tesseract codes (`eng+fra`). */
+  ocrLanguages: string;
+}
+
+export interface SettingsView extends GuiSettings {
+  /** The remote OCR key is never sent back to the page: only whether one is stored, and where. */
+  remoteOcrKey: { set: boolean; store?: string };
+}
+
+export interface PresetView {
+  name: 'book' | 'sheet' | 'flat';
+  description: string;
+}
+
+export interface OcrEngineView {
+  name: string;
+  display: string;
+  description: string;
+  available: boolean;
+  reason?: string;
+  languages: Array<{ code: string; name: string }>;
+}
+
+/** What the page needs once, at start. */
+export interface BootState {
+  version: string;
+  presets: PresetView[];
+  ocrEngines: OcrEngineView[];
+  settings: SettingsView;
+}
+
+export type TaskKind = 'open' | 'rerun' | 'ocr' | 'export';
+
+/** One frame of the input, as the pipeline goes through it. */
+export interface FrameProgress {
+  index: number;
+  input: string;
+  done: boolean;
+}
+
+/** The running (or last) task of a document, for the progress panel. */
+export interface TaskProgress {
+  kind: TaskKind;
+  /** What is happening now, in a few words ("Pipeline", "OCR", "Export"). */
+  stage: 'pipeline' | 'ocr' | 'export' | 'done';
+  framesTotal: number;
+  /** Each frame's state, for documents short enough to list (a long book shows counts only). */
+  frames?: FrameProgress[];
+  framesDone: number;
+  pagesDone: number;
+  ocr?: { pagesDone: number; pagesTotal: number };
+  started: number;
+}
+
+export type DocumentStatus = 'working' | 'ready' | 'failed' | 'cancelled';
+
+/** A document as the list and the event stream show it. */
+export interface DocumentSummary {
+  id: string;
+  name: string;
+  status: DocumentStatus;
+  /** Bumped whenever the pages change (rerun, OCR, hiding), so the page knows to fetch them again. */
+  revision: number;
+  /** The input's file names. */
+  inputs: string[];
+  pages: number;
+  hiddenPages: number;
+  preset: PresetChoice;
+  /** The preset each page was made with, when they all agree. */
+  usedPreset?: string;
+  ocr?: { engine: string; languages: string[] };
+  task?: TaskProgress;
+  error?: { code: string; message: string };
+  /** The last task that ended, so the page can say how it went. */
+  lastTask?: { kind: TaskKind; outcome: 'done' | 'failed' | 'cancelled'; message?: string };
+}
+
+/** A box in frame pixels. */
+export interface BoxView {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface PageView {
+  index: number;
+  width: number;
+  height: number;
+  dpi: number;
+  kind: string;
+  hidden: boolean;
+  hasText: boolean;
+  source: { input: string; frame: number; side: 'left' | 'right' | 'single' };
+  preset: string;
+  /** Where the page was found in its frame: the page box, the printed area, and the gutter when the frame was split. */
+  split?: { box: BoxView; content: BoxView; gutterX?: number };
+  /** Degrees the page was turned to straighten it. */
+  deskew?: number;
+  dewarped?: boolean;
+  image: string;
+  thumb: string;
+}
+
+export interface DocumentDetail extends DocumentSummary {
+  pageList: PageView[];
+}
+
+export interface FrameView {
+  index: number;
+  input: string;
+  width: number;
+  height: number;
+  image: string;
+}
+
+export interface PageText {
+  index: number;
+  text: string;
+  engine?: string;
+  languages?: string[];
+}
+
+/** One card of the Export panel: a built-in format or an installed destination (`send:<slug>`). */
+export interface ExporterCard {
+  key: string;
+  title: string;
+  description: string;
+  kind: 'format' | 'destination';
+  /** Format cards: options with a fixed list (PDF profile). */
+  options?: Array<{ name: string; label: string; values: string[]; default: string; description: string }>;
+  needsOcr?: boolean;
+  /** Destination cards: the formats Quire writes that it accepts (never one Quire cannot write). */
+  formats?: string[];
+  state?: 'ready' | 'needs-settings' | 'refused' | 'no-format';
+  missing?: string[];
+  reason?: string;
+}
+
+export interface ExportResult {
+  kind: 'download' | 'send';
+  download?: { url: string; fileName: string; bytes: number };
+  sends?: Array<{ ok: boolean; alreadyThere: boolean; message: string; kindLabel?: string; fileName: string; display: string }>;
+}
+
+export interface PluginView {
+  slug: string;
+  display: string;
+  description: string;
+  version: string;
+  firstParty: boolean;
+  state: 'ready' | 'needs-settings' | 'refused';
+  missing: string[];
+  reason?: string;
+  accepts: string[];
+  network: boolean;
+}
+
+export interface PluginsView {
+  installed: PluginView[];
+  /** Where a secret typed into a settings dialog goes. */
+  secretStore: string;
+}
+
+export interface RegistryEntryView {
+  slug: string;
+  name: string;
+  version: string;
+  description: string;
+  api: number;
+  firstParty: boolean;
+  installed: boolean;
+}
+
+export interface RegistryView {
+  location: string;
+  entries: RegistryEntryView[];
+  /** Why the registry could not be read, in one sentence. */
+  error?: string;
+}
+
+/** What the install dialog shows: what the plugin declares, read from its manifest in the registry. */
+export interface RegistryDetail extends RegistryEntryView {
+  author: string;
+  capabilities: { network: boolean };
+  hostApi: number;
+  files: number;
+  bytes: number;
+}
+
+export interface FieldView {
+  id: string;
+  label: string;
+  kind: 'str' | 'int' | 'bool' | 'choice' | 'secret';
+  required: boolean;
+  help: string;
+  multiline: boolean;
+  choices: string[];
+  /** Ordinary settings: the value read (stored, else the default). Never present for a secret. */
+  value?: string | number | boolean;
+  isDefault?: boolean;
+  /** Secrets: stored or not, never the value. */
+  secret?: { set: boolean; unreachable?: string };
+}
+
+export interface PluginSettingsView {
+  slug: string;
+  display: string;
+  description: string;
+  fields: FieldView[];
+  missing: string[];
+  secretStore: string;
+}
+
+export interface CheckView {
+  ok: boolean;
+  /** "OK", or the kind's label ("Cannot connect", "Wrong credentials", …). */
+  label: string;
+  kind: string | null;
+  message: string;
+}
+
+export interface ConfigExportView {
+  download: { url: string; fileName: string; bytes: number };
+  settings: number;
+  secretsWritten: string[];
+  secretsUnreadable: Array<{ id: string; reason: string }>;
+  secretsNotSet: string[];
+}
+
+export interface ConfigImportView {
+  settings: string[];
+  secrets: string[];
+}

@@ -1,0 +1,160 @@
+/**
+ * The Export panel: one list of exporter cards, the built-in formats and one `send:<slug>` card per
+ * installed destination, run by the same Export button. A normal export becomes a download; a send
+ * writes the export into a private staging folder made for this send alone, hands it to the
+ * plugin under the name a save dialog would propose, and removes it whatever happened.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { ProgressEvent } from '../convert.js';
+import { listExports, type ExportRequest } from '../export/index.js';
+import { visiblePages, type ProjectManifest } from '../project/index.js';
+import {
+  CHECK_KIND_LABELS,
+  missingSettings,
+  sendExports,
+  type InstalledDestination,
+  type PluginHostOptions,
+} from '../plugins/index.js';
+import type { ExporterCard, ExportResult, GuiSettings } from './api-types.js';
+import type { ConvertFn, GuiDocument } from './documents.js';
+import { GuiHttpError } from './http-errors.js';
+
+/** The formats Quire writes that a destination may take; `slim` is a project, not a document to send. */
+export const SENDABLE_FORMATS = ['pdf', 'md', 'textpack'] as const;
+
+const TITLES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack', slim: 'Slim project' };
+const OPTION_LABELS: Record<string, string> = { profile: 'PDF profile' };
+
+/** The formats of `accepts` Quire can write, in the destination's order; formats Quire cannot write are never offered. */
+export function writableFormats(accepts: readonly string[]): string[] {
+  return accepts.filter((f): f is (typeof SENDABLE_FORMATS)[number] => (SENDABLE_FORMATS as readonly string[]).includes(f));
+}
+
+/** The cards, built-in formats first, then each installed destination with its state. */
+export function exporterCards(destinations: readonly InstalledDestination[], host: PluginHostOptions): ExporterCard[] {
+  const formats: ExporterCard[] = listExports().map((e) => {
+    const options = Object.entries(e.options)
+      .filter(([, o]) => o.values && o.values.length > 0)
+      .map(([name, o]) => ({ name, label: OPTION_LABELS[name] ?? name, values: [...(o.values ?? [])], default: o.values?.[0] ?? '', description: o.description }));
+    return {
+      key: e.name,
+      title: TITLES[e.name] ?? e.name,
+      description: e.description,
+      kind: 'format',
+      ...(options.length > 0 ? { options } : {}),
+      ...(e.needsOcr ? { needsOcr: true } : {}),
+    };
+  });
+  const sends = destinations.map((d): ExporterCard => {
+    if (d.state === 'refused') {
+      return { key: `send:${d.slug}`, title: d.manifest?.name ?? d.slug, description: d.manifest?.description ?? '', kind: 'destination', state: 'refused', reason: d.reason };
+    }
+    const writable = writableFormats(d.descriptor.accepts);
+    const missing = missingSettings(d.descriptor, host);
+    const state = writable.length === 0 ? 'no-format' : missing.length > 0 ? 'needs-settings' : 'ready';
+    return {
+      key: `send:${d.slug}`,
+      title: d.descriptor.display,
+      description: d.descriptor.description,
+      kind: 'destination',
+      formats: writable,
+      state,
+      ...(missing.length > 0 ? { missing } : {}),
+    };
+  });
+  return [...formats, ...sends];
+}
+
+export interface ExportAsk {
+  /** A format name, or `send:<slug>`. */
+  target: string;
+  /** Format options (`profile`). */
+  options?: Record<string, string>;
+  /** For a destination taking several formats: the one to write. */
+  as?: string;
+}
+
+export interface ExportContext {
+  convert: ConvertFn;
+  host: PluginHostOptions;
+  settings: GuiSettings;
+  destinations: () => Promise<InstalledDestination[]>;
+  /** Move a written file where the page can download it from; returns its address. */
+  offerDownload: (path: string, fileName: string) => Promise<string>;
+  stagingRoot: string;
+  onSendLog?: (line: string) => void;
+}
+
+/** The export request a card and its choices stand for; a usage error in a sentence otherwise. */
+export async function resolveExport(ask: ExportAsk, ctx: ExportContext): Promise<{ request: ExportRequest; slug?: string }> {
+  if (!ask.target.startsWith('send:')) {
+    const exporter = listExports().find((e) => e.name === ask.target);
+    if (!exporter) throw new GuiHttpError(400, 'unknown_format', `There is no export format called ${ask.target}.`);
+    const options: Record<string, string> = {};
+    for (const [key, value] of Object.entries(ask.options ?? {})) {
+      const allowed = exporter.options[key]?.values;
+      if (!allowed) throw new GuiHttpError(400, 'bad_request', `The ${exporter.name} export has no option ${key}.`);
+      if (!allowed.includes(value)) throw new GuiHttpError(400, 'bad_request', `The ${exporter.name} option ${key} must be one of: ${allowed.join(', ')}.`);
+      options[key] = value;
+    }
+    return { request: { format: exporter.name, options } };
+  }
+  const slug = ask.target.slice('send:'.length);
+  const found = (await ctx.destinations()).find((d) => d.slug === slug);
+  if (!found) throw new GuiHttpError(404, 'not_found', `The destination ${slug} is not installed.`);
+  if (found.state === 'refused') throw new GuiHttpError(409, 'refused', `The destination ${slug} cannot be used: ${found.reason}.`);
+  const missing = missingSettings(found.descriptor, ctx.host);
+  if (missing.length > 0) throw new GuiHttpError(409, 'not_set_up', `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}.`, missing);
+  const formats = writableFormats(found.descriptor.accepts);
+  if (formats.length === 0) throw new GuiHttpError(409, 'no_format', `${found.descriptor.display} takes no format Quire writes.`);
+  const format = ask.as ?? formats[0];
+  if (!formats.includes(format)) throw new GuiHttpError(400, 'bad_request', `${found.descriptor.display} can be sent ${formats.join(', ')}, not ${format}.`);
+  return { request: { format, options: {} }, slug };
+}
+
+/** The OCR an export needs: none when the pages have text, else the default engine (auto when that is none). */
+function ocrFor(request: ExportRequest, manifest: ProjectManifest, settings: GuiSettings): { ocr?: string; ocrLang?: string } {
+  const needsText = request.format === 'md' || request.format === 'textpack';
+  const hasText = visiblePages(manifest).every((p) => p.ocr);
+  if (!needsText || hasText) return {};
+  return { ocr: settings.ocrEngine === 'none' ? 'auto' : settings.ocrEngine, ocrLang: settings.ocrLanguages };
+}
+
+/** Write the export (OCR first when it needs text and the pages have none); then download it or send it. */
+export async function runExport(
+  doc: GuiDocument,
+  projectDir: string,
+  ask: ExportAsk,
+  ctx: ExportContext,
+  signal: AbortSignal,
+  onProgress: (e: ProgressEvent) => void,
+): Promise<ExportResult> {
+  const { request, slug } = await resolveExport(ask, ctx);
+  const manifest = doc.manifest as ProjectManifest;
+  const staging = await mkdtemp(join(ctx.stagingRoot, 'export-'));
+  try {
+    const result = await ctx.convert(projectDir, { exports: [request], outDir: staging, ...ocrFor(request, manifest, ctx.settings), signal, onProgress });
+    const written = result.outputs[0];
+    if (!slug) {
+      const fileName = basename(written.path);
+      return { kind: 'download', download: { url: await ctx.offerDownload(written.path, fileName), fileName, bytes: written.bytes } };
+    }
+    const pages = visiblePages(manifest).length;
+    const ocr = result.ocr ?? manifest.ocr;
+    const outcomes = await sendExports([{ format: written.format, path: written.path }], [slug], { title: result.name, pages, ...(ocr ? { language: ocr.languages[0] } : {}) }, ctx.host);
+    return {
+      kind: 'send',
+      sends: outcomes.map((o) => ({
+        ok: o.result.ok,
+        alreadyThere: o.result.alreadyThere,
+        message: o.result.message,
+        ...(o.result.kind ? { kindLabel: CHECK_KIND_LABELS[o.result.kind] } : {}),
+        fileName: o.fileName,
+        display: o.display,
+      })),
+    };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}

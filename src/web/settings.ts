@@ -1,0 +1,79 @@
+/**
+ * The app's defaults (pipeline preset, OCR engine and languages) in `<APP_DATA>/gui-settings.json`,
+ * and the remote OCR key. The key is a secret: it goes through the same store as a plugin's
+ * (`secretsOf('remoteocr')`: the OS keychain, else the config-file fallback), since a remote OCR
+ * engine is a plugin kind of its own, and it is never sent back to the page.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parseOcrSpec } from '../ocr/index.js';
+import { isPresetName } from '../pipeline/presets.js';
+import { secretsOf, type PluginHostOptions } from '../plugins/index.js';
+import type { GuiSettings, SettingsView } from './api-types.js';
+import { GuiHttpError } from './http-errors.js';
+
+export const SETTINGS_FILE = 'gui-settings.json';
+/** The secrets namespace of the remote OCR engine (`remoteocr`), and its key's id there. */
+export const REMOTE_OCR_SLUG = 'remoteocr';
+export const REMOTE_OCR_KEY = 'api_key';
+
+/** No OCR when opening, like `quire run`: it runs when asked, or when an export needs text. */
+export const DEFAULT_SETTINGS: GuiSettings = { preset: 'auto', ocrEngine: 'none', ocrLanguages: 'auto' };
+
+function settingsPath(appData: string): string {
+  return join(appData, SETTINGS_FILE);
+}
+
+/** The stored defaults; a missing or unreadable file gives the built-in ones. */
+export async function readGuiSettings(appData: string): Promise<GuiSettings> {
+  try {
+    const raw = JSON.parse(await readFile(settingsPath(appData), 'utf8')) as Partial<GuiSettings>;
+    return {
+      preset: raw.preset === 'auto' || (typeof raw.preset === 'string' && isPresetName(raw.preset)) ? raw.preset : DEFAULT_SETTINGS.preset,
+      ocrEngine: typeof raw.ocrEngine === 'string' ? raw.ocrEngine : DEFAULT_SETTINGS.ocrEngine,
+      ocrLanguages: typeof raw.ocrLanguages === 'string' ? raw.ocrLanguages : DEFAULT_SETTINGS.ocrLanguages,
+    };
+  } catch {
+    return { ...DEFAULT_SETTINGS };
+  }
+}
+
+/** Check an OCR choice the way `--ocr`/`--ocr-lang` are checked; the sentence names what is wrong. */
+export function checkOcrChoice(engine: string, languages: string): void {
+  if (engine === 'none') return;
+  try {
+    parseOcrSpec(engine, languages);
+  } catch (e) {
+    throw new GuiHttpError(400, 'bad_setting', e instanceof Error ? e.message : String(e));
+  }
+}
+
+export interface SettingsChange extends Partial<GuiSettings> {
+  /** A new remote OCR key; empty or absent keeps the stored one. */
+  remoteOcrKey?: string;
+  forgetRemoteOcrKey?: boolean;
+}
+
+export async function saveGuiSettings(appData: string, change: SettingsChange, host: PluginHostOptions): Promise<SettingsView> {
+  const current = await readGuiSettings(appData);
+  const next: GuiSettings = {
+    preset: change.preset ?? current.preset,
+    ocrEngine: change.ocrEngine ?? current.ocrEngine,
+    ocrLanguages: change.ocrLanguages ?? current.ocrLanguages,
+  };
+  if (next.preset !== 'auto' && !isPresetName(next.preset)) throw new GuiHttpError(400, 'bad_setting', `There is no pipeline preset called ${String(next.preset)}.`);
+  checkOcrChoice(next.ocrEngine, next.ocrLanguages);
+  const path = settingsPath(appData);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(`${path}.tmp`, `${JSON.stringify(next, null, 2)}\n`);
+  await rename(`${path}.tmp`, path);
+  const secrets = secretsOf(REMOTE_OCR_SLUG, host);
+  if (change.forgetRemoteOcrKey) secrets.delete(REMOTE_OCR_KEY);
+  else if (change.remoteOcrKey !== undefined && change.remoteOcrKey.trim() !== '') secrets.set(REMOTE_OCR_KEY, change.remoteOcrKey.trim());
+  return settingsView(appData, host);
+}
+
+export async function settingsView(appData: string, host: PluginHostOptions): Promise<SettingsView> {
+  const read = secretsOf(REMOTE_OCR_SLUG, host).read(REMOTE_OCR_KEY);
+  return { ...(await readGuiSettings(appData)), remoteOcrKey: { set: read.value !== undefined, ...(read.from ? { store: read.from } : {}) } };
+}

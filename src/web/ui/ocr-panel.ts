@@ -1,0 +1,114 @@
+/// <reference lib="dom" />
+/** The OCR panel: choose the engine and the languages, run, and see the text beside each page. */
+import { h, type ComponentChild } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { BootState, DocumentSummary } from '../api-types.js';
+import { api, messageOf } from './api.js';
+
+/** The engine offered first: the default one, else the first that can run and reads text. */
+function firstEngine(boot: BootState): string {
+  const usable = boot.ocrEngines.filter((e) => e.available && e.name !== 'none');
+  const preferred = boot.settings.ocrEngine === 'auto' ? 'tesseract' : boot.settings.ocrEngine;
+  return usable.find((e) => e.name === preferred)?.name ?? usable[0]?.name ?? 'none';
+}
+
+export function LanguagePicker({
+  languages,
+  value,
+  onChange,
+  idPrefix,
+}: {
+  languages: Array<{ code: string; name: string }>;
+  value: string;
+  onChange: (value: string) => void;
+  idPrefix: string;
+}): ComponentChild {
+  const auto = value === 'auto';
+  // '' is "detection off, nothing chosen yet": the caller asks for a language before running.
+  const chosen = auto ? [] : value.split('+').filter((c) => c !== '');
+  const toggle = (code: string, on: boolean): void => {
+    const next = on ? [...chosen.filter((c) => c !== code), code] : chosen.filter((c) => c !== code);
+    onChange(next.join('+'));
+  };
+  return h(
+    'fieldset',
+    { class: 'languages' },
+    h('legend', null, 'Languages'),
+    h(
+      'label',
+      { class: 'check' },
+      h('input', { type: 'checkbox', id: `${idPrefix}-auto`, checked: auto, onChange: (e: Event) => onChange((e.currentTarget as HTMLInputElement).checked ? 'auto' : '') }),
+      'Detect them from the pages',
+    ),
+    h(
+      'div',
+      { class: 'language-list' },
+      languages.map((l) =>
+        h(
+          'label',
+          { class: 'check' },
+          h('input', { type: 'checkbox', checked: chosen.includes(l.code), disabled: auto, onChange: (e: Event) => toggle(l.code, (e.currentTarget as HTMLInputElement).checked) }),
+          `${l.name} (${l.code})`,
+        ),
+      ),
+    ),
+    !auto && chosen.length === 0 ? h('p', { class: 'card-state warn' }, 'Choose at least one language, or let Quire detect them.') : null,
+    !auto && chosen.length > 1 ? h('p', { class: 'muted small' }, `The first one ticked, ${chosen[0]}, is the main language.`) : null,
+  );
+}
+
+export function OcrPanel({ boot, doc }: { boot: BootState; doc: DocumentSummary | null }): ComponentChild {
+  const [engine, setEngine] = useState(() => firstEngine(boot));
+  const [languages, setLanguages] = useState(boot.settings.ocrLanguages);
+  const [error, setError] = useState<string | null>(null);
+  const [started, setStarted] = useState(false);
+  useEffect(() => setStarted(false), [doc?.id]);
+
+  const description = boot.ocrEngines.find((e) => e.name === engine);
+  const engineLanguages = description?.languages ?? [];
+  const busy = doc?.status === 'working';
+
+  const run = async (): Promise<void> => {
+    if (!doc) return;
+    setError(null);
+    try {
+      await api('POST', `/api/documents/${doc.id}/ocr`, { engine, languages });
+      setStarted(true);
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+
+  return h(
+    'div',
+    { class: 'panel-content' },
+    !doc ? h('p', { class: 'empty-note' }, 'Open a document first; its pages are recognised here.') : null,
+    doc?.ocr
+      ? h('p', { class: 'outcome ok', role: 'status' }, `The pages have text: ${doc.ocr.engine}, ${doc.ocr.languages.join('+')}. Running again replaces it.`)
+      : doc
+        ? h('p', { class: 'muted' }, 'The pages have no recognised text yet.')
+        : null,
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'ocr-engine' }, 'Engine'),
+      h(
+        'select',
+        { id: 'ocr-engine', value: engine, onChange: (e: Event) => setEngine((e.currentTarget as HTMLSelectElement).value) },
+        boot.ocrEngines
+          .filter((e) => e.name !== 'none')
+          .map((e) => h('option', { value: e.name, disabled: !e.available }, `${e.display}${e.available ? '' : ` — ${e.reason ?? 'not available'}`}`)),
+      ),
+      description ? h('p', { class: 'muted small' }, description.description) : null,
+    ),
+    engineLanguages.length > 0 ? h(LanguagePicker, { languages: engineLanguages, value: languages, onChange: setLanguages, idPrefix: 'ocr-lang' }) : null,
+    h(
+      'div',
+      { class: 'panel-actions' },
+      h('button', { type: 'button', class: 'button primary', disabled: !doc || busy || doc.pages === 0 || languages === '', onClick: () => void run() }, 'Run OCR'),
+    ),
+    started && busy ? h('p', { class: 'muted', role: 'status' }, 'Recognising… the progress shows beside the pages.') : null,
+    started && !busy && doc?.lastTask?.kind === 'ocr' && doc.lastTask.outcome === 'done' ? h('p', { class: 'outcome ok', role: 'status' }, 'Done: open a page to see its text beside it.') : null,
+    error ? h('p', { class: 'error', role: 'alert' }, error) : null,
+  );
+}

@@ -1,0 +1,201 @@
+/// <reference lib="dom" />
+/**
+ * The Plugins tab: installed destinations with their state (ready, needs settings, refused with
+ * the reason), and the registry's list with an install dialog showing what a plugin declares and
+ * a first-party label for ours.
+ */
+import { h, type ComponentChild } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { PluginsView, PluginView, RegistryDetail, RegistryView } from '../api-types.js';
+import { api, formatBytes, messageOf } from './api.js';
+import { Modal } from './dialog.js';
+
+function FirstParty(): ComponentChild {
+  return h('span', { class: 'badge first-party', title: 'Written by the makers of Quire; installed the same way as any plugin' }, 'First-party');
+}
+
+function StateBadge({ plugin }: { plugin: PluginView }): ComponentChild {
+  if (plugin.state === 'ready') return h('span', { class: 'badge ok' }, 'Ready');
+  if (plugin.state === 'needs-settings') return h('span', { class: 'badge warn' }, 'Needs settings');
+  return h('span', { class: 'badge bad' }, 'Refused');
+}
+
+function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: () => void; onInstalled: (plugin: PluginView) => void }): ComponentChild {
+  const [detail, setDetail] = useState<RegistryDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [installing, setInstalling] = useState(false);
+  useEffect(() => {
+    api<RegistryDetail>('GET', `/api/registry/${slug}`).then(setDetail, (e: unknown) => setError(messageOf(e)));
+  }, [slug]);
+  const apiMismatch = detail !== null && detail.api !== detail.hostApi;
+
+  const install = async (): Promise<void> => {
+    setInstalling(true);
+    setError(null);
+    try {
+      onInstalled(await api<PluginView>('POST', `/api/plugins/${slug}/install`));
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setInstalling(false);
+    }
+  };
+
+  return h(
+    Modal,
+    { title: `Install ${detail?.name ?? slug}`, onClose },
+    detail
+      ? h(
+          'div',
+          { class: 'install' },
+          h('p', null, detail.description || 'No description.', ' ', detail.firstParty ? h(FirstParty, null) : h('span', { class: 'badge' }, 'Third-party')),
+          detail.firstParty ? h('p', { class: 'muted small' }, 'First-party: written by the makers of Quire, and still installed, checked and sandboxed exactly like any other plugin.') : null,
+          h(
+            'dl',
+            { class: 'facts' },
+            h('dt', null, 'Version'),
+            h('dd', null, detail.version || 'not given'),
+            h('dt', null, 'Author'),
+            h('dd', null, detail.author),
+            h('dt', null, 'Capabilities'),
+            h('dd', null, detail.capabilities.network ? 'Network: talks to a server over the network' : 'No network access declared'),
+            h('dt', null, 'Plugin API'),
+            h('dd', null, apiMismatch ? `needs ${detail.api}; this Quire provides ${detail.hostApi}` : `${detail.api} (this Quire provides ${detail.hostApi})`),
+            h('dt', null, 'Files'),
+            h('dd', null, `${detail.files} (${formatBytes(detail.bytes)}), each checked against the registry's checksum`),
+          ),
+          h('p', { class: 'muted small' }, 'It runs in a separate process that may read only its own folder and write only its own data folder.'),
+        )
+      : error
+        ? null
+        : h('p', { role: 'status' }, 'Reading what the plugin declares…'),
+    error ? h('p', { class: 'error', role: 'alert' }, error) : null,
+    h(
+      'div',
+      { class: 'modal-actions' },
+      h('button', { type: 'button', class: 'button', onClick: onClose }, 'Cancel'),
+      h('button', { type: 'button', class: 'button primary', disabled: !detail || installing || apiMismatch, onClick: () => void install() }, installing ? 'Installing…' : detail?.installed ? 'Install again' : 'Install'),
+    ),
+  );
+}
+
+export function PluginsPanel({ version, onChanged, onSettings }: { version: number; onChanged: () => void; onSettings: (slug: string) => void }): ComponentChild {
+  const [plugins, setPlugins] = useState<PluginsView | null>(null);
+  const [registry, setRegistry] = useState<RegistryView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [installing, setInstalling] = useState<string | null>(null);
+  const [checks, setChecks] = useState<Record<string, string>>({});
+  const [note, setNote] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    Promise.all([api<PluginsView>('GET', '/api/plugins'), api<RegistryView>('GET', '/api/registry')]).then(
+      ([p, r]) => {
+        if (!live) return;
+        setPlugins(p);
+        setRegistry(r);
+      },
+      (e: unknown) => live && setError(messageOf(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [version]);
+
+  const remove = async (plugin: PluginView): Promise<void> => {
+    if (!window.confirm(`Remove ${plugin.display}, its settings and its secrets?`)) return;
+    try {
+      await api('DELETE', `/api/plugins/${plugin.slug}`);
+      setNote(`${plugin.display} was removed.`);
+      onChanged();
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
+  const check = async (plugin: PluginView): Promise<void> => {
+    setChecks((c) => ({ ...c, [plugin.slug]: 'Checking…' }));
+    try {
+      const result = await api<{ label: string; message: string }>('POST', `/api/plugins/${plugin.slug}/check`);
+      setChecks((c) => ({ ...c, [plugin.slug]: `${result.label} — ${result.message}` }));
+    } catch (e) {
+      setChecks((c) => ({ ...c, [plugin.slug]: messageOf(e) }));
+    }
+  };
+
+  return h(
+    'div',
+    { class: 'panel-content' },
+    error ? h('p', { class: 'error', role: 'alert' }, error) : null,
+    note ? h('p', { class: 'outcome ok', role: 'status' }, note) : null,
+    h(
+      'section',
+      { 'aria-labelledby': 'installed-title' },
+      h('h3', { id: 'installed-title' }, 'Installed destinations'),
+      plugins === null && !error ? h('p', { class: 'muted', role: 'status' }, 'Looking for installed destinations…') : null,
+      plugins && plugins.installed.length === 0 ? h('p', { class: 'empty-note' }, 'No destination is installed yet. Install one from the registry below to send exports to a library, an e-reader or a corpus.') : null,
+      plugins && plugins.installed.length > 0
+        ? h(
+            'ul',
+            { class: 'plugin-list', 'aria-label': 'Installed destinations' },
+            plugins.installed.map((p) =>
+              h(
+                'li',
+                { key: p.slug, class: 'plugin' },
+                h('div', { class: 'plugin-head' }, h('strong', null, p.display), h('span', { class: 'muted' }, ` ${p.version}`), ' ', p.firstParty ? h(FirstParty, null) : null, ' ', h(StateBadge, { plugin: p })),
+                h('p', { class: 'small' }, p.description),
+                p.state === 'needs-settings' ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${p.missing.join(', ')}`) : null,
+                p.state === 'refused' ? h('p', { class: 'card-state bad' }, `Refused: ${p.reason ?? ''}`) : null,
+                p.state !== 'refused' ? h('p', { class: 'muted small' }, `Takes ${p.accepts.join(', ')}${p.network ? ' · uses the network' : ''}`) : null,
+                h(
+                  'div',
+                  { class: 'row' },
+                  p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: () => onSettings(p.slug), 'aria-label': `Settings of ${p.display}` }, 'Settings…') : null,
+                  p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: () => void check(p), 'aria-label': `Check ${p.display}` }, 'Check') : null,
+                  h('button', { type: 'button', class: 'button subtle', onClick: () => void remove(p), 'aria-label': `Remove ${p.display}` }, 'Remove'),
+                ),
+                checks[p.slug] ? h('p', { class: 'small', role: 'status' }, checks[p.slug]) : null,
+              ),
+            ),
+          )
+        : null,
+      plugins ? h('p', { class: 'muted small' }, `Secrets typed here are kept in ${plugins.secretStore}.`) : null,
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'registry-title' },
+      h('h3', { id: 'registry-title' }, 'Available from the registry'),
+      registry?.error ? h('p', { class: 'error', role: 'alert' }, `The registry cannot be read: ${registry.error}`) : null,
+      registry && !registry.error && registry.entries.length === 0 ? h('p', { class: 'empty-note' }, 'The registry offers no destination.') : null,
+      registry && registry.entries.length > 0
+        ? h(
+            'ul',
+            { class: 'plugin-list', 'aria-label': 'Registry' },
+            registry.entries.map((e) =>
+              h(
+                'li',
+                { key: e.slug, class: 'plugin' },
+                h('div', { class: 'plugin-head' }, h('strong', null, e.name), h('span', { class: 'muted' }, ` ${e.version}`), ' ', e.firstParty ? h(FirstParty, null) : h('span', { class: 'badge' }, 'Third-party')),
+                h('p', { class: 'small' }, e.description),
+                h(
+                  'div',
+                  { class: 'row' },
+                  h('button', { type: 'button', class: 'button', onClick: () => setInstalling(e.slug), 'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…` }, e.installed ? 'Installed — reinstall…' : 'Install…'),
+                ),
+              ),
+            ),
+          )
+        : null,
+    ),
+    installing
+      ? h(InstallDialog, {
+          slug: installing,
+          onClose: () => setInstalling(null),
+          onInstalled: (p) => {
+            setInstalling(null);
+            setNote(p.state === 'needs-settings' ? `${p.display} is installed. Not set up yet — needs ${p.missing.join(', ')}.` : `${p.display} is installed and ready.`);
+            onChanged();
+          },
+        })
+      : null,
+  );
+}

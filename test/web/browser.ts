@@ -1,0 +1,87 @@
+/**
+ * Real-browser tests: Debian's chromium driven by playwright-core (never a downloaded browser),
+ * against `quire gui --no-open` started as a person would start it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { QUIRE_BIN, ROOT } from '../helpers.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const ARTIFACTS = join(ROOT, 'test', 'web', 'artifacts');
+
+/** Whether the browser tests can run here; with CI=true a missing chromium is a failure, not a skip. */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the browser tests never download one.`);
+  return false;
+}
+
+/** A fresh profile in `userDataDir`, headless, with nothing that talks to the network on its own. */
+export async function launchBrowser(userDataDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: { width: 1280, height: 800 },
+    acceptDownloads: true,
+  });
+}
+
+export interface RunningGui {
+  /** `http://127.0.0.1:P/?token=…`, as printed. */
+  url: string;
+  origin: string;
+  token: string;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Start `quire gui --no-open --port 0` (the built CLI) and read the address it prints. */
+export async function startGui(env: NodeJS.ProcessEnv): Promise<RunningGui> {
+  if (!existsSync(join(ROOT, 'dist', 'web', 'ui', 'index.html'))) throw new Error('The app is not built: run npm run build first.');
+  const child: ChildProcess = spawn(process.execPath, [QUIRE_BIN, 'gui', '--no-open', '--port', '0'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`quire gui printed no address:\n${out}`)), 20_000);
+    const look = (): void => {
+      const m = /Quire is running at (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout?.on('data', look);
+    child.on('exit', (code) => reject(new Error(`quire gui exited with ${code}:\n${out}`)));
+  });
+  const parsed = new URL(url);
+  return {
+    url,
+    origin: parsed.origin,
+    token: parsed.searchParams.get('token') ?? '',
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function artifact(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}

@@ -1,0 +1,240 @@
+/**
+ * `quire gui` in a real browser, as a person uses it: open the example bundle, watch the progress,
+ * look at the pages and a before/after, rerun, hide a page, export a PDF, run OCR, install the
+ * corpus destination from the registry, set it up from the Export button, check it against a
+ * corpus server, send a textpack, and export its settings with the secret after a confirmation.
+ * Screenshots of each main screen land in test/web/artifacts/.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pdfPageCount, SAMPLE } from '../helpers.js';
+import { startCorpus, type CorpusServer } from '../registry/corpus-server.js';
+import { artifact, chromiumAvailable, launchBrowser, startGui, type RunningGui } from './browser.js';
+
+const API_KEY = 'corpus-key-7f3a';
+
+describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
+  let root: string;
+  let gui: RunningGui;
+  let corpus: CorpusServer;
+  let browser: BrowserContext;
+  let page: Page;
+
+  const rail = (name: string) => page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name, exact: true });
+  const panel = () => page.locator('#side-panel');
+  const tiles = () => page.getByRole('list', { name: 'Pages' }).getByRole('listitem');
+  const shot = (name: string) => page.screenshot({ path: artifact(name) });
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'quire-gui-browser-'));
+    corpus = await startCorpus({ apiKey: API_KEY });
+    // No Secret Service in this session: secrets go to each plugin's config file, the same on every machine.
+    gui = await startGui({ QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
+    browser = await launchBrowser(join(root, 'profile'));
+    page = browser.pages()[0] ?? (await browser.newPage());
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await gui?.stop();
+    await corpus?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('refuses a wrong token in the address, and the API without one', async () => {
+    const wrong = await page.goto(`${gui.origin}/?token=not-the-token`);
+    expect(wrong?.status()).toBe(401);
+    await expect(page.getByText('needs the address quire gui printed').count()).resolves.toBe(1);
+    const api = await fetch(`${gui.origin}/api/health`);
+    expect(api.status).toBe(401);
+  });
+
+  it('opens on an empty state, refuses a dropped file it cannot read in a sentence, and is keyboard-usable', async () => {
+    await page.goto(gui.url);
+    await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('token')).toBeNull(); // the token left the address bar
+    for (const name of ['Export', 'OCR', 'Plugins', 'Settings']) await expect(rail(name).count()).resolves.toBe(1);
+    await shot('01-empty.png');
+
+    const dropped = await page.evaluateHandle(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['not a book'], 'notes.txt', { type: 'text/plain' }));
+      return transfer;
+    });
+    await page.getByRole('region', { name: 'Open a scan to begin' }).dispatchEvent('drop', { dataTransfer: dropped });
+    await expect(page.getByRole('alert').innerText()).resolves.toContain('notes.txt is not a scan bundle, PDF or image that Quire can read.');
+
+    // Tab reaches the controls, and the focused one shows it.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    const focus = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      const style = getComputedStyle(el);
+      return { tag: el.tagName, outline: style.outlineStyle, width: style.outlineWidth };
+    });
+    expect(focus.tag).toBe('BUTTON');
+    expect(focus.outline).not.toBe('none');
+  });
+
+  it('opens the example bundle: progress to done, six page thumbnails', async () => {
+    await page.locator('input[type=file]').first().setInputFiles(SAMPLE);
+    await page.getByRole('heading', { name: /^Opening / }).waitFor({ timeout: 15_000 });
+    await expect(page.getByRole('list', { name: 'Frames' }).getByRole('listitem').count()).resolves.toBe(3);
+    await shot('02-progress.png');
+    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(6);
+    await expect.poll(() => page.locator('.tile img').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0)), { timeout: 15_000 }).toBe(true);
+    await shot('03-pages.png');
+  }, 90_000);
+
+  it('shows a page before and after: the capture with its page box and split, and the cleaned page', async () => {
+    await page.getByRole('button', { name: /^Page 1, left page of frame 1/ }).click();
+    const capture = page.getByRole('img', { name: /^Capture: images\/0001\.jpg, frame 1, with the page box and the split/ });
+    await capture.waitFor({ timeout: 15_000 });
+    await expect(capture.locator('rect.page-box').count()).resolves.toBe(1);
+    await expect(capture.locator('line.gutter').count()).resolves.toBe(1);
+    const cleaned = page.getByRole('img', { name: 'Cleaned page 1' });
+    await expect.poll(() => cleaned.evaluate((i) => (i as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBeGreaterThan(0);
+    await page.waitForTimeout(300);
+    await shot('04-page-view.png');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('heading', { name: /^Page 2 of 6/ }).waitFor();
+    await page.getByRole('button', { name: 'All pages' }).click();
+  }, 40_000);
+
+  it('reruns with another preset, and back', async () => {
+    await page.getByLabel('Preset', { exact: true }).selectOption('flat');
+    await page.getByRole('button', { name: 'Rerun' }).click();
+    await expect.poll(() => tiles().count(), { timeout: 30_000 }).toBe(3);
+    await page.getByLabel('Preset', { exact: true }).selectOption('auto');
+    await page.getByRole('button', { name: 'Rerun' }).click();
+    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(6);
+    await expect(page.getByText('preset book').count()).resolves.toBe(1);
+  }, 90_000);
+
+  it('hides a page and exports a PDF without it', async () => {
+    await page.getByRole('button', { name: 'Hide page 2 from exports' }).click();
+    await page.getByRole('button', { name: 'Show page 2 in exports' }).waitFor();
+    await page.getByText('1 hidden from exports').waitFor();
+
+    await rail('Export').click();
+    await expect(panel().getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
+    await panel().getByLabel('PDF profile').selectOption('auto');
+    const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export', exact: true }).click()]);
+    expect(download.suggestedFilename()).toBe('Pride and Prejudice · Candide — Quire sample.pdf');
+    const saved = join(root, 'export.pdf');
+    await download.saveAs(saved);
+    expect(pdfPageCount(saved)).toBe(5);
+    await panel().getByRole('status').filter({ hasText: 'is ready' }).waitFor();
+    await shot('05-export.png');
+  }, 60_000);
+
+  it('runs OCR and shows the recognised text beside the page', async () => {
+    await rail('OCR').click();
+    await panel().getByLabel('Engine').selectOption('tesseract');
+    await panel().getByLabel('Detect them from the pages').uncheck();
+    await panel().getByLabel('English (eng)').check();
+    await panel().getByLabel('French (fra)').check();
+    await panel().getByRole('button', { name: 'Run OCR' }).click();
+    await page.getByRole('heading', { name: 'Recognising the text' }).waitFor({ timeout: 15_000 });
+    await panel().getByText('The pages have text: tesseract, eng+fra').waitFor({ timeout: 120_000 });
+    await page.getByRole('button', { name: /^Page 1, left page of frame 1/ }).click();
+    const text = page.getByLabel('Recognised text of page 1');
+    await text.waitFor({ timeout: 15_000 });
+    await expect(text.innerText()).resolves.toMatch(/truth universally\s+acknowledged/);
+    await expect.poll(() => page.getByRole('img', { name: 'Cleaned page 1' }).evaluate((i) => (i as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBeGreaterThan(0);
+    await shot('06-ocr-text.png');
+    // The README's picture (docs/gui.png is copied from it): the page view with its text, panel closed, as a small PNG.
+    await rail('OCR').click();
+    await page.mouse.move(600, 780);
+    await page.waitForTimeout(300);
+    await sharp(await page.screenshot()).png({ palette: true, colours: 160, compressionLevel: 9, effort: 10 }).toFile(artifact('gui.png'));
+    await page.getByRole('button', { name: 'All pages' }).click();
+  }, 150_000);
+
+  it('installs send-to-corpus from the registry, labelled first-party', async () => {
+    await rail('Plugins').click();
+    await panel().getByText('No destination is installed yet.').waitFor();
+    await panel().getByRole('button', { name: 'Install Send to corpus…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Install Send to corpus' });
+    await dialog.getByText('1.0.0').waitFor();
+    await expect(dialog.getByText('First-party', { exact: true }).count()).resolves.toBe(1);
+    await expect(dialog.innerText()).resolves.toMatch(/Capabilities\s+Network: talks to a server/);
+    await shot('07-install-dialog.png');
+    await dialog.getByRole('button', { name: 'Install', exact: true }).click();
+    await panel().getByRole('status').filter({ hasText: 'Send to corpus is installed. Not set up yet — needs Corpus address, API key.' }).waitFor({ timeout: 20_000 });
+    const installed = panel().getByRole('list', { name: 'Installed destinations' }).getByRole('listitem');
+    await expect(installed.innerText()).resolves.toMatch(/Send to corpus[\s\S]*First-party[\s\S]*Needs settings/);
+    await shot('08-plugins.png');
+  }, 40_000);
+
+  it('sends a textpack to the corpus: not set up yet, Export opens settings, Check says OK', async () => {
+    await rail('Export').click();
+    const card = panel().locator('.card').filter({ hasText: 'send:send-to-corpus' });
+    await card.getByText('Not set up yet — needs Corpus address, API key').waitFor();
+    await card.getByRole('radio').check();
+    const as = card.getByLabel('Export as');
+    await expect(as.locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).resolves.toEqual(['pdf', 'md', 'textpack']);
+    await as.selectOption('textpack');
+    await panel().getByRole('button', { name: 'Export', exact: true }).click();
+
+    const settings = page.getByRole('dialog', { name: 'Send to corpus settings' });
+    await settings.waitFor();
+    expect(corpus.books).toHaveLength(0);
+    await settings.getByLabel('Corpus address').fill(corpus.url);
+    await settings.getByLabel('API key').fill(API_KEY);
+    await shot('09-settings-dialog.png');
+    await settings.getByRole('button', { name: 'Check' }).click();
+    await expect(settings.getByRole('status', { name: 'Check result' }).innerText({ timeout: 20_000 })).resolves.toMatch(/^OK — /);
+    await expect(settings.getByLabel('API key').inputValue()).resolves.toBe(''); // a stored secret never comes back
+  }, 40_000);
+
+  it('asks before writing secrets into a settings export, naming them', async () => {
+    const settings = page.getByRole('dialog', { name: 'Send to corpus settings' });
+    await settings.getByRole('button', { name: 'Export…' }).click();
+    const exportDialog = page.getByRole('dialog', { name: 'Export settings of Send to corpus' });
+    await exportDialog.getByLabel(/Include the secrets \(API key\)/).check();
+    await exportDialog.getByRole('button', { name: 'Export with secrets…' }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Write secrets as readable text?' });
+    await expect(confirm.getByRole('listitem').innerText()).resolves.toBe('API key (api_key)');
+    await shot('10-export-secrets.png');
+    const [download] = await Promise.all([page.waitForEvent('download'), confirm.getByRole('button', { name: 'Export with secrets' }).click()]);
+    expect(download.suggestedFilename()).toBe('send-to-corpus-settings.json');
+    const saved = join(root, 'settings.json');
+    await download.saveAs(saved);
+    expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({ plugin: 'send-to-corpus', settings: { base_url: corpus.url }, secrets: { api_key: API_KEY } });
+    const done = page.getByRole('dialog', { name: 'Export settings of Send to corpus' });
+    await done.getByText('Warning: 1 secret is in it as readable text (api_key).').waitFor();
+    await done.getByRole('button', { name: 'Done' }).click();
+    await settings.getByRole('button', { name: 'Close', exact: true }).click();
+  }, 30_000);
+
+  it('exports as textpack to the corpus, which receives it', async () => {
+    const card = panel().locator('.card').filter({ hasText: 'send:send-to-corpus' });
+    await card.getByText('Ready').waitFor();
+    await expect(card.getByLabel('Export as').inputValue()).resolves.toBe('textpack');
+    await panel().getByRole('button', { name: 'Export', exact: true }).click();
+    await panel().getByRole('status').filter({ hasText: /^Sent — / }).waitFor({ timeout: 60_000 });
+    expect(corpus.books).toHaveLength(1);
+    expect(corpus.books[0].filename).toBe('Pride and Prejudice · Candide — Quire sample_OCR.textpack');
+    expect(corpus.books[0].fields.title).toBe('Pride and Prejudice · Candide — Quire sample');
+    expect(corpus.books[0].bytes.subarray(0, 2).toString()).toBe('PK');
+    await shot('11-sent.png');
+  }, 90_000);
+
+  it('stays readable on a narrow window', async () => {
+    await rail('Export').click(); // close the panel
+    await page.setViewportSize({ width: 420, height: 800 });
+    await tiles().first().waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('12-narrow.png');
+    await rail('Settings').click();
+    await panel().getByLabel('Pipeline preset').waitFor();
+    await shot('13-narrow-settings.png');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }, 30_000);
+});
