@@ -5,6 +5,7 @@ import { guiCommand } from './commands/gui.js';
 import { listCommand } from './commands/list.js';
 import { ocrCommand } from './commands/ocr.js';
 import { pluginsCommand } from './commands/plugins.js';
+import { serverCommand } from './commands/server.js';
 import { runCommand } from './commands/run.js';
 import { closeOcrEngines } from '../ocr/index.js';
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   program.addCommand(pluginsCommand());
   program.addCommand(listCommand());
   program.addCommand(guiCommand());
+  program.addCommand(serverCommand());
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);
   }));

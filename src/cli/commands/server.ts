@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ERROR_CODES, QuireError } from '../../errors.js';
 import { appDataDir } from '../../project/paths.js';
 import {
   createApp,
@@ -52,14 +53,17 @@ async function runServer(flags: ServerFlags): Promise<void> {
     runRateLimit: { max: flags.rateLimit, timeWindowMs: 60_000 },
     ...(flags.workers ? { workers: flags.workers } : {}),
     logger: { level: flags.logLevel, stream: process.stderr },
+    // Jobs are taken only once the server listens: a second server that cannot bind takes none.
+    startWorker: false,
   });
   let address: string;
   try {
     address = await quire.app.listen({ host: flags.host, port: flags.port });
   } catch (e) {
     await quire.close();
-    throw e;
+    throw listenError(e, flags);
   }
+  quire.startWorker();
   process.stdout.write(`Quire server listening on ${address}\n`);
   process.stdout.write(`Admin panel: ${await quire.linkBase()}/admin?secret=${quire.adminSecret}\n`);
 
@@ -78,6 +82,16 @@ async function runServer(flags: ServerFlags): Promise<void> {
   });
   // Pipeline threads of a job that missed its grace period must not keep the process alive.
   setTimeout(() => process.exit(0), 2_000).unref();
+}
+
+/** The usual reasons a server cannot listen, said plainly. */
+function listenError(e: unknown, flags: ServerFlags): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  const where = `${flags.host}:${flags.port}`;
+  if (code === 'EADDRINUSE') return new QuireError(ERROR_CODES.USAGE, `${where} is already in use; stop what listens there or choose another --port.`);
+  if (code === 'EACCES') return new QuireError(ERROR_CODES.USAGE, `Listening on ${where} needs more privileges; choose a --port above 1023.`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new QuireError(ERROR_CODES.USAGE, `${flags.host} is not an address of this machine; use --host 127.0.0.1 or 0.0.0.0.`);
+  return e;
 }
 
 function configCommand(): Command {

@@ -1,0 +1,230 @@
+/* global fetch, FormData, Blob -- Node 20 globals the shared lint config does not list */
+// npm run bench:server — the job server on loopback, measured from outside its process (build first).
+// GET /health and GET /check: requests/s and p99 (autocannon, 10 connections). POST /run: p50/p99 with 1 MB
+// uploads from 16 concurrent clients. RSS growth of the server while one client streams a 1 GiB upload (generated,
+// never held in memory). GET /list latency with 10,000 jobs for one key. Targets on 2 cores: /run p99 ≤ 50 ms,
+// RSS growth ≤ 64 MB, /list ≤ 20 ms.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (path) => pathToFileURL(join(root, 'dist', path)).href;
+const MB = 1024 * 1024;
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+
+if (process.argv[2] === '--serve') await serve(process.argv[3]);
+else if (process.argv[2] === '--baseline') await baseline(process.argv[3]);
+else await main();
+
+/**
+ * The floor to compare /run with: fastify and @fastify/multipart alone, writing each upload to a file that is kept,
+ * as /run does — no key, no database, no job. What this costs is the machine's, not Quire's.
+ */
+async function baseline(home) {
+  const { default: Fastify } = await import('fastify');
+  const { default: multipart } = await import('@fastify/multipart');
+  const { createWriteStream } = await import('node:fs');
+  const { pipeline } = await import('node:stream/promises');
+  const app = Fastify();
+  await app.register(multipart);
+  let n = 0;
+  app.post('/run', async (request) => {
+    for await (const part of request.parts({ limits: { fileSize: 2 * 1024 * MB } })) {
+      if (part.type === 'file') await pipeline(part.file, createWriteStream(join(home, `upload-${n++}`)));
+    }
+    return { ok: true };
+  });
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(JSON.stringify({ address }) + '\n');
+  process.once('SIGTERM', () => app.close().then(() => process.exit(0)));
+}
+
+/** The server under test, in its own process so its RSS is its own. */
+async function serve(home) {
+  const { createApp } = await import(dist('server/index.js'));
+  const server = await createApp({
+    dbPath: join(home, 'quire-server.db'),
+    dataDir: join(home, 'server_data'),
+    runRateLimit: { max: 1_000_000, timeWindowMs: 60_000 },
+    startWorker: false,
+  });
+  const address = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(JSON.stringify({ address, secret: server.adminSecret }) + '\n');
+  // The bench starts the worker when it wants it (the first /run figure is taken without it).
+  process.stdin.on('data', () => server.startWorker());
+  process.once('SIGTERM', () => server.close().then(() => process.exit(0)));
+}
+
+async function main() {
+  const home = await mkdtemp(join(tmpdir(), 'quire-bench-server-'));
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', home], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const rows = [];
+  try {
+    const { address, secret } = await firstLine(child);
+    const key = await json(`${address}/admin/keys?secret=${secret}&email=bench@example.org`, 'POST');
+    const apiKey = key.api_key;
+
+    const health = await cannon({ url: `${address}/health`, connections: 10, duration: seconds });
+    rows.push(['GET /health', `${fmt(health.requests.average)} req/s`, `p99 ${health.latency.p99} ms`, '']);
+
+    // Random bytes named .zip: each upload becomes a job; with the worker on, it fails it at once (not a zip).
+    const { body, contentType } = multipartBuffer(apiKey, 'bench.zip', randomBytes(MB));
+    const runUploads = async (label, target = { address, pid: child.pid }) => {
+      const uploads = 16 * 20;
+      // A warm-up burst first, so the figure is not the JIT's or the first files' of a fresh process.
+      await cannon({ url: `${target.address}/run`, method: 'POST', headers: { 'content-type': contentType }, body, connections: 16, amount: 32 });
+      const cpu0 = cpuMs(target.pid);
+      const run = await cannon({ url: `${target.address}/run`, method: 'POST', headers: { 'content-type': contentType }, body, connections: 16, amount: uploads });
+      const cpu = (cpuMs(target.pid) - cpu0) / uploads;
+      const goal = label.includes('floor') ? '' : '; target p99 ≤ 50 ms';
+      const note = `${fmt(run.requests.average)} uploads/s, server CPU ${cpu.toFixed(1)} ms each${run.non2xx ? `, ${run.non2xx} non-2xx` : ''}${goal}`;
+      rows.push([`POST /run, 1 MB, 16 clients, ${label}`, `p50 ${run.latency.p50} ms`, `p99 ${run.latency.p99} ms`, note]);
+    };
+    await runUploads('worker paused');
+    const floor = spawn(process.execPath, [fileURLToPath(import.meta.url), '--baseline', await mkdtemp(join(home, 'baseline-'))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await runUploads('bare fastify + multipart to disk (floor)', { address: (await firstLine(floor)).address, pid: floor.pid });
+    } finally {
+      floor.kill('SIGTERM');
+    }
+
+    child.stdin.write('start worker\n');
+    const job = await submitSmall(address, apiKey);
+    // Let the worker drain the queue (the uploads above, then the sample), so each figure below is its own.
+    while ((await json(`${address}/check/${job}?api_key=${apiKey}`)).status !== 'done') await new Promise((r) => setTimeout(r, 200));
+
+    const check = await cannon({ url: `${address}/check/${job}?api_key=${apiKey}`, connections: 10, duration: seconds });
+    rows.push(['GET /check', `${fmt(check.requests.average)} req/s`, `p99 ${check.latency.p99} ms`, '']);
+
+    await runUploads('worker failing each beside it');
+
+    const growth = await uploadHugeWatchingRss(address, apiKey, child.pid, 1024 * MB);
+    rows.push(['1 GiB upload, 1 client', `RSS +${fmt(growth.growthMb)} MB`, `${fmt(growth.seconds)} s (${fmt(1024 / growth.seconds)} MB/s)`, `HTTP ${growth.status}; target ≤ 64 MB`]);
+
+    const jobs = await fillJobs(home, apiKey, 10_000);
+    const list = await cannon({ url: `${address}/list?api_key=${apiKey}`, connections: 1, amount: 50 });
+    rows.push([`GET /list, ${jobs} jobs of one key`, `p50 ${list.latency.p50} ms`, `p99 ${list.latency.p99} ms`, 'target ≤ 20 ms']);
+    const checkBig = await cannon({ url: `${address}/check/${job}?api_key=${apiKey}`, connections: 10, duration: seconds });
+    rows.push([`GET /check, ${jobs} jobs in the database`, `${fmt(checkBig.requests.average)} req/s`, `p99 ${checkBig.latency.p99} ms`, '']);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await rm(home, { recursive: true, force: true });
+  }
+  console.log('| measure | figure | latency / detail | note |');
+  console.log('| --- | --- | --- | --- |');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+}
+
+function firstLine(child) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(JSON.parse(out.slice(0, nl)));
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+async function json(url, method = 'GET', init = {}) {
+  const res = await fetch(url, { method, ...init });
+  if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+function cannon(options) {
+  return new Promise((resolve, reject) => autocannon(options, (err, result) => (err ? reject(err) : resolve(result))));
+}
+
+function fmt(n) {
+  return n >= 100 ? Math.round(n).toLocaleString('en') : n.toFixed(1);
+}
+
+function multipartBuffer(apiKey, name, data) {
+  const boundary = `----quirebench${randomBytes(8).toString('hex')}`;
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\n${apiKey}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  const body = Buffer.concat([Buffer.from(head), data, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+async function submitSmall(address, apiKey) {
+  const form = new FormData();
+  form.set('api_key', apiKey);
+  form.set('file', new Blob([readFileSync(join(root, 'examples', 'sample.aglbundle'))]), 'sample.aglbundle');
+  return (await json(`${address}/run`, 'POST', { body: form })).job_id;
+}
+
+/** CPU time (user + system, all threads) of a process from /proc (Linux), in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** RSS of a process from /proc (Linux), in bytes. */
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+}
+
+/** Stream `size` bytes of upload from a generator, sampling the server's RSS; growth is peak minus the level before. */
+async function uploadHugeWatchingRss(address, apiKey, pid, size) {
+  await new Promise((r) => setTimeout(r, 2000));
+  const baseline = rssOf(pid);
+  let peak = baseline;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
+  const boundary = `----quirebig${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\n${apiKey}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const chunk = randomBytes(MB);
+  let left = size;
+  let sentHead = false;
+  const body = new Readable({
+    read() {
+      if (!sentHead) return void (sentHead = true, this.push(head));
+      if (left <= 0) return void (this.push(tail), this.push(null));
+      const n = Math.min(MB, left);
+      left -= n;
+      this.push(n === MB ? chunk : chunk.subarray(0, n));
+    },
+  });
+  const t0 = performance.now();
+  const url = new URL(`${address}/run`);
+  const status = await new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      },
+    );
+    req.on('error', reject);
+    body.pipe(req);
+  });
+  clearInterval(sampler);
+  return { growthMb: (peak - baseline) / MB, seconds: (performance.now() - t0) / 1000, status };
+}
+
+/** 10,000 jobs for the bench key, written straight into the database (the server reads the same file). */
+async function fillJobs(home, apiKey, count) {
+  const { openSqliteStore } = await import(dist('server/sqlite-store.js'));
+  const { createHash } = await import('node:crypto');
+  const store = openSqliteStore(join(home, 'quire-server.db'));
+  const key = await store.findActiveKey(createHash('sha256').update(apiKey).digest('hex'));
+  const existing = (await store.listJobs(key.keyId)).length;
+  for (let i = existing; i < count; i++) {
+    await store.insertJob({ jobId: randomBytes(16).toString('base64url'), keyId: key.keyId, emailNotif: false, ocr: null, dpi: null, uploadName: `book ${i}.pdf`, inputExt: 'pdf' }, Date.now());
+  }
+  const total = (await store.listJobs(key.keyId)).length;
+  await store.close();
+  return total.toLocaleString('en');
+}

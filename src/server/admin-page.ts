@@ -1,0 +1,63 @@
+import { JOB_STATUSES, type ApiKeyRow, type JobStatus } from './store.js';
+
+/** Text made safe inside HTML element content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const STYLE = `
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:.5rem 0 1.5rem}th,td{border-bottom:1px solid #ddd;padding:.3rem .8rem;text-align:left}
+td.n{text-align:right}.revoked{color:#999}code{background:#f3f3f3;padding:.2rem .4rem;word-break:break-all}
+form.inline{display:inline}button{cursor:pointer}`;
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body>${body}</body></html>
+`;
+}
+
+function date(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}
+
+/** The admin page: job counts by status and the key table, with plain forms to create and revoke keys (no script). */
+export function adminPage(secret: string, counts: Record<JobStatus, number>, keys: ApiKeyRow[]): string {
+  const s = encodeURIComponent(secret);
+  const countRows = JOB_STATUSES.map((st) => `<tr><td>${st}</td><td class="n">${counts[st]}</td></tr>`).join('');
+  const keyRows = keys
+    .map((k) => {
+      const active = k.revoked === null;
+      const action = active
+        ? `<form class="inline" method="post" action="/admin/keys/${k.keyId}/revoke?secret=${s}"><button type="submit">Revoke</button></form>`
+        : '';
+      return `<tr${active ? '' : ' class="revoked"'}><td class="n">${k.keyId}</td><td>${escapeHtml(k.email)}</td><td>${active ? 'active' : 'revoked'}</td><td>${date(k.created)}</td><td class="n">${k.jobCount}</td><td>${action}</td></tr>`;
+    })
+    .join('');
+  return page(
+    'Quire server — admin',
+    `<h1>Quire server</h1>
+<h2>Jobs</h2>
+<table><thead><tr><th>Status</th><th>Jobs</th></tr></thead><tbody>${countRows}</tbody></table>
+<h2>API keys</h2>
+${keys.length === 0 ? '<p>No API keys yet.</p>' : `<table><thead><tr><th>Id</th><th>Email</th><th>State</th><th>Created</th><th>Jobs</th><th></th></tr></thead><tbody>${keyRows}</tbody></table>`}
+<h2>New API key</h2>
+<form method="post" action="/admin/keys?secret=${s}">
+<label>Email for completion mail <input type="email" name="email" required></label> <button type="submit">Create key</button>
+</form>`,
+  );
+}
+
+/** Shown once after creating a key from the admin page: the raw key is never shown again. */
+export function keyCreatedPage(secret: string, key: { key_id: number; email: string; api_key: string }): string {
+  return page(
+    'Quire server — new API key',
+    `<h1>New API key</h1>
+<p>Key ${key.key_id} for ${escapeHtml(key.email)}:</p>
+<p><code>${escapeHtml(key.api_key)}</code></p>
+<p>Copy it now: only its hash is stored, so it cannot be shown again.</p>
+<p><a href="/admin?secret=${encodeURIComponent(secret)}">Back to the admin page</a></p>`,
+  );
+}

@@ -1,0 +1,86 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { FastifyReply } from 'fastify';
+import { HttpError } from './http-errors.js';
+import type { ArtifactKind } from './layout.js';
+
+export type ByteRange = { start: number; end: number };
+
+/**
+ * One `Range: bytes=…` range, inclusive, within a file of `size` bytes. Null means "send the whole file": no
+ * header, a header this server does not honour (several ranges, other units) or one it cannot parse — all of
+ * which HTTP allows answering with the full file. 'unsatisfiable' is a range wholly past the end.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | null {
+  if (!header || size === 0) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    // A suffix: the last N bytes.
+    const n = Number(m[2]);
+    if (n === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < start) return null;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+/**
+ * A document name as a download's file name: no folders, no characters file systems refuse. (The engine names its
+ * own output files the same way; this module does not load the engine to do it.)
+ */
+export function downloadName(docName: string): string {
+  const cleaned = docName
+    .normalize('NFC')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^\.+/, '')
+    .slice(0, 150);
+  return cleaned || 'document';
+}
+
+/** `Content-Disposition` for a file named after its document, readable by old clients (ASCII) and new (UTF-8). */
+export function contentDisposition(docName: string, kind: ArtifactKind): string {
+  const name = `${downloadName(docName)}.${kind}`;
+  const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+const TYPES: Record<ArtifactKind, string> = { pdf: 'application/pdf', md: 'text/markdown; charset=utf-8' };
+
+/** Send an artifact, whole or the one range asked for. */
+export async function sendArtifact(reply: FastifyReply, path: string, kind: ArtifactKind, docName: string, rangeHeader: string | undefined): Promise<FastifyReply> {
+  let size: number;
+  let mtime: Date;
+  try {
+    ({ size, mtime } = await stat(path));
+  } catch {
+    throw new HttpError('no_artifact');
+  }
+  const range = parseRange(rangeHeader, size);
+  if (range === 'unsatisfiable') {
+    reply.header('content-range', `bytes */${size}`);
+    throw new HttpError('range');
+  }
+  reply
+    .header('content-type', TYPES[kind])
+    .header('content-disposition', contentDisposition(docName, kind))
+    .header('accept-ranges', 'bytes')
+    .header('last-modified', mtime.toUTCString())
+    // The job id in the URL is the credential: keep it out of shared caches and of Referer headers.
+    .header('cache-control', 'private, no-cache')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff');
+  if (range === null) {
+    reply.header('content-length', size);
+    return reply.send(createReadStream(path));
+  }
+  reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
+  return reply.send(createReadStream(path, { start: range.start, end: range.end }));
+}

@@ -1,0 +1,9 @@
+/**
+ * The HTTP job server (`quire server`): uploads in, conversions drained from a queue by a background worker,
+ * artifacts served by capability URL. `createApp` builds it without listening; the CLI listens.
+ */
+export { createApp, DEFAULT_MAX_UPLOAD, DEFAULT_PORT, DEFAULT_RUN_RATE, type CreateAppOptions, type QuireServer } from './app.js';
+export { parseBaseUrl, parseSmtpConfig, setServerConfig, showServerConfig, SETTABLE, type SmtpConfig } from './config.js';
+export type { ConvertFn, OcrBatch, Processor, TickResult } from './processor.js';
+export { openSqliteStore } from './sqlite-store.js';
+export { JOB_STATUSES, type ApiKey, type Job, type JobStatus, type JobStore } from './store.js';

@@ -1,0 +1,358 @@
+import { randomBytes } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, extname, join } from 'node:path';
+import type { ConvertOptions, ConvertResult, ProgressEvent } from '../convert.js';
+import { describeError, ERROR_CODES, isQuireError } from '../errors.js';
+import { inputPath, jobDir, outputPath, projectDir } from './layout.js';
+import type { Job, JobStatus, JobStore } from './store.js';
+
+/** The engine the worker calls: `convert` from `src/convert.ts`, or a stand-in in tests. */
+export type ConvertFn = (input: string, options: ConvertOptions) => Promise<ConvertResult>;
+
+/**
+ * The remote OCR batch (next issue): a job parked in `ocr_pending` is polled by `/check`, `/get` and the ticker,
+ * and its batch is cancelled before the job is cancelled or deleted. Until then nothing is ever parked.
+ */
+export interface OcrBatch {
+  poll(job: Job): Promise<void>;
+  cancel(job: Job): Promise<void>;
+}
+
+export interface ProcessorLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface ProcessorOptions {
+  store: JobStore;
+  dataDir: string;
+  convert: ConvertFn;
+  log: ProcessorLog;
+  /** Identifies this worker in the jobs table: `host:pid:nonce`. */
+  workerId?: string;
+  /** A held job whose heartbeat is older than this is taken back (its worker is gone). */
+  leaseMs?: number;
+  heartbeatMs?: number;
+  /** Runs of one job, counting those a crash interrupted. */
+  maxAttempts?: number;
+  /** Pipeline threads per job; default the number of cores. */
+  workers?: number;
+  ocrBatch?: OcrBatch;
+  /** Called once a job is done (the completion email); errors are logged, never fatal. */
+  onDone?: (job: Job) => Promise<void>;
+}
+
+export interface TickResult {
+  jobId: string;
+  status: JobStatus;
+}
+
+export interface Processor {
+  readonly workerId: string;
+  /** Take back orphaned jobs, then claim the oldest pending job and run it to its end; null when none was pending. */
+  tick(): Promise<TickResult | null>;
+  /** Run ticks in the background: right after a job ends, else every `intervalMs`. */
+  start(intervalMs: number): void;
+  /** Tick soon (a job was just submitted). */
+  kick(): void;
+  /** Stop the job this worker runs, if it is `jobId` (cancelled or deleted): it ends at the next frame boundary. */
+  abort(jobId: string): void;
+  /** Ask the parked OCR batch of a job for its result now. */
+  poll(job: Job): Promise<void>;
+  cancelBatch(job: Job): Promise<void>;
+  /**
+   * Shut down: take no new job, stop the running one at its next frame boundary and put it back to `pending`,
+   * waiting at most `graceMs` for it.
+   */
+  stop(graceMs: number): Promise<void>;
+}
+
+type StopReason = 'cancel' | 'shutdown' | 'lost';
+
+interface Running {
+  job: Job;
+  controller: AbortController;
+  reason?: StopReason;
+  done: Promise<TickResult>;
+}
+
+const DEFAULTS = { leaseMs: 60_000, heartbeatMs: 5_000, maxAttempts: 3 };
+
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/** The job queue's worker: one job at a time, claimed atomically, so several workers can share one store. */
+export function createProcessor(options: ProcessorOptions): Processor {
+  const { store, dataDir, log } = options;
+  const workerId = options.workerId ?? newWorkerId();
+  const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
+  const maxAttempts = options.maxAttempts ?? DEFAULTS.maxAttempts;
+  let running: Running | null = null;
+  let ticking: Promise<TickResult | null> | null = null;
+  let stopping = false;
+  let loop: Promise<void> | null = null;
+  let wake: (() => void) | null = null;
+
+  async function recoverOrphans(): Promise<void> {
+    const now = Date.now();
+    for (const job of await store.listProcessing()) {
+      if (job.workerId === workerId || !isOrphan(job, now, leaseMs)) continue;
+      const gaveUp = job.attempts >= maxAttempts;
+      const taken = gaveUp
+        ? await store.abandonJob(job.jobId, job.workerId!, interruptedMessage(job.attempts), now)
+        : await store.requeueJob(job.jobId, job.workerId!, now, false);
+      if (!taken) continue;
+      await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
+      log.warn({ jobId: job.jobId, worker: job.workerId, attempts: job.attempts }, gaveUp ? 'job interrupted too often, failed' : 'job of a stopped worker put back to pending');
+    }
+  }
+
+  async function tickOnce(): Promise<TickResult | null> {
+    await recoverOrphans();
+    if (stopping) return null;
+    const job = await store.claimNextJob(workerId, Date.now());
+    if (!job) return null;
+    if (stopping) {
+      await store.requeueJob(job.jobId, workerId, Date.now(), true);
+      return null;
+    }
+    const run: Running = { job, controller: new AbortController(), done: Promise.resolve({ jobId: job.jobId, status: 'processing' }) };
+    running = run;
+    run.done = runJob(run);
+    try {
+      return await run.done;
+    } finally {
+      running = null;
+    }
+  }
+
+  async function runJob(run: Running): Promise<TickResult> {
+    const { job, controller } = run;
+    const dir = jobDir(dataDir, job.jobId);
+    const proj = projectDir(dataDir, job.jobId);
+    const input = inputPath(dataDir, job);
+    const stop = (reason: StopReason): void => {
+      run.reason ??= reason;
+      controller.abort(reason);
+    };
+    const stillHeld = (held: boolean): void => {
+      if (!held) stop('lost');
+    };
+    // A crashed run may have left its project behind; every run starts from the upload alone.
+    await rm(proj, { recursive: true, force: true });
+    const timer = setInterval(() => {
+      store.heartbeat(job.jobId, workerId, Date.now()).then(stillHeld, (e: unknown) => log.warn({ jobId: job.jobId, err: describeError(e) }, 'heartbeat failed'));
+    }, heartbeatMs);
+    timer.unref();
+    const progress = progressTracker((p) => {
+      store.heartbeat(job.jobId, workerId, Date.now(), p).then(stillHeld, (e: unknown) => log.warn({ jobId: job.jobId, err: describeError(e) }, 'progress update failed'));
+    });
+    log.info({ jobId: job.jobId, attempt: job.attempts }, 'job started');
+    try {
+      const result = await options.convert(input, {
+        exports: wantsMarkdown(job.ocr) ? 'pdf+md' : 'pdf',
+        outDir: join(proj, 'out'),
+        keepProject: proj,
+        ...(job.dpi ? { dpi: { value: job.dpi, force: true } } : {}),
+        ...(job.ocr ? { ocr: job.ocr } : {}),
+        ...(options.workers ? { workers: options.workers } : {}),
+        signal: controller.signal,
+        onProgress: progress,
+      });
+      // A shutdown that came after the last frame does not waste the finished work; a cancel or a lost job does.
+      if (controller.signal.aborted && run.reason !== 'shutdown') return await settleStopped(run);
+      const hasMd = await moveOutputs(result, dir, job.jobId);
+      await rm(proj, { recursive: true, force: true });
+      const docName = documentName(result.name, input, job.uploadName);
+      const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages };
+      if (!(await store.finishJob(job.jobId, workerId, outcome, Date.now()))) return await settleStopped(run);
+      log.info({ jobId: job.jobId, pages: result.pages }, 'job done');
+      const done = { ...job, status: 'done' as const, docName, hasMd, pagesDone: result.pages, pagesTotal: result.pages };
+      if (options.onDone) await options.onDone(done).catch((e: unknown) => log.warn({ jobId: job.jobId, err: describeError(e) }, 'completion hook failed'));
+      return { jobId: job.jobId, status: 'done' };
+    } catch (e) {
+      if (controller.signal.aborted) return await settleStopped(run);
+      await rm(proj, { recursive: true, force: true });
+      const error = failureMessage(e, input, job.uploadName);
+      log.warn({ jobId: job.jobId, code: isQuireError(e) ? e.code : 'unexpected', err: isQuireError(e) ? e.detail ?? e.message : describeError(e) }, 'job failed');
+      if (!(await store.finishJob(job.jobId, workerId, { status: 'failed', error }, Date.now()))) return await settleStopped(run);
+      return { jobId: job.jobId, status: 'failed' };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  /** The run stopped, or found the job no longer its own: leave the job in the state the stop calls for. */
+  async function settleStopped(run: Running): Promise<TickResult> {
+    const { job } = run;
+    const proj = projectDir(dataDir, job.jobId);
+    if (run.reason === 'shutdown') {
+      await rm(proj, { recursive: true, force: true });
+      // Not the job's fault: the attempt is given back. A false here means the grace period ran out and `stop`
+      // already put it back.
+      await store.requeueJob(job.jobId, workerId, Date.now(), true);
+      log.info({ jobId: job.jobId }, 'job put back to pending for the next start');
+      return { jobId: job.jobId, status: 'pending' };
+    }
+    const now = await store.getJob(job.jobId);
+    if (now === null || now.status === 'cancelled') {
+      // Cancelled or deleted: nothing of it stays on disk.
+      await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+      log.info({ jobId: job.jobId }, now ? 'job cancelled' : 'job deleted while running');
+      return { jobId: job.jobId, status: 'cancelled' };
+    }
+    // Taken back by another worker (this one missed its lease): its files are that worker's now.
+    log.warn({ jobId: job.jobId, holder: now.workerId }, 'job taken over by another worker');
+    return { jobId: job.jobId, status: now.status };
+  }
+
+  async function moveOutputs(result: ConvertResult, dir: string, jobId: string): Promise<boolean> {
+    let hasMd = false;
+    for (const output of result.outputs) {
+      if (output.format === 'pdf') await rename(output.path, outputPath(dataDir, jobId, 'pdf'));
+      if (output.format === 'md') {
+        await rename(output.path, outputPath(dataDir, jobId, 'md'));
+        hasMd = true;
+      }
+    }
+    if (!result.outputs.some((o) => o.format === 'pdf')) throw new Error(`convert wrote no PDF in ${dir}`);
+    return hasMd;
+  }
+
+  const processor: Processor = {
+    workerId,
+    tick() {
+      // One job at a time per worker: a tick asked for while one runs waits for it and claims nothing more.
+      if (ticking) return ticking.then(() => null);
+      ticking = tickOnce().finally(() => {
+        ticking = null;
+      });
+      return ticking;
+    },
+    start(intervalMs) {
+      if (loop) return;
+      loop = (async () => {
+        while (!stopping) {
+          const result = await processor.tick().catch((e: unknown) => {
+            log.error({ err: describeError(e) }, 'worker tick failed');
+            return null;
+          });
+          if (result || stopping) continue;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, intervalMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = null;
+        }
+      })();
+    },
+    kick() {
+      wake?.();
+    },
+    abort(jobId) {
+      if (running?.job.jobId === jobId) {
+        running.reason ??= 'cancel';
+        running.controller.abort('cancel');
+      }
+    },
+    async poll(job) {
+      await options.ocrBatch?.poll(job);
+    },
+    async cancelBatch(job) {
+      await options.ocrBatch?.cancel(job);
+    },
+    async stop(graceMs) {
+      stopping = true;
+      wake?.();
+      if (running) {
+        running.reason ??= 'shutdown';
+        running.controller.abort('shutdown');
+      }
+      const inFlight = ticking;
+      if (!inFlight) return void (await loop);
+      let timer: NodeJS.Timeout | undefined;
+      const settled = await Promise.race([
+        inFlight.then(() => true, () => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+      ]);
+      clearTimeout(timer);
+      if (settled) return void (await loop);
+      const run = running as Running | null;
+      if (run) {
+        // The frame in flight did not end in time: put the job back anyway; its next run starts afresh.
+        await store.requeueJob(run.job.jobId, workerId, Date.now(), true);
+        log.warn({ jobId: run.job.jobId, graceMs }, 'job did not reach a frame boundary in time; put back to pending');
+      }
+    },
+  };
+  return processor;
+}
+
+/** A held job is an orphan when its worker stopped beating, or is a process on this host that no longer exists. */
+export function isOrphan(job: Pick<Job, 'workerId' | 'heartbeat'>, now: number, leaseMs: number): boolean {
+  if (job.heartbeat === null || now - job.heartbeat > leaseMs) return true;
+  const worker = parseWorkerId(job.workerId);
+  return worker !== null && worker.host === hostname() && worker.pid !== process.pid && !processExists(worker.pid);
+}
+
+function parseWorkerId(id: string | null): { host: string; pid: number } | null {
+  const m = id === null ? null : /^(.*):(\d+):[0-9a-f]+$/.exec(id);
+  return m ? { host: m[1], pid: Number(m[2]) } : null;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists, it is someone else's.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function interruptedMessage(attempts: number): string {
+  return `The server stopped while converting this file ${attempts} times, so Quire gave up on it.`;
+}
+
+/** OCR given (and not `none`) asks for Markdown beside the PDF; convert writes it when OCR ran. */
+export function wantsMarkdown(ocr: string | null): boolean {
+  return ocr !== null && ocr !== '' && ocr !== 'none';
+}
+
+/**
+ * `/check` progress from convert's events. Frames are known in advance, pages are not (a book spread gives two),
+ * so `pages_total` is an estimate — frames × the pages per frame seen so far — that becomes exact when the job
+ * is done; before the first frame ends it is the frame count.
+ */
+export function progressTracker(report: (p: { pagesDone: number; pagesTotal: number | null }) => void): (e: ProgressEvent) => void {
+  return (e) => {
+    if (e.type === 'start') report({ pagesDone: 0, pagesTotal: e.frames });
+    else if (e.type === 'frame') {
+      const estimate = Math.round((e.pagesDone / Math.max(1, e.framesDone)) * e.framesTotal);
+      report({ pagesDone: e.pagesDone, pagesTotal: Math.max(e.pagesDone, estimate) });
+    }
+  };
+}
+
+/**
+ * The name the user knows the document by: the bundle's project name when it has one, else the name of the
+ * uploaded file. Convert only sees `input.zip`/`input.pdf`, so its fallback name (`input`) means "none".
+ */
+export function documentName(converted: string, input: string, uploadName: string): string {
+  const stem = basename(input, extname(input));
+  if (converted !== stem) return converted;
+  return basename(uploadName, extname(uploadName)) || 'document';
+}
+
+/** One sentence for `error`: the engine's own message, with the server's path of the upload put back to its name. */
+export function failureMessage(e: unknown, input: string, uploadName: string): string {
+  if (isQuireError(e) && e.code !== ERROR_CODES.INTERNAL) return e.message.split(input).join(uploadName);
+  return 'Quire could not convert this file because of an unexpected error on the server.';
+}

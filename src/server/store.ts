@@ -1,0 +1,108 @@
+/**
+ * The job server's storage, behind one small interface: SQLite now (`sqlite-store.ts`), PostgreSQL later, both
+ * from the same numbered migrations in `sql/`. Every method is async so a networked store fits the same shape.
+ */
+
+export const JOB_STATUSES = ['pending', 'processing', 'ocr_pending', 'done', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** States a job can still leave on its own; `/cancel` moves these to `cancelled`. */
+export const ACTIVE_STATUSES: readonly JobStatus[] = ['pending', 'processing', 'ocr_pending'];
+
+export interface ApiKey {
+  keyId: number;
+  email: string;
+  created: number;
+  /** When the key was revoked; null while it is active. */
+  revoked: number | null;
+}
+
+export interface ApiKeyRow extends ApiKey {
+  jobCount: number;
+}
+
+export interface Job {
+  jobId: string;
+  keyId: number;
+  status: JobStatus;
+  error: string | null;
+  emailNotif: boolean;
+  ocr: string | null;
+  dpi: number | null;
+  /** The file name the client uploaded. */
+  uploadName: string;
+  /** How the upload is stored in the job folder: `input.zip` or `input.pdf`. */
+  inputExt: 'zip' | 'pdf';
+  /** The document's name, known once the job is done. */
+  docName: string | null;
+  hasMd: boolean;
+  pagesDone: number;
+  pagesTotal: number | null;
+  attempts: number;
+  workerId: string | null;
+  heartbeat: number | null;
+  created: number;
+  updated: number;
+}
+
+export type NewJob = Pick<Job, 'jobId' | 'keyId' | 'emailNotif' | 'ocr' | 'dpi' | 'uploadName' | 'inputExt'>;
+
+/** How a worker ends a job it holds. */
+export type JobOutcome =
+  | { status: 'done'; docName: string; hasMd: boolean; pages: number }
+  | { status: 'failed'; error: string };
+
+export interface JobStore {
+  getConfig(key: string): Promise<string | null>;
+  setConfig(key: string, value: string): Promise<void>;
+  deleteConfig(key: string): Promise<void>;
+  /** Store `value` unless the key is set already; returns the value that is stored now (first writer wins). */
+  setConfigOnce(key: string, value: string): Promise<string>;
+
+  createKey(email: string, keyHash: string, now: number): Promise<ApiKey>;
+  getKey(keyId: number): Promise<ApiKey | null>;
+  /** The active key with this hash, or null for an unknown or revoked one. */
+  findActiveKey(keyHash: string): Promise<ApiKey | null>;
+  /** Returns the key, or null when there is no such key; revoking twice keeps the first time. */
+  revokeKey(keyId: number, now: number): Promise<ApiKey | null>;
+  listKeys(): Promise<ApiKeyRow[]>;
+
+  insertJob(job: NewJob, now: number): Promise<Job>;
+  getJob(jobId: string): Promise<Job | null>;
+  /** The key's jobs, newest first. */
+  listJobs(keyId: number, limit?: number): Promise<Job[]>;
+  /**
+   * The key's jobs, newest first, as `/list` shows them: a JSON array of `{ job_id, status, created, updated, ocr,
+   * error }`, times in ISO 8601 UTC with milliseconds. Built by the database itself, because a key with 10,000
+   * jobs must still list in a few milliseconds.
+   */
+  listJobsJson(keyId: number, limit?: number): Promise<string>;
+  countJobsByStatus(): Promise<Record<JobStatus, number>>;
+  /** Jobs some worker holds, for finding the ones whose worker died. */
+  listProcessing(): Promise<Job[]>;
+
+  /**
+   * Move the oldest pending job to `processing` for `workerId` in one atomic update and return it, or null when
+   * none is pending. Two workers on one database never get the same job.
+   */
+  claimNextJob(workerId: string, now: number): Promise<Job | null>;
+  /** Record progress and liveness; false when the worker no longer holds the job (cancelled, deleted, taken back). */
+  heartbeat(jobId: string, workerId: string, now: number, progress?: { pagesDone: number; pagesTotal: number | null }): Promise<boolean>;
+  /** End a job the worker holds; false when it no longer holds it. */
+  finishJob(jobId: string, workerId: string, outcome: JobOutcome, now: number): Promise<boolean>;
+  /**
+   * Put a held job back to `pending` (shutdown, or its worker died). `refundAttempt` when the stop was not the
+   * job's doing (a graceful shutdown). `fromWorker` is the worker seen holding it, so a job another worker holds by now is left alone.
+   */
+  requeueJob(jobId: string, fromWorker: string, now: number, refundAttempt: boolean): Promise<boolean>;
+  /** Fail a job that was interrupted too often; `fromWorker` as for `requeueJob`. */
+  abandonJob(jobId: string, fromWorker: string, error: string, now: number): Promise<boolean>;
+  /** Move a pending, processing or ocr_pending job of this key to `cancelled`; returns the job as it was, or null. */
+  cancelJob(jobId: string, keyId: number, now: number): Promise<Job | null>;
+  /** Remove the job row of this key; returns the job as it was, or null. */
+  deleteJob(jobId: string, keyId: number): Promise<Job | null>;
+  /** Ids of every job row, to tell job folders from leftovers. */
+  hasJob(jobId: string): Promise<boolean>;
+
+  close(): Promise<void>;
+}

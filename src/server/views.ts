@@ -1,0 +1,106 @@
+import { JOB_STATUSES, type Job } from './store.js';
+
+/** What the HTTP API says about a job. Field names are the spec's (snake_case); times are ISO 8601 in UTC. */
+export interface JobSummaryView {
+  job_id: string;
+  status: string;
+  created: string;
+  updated: string;
+  ocr: string | null;
+  error: string | null;
+}
+
+export interface JobCheckView {
+  job_id: string;
+  status: string;
+  error: string | null;
+  progress: { pages_done: number; pages_total: number | null };
+}
+
+export interface JobGetView extends JobCheckView {
+  pdf_url: string | null;
+  md_url: string | null;
+}
+
+export function jobSummary(job: Job): JobSummaryView {
+  return {
+    job_id: job.jobId,
+    status: job.status,
+    created: new Date(job.created).toISOString(),
+    updated: new Date(job.updated).toISOString(),
+    ocr: job.ocr,
+    error: job.error,
+  };
+}
+
+export function jobCheck(job: Job): JobCheckView {
+  return { job_id: job.jobId, status: job.status, error: job.error, progress: { pages_done: job.pagesDone, pages_total: job.pagesTotal } };
+}
+
+/** `/get`: links only to files that exist — the PDF once done, the Markdown once done and only when OCR made it. */
+export function jobGet(job: Job, base: string): JobGetView {
+  const done = job.status === 'done';
+  const link = (kind: string): string => `${base}/download/${job.jobId}/${kind}`;
+  return { ...jobCheck(job), pdf_url: done ? link('pdf') : null, md_url: done && job.hasMd ? link('md') : null };
+}
+
+// JSON schemas at the HTTP boundary: they document the answers and let fastify serialise them fast.
+const nullableString = { type: ['string', 'null'] } as const;
+const status = { type: 'string', enum: [...JOB_STATUSES] } as const;
+
+export const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] } },
+  required: ['error'],
+} as const;
+
+const checkProperties = {
+  job_id: { type: 'string' },
+  status,
+  error: nullableString,
+  progress: {
+    type: 'object',
+    properties: { pages_done: { type: 'integer' }, pages_total: { type: ['integer', 'null'] } },
+    required: ['pages_done', 'pages_total'],
+  },
+} as const;
+
+export const checkSchema = { type: 'object', properties: checkProperties, required: ['job_id', 'status', 'error', 'progress'] } as const;
+
+export const getSchema = {
+  type: 'object',
+  properties: { ...checkProperties, pdf_url: nullableString, md_url: nullableString },
+  required: ['job_id', 'status', 'error', 'progress', 'pdf_url', 'md_url'],
+} as const;
+
+export const listSchema = {
+  type: 'object',
+  properties: {
+    jobs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { job_id: { type: 'string' }, status, created: { type: 'string' }, updated: { type: 'string' }, ocr: nullableString, error: nullableString },
+        required: ['job_id', 'status', 'created', 'updated', 'ocr', 'error'],
+      },
+    },
+  },
+  required: ['jobs'],
+} as const;
+
+export const runSchema = {
+  type: 'object',
+  properties: { job_id: { type: 'string' }, status },
+  required: ['job_id', 'status'],
+} as const;
+
+export const apiKeyQuery = {
+  type: 'object',
+  properties: { api_key: { type: 'string' } },
+} as const;
+
+export const jobParams = {
+  type: 'object',
+  properties: { job_id: { type: 'string' } },
+  required: ['job_id'],
+} as const;

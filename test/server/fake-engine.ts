@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ConvertOptions, ConvertResult } from '../../src/convert.js';
+import { ERROR_CODES, QuireError } from '../../src/errors.js';
+
+/**
+ * A stand-in for `convert` whose frames advance only when the test says so: it writes a project and outputs where
+ * the real one would, honours the abort signal at frame boundaries, and reports progress like it.
+ */
+export class FakeEngine {
+  readonly calls: Array<{ input: string; options: ConvertOptions; leftoverSeen: boolean }> = [];
+  /** Run straight through instead of waiting at each frame. */
+  auto = false;
+  /** Ignore the abort signal while waiting at a gate (a frame that takes long). */
+  stubborn = false;
+  name = 'Fake book';
+  frames = 3;
+  private release: (() => void) | null = null;
+  private arrivals: Array<() => void> = [];
+
+  readonly convert = async (input: string, options: ConvertOptions): Promise<ConvertResult> => {
+    const proj = options.keepProject!;
+    this.calls.push({ input, options, leftoverSeen: existsSync(join(proj, 'leftover.txt')) });
+    await mkdir(join(proj, 'pages'), { recursive: true });
+    await writeFile(join(proj, 'project.json'), '{}');
+    options.onProgress?.({ type: 'start', name: this.name, frames: this.frames });
+    for (let f = 1; f <= this.frames; f++) {
+      if (!this.auto) await this.gate(options.signal);
+      if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
+      await writeFile(join(proj, 'pages', `${f}.png`), 'page');
+      options.onProgress?.({ type: 'frame', framesDone: f, framesTotal: this.frames, pagesDone: f * 2, input: `images/${f}.jpg` });
+    }
+    const outDir = options.outDir!;
+    await mkdir(outDir, { recursive: true });
+    const outputs = [{ format: 'pdf', path: join(outDir, `${this.name}.pdf`), bytes: 9 }];
+    await writeFile(outputs[0].path, '%PDF-fake');
+    if (String(options.exports).includes('md')) {
+      outputs.push({ format: 'md', path: join(outDir, `${this.name}.md`), bytes: 8 });
+      await writeFile(outputs[1].path, '# Fake\n\ntext');
+    }
+    return { name: this.name, outputs, frames: this.frames, pages: this.frames * 2, timings: { total: 1, pipeline: 1, ocr: 0, export: 0, steps: {} } };
+  };
+
+  private gate(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      this.release = resolve;
+      if (signal && !this.stubborn) signal.addEventListener('abort', () => resolve(), { once: true });
+      this.arrivals.splice(0).forEach((f) => f());
+    });
+  }
+
+  /** Resolves once the engine waits at a frame boundary. */
+  atGate(): Promise<void> {
+    if (this.release) return Promise.resolve();
+    return new Promise((resolve) => this.arrivals.push(resolve));
+  }
+
+  /** Let the waiting frame go. */
+  step(): void {
+    const r = this.release;
+    this.release = null;
+    r?.();
+  }
+}
