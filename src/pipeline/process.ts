@@ -87,6 +87,7 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
     const resampled = await timed('resample', () => normalizeResolution(page, dpi.value, target));
     page = resampled.image;
     decisions.scale = round2(resampled.scale);
+    if (resampled.sharpening) decisions.sharpen = resampled.sharpening;
     let kind: PageKind = 'gray';
     if (preset.binarize) {
       const clean = await timed('binarize', () => binarize(page, { dpi: target }));

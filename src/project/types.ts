@@ -53,6 +53,8 @@ export interface ProjectPage {
     /** Final tight crop on the straightened page, in its pixels at `dpi`. */
     crop?: { x: number; y: number; width: number; height: number };
     scale?: number;
+    /** Unsharp mask applied before upsampling a soft capture: how soft its edges measured, and how much. */
+    sharpen?: { edgeBlurPx: number | null; amount: number };
   };
   /** Milliseconds spent in each step for this page. */
   timings?: Record<string, number>;

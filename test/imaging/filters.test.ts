@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   blockSums,
+  boxRadiiForGaussian,
+  edgeBlur,
+  gaussianBlur,
   grayClosing,
   inkComponents,
   integralOf,
@@ -11,6 +14,7 @@ import {
   padRight,
   reduceByAverage,
   sauvolaBinarize,
+  unsharpMask,
   windowSum,
 } from '../../src/imaging/filters.js';
 import { createGray, type GrayImage } from '../../src/imaging/index.js';
@@ -179,5 +183,71 @@ describe('isBitonal and padRight', () => {
     expect(padRight(page, 3)).toBe(page);
     expect(isBitonal(padded)).toBe(true);
     expect(isBitonal(createGray(2, 2, 128))).toBe(false);
+  });
+});
+
+/** A page of dark bars on light paper (every edge a clean step), blurred by a Gaussian of `sigma` pixels. */
+function barsPage(sigma: number): GrayImage {
+  const page = createGray(240, 160, 220);
+  for (let x = 20; x < 220; x += 24) drawBox(page, x, 20, 10, 120, 40);
+  return sigma > 0 ? gaussianBlur(page, sigma) : page;
+}
+
+/** Steepest grey step between horizontal neighbours along row y. */
+function steepest(page: GrayImage, y: number): number {
+  let most = 0;
+  for (let x = 1; x < page.width; x++) most = Math.max(most, Math.abs(page.data[y * page.width + x] - page.data[y * page.width + x - 1]));
+  return most;
+}
+
+describe('gaussianBlur and unsharpMask', () => {
+  it('chooses boxes whose combined spread is that of the Gaussian', () => {
+    // Odd widths only: coarse steps below 2 px, within a few per cent above.
+    for (const [sigma, within] of [[1, 0.16], [1.5, 0.1], [3, 0.06], [7, 0.03]]) {
+      const radii = boxRadiiForGaussian(sigma);
+      expect(radii).toHaveLength(3);
+      const variance = radii.reduce((v, r) => v + ((2 * r + 1) ** 2 - 1) / 12, 0);
+      expect(Math.abs(Math.sqrt(variance) - sigma) / sigma).toBeLessThan(within);
+    }
+  });
+
+  it('spreads a line by sigma and keeps its ink and flat paper as they are', () => {
+    const page = createGray(101, 9, 0);
+    for (let y = 0; y < 9; y++) page.data[y * 101 + 50] = 255;
+    const blurred = gaussianBlur(page, 3);
+    const row = Array.from(blurred.data.subarray(4 * 101, 5 * 101));
+    const total = row.reduce((a, b) => a + b, 0);
+    const variance = row.reduce((a, v, x) => a + v * (x - 50) ** 2, 0) / total;
+    expect(Math.abs(total - 255)).toBeLessThan(12);
+    expect(Math.sqrt(variance)).toBeGreaterThan(2.8);
+    expect(Math.sqrt(variance)).toBeLessThan(3.5);
+    expect(row[50]).toBe(Math.max(...row));
+    expect(gaussianBlur(createGray(30, 20, 177), 2).data.every((v) => v === 177)).toBe(true);
+  });
+
+  it('makes blurred edges steep again without moving them or touching flat paper', () => {
+    const soft = barsPage(1.5);
+    const sharp = unsharpMask(soft, 1.5, 1.5);
+    expect(steepest(sharp, 80)).toBeGreaterThan(1.3 * steepest(soft, 80));
+    // The middle of each edge stays where it was: the bars keep their width at mid-grey.
+    const dark = (page: GrayImage): number => Array.from(page.data.subarray(80 * 240, 81 * 240)).filter((v) => v < 130).length;
+    expect(Math.abs(dark(sharp) - dark(soft))).toBeLessThanOrEqual(2);
+    expect(sharp.data[5 * 240 + 5]).toBe(soft.data[5 * 240 + 5]);
+    expect(unsharpMask(createGray(30, 20, 90), 1, 2).data.every((v) => v === 90)).toBe(true);
+  });
+});
+
+describe('edgeBlur', () => {
+  it('measures how soft the edges are, and says nothing on blank paper', () => {
+    // A perfect step reads 0.8 px (the floor of central differences); blur adds to it in quadrature.
+    const crisp = edgeBlur(barsPage(0));
+    const soft = edgeBlur(barsPage(1.5));
+    const softer = edgeBlur(barsPage(2.2));
+    expect(crisp).not.toBeNull();
+    expect(Math.abs(crisp! - 0.8)).toBeLessThan(0.05);
+    expect(Math.abs(soft! - Math.hypot(1.5, 0.8))).toBeLessThan(0.2);
+    expect(Math.abs(softer! - Math.hypot(2.2, 0.8))).toBeLessThan(0.3);
+    expect(edgeBlur(createGray(200, 200, 200))).toBeNull();
+    expect(edgeBlur(randomPage(8, 8))).toBeNull();
   });
 });

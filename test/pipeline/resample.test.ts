@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { inkComponents } from '../../src/imaging/filters.js';
 import { createGray, type Box, type GrayImage } from '../../src/imaging/index.js';
 import { binarize } from '../../src/pipeline/binarize.js';
 import { cropToContent, isBitonal, normalizeResolution, padForG4 } from '../../src/pipeline/resample.js';
@@ -56,6 +57,44 @@ describe('normalizeResolution', () => {
     const score = scoreAgainstTruth(image, truth, 2);
     expect(score.glyphKept).toBeGreaterThanOrEqual(0.99);
     expect(score.paperClean).toBeGreaterThanOrEqual(0.998);
+  });
+});
+
+describe('sharpening before enlarging', () => {
+  /** 8 pt type on a 140-dpi capture, as a webcam sees a small book: the truth at 300 dpi and the capture. */
+  async function smallType(blur: number): Promise<{ truth: GrayImage; camera: GrayImage }> {
+    const layout = { widthMm: 60.96, heightMm: 50.8, marginMm: 5, fontPt: 8, leadingPt: 10.5, seed: 4 };
+    const camera = await photograph(await renderTextPage({ ...layout, dpi: 140 }), { left: 215, right: 190, blur, noise: 2, ink: 0.25 });
+    return { truth: await renderTextPage({ ...layout, dpi: 300 }), camera };
+  }
+
+  /** Pieces of ink: a letter broken by the threshold counts twice or more. */
+  function pieces(page: GrayImage): number {
+    return inkComponents({ ...page, data: page.data.map((v) => (v < 128 ? 0 : 255)) }).length;
+  }
+
+  it('keeps the thin strokes of a soft capture of small type whole', async () => {
+    const { truth, camera } = await smallType(1.2);
+    const plain = await normalizeResolution(camera, 140, 300, { sharpen: false });
+    const sharpened = await normalizeResolution(camera, 140, 300);
+    expect(sharpened.sharpening?.amount).toBeGreaterThan(1);
+    expect([sharpened.image.width, sharpened.image.height]).toEqual([plain.image.width, plain.image.height]);
+    const before = binarize(plain.image, { dpi: 300 }).image;
+    const after = binarize(sharpened.image, { dpi: 300 }).image;
+    // Unsharpened, the hairlines come out too pale to keep and letters fall apart.
+    expect(scoreAgainstTruth(before, truth, 1).glyphKept).toBeLessThan(0.99);
+    expect(scoreAgainstTruth(after, truth, 1).glyphKept).toBeGreaterThanOrEqual(0.99);
+    expect(pieces(after) - pieces(truth)).toBeLessThan(0.5 * (pieces(before) - pieces(truth)));
+    expect(scoreAgainstTruth(after, truth, 1).paperClean).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('leaves a crisp capture as it is, and never sharpens when reducing', async () => {
+    const { camera } = await smallType(0);
+    const crisp = await normalizeResolution(camera, 140, 300);
+    expect(crisp.sharpening?.amount).toBe(0);
+    expect(crisp.image).toEqual((await normalizeResolution(camera, 140, 300, { sharpen: false })).image);
+    const soft = await smallType(1.2);
+    expect((await normalizeResolution(soft.camera, 600, 300)).sharpening).toBeUndefined();
   });
 });
 
