@@ -19,7 +19,7 @@ import { ocrSpecFor, recognizeProject } from './recognize.js';
 import { writeExports, type WrittenExport } from './write-exports.js';
 import type { OcrSpec } from './ocr/index.js';
 
-export { safeFileName } from './write-exports.js';
+export { safeFileName } from './project/index.js';
 
 export type ProgressEvent =
   | { type: 'start'; name: string; frames: number }

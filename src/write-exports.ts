@@ -15,7 +15,7 @@ import {
   type PdfOutputPage,
 } from './export/index.js';
 import type { OcrPage } from './ocr/index.js';
-import { visiblePages, type ProjectManifest } from './project/index.js';
+import { safeFileName, visiblePages, type ProjectManifest } from './project/index.js';
 import { loadOcrPages } from './recognize.js';
 
 export interface WrittenExport {
@@ -126,17 +126,4 @@ async function writeTextpack(ctx: ExportContext): Promise<WrittenExport> {
   } finally {
     await rm(pdfTemp, { force: true });
   }
-}
-
-/** A document name made safe as a file name on every OS, keeping its letters (accents included). */
-export function safeFileName(name: string): string {
-  const cleaned = name
-    .normalize('NFC')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^\.+/, '')
-    .slice(0, 150);
-  return cleaned || 'document';
 }

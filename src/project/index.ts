@@ -1,3 +1,4 @@
 export * from './types.js';
 export * from './paths.js';
 export * from './project.js';
+export * from './names.js';

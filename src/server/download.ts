@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
+import { safeFileName } from '../project/index.js';
 import { HttpError } from './http-errors.js';
 import type { ArtifactKind } from './layout.js';
 
@@ -28,21 +29,8 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end };
 }
 
-/**
- * A document name as a download's file name: no folders, no characters file systems refuse. (The engine names its
- * own output files the same way; this module does not load the engine to do it.)
- */
-export function downloadName(docName: string): string {
-  const cleaned = docName
-    .normalize('NFC')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^\.+/, '')
-    .slice(0, 150);
-  return cleaned || 'document';
-}
+/** A document name as a download's file name: the engine's own rule for its output files. */
+export const downloadName = safeFileName;
 
 /** `Content-Disposition` for a file named after its document, readable by old clients (ASCII) and new (UTF-8). */
 export function contentDisposition(docName: string, kind: ArtifactKind): string {
