@@ -1,0 +1,182 @@
+/**
+ * The `tesseract-cli` engine: the system's `tesseract` program (Debian's `tesseract-ocr`), one
+ * process per page, each held to one thread. Native tesseract reads a page in about half the time
+ * tesseract.js's WebAssembly takes, so `auto` prefers it where it is installed. Offline by
+ * construction: only the program and its installed traineddata are used.
+ */
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { ERROR_CODES, QuireError } from '../errors.js';
+import { parseHocr } from './tesseract-cli-hocr.js';
+import { createProcessQueue, runProgram, type ProcessOutcome } from './tesseract-cli-process.js';
+import { preparePage, type PreparedPage } from './tesseract-page.js';
+import type { OcrEngine, OcrInput, OcrPage } from './types.js';
+
+export interface TesseractCliEngineOptions {
+  /** The program to run; default `tesseract` from the PATH. */
+  binary?: string;
+  /** Pages read at once, one process each; default: the number of cores. */
+  workers?: number;
+  /** A tessdata folder to use instead of the program's own (`--tessdata-dir`). */
+  tessdataDir?: string;
+  /** How long one page may take before its process is ended, in ms. */
+  timeoutMs?: number;
+}
+
+export interface TesseractCliEngine extends OcrEngine {
+  /** Pages being read now (never more than `workers`). */
+  running(): number;
+  /** End every running tesseract process and refuse queued pages; the engine stays usable. */
+  close(): Promise<void>;
+}
+
+type Availability = { ok: true } | { ok: false; reason: string };
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const PROBE_TIMEOUT_MS = 10_000;
+const OLDEST_MAJOR = 4;
+/** Fully automatic page segmentation without orientation detection (that needs the osd model). */
+const PSM_AUTO = '3';
+/** `thresholding_method` 2 is Sauvola (local, for uneven light); it arrived in tesseract 5. */
+const SAUVOLA_FROM_MAJOR = 5;
+
+/** The major version from `tesseract --version` (5.x prints it on stdout, 4.x on stderr). */
+export function parseTesseractVersion(output: string): { major: number; version: string } | undefined {
+  const m = /tesseract\s+v?((\d+)(?:\.\d+)*)/i.exec(output);
+  return m ? { major: Number(m[2]), version: m[1] } : undefined;
+}
+
+/** The codes from `tesseract --list-langs`, without `osd` (orientation data, not a language). */
+export function parseLanguageList(output: string): string[] {
+  return output
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^List of available languages/i.test(l) && l !== 'osd');
+}
+
+/** The arguments for one page: PNG on stdin, hOCR on stdout. */
+export function tesseractArgs(page: Pick<PreparedPage, 'dpi' | 'bitonal'>, languages: readonly string[], major: number, tessdataDir?: string): string[] {
+  return [
+    '-',
+    'stdout',
+    ...(tessdataDir ? ['--tessdata-dir', tessdataDir] : []),
+    '-l',
+    languages.join('+'),
+    '--dpi',
+    String(page.dpi),
+    '--psm',
+    PSM_AUTO,
+    // The variable rather than the `hocr` config file: a --tessdata-dir of bare traineddata has no configs/ folder.
+    '-c',
+    'tessedit_create_hocr=1',
+    // As the tesseract.js engine does: Otsu is enough for black-and-white pages, grey ones need a local threshold.
+    ...(!page.bitonal && major >= SAUVOLA_FROM_MAJOR ? ['-c', 'thresholding_method=2'] : []),
+  ];
+}
+
+function cancelled(): QuireError {
+  return new QuireError(ERROR_CODES.CANCELLED, 'OCR was cancelled.');
+}
+
+/** Every way a page's process can fail, in the user's words. */
+function pageFailure(outcome: ProcessOutcome, file: string, timeoutMs: number): QuireError {
+  switch (outcome.kind) {
+    case 'cancelled':
+      return cancelled();
+    case 'not-started':
+      return new QuireError(ERROR_CODES.INTERNAL, 'The tesseract program could not be started.', `${outcome.error.code ?? ''} ${outcome.error.message}`.trim());
+    case 'timed-out':
+      return new QuireError(ERROR_CODES.INTERNAL, `Tesseract took longer than ${Number((timeoutMs / 1000).toFixed(1))} s on the page image ${file}.`, outcome.stderr.trim());
+    case 'exited': {
+      const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.code}`;
+      return new QuireError(ERROR_CODES.INTERNAL, `Tesseract failed on the page image ${file}.`, `${how}: ${outcome.stderr.trim()}`);
+    }
+  }
+}
+
+export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}): TesseractCliEngine {
+  const { binary = 'tesseract', workers = availableParallelism(), tessdataDir, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const queue = createProcessQueue(workers);
+  const dataArgs = tessdataDir ? ['--tessdata-dir', tessdataDir] : [];
+  const missing = options.binary ? `The tesseract program ${binary} could not be run.` : "Debian's tesseract-ocr is not installed.";
+  let version: Promise<{ major: number } | { reason: string }> | undefined;
+  let installed: string[] | undefined;
+  /** Aborted by close(): ends every running process; replaced so the engine can be used again. */
+  let closing = new AbortController();
+
+  const probeVersion = (): Promise<{ major: number } | { reason: string }> =>
+    (version ??= runProgram(binary, ['--version'], { timeoutMs: PROBE_TIMEOUT_MS }).then((outcome) => {
+      if (outcome.kind !== 'exited') return { reason: missing };
+      const found = parseTesseractVersion(`${outcome.stdout}\n${outcome.stderr}`);
+      if (outcome.code !== 0 || !found) return { reason: `The tesseract program ${binary} did not say which version it is.` };
+      if (found.major < OLDEST_MAJOR) return { reason: `Tesseract ${found.version} is too old; version ${OLDEST_MAJOR} or later is needed.` };
+      return { major: found.major };
+    }));
+
+  // Synchronous because `OcrEngine.languages()` is; asked once (a few ms), then cached.
+  const languages = (): string[] => {
+    if (installed) return installed;
+    const listed = spawnSync(binary, [...dataArgs, '--list-langs'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
+    installed = listed.error || listed.status !== 0 ? [] : parseLanguageList(`${listed.stdout}`);
+    return installed;
+  };
+
+  const available = async (): Promise<Availability> => {
+    const probed = await probeVersion();
+    if ('reason' in probed) return { ok: false, reason: probed.reason };
+    if (languages().length === 0) return { ok: false, reason: 'No tesseract language data is installed (apt-get install tesseract-ocr-eng).' };
+    return { ok: true };
+  };
+
+  const checkLanguages = (wanted: readonly string[]): string[] => {
+    const have = languages();
+    const unique = [...new Set(wanted)];
+    const absent = unique.filter((code) => !have.includes(code));
+    if (unique.length === 0 || absent.length > 0) {
+      const what = unique.length === 0 ? 'No OCR language was given' : `The OCR language ${absent.join(', ')} is not installed`;
+      throw new QuireError(ERROR_CODES.USAGE, `${what}; installed languages: ${have.join(', ') || 'none'}.`);
+    }
+    return unique;
+  };
+
+  const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal): Promise<OcrPage> => {
+    // Decoded only once a place is free: a long queue then holds file names, not pixels.
+    const prepared = await preparePage(page);
+    if (signal.aborted) throw cancelled();
+    const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, tessdataDir), {
+      input: prepared.png,
+      // One thread per process: with OpenMP's default, two pages on two cores run several times slower.
+      env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+      timeoutMs,
+      signal,
+    });
+    if (outcome.kind !== 'exited' || outcome.code !== 0) throw pageFailure(outcome, page.file, timeoutMs);
+    const frame = { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY };
+    return parseHocr(outcome.stdout, frame, langs);
+  };
+
+  return {
+    name: 'tesseract-cli',
+    display: 'Tesseract (native)',
+    description: "The system's tesseract program (Debian's tesseract-ocr), offline, one process per page; language data from tesseract-ocr-<lang> packages.",
+    options: [],
+    available,
+    languages,
+    async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
+      const probed = await probeVersion();
+      if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
+      const langs = checkLanguages(wanted);
+      const own = recognizeOptions?.signal;
+      const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
+      return queue.run(() => readPage(page, langs, probed.major, signal), signal);
+    },
+    running() {
+      return queue.running();
+    },
+    async close() {
+      const ending = closing;
+      closing = new AbortController();
+      ending.abort();
+    },
+  };
+}
