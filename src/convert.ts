@@ -1,4 +1,5 @@
-import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from './errors.js';
 import { exportRegistry, openSlim, parseExportList, type ExportRequest } from './export/index.js';
@@ -11,11 +12,13 @@ import {
   loadManifest,
   newManifest,
   removeProjectFolder,
+  safeFileName,
   saveManifest,
   type ProjectFolder,
   type ProjectManifest,
+  type ProjectOcrBatch,
 } from './project/index.js';
-import { ocrSpecFor, recognizeProject } from './recognize.js';
+import { assertOcrReady, ocrSpecFor, pollProjectOcr, recognizeProject, cancelProjectBatch } from './recognize.js';
 import { writeExports, type WrittenExport } from './write-exports.js';
 import type { OcrSpec } from './ocr/index.js';
 
@@ -76,7 +79,26 @@ export interface ConvertResult {
   timings: { total: number; pipeline: number; ocr: number; export: number; steps: Record<string, number> };
   /** The OCR engine and languages, when OCR ran. */
   ocr?: { engine: string; languages: string[] };
+  /**
+   * Set when the OCR was submitted as a batch (`remoteocr:batch`): only the exports that need no text were written,
+   * the project is kept (`projectDir`), and `checkProjectOcr(projectDir)` finishes the OCR and the other exports.
+   */
+  ocrPending?: OcrPending;
 }
+
+/** A submitted OCR batch, as the caller reports it. */
+export interface OcrPending {
+  engine: string;
+  batchIds: string[];
+  submittedAt: string;
+}
+
+/** Where a project's OCR batch stands after `checkProjectOcr`. */
+export type OcrCheck =
+  | { state: 'pending'; name: string; projectDir: string; status: string; pending: OcrPending }
+  | { state: 'done'; result: ConvertResult }
+  /** Failed for good on the service's side: one sentence, the batch's errors in `detail`. */
+  | { state: 'failed'; name: string; projectDir: string; message: string; detail?: string };
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
 
@@ -95,6 +117,9 @@ export async function convert(input: string | string[], options: ConvertOptions 
   if (inputs.length === 0) throw new QuireError(ERROR_CODES.USAGE, 'No input was given.');
   const needsText = requests.some((r) => exportRegistry.get(r.format)?.needsOcr);
   const ocrSpec = ocrSpecFor(options.ocr, options.ocrLang, needsText || options.forceOcr === true);
+  // An engine that cannot run (no API key, no language data) is said before the pipeline's minutes, not after.
+  // `quire ocr` may keep every page of a PDF with its own text and run no engine at all, so it is not asked there.
+  if (ocrSpec && (!options.keepTextPages || options.forceOcr)) await assertOcrReady(ocrSpec);
 
   if (inputs.length === 1 && inputType(inputs[0]) === 'project') {
     return reexportProject(inputs[0], requests, outDir, options, ocrSpec, t0);
@@ -103,10 +128,13 @@ export async function convert(input: string | string[], options: ConvertOptions 
   const opened = await openDocument(inputs);
   let folder: ProjectFolder | undefined;
   let pool: FramePool | undefined;
+  let manifest: ProjectManifest | undefined;
+  // A batch is finished by a later process, which needs the project: it is kept, beside the outputs unless told where.
+  const implicitKeep = !options.keepProject && ocrSpec?.mode === 'batch';
   try {
-    folder = await createProjectFolder(options.keepProject);
     const name = options.name ?? opened.name;
-    const manifest = newManifest(name, inputs.map((p) => basename(p)));
+    folder = await createProjectFolder(implicitKeep ? freeProjectDir(outDir, name) : options.keepProject);
+    manifest = newManifest(name, inputs.map((p) => basename(p)));
     options.onProgress?.({ type: 'start', name, frames: opened.frames.length });
     pool = createFramePool(options.workers);
     const tPipe = performance.now();
@@ -117,9 +145,9 @@ export async function convert(input: string | string[], options: ConvertOptions 
     await saveManifest(folder.dir, manifest);
     await pool.close();
 
-    const ocr = await runOcr(folder.dir, manifest, ocrSpec, options);
+    const ocr = await runOcr(folder.dir, manifest, ocrSpec, options, requests, outDir);
     const tExport = performance.now();
-    const outputs = await writeExports(folder.dir, manifest, requests, outDir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
+    const outputs = await writeExports(folder.dir, manifest, exportsNow(manifest, requests), outDir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
     options.onProgress?.({ type: 'done', pages: manifest.pages.length });
     const keptPages = manifest.pages.filter((p) => p.kind === 'pdf').length;
     return {
@@ -130,8 +158,13 @@ export async function convert(input: string | string[], options: ConvertOptions 
       ...(keptPages > 0 ? { keptPages } : {}),
       ...(folder.transient ? {} : { projectDir: folder.dir }),
       ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
+      ...(manifest.ocrBatch ? { ocrPending: pendingOf(manifest.ocrBatch) } : {}),
       timings: { total: performance.now() - t0, pipeline, ocr, export: performance.now() - tExport, steps },
     };
+  } catch (e) {
+    // A project kept only for a batch that was never submitted is of no use to anyone.
+    if (folder && implicitKeep && !manifest?.ocrBatch) await rm(folder.dir, { recursive: true, force: true });
+    throw e;
   } finally {
     await pool?.close();
     await opened.close();
@@ -253,16 +286,88 @@ async function runFrames(
   return { pages: results.flat(), steps };
 }
 
-/** OCR the project when asked; returns the milliseconds it took. */
-async function runOcr(dir: string, manifest: ProjectManifest, spec: OcrSpec | undefined, options: ConvertOptions): Promise<number> {
+/**
+ * OCR the project when asked; returns the milliseconds it took. A batch submitted instead is recorded in the
+ * project with the exports asked for and their folder, for whoever finishes it.
+ */
+async function runOcr(dir: string, manifest: ProjectManifest, spec: OcrSpec | undefined, options: ConvertOptions, requests: ExportRequest[], outDir: string): Promise<number> {
   if (!spec) return 0;
   const t0 = performance.now();
-  await recognizeProject(dir, manifest, spec, {
+  const outcome = await recognizeProject(dir, manifest, spec, {
     ...(options.signal ? { signal: options.signal } : {}),
     onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
   });
+  if (outcome.state === 'submitted') manifest.ocrBatch = { ...outcome.batch, exports: requests, outDir };
   await saveManifest(dir, manifest);
   return performance.now() - t0;
+}
+
+/** The exports to write now: all of them, or while a batch is away, those made without text (the image PDF, slim). */
+function exportsNow(manifest: ProjectManifest, requests: ExportRequest[]): ExportRequest[] {
+  return manifest.ocrBatch ? requests.filter((r) => !exportRegistry.get(r.format)?.needsOcr) : requests;
+}
+
+function pendingOf(batch: ProjectOcrBatch): OcrPending {
+  return { engine: batch.engine, batchIds: batch.ticket.batchIds, submittedAt: batch.ticket.submittedAt };
+}
+
+/** `<outDir>/<name>-project`, or `-project-2`, … when taken: a batch's project never lands on another's. */
+function freeProjectDir(outDir: string, name: string): string {
+  const base = join(outDir, `${safeFileName(name)}-project`);
+  for (let n = 1; ; n++) {
+    const dir = n === 1 ? base : `${base}-${n}`;
+    if (!existsSync(dir)) return dir;
+  }
+}
+
+/**
+ * Finish a project's OCR batch, if it is done: poll it, save its text, write the exports asked for when it was
+ * submitted (to the folder named then), and forget the batch. While it runs, or when it failed for good on the
+ * service's side, say so. A poll that could not reach the service throws. `quire run <project> --check-ocr` and the
+ * job server's poller call this.
+ */
+export async function checkProjectOcr(projectDir: string, options: Pick<ConvertOptions, 'signal' | 'onProgress'> = {}): Promise<OcrCheck> {
+  const t0 = performance.now();
+  const dir = resolve(projectDir);
+  const manifest = await loadManifest(dir);
+  const batch = manifest.ocrBatch;
+  if (!batch) {
+    const done = manifest.ocr ? ` (its OCR is done; export it again with quire run ${dir} -e <formats>)` : '';
+    throw new QuireError(ERROR_CODES.USAGE, `The project in ${dir} has no OCR batch waiting${done}.`);
+  }
+  const polled = await pollProjectOcr(dir, manifest, options.signal ? { signal: options.signal } : {});
+  if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
+  if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
+  await saveManifest(dir, manifest);
+  const ocr = performance.now() - t0;
+  const tExport = performance.now();
+  const requests = batch.exports ?? [{ format: 'pdf', options: {} }];
+  const outputs = await writeExports(dir, manifest, requests, batch.outDir ?? dir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
+  // Forgotten only once the exports are written: a check that stops half-way is simply made again.
+  delete manifest.ocrBatch;
+  await saveManifest(dir, manifest);
+  options.onProgress?.({ type: 'done', pages: manifest.pages.length });
+  const keptPages = manifest.pages.filter((p) => p.kind === 'pdf').length;
+  return {
+    state: 'done',
+    result: {
+      name: manifest.name,
+      outputs,
+      frames: new Set(manifest.pages.map((p) => `${p.source.input}#${p.source.frame}`)).size,
+      pages: manifest.pages.length,
+      ...(keptPages > 0 ? { keptPages } : {}),
+      projectDir: dir,
+      ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
+      timings: { total: performance.now() - t0, pipeline: 0, ocr, export: performance.now() - tExport, steps: {} },
+    },
+  };
+}
+
+/** Cancel a project's OCR batch on the service's side; nothing when it has none (or no project is left). */
+export async function cancelProjectOcr(projectDir: string): Promise<void> {
+  const dir = resolve(projectDir);
+  if (!existsSync(join(dir, 'project.json'))) return;
+  await cancelProjectBatch(await loadManifest(dir));
 }
 
 /**
@@ -278,21 +383,25 @@ async function reexportProject(
   ocrSpec: OcrSpec | undefined,
   t0: number,
 ): Promise<ConvertResult> {
-  const folder = await createProjectFolder(options.keepProject);
+  const isFolder = (await stat(path)).isDirectory();
+  // A batch from a slim project needs a folder that outlives this run, as in `convert`.
+  const keep = options.keepProject ?? (!isFolder && ocrSpec?.mode === 'batch' ? freeProjectDir(outDir, basename(path).replace(/\.quire$/i, '')) : undefined);
+  const folder = await createProjectFolder(keep);
   try {
     // A kept project folder is exported in place; a slim project is unpacked first.
-    const { dir, manifest } = (await stat(path)).isDirectory()
-      ? { dir: path, manifest: await loadManifest(path) }
-      : await openSlim(path, join(folder.dir, 'project'));
+    const { dir, manifest } = isFolder ? { dir: path, manifest: await loadManifest(path) } : await openSlim(path, join(folder.dir, 'project'));
+    if (manifest.ocrBatch && options.ocr === undefined && ocrSpec) {
+      throw new QuireError(ERROR_CODES.USAGE, `This project's OCR batch is not finished yet; finish it with quire run ${dir} --check-ocr.`);
+    }
     if (options.name) manifest.name = options.name;
     if (options.forceOcr && manifest.pages.some((p) => p.kind === 'pdf')) {
       throw new QuireError(ERROR_CODES.USAGE, 'This project keeps pages of its PDF as they are, so --force-ocr needs the PDF itself as input.');
     }
     const frames = new Set(manifest.pages.map((p) => `${p.source.input}#${p.source.frame}`)).size;
     const hasOcr = manifest.pages.every((p) => p.hidden || p.ocr);
-    const ocr = options.ocr !== undefined || (ocrSpec && !hasOcr) ? await runOcr(dir, manifest, ocrSpec, options) : 0;
+    const ocr = options.ocr !== undefined || (ocrSpec && !hasOcr) ? await runOcr(dir, manifest, ocrSpec, options, requests, outDir) : 0;
     const tExport = performance.now();
-    const outputs = await writeExports(dir, manifest, requests, outDir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
+    const outputs = await writeExports(dir, manifest, exportsNow(manifest, requests), outDir, (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }));
     const keptPages = manifest.pages.filter((p) => p.kind === 'pdf').length;
     return {
       name: manifest.name,
@@ -300,8 +409,9 @@ async function reexportProject(
       frames,
       pages: manifest.pages.length,
       ...(keptPages > 0 ? { keptPages } : {}),
-      ...(folder.transient ? {} : { projectDir: dir }),
+      ...(folder.transient && !manifest.ocrBatch ? {} : { projectDir: dir }),
       ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
+      ...(manifest.ocrBatch ? { ocrPending: pendingOf(manifest.ocrBatch) } : {}),
       timings: { total: performance.now() - t0, pipeline: 0, ocr, export: performance.now() - tExport, steps: {} },
     };
   } finally {

@@ -1,32 +1,90 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from './errors.js';
-import { detectDocumentLanguages, getOcrEngine, parseOcrSpec, type OcrInput, type OcrPage, type OcrSpec } from './ocr/index.js';
-import { visiblePages, type ProjectManifest, type ProjectPage } from './project/index.js';
+import { writePdf, type PdfPageInput } from './export/index.js';
+import {
+  alignOntoLayout,
+  detectDocumentLanguages,
+  detectLanguages,
+  findOcrEngine,
+  getOcrEngine,
+  ocrPageText,
+  parseOcrSpec,
+  type OcrDocument,
+  type OcrEngine,
+  type OcrInput,
+  type OcrPage,
+  type OcrSpec,
+} from './ocr/index.js';
+import { visiblePages, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage } from './project/index.js';
 
 export interface RecognizeOptions {
   signal?: AbortSignal;
   onPage?: (pagesDone: number, pagesTotal: number) => void;
 }
 
+/** OCR ran to its end, or (batch mode) was submitted and waits in `manifest.ocrBatch`. */
+export type RecognizeOutcome = { state: 'done' } | { state: 'submitted'; batch: ProjectOcrBatch };
+
+/** The code of a remote result that cannot be used (see `src/ocr/remote/client.ts`). */
+const REMOTE_FAILED = ERROR_CODES.SEND_FAILED;
+
 /**
  * OCR every visible page image of a project with one engine and one language set for the whole
  * document (`auto` is resolved once, on the first pages), writing `ocr/<page>.json` beside each
  * page image and recording it in the manifest. Pages run as fast as the engine's warm pool allows.
  * Pages kept from a source PDF keep the text they came with; when every page is one, no engine runs.
+ *
+ * An engine that reads whole documents (the remote one) gets every page at once, and its languages are read off
+ * its text afterwards. In batch mode (`remoteocr:batch`) the pages are submitted and the call returns at once with
+ * the batch recorded in `manifest.ocrBatch`; `pollProjectOcr` finishes it later.
  */
-export async function recognizeProject(dir: string, manifest: ProjectManifest, spec: OcrSpec, options: RecognizeOptions = {}): Promise<void> {
+export async function recognizeProject(dir: string, manifest: ProjectManifest, spec: OcrSpec, options: RecognizeOptions = {}): Promise<RecognizeOutcome> {
   const pages = visiblePages(manifest).filter((p) => p.kind !== 'pdf');
-  if (pages.length === 0) return;
+  if (pages.length === 0) return { state: 'done' };
   const engine = getOcrEngine(spec.engine);
+  await assertAvailable(engine);
+  await mkdir(join(dir, 'ocr'), { recursive: true });
+  if (spec.mode === 'batch') return { state: 'submitted', batch: await submitProjectBatch(dir, manifest, engine, spec, pages, options) };
+  if (engine.recognizeDocument) {
+    await recognizeAsDocument(dir, manifest, engine, spec, pages, options);
+    return { state: 'done' };
+  }
+  const languages = await recognizePages(engine, dir, pages, spec.languages, options, (page) => `ocr/${ocrFileStem(page)}.json`);
+  manifest.ocr = { engine: engine.name, languages };
+  return { state: 'done' };
+}
+
+/** Fail with the engine's own sentence when it cannot run here (no language data, no API key), before any work. */
+export async function assertOcrReady(spec: OcrSpec): Promise<void> {
+  await assertAvailable(getOcrEngine(spec.engine));
+  if (spec.mode === 'batch' && !getOcrEngine(spec.engine).submitBatch) {
+    throw new QuireError(ERROR_CODES.USAGE, `The OCR engine "${spec.engine}" cannot run as a batch.`);
+  }
+}
+
+async function assertAvailable(engine: OcrEngine): Promise<void> {
   const available = await engine.available();
   if (!available.ok) throw new QuireError(ERROR_CODES.USAGE, available.reason);
-  const inputs = pages.map((p): OcrInput => ({ file: join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi }));
-  const signal = options.signal;
+}
 
+/**
+ * Recognise `pages` one by one with a page engine, writing each result to `fileOf(page)`; returns the languages used
+ * (`auto` resolved on sample pages first).
+ */
+async function recognizePages(
+  engine: OcrEngine,
+  dir: string,
+  pages: ProjectPage[],
+  wanted: string[] | 'auto',
+  options: RecognizeOptions,
+  fileOf: (page: ProjectPage) => string,
+): Promise<string[]> {
+  const inputs = pages.map((p) => inputOf(dir, p));
+  const signal = options.signal;
   const done = new Map<number, OcrPage>();
   let languages: string[];
-  if (spec.languages === 'auto') {
+  if (wanted === 'auto') {
     // Sample the start, middle and end: books quote and anthologies change language.
     const picks = samplePageIndexes(pages.length);
     const detection = await detectDocumentLanguages(engine, picks.map((i) => inputs[i]), signal ? { signal } : {});
@@ -34,16 +92,15 @@ export async function recognizeProject(dir: string, manifest: ProjectManifest, s
     // The first pass already read the sample pages with the right languages: keep those results.
     if (languages.join('+') === detection.firstGuess.join('+')) detection.samples.forEach((page, k) => done.set(picks[k], page));
   } else {
-    languages = spec.languages;
+    languages = wanted;
   }
 
-  await mkdir(join(dir, 'ocr'), { recursive: true });
   let pagesDone = 0;
   const save = async (i: number, result: OcrPage): Promise<void> => {
     const page = pages[i];
-    const file = `ocr/${ocrFileStem(page)}.json`;
+    const file = fileOf(page);
     await writeFile(join(dir, file), JSON.stringify(result));
-    page.ocr = file;
+    if (!file.endsWith(LOCAL_LAYOUT_SUFFIX)) page.ocr = file;
     options.onPage?.(++pagesDone, pages.length);
   };
   // The engine queues pages on its warm workers; handing it a few at a time keeps memory flat.
@@ -58,7 +115,170 @@ export async function recognizeProject(dir: string, manifest: ProjectManifest, s
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, pages.length) }, lane));
-  manifest.ocr = { engine: engine.name, languages };
+  return languages;
+}
+
+function inputOf(dir: string, p: ProjectPage): OcrInput {
+  return { file: join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi };
+}
+
+/**
+ * The pages as a document a whole-document engine can cut into PDFs: each PDF is written with the PDF exporter (page
+ * image data copied as it is), read back and removed.
+ */
+async function projectDocument(dir: string, pages: ProjectPage[]): Promise<OcrDocument> {
+  const inputs = pages.map((p) => inputOf(dir, p));
+  const pageBytes = await Promise.all(inputs.map(async (p) => (await stat(p.file)).size));
+  return {
+    pages: inputs,
+    pageBytes,
+    async pdf(from, to) {
+      const path = join(dir, 'ocr', `.chunk-${process.pid}-${from + 1}-${to}.pdf`);
+      const images = pages.slice(from, to).map((p, k): PdfPageInput => ({ ...inputs[from + k], kind: p.kind as PageKind }));
+      try {
+        await writePdf(images, path, { profile: 'auto', title: `pages ${from + 1}–${to}` });
+        return new Uint8Array(await readFile(path));
+      } finally {
+        await rm(path, { force: true });
+      }
+    },
+  };
+}
+
+/** Local word layouts are kept beside the results as `ocr/<page>.local.json`. */
+const LOCAL_LAYOUT_SUFFIX = '.local.json';
+
+async function readOcrFile(dir: string, file: string): Promise<OcrPage | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
+  } catch {
+    return undefined;
+  }
+}
+
+const hasWords = (page: OcrPage | undefined): page is OcrPage => page !== undefined && page.blocks.some((b) => b.paragraphs.some((p) => p.lines.some((l) => l.words.length > 0)));
+
+/**
+ * The local layout of each page, when one exists: `ocr/<page>.local.json`, else the page's current result when a
+ * local engine made it (copied to `.local.json`, since the remote result takes its place). With the spec
+ * option `layout=<engine>`, that engine reads the pages that have none first.
+ */
+async function localLayouts(dir: string, pages: ProjectPage[], remote: string, spec: Pick<OcrSpec, 'options' | 'languages'>, options: RecognizeOptions): Promise<Array<OcrPage | undefined>> {
+  const layouts: Array<OcrPage | undefined> = [];
+  for (const page of pages) {
+    const localFile = `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`;
+    let layout = await readOcrFile(dir, localFile);
+    if (!hasWords(layout) && page.ocr && !page.ocr.endsWith(LOCAL_LAYOUT_SUFFIX)) {
+      const current = await readOcrFile(dir, page.ocr);
+      if (hasWords(current) && current.engine !== remote) {
+        // A copy: the page keeps its text until the remote result replaces it, even if the remote call fails.
+        await copyFile(join(dir, page.ocr), join(dir, localFile));
+        layout = current;
+      }
+    }
+    layouts.push(hasWords(layout) ? layout : undefined);
+  }
+  const layoutEngine = spec.options.layout;
+  const missing = pages.filter((_, i) => layouts[i] === undefined);
+  if (layoutEngine && missing.length > 0) {
+    const local = getOcrEngine(layoutEngine);
+    if (local.recognizeDocument || local.name === remote) throw new QuireError(ERROR_CODES.USAGE, `The OCR option layout=${layoutEngine} needs a local engine such as tesseract.`);
+    await assertAvailable(local);
+    const languages = spec.languages === 'auto' ? 'auto' : parseOcrSpec(layoutEngine, spec.languages.join('+')).languages;
+    await recognizePages(local, dir, missing, languages, { ...(options.signal ? { signal: options.signal } : {}) }, (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`);
+    for (const [i, page] of pages.entries()) layouts[i] ??= await readOcrFile(dir, `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`);
+  }
+  return layouts;
+}
+
+/**
+ * Remote pages saved as the project's OCR: each aligned onto its local layout when there is one (see
+ * `src/ocr/remote/align.ts`), the document's languages read off the text unless the spec named them.
+ */
+async function saveRemotePages(dir: string, manifest: ProjectManifest, engine: string, pages: ProjectPage[], results: OcrPage[], layouts: Array<OcrPage | undefined>, wanted: string[] | 'auto'): Promise<void> {
+  const languages = wanted === 'auto' ? detectLanguages(results.map(ocrPageText).join('\n\n')) : wanted;
+  for (const [i, page] of pages.entries()) {
+    const remote = { ...results[i], languages };
+    const local = layouts[i];
+    const placed = (local && alignOntoLayout(remote, local)) || remote;
+    const file = `ocr/${ocrFileStem(page)}.json`;
+    await writeFile(join(dir, file), JSON.stringify(placed));
+    page.ocr = file;
+  }
+  manifest.ocr = { engine, languages };
+}
+
+async function recognizeAsDocument(dir: string, manifest: ProjectManifest, engine: OcrEngine, spec: OcrSpec, pages: ProjectPage[], options: RecognizeOptions): Promise<void> {
+  const layouts = await localLayouts(dir, pages, engine.name, spec, options);
+  const document = await projectDocument(dir, pages);
+  const languages = spec.languages === 'auto' ? [] : spec.languages;
+  const results = await engine.recognizeDocument!(document, languages, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onPage ? { onPage: options.onPage } : {}),
+    label: manifest.name,
+    engineOptions: spec.options,
+  });
+  await saveRemotePages(dir, manifest, engine.name, pages, results, layouts, spec.languages);
+}
+
+async function submitProjectBatch(dir: string, manifest: ProjectManifest, engine: OcrEngine, spec: OcrSpec, pages: ProjectPage[], options: RecognizeOptions): Promise<ProjectOcrBatch> {
+  if (!engine.submitBatch || !engine.poll) throw new QuireError(ERROR_CODES.USAGE, `The OCR engine "${engine.name}" cannot run as a batch.`);
+  // A layout engine runs now, while the batch is away, so finishing it later needs only the network.
+  await localLayouts(dir, pages, engine.name, spec, options);
+  const document = await projectDocument(dir, pages);
+  const ticket = await engine.submitBatch(document, spec.languages === 'auto' ? [] : spec.languages, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    label: manifest.name,
+    engineOptions: spec.options,
+  });
+  const batch: ProjectOcrBatch = { engine: engine.name, options: spec.options, languages: spec.languages, pages: pages.map((p) => p.index), ticket };
+  manifest.ocrBatch = batch;
+  return batch;
+}
+
+function batchPages(manifest: ProjectManifest, batch: ProjectOcrBatch): ProjectPage[] {
+  return batch.pages.map((index) => {
+    const page = manifest.pages.find((p) => p.index === index);
+    if (!page) throw new QuireError(ERROR_CODES.BAD_PROJECT, `Page ${index} of the OCR batch is no longer in the project.`);
+    return page;
+  });
+}
+
+function batchEngine(batch: ProjectOcrBatch): OcrEngine {
+  const engine = findOcrEngine(batch.engine);
+  if (!engine?.poll) throw new QuireError(ERROR_CODES.USAGE, `The OCR engine "${batch.engine}" of this project's batch is not available here.`);
+  return engine;
+}
+
+/** Where a project's batch stands after a poll. */
+export type ProjectOcrPoll = { state: 'pending'; status: string } | { state: 'done' } | { state: 'failed'; message: string; detail?: string };
+
+/**
+ * Ask the engine where the project's batch stands. Done: the pages are saved as the project's OCR (aligned onto
+ * local layouts as in streaming mode) and `manifest.ocr` is set — the caller saves the manifest and removes
+ * `ocrBatch` once the exports are written. Failed on the service's side (for good: failed, timed out, cancelled, a
+ * page it could not read): its sentence, the batch's errors in `detail`. A poll that could not ask (network, key)
+ * throws instead: the batch may still be fine.
+ */
+export async function pollProjectOcr(dir: string, manifest: ProjectManifest, options: { signal?: AbortSignal } = {}): Promise<ProjectOcrPoll> {
+  const batch = manifest.ocrBatch;
+  if (!batch) throw new QuireError(ERROR_CODES.USAGE, `The project in ${dir} has no OCR batch waiting.`);
+  const engine = batchEngine(batch);
+  const pages = batchPages(manifest, batch);
+  const document = await projectDocument(dir, pages);
+  const polled = await engine.poll!(batch.ticket, document, options.signal ? { signal: options.signal } : {});
+  if (polled.state !== 'done') return polled;
+  if (polled.pages.length !== pages.length) throw new QuireError(REMOTE_FAILED, 'The OCR batch came back with a different number of pages than were sent.', `${polled.pages.length} of ${pages.length}`);
+  const layouts = await localLayouts(dir, pages, engine.name, { options: {}, languages: batch.languages }, {});
+  await saveRemotePages(dir, manifest, engine.name, pages, polled.pages, layouts, batch.languages);
+  return { state: 'done' };
+}
+
+/** Cancel the project's batch on the service's side (a job deleted or given up on); nothing when there is none. */
+export async function cancelProjectBatch(manifest: ProjectManifest): Promise<void> {
+  const batch = manifest.ocrBatch;
+  if (!batch) return;
+  await batchEngine(batch).cancel?.(batch.ticket);
 }
 
 async function recognizePage(

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { describeError, isQuireError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { configCommand } from './commands/config.js';
 import { guiCommand } from './commands/gui.js';
 import { listCommand } from './commands/list.js';
 import { ocrCommand } from './commands/ocr.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   program.addCommand(listCommand());
   program.addCommand(guiCommand());
   program.addCommand(serverCommand());
+  program.addCommand(configCommand());
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);
   }));

@@ -1,8 +1,9 @@
 /** The engines Quire ships; the registry registers them through the same call a plugin uses. */
 import { createNoneEngine } from './none.js';
+import { createRemoteOcrEngine } from './remote/engine.js';
 import { createTesseractEngine } from './tesseract.js';
 import type { OcrEngine } from './types.js';
 
 export function builtinOcrEngines(): OcrEngine[] {
-  return [createTesseractEngine(), createNoneEngine()];
+  return [createTesseractEngine(), createNoneEngine(), createRemoteOcrEngine()];
 }

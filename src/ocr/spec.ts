@@ -1,6 +1,7 @@
 /**
  * The `--ocr` spec and `--ocr-lang` option, parsed once at the boundary:
- *   auto | none | tesseract | tesseract:lang=fra+lat | <engine>:key=value:key2=value2
+ *   auto | none | tesseract | tesseract:lang=fra+lat | <engine>:key=value:key2=value2 | <engine>:<mode>[:key=value…]
+ * A bare word right after the engine is its mode (`remoteocr:batch`), for engines that have modes.
  * `--ocr-lang` takes `+`-joined BCP-47 tags (`fr-FR+la`) or tesseract codes (`fra+lat`), or
  * `auto`; a `lang=` inside the spec wins over it.
  */
@@ -15,6 +16,8 @@ export interface OcrSpec {
   languages: string[] | 'auto';
   /** Engine options other than `lang`. */
   options: Record<string, string>;
+  /** How the engine runs (`streaming`, `batch`), for engines that have modes: the one named, else their first. */
+  mode?: string;
 }
 
 /** The local engine `auto` stands for. */
@@ -89,8 +92,20 @@ export function parseOcrSpec(spec: string, langOption?: string): OcrSpec {
   const name = requested === 'auto' ? BEST_LOCAL_ENGINE : requested;
   const engine = findOcrEngine(name);
   if (!engine) throw usage(`Unknown OCR engine "${requested}"; choose one of: auto, ${listOcrEngines().map((e) => e.name).join(', ')}.`);
+  const mode = takeMode(engine, pairs, trimmed);
   const { [LANG_OPTION]: specLang, ...options } = parsePairs(pairs, trimmed);
   checkOptions(engine, options, trimmed);
   const languages = parseOcrLanguages(specLang ?? langOption ?? 'auto', engine.languages());
-  return { engine: name, languages, options };
+  return { engine: name, languages, options, ...(mode ? { mode } : {}) };
 }
+
+/** The engine's mode: a bare first word after the engine (removed from `pairs`), else its default; none for engines without modes. */
+function takeMode(engine: OcrEngine, pairs: string[], spec: string): string | undefined {
+  const modes = engine.modes?.map((m) => m.name) ?? [];
+  if (modes.length === 0) return undefined;
+  if (pairs.length === 0 || pairs[0].includes('=')) return modes[0];
+  const word = pairs.shift()!.trim().toLowerCase();
+  if (!modes.includes(word)) throw usage(`The OCR engine "${engine.name}" has no mode "${word}" (in "${spec}"); its modes are: ${modes.join(', ')}.`);
+  return word;
+}
+

@@ -54,6 +54,51 @@ export interface OcrInput {
   dpi: number;
 }
 
+/**
+ * A run of pages handed to an engine that reads whole documents (a remote service taking PDFs), with a way to make
+ * a PDF of any part of it. Made by the caller (`recognizeProject`), which owns the page images; the engine decides
+ * how to cut it into requests.
+ */
+export interface OcrDocument {
+  pages: OcrInput[];
+  /** Bytes each page adds to a PDF of it (its image file's size), to size chunks before making them. */
+  pageBytes: number[];
+  /** A PDF of `pages[from]` up to (not including) `pages[to]`: one page per image, each exactly its size at its dpi. */
+  pdf(from: number, to: number): Promise<Uint8Array>;
+}
+
+/**
+ * What a batch engine hands back on submission and is given again to poll or cancel: plain JSON, kept in the
+ * project (`project.json` → `ocrBatch.ticket`) so a later process — `quire run <project> --check-ocr`, the job
+ * server after a restart — can pick the batch up.
+ */
+export interface OcrBatchTicket {
+  /** The service's ids of the batch jobs (what the job server records and cancels). */
+  batchIds: string[];
+  /** When the batch was submitted, ISO 8601. */
+  submittedAt: string;
+  /** Anything else the engine needs to poll (uploaded file ids, the request of each page). */
+  data?: Record<string, string | number | boolean | null | string[] | number[]>;
+}
+
+/** Where a batch stands. */
+export type OcrBatchPoll =
+  /** Still queued or running: `status` is the service's word for it. */
+  | { state: 'pending'; status: string }
+  /** Finished: one page per submitted page, in the order submitted. */
+  | { state: 'done'; pages: OcrPage[] }
+  /** Failed, timed out or cancelled on the service's side: one sentence, and the batch's errors for the log. */
+  | { state: 'failed'; message: string; detail?: string };
+
+/** Options of the document and batch calls. */
+export interface OcrDocumentOptions {
+  signal?: AbortSignal;
+  /** Called as pages come back (streaming), with the number done so far. */
+  onPage?: (pagesDone: number, pagesTotal: number) => void;
+  /** Names the work on the service's side (batch metadata): the project's name. */
+  label?: string;
+}
+
 /** An OCR engine; built-ins register through the same call a plugin would. */
 export interface OcrEngine {
   readonly name: string;
@@ -67,9 +112,34 @@ export interface OcrEngine {
   readonly options?: ReadonlyArray<{ readonly name: string; readonly description: string }>;
   /** Whether the engine can run here, and if not, why (one sentence). */
   available(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /**
+   * Ways the engine can run, named after the engine in a spec (`remoteocr:batch`); the first is the default. Absent
+   * for engines with one way. Added with the remote engine (issue 5).
+   */
+  readonly modes?: ReadonlyArray<{ readonly name: string; readonly description: string }>;
   /** Tesseract codes of the languages this engine has installed. */
   languages(): string[];
   recognize(page: OcrInput, languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage>;
+  /**
+   * Recognise a whole document at once (a remote service reading PDFs). When present, `recognizeProject` calls it
+   * instead of `recognize` page by page, and reads the languages off the text afterwards rather than sampling pages
+   * first. `options` may carry the spec's options. Called in the converting process; may use the network. Added in
+   * issue 5.
+   */
+  recognizeDocument?(document: OcrDocument, languages: string[], options?: OcrDocumentOptions & { engineOptions?: Record<string, string> }): Promise<OcrPage[]>;
+  /**
+   * Submit a document as a batch and return at once with a ticket to poll it by (spec mode `batch`). Called in the
+   * converting process; the ticket is stored in the project. Added in issue 5.
+   */
+  submitBatch?(document: OcrDocument, languages: string[], options?: OcrDocumentOptions & { engineOptions?: Record<string, string> }): Promise<OcrBatchTicket>;
+  /**
+   * Ask where a submitted batch stands; on success, download and return its pages. `document` is the same pages as
+   * submitted (a page the batch failed on may be read again synchronously). Safe to call any number of times, from
+   * any process. Added in issue 5.
+   */
+  poll?(ticket: OcrBatchTicket, document: OcrDocument, options?: { signal?: AbortSignal }): Promise<OcrBatchPoll>;
+  /** Cancel a submitted batch (a job deleted or cancelled, a batch given up on); a finished batch is left alone. Added in issue 5. */
+  cancel?(ticket: OcrBatchTicket): Promise<void>;
   /** Release warm workers. */
   close?(): Promise<void>;
 }

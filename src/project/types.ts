@@ -1,3 +1,4 @@
+import type { OcrBatchTicket } from '../ocr/types.js';
 import type { BinarizeDecision, DeskewDecision, DewarpDecision, PageRegion, PresetName } from '../pipeline/types.js';
 
 /** How a page's pixels are stored in the project. */
@@ -71,4 +72,21 @@ export interface ProjectManifest {
   pages: ProjectPage[];
   /** How the pages were recognised, once OCR has run. */
   ocr?: { engine: string; languages: string[] };
+  /** A remote OCR batch submitted and not finished yet; `quire run <project> --check-ocr` (or the job server) finishes it. */
+  ocrBatch?: ProjectOcrBatch;
+}
+
+/** What finishing a submitted OCR batch needs, kept in `project.json` so any later process can do it. */
+export interface ProjectOcrBatch {
+  engine: string;
+  /** The spec's options (`model`, `layout`) and languages, as submitted. */
+  options: Record<string, string>;
+  languages: string[] | 'auto';
+  /** Indexes of the pages submitted, in the order submitted. */
+  pages: number[];
+  /** The engine's handle on the batch: its ids, when it was submitted, what it needs to poll. */
+  ticket: OcrBatchTicket;
+  /** The exports asked for, written once the text is back, and the folder they go to. */
+  exports?: Array<{ format: string; options: Record<string, string | true> }>;
+  outDir?: string;
 }

@@ -15,7 +15,7 @@ import { registerJobRoutes } from './job-routes.js';
 import { uploadsDir } from './layout.js';
 import { loggerOptions } from './logging.js';
 import { sendCompletionMail } from './mailer.js';
-import { createProcessor, type ConvertFn, type OcrBatch, type Processor } from './processor.js';
+import { createProcessor, type CancelOcrFn, type CheckOcrFn, type ConvertFn, type OcrBatch, type Processor } from './processor.js';
 import { newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { ApiKey, Job, JobStore } from './store.js';
@@ -54,7 +54,13 @@ export interface CreateAppOptions {
   sweepAfterMs?: number;
   /** The engine; `convert` on a worker thread unless a test stands in for it. */
   convert?: ConvertFn;
+  /** Stands in for the processor's own OCR batch poller (tests of the routes alone). */
   ocrBatch?: OcrBatch;
+  /** How a parked job's OCR batch is polled and cancelled; default `checkProjectOcr`/`cancelProjectOcr` beside `convert`. */
+  checkOcr?: CheckOcrFn;
+  cancelOcr?: CancelOcrFn;
+  /** The clock of the OCR batch schedule (1, 2, 4 … 512 minutes from submission); default `Date.now`. */
+  clock?: () => number;
   /** pino through fastify: false (default) for silence, or a level and optionally a stream. */
   logger?: false | { level?: string; stream?: { write(line: string): void } };
 }
@@ -152,6 +158,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.workers ? { workers: options.workers } : {}),
     ...(options.ocrBatch ? { ocrBatch: options.ocrBatch } : {}),
+    // On the engine's thread, like `convert`; with a stand-in `convert`, in this thread (loaded only when used).
+    checkOcr: options.checkOcr ?? engine?.checkOcr ?? (async (dir) => (await import('../convert.js')).checkProjectOcr(dir)),
+    cancelOcr: options.cancelOcr ?? engine?.cancelOcr ?? (async (dir) => (await import('../convert.js')).cancelProjectOcr(dir)),
+    ...(options.clock ? { clock: options.clock } : {}),
     // The email goes out beside the queue, so a slow mail server never holds up the next job.
     onDone: async (job) => {
       if (!job.emailNotif) return;

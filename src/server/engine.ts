@@ -1,27 +1,37 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ConvertOptions, ConvertResult, ProgressEvent } from '../convert.js';
+import type { ConvertOptions, ConvertResult, OcrCheck, ProgressEvent } from '../convert.js';
 import { ERROR_CODES, QuireError, type ErrorCode } from '../errors.js';
-import type { ConvertFn } from './processor.js';
+import type { CancelOcrFn, CheckOcrFn, ConvertFn } from './processor.js';
 
 /** What crosses to the conversion thread: convert's options without the signal and callback (sent as messages). */
 type PlainOptions = Omit<ConvertOptions, 'signal' | 'onProgress'>;
 
-export type EngineRequest = { type: 'run'; id: number; input: string; options: PlainOptions } | { type: 'abort'; id: number; reason: unknown };
+export type EngineRequest =
+  | { type: 'run'; id: number; input: string; options: PlainOptions }
+  | { type: 'abort'; id: number; reason: unknown }
+  /** Poll a parked job's OCR batch, finishing its exports when it is done. */
+  | { type: 'check-ocr'; id: number; projectDir: string }
+  | { type: 'cancel-ocr'; id: number; projectDir: string };
 
 export type EngineReply =
   | { type: 'progress'; id: number; event: ProgressEvent }
   | { type: 'done'; id: number; result: ConvertResult }
+  | { type: 'checked'; id: number; check: OcrCheck }
+  | { type: 'cancelled'; id: number }
   | { type: 'error'; id: number; error: { code: ErrorCode | null; message: string; detail?: string } };
 
 export interface Engine {
   convert: ConvertFn;
+  /** `checkProjectOcr` on the same thread: finishing a batch writes the PDF, which is the engine's work too. */
+  checkOcr: CheckOcrFn;
+  cancelOcr: CancelOcrFn;
   /** Stop the thread (after the job in it ended or was given up on). */
   close(): Promise<void>;
 }
 
 interface Call {
-  resolve: (r: ConvertResult) => void;
+  resolve: (r: unknown) => void;
   reject: (e: unknown) => void;
   onProgress?: (e: ProgressEvent) => void;
 }
@@ -33,7 +43,14 @@ interface Call {
 export function createEngine(): Engine {
   const threadUrl = new URL('./convert-thread.js', import.meta.url);
   // Loaded here only then: the HTTP thread of a built server never loads the engine's modules at all.
-  if (import.meta.url.endsWith('.ts')) return { convert: async (input, options) => (await import('../convert.js')).convert(input, options), close: async () => {} };
+  if (import.meta.url.endsWith('.ts')) {
+    return {
+      convert: async (input, options) => (await import('../convert.js')).convert(input, options),
+      checkOcr: async (projectDir) => (await import('../convert.js')).checkProjectOcr(projectDir),
+      cancelOcr: async (projectDir) => (await import('../convert.js')).cancelProjectOcr(projectDir),
+      close: async () => {},
+    };
+  }
 
   let thread: Worker | null = null;
   let nextId = 1;
@@ -47,6 +64,8 @@ export function createEngine(): Engine {
       if (msg.type === 'progress') return call.onProgress?.(msg.event);
       calls.delete(msg.id);
       if (msg.type === 'done') call.resolve(msg.result);
+      else if (msg.type === 'checked') call.resolve(msg.check);
+      else if (msg.type === 'cancelled') call.resolve(undefined);
       else call.reject(msg.error.code ? new QuireError(msg.error.code, msg.error.message, msg.error.detail) : new Error(msg.error.message));
     });
     // A thread that dies takes its job with it; the next job gets a new thread.
@@ -63,14 +82,27 @@ export function createEngine(): Engine {
     return worker;
   };
 
+  /** One request to the thread, answered by one reply. */
+  const ask = <T>(request: (id: number) => EngineRequest): Promise<T> => {
+    thread ??= start();
+    const worker = thread;
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      calls.set(id, { resolve: resolve as (r: unknown) => void, reject });
+      worker.postMessage(request(id));
+    });
+  };
+
   return {
+    checkOcr: (projectDir) => ask<OcrCheck>((id) => ({ type: 'check-ocr', id, projectDir })),
+    cancelOcr: (projectDir) => ask<void>((id) => ({ type: 'cancel-ocr', id, projectDir })),
     convert(input, options) {
       thread ??= start();
       const worker = thread;
       const id = nextId++;
       const { signal, onProgress, ...plain } = options;
       return new Promise<ConvertResult>((resolve, reject) => {
-        calls.set(id, { resolve, reject, ...(onProgress ? { onProgress } : {}) });
+        calls.set(id, { resolve: resolve as (r: unknown) => void, reject, ...(onProgress ? { onProgress } : {}) });
         worker.postMessage({ type: 'run', id, input, options: plain } satisfies EngineRequest);
         // The thread stops at its next frame boundary, as convert does with a signal of its own.
         const abort = (): void => worker.postMessage({ type: 'abort', id, reason: String(signal?.reason ?? 'abort') } satisfies EngineRequest);

@@ -30,7 +30,20 @@ export function parseRunOptions(fields: Record<string, string>): RunOptions {
   const dpiText = (fields.dpi ?? '').trim();
   const dpi = dpiText === '' ? null : Number(dpiText);
   if (dpi !== null && !(/^\d+$/.test(dpiText) && dpi >= 50 && dpi <= 2400)) throw new HttpError('bad_request', 'dpi must be a whole number from 50 to 2400.');
-  return { emailNotif: ['true', '1', 'yes', 'on'].includes(flag), ocr: ocr === '' ? null : ocr, dpi };
+  return { emailNotif: ['true', '1', 'yes', 'on'].includes(flag), ocr: ocr === '' ? null : serverOcrSpec(ocr), dpi };
+}
+
+/**
+ * The remote OCR engine on the server runs as a batch unless the spec says `streaming`: a job does not hold the
+ * queue for hours, and the batch is cheaper. `remoteocr` and `remoteocr:model=x` become `remoteocr:batch…`.
+ */
+export function serverOcrSpec(ocr: string): string {
+  const m = /^remoteocr(?::(.*))?$/i.exec(ocr);
+  if (!m) return ocr;
+  const rest = m[1] ?? '';
+  const first = rest.split(':')[0];
+  if (first !== '' && !first.includes('=')) return ocr;
+  return rest === '' ? 'remoteocr:batch' : `remoteocr:batch:${rest}`;
 }
 
 export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): void {

@@ -2,21 +2,47 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, extname, join } from 'node:path';
-import type { ConvertOptions, ConvertResult, ProgressEvent } from '../convert.js';
+import type { ConvertOptions, ConvertResult, OcrCheck, ProgressEvent } from '../convert.js';
 import { describeError, ERROR_CODES, isQuireError } from '../errors.js';
 import { inputPath, jobDir, outputPath, projectDir } from './layout.js';
-import type { Job, JobStatus, JobStore } from './store.js';
+import type { Job, JobOutcome, JobStatus, JobStore } from './store.js';
 
 /** The engine the worker calls: `convert` from `src/convert.ts`, or a stand-in in tests. */
 export type ConvertFn = (input: string, options: ConvertOptions) => Promise<ConvertResult>;
 
 /**
- * The remote OCR batch (next issue): a job parked in `ocr_pending` is polled by `/check`, `/get` and the ticker,
- * and its batch is cancelled before the job is cancelled or deleted. Until then nothing is ever parked.
+ * A job parked in `ocr_pending` (its OCR went to a remote batch): `/check` and `/get` poll it at once, and its batch
+ * is cancelled before the job is cancelled or deleted. The processor has its own (see `createProcessor`); a test may
+ * stand in for it.
  */
 export interface OcrBatch {
   poll(job: Job): Promise<void>;
   cancel(job: Job): Promise<void>;
+}
+
+/** `checkProjectOcr` from `src/convert.ts` (on the engine thread): poll a project's batch, finishing it when done. */
+export type CheckOcrFn = (projectDir: string) => Promise<OcrCheck>;
+/** `cancelProjectOcr` from `src/convert.ts`. */
+export type CancelOcrFn = (projectDir: string) => Promise<void>;
+
+/** The error of a job whose batch was still not done after the last interval of the schedule. */
+export const OCR_BATCH_TIMED_OUT = 'OCR batch timed out';
+
+/** The ticker polls a parked job this many minutes apart, measured from submission; then it gives up. */
+export const OCR_BACKOFF_MINUTES: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+/**
+ * The next scheduled poll of a batch submitted at `submittedAt`, after `now`: submission + 1, + 3, + 7 … + 1023
+ * minutes (each interval twice the one before). Null once the last interval has run out. Computed from submission
+ * alone, so a poll asked for by a client, or a restart, never shifts the schedule.
+ */
+export function nextOcrPoll(submittedAt: number, now: number): number | null {
+  let at = submittedAt;
+  for (const minutes of OCR_BACKOFF_MINUTES) {
+    at += minutes * 60_000;
+    if (at > now) return at;
+  }
+  return null;
 }
 
 export interface ProcessorLog {
@@ -39,7 +65,13 @@ export interface ProcessorOptions {
   maxAttempts?: number;
   /** Pipeline threads per job; default the number of cores. */
   workers?: number;
+  /** Stands in for the processor's own batch poller (tests). */
   ocrBatch?: OcrBatch;
+  /** How a parked job's batch is polled and cancelled; without `checkOcr`, parked jobs are never polled. */
+  checkOcr?: CheckOcrFn;
+  cancelOcr?: CancelOcrFn;
+  /** The clock of the OCR batch schedule (default `Date.now`): tests run the whole schedule in milliseconds. */
+  clock?: () => number;
   /** Called once a job is done (the completion email); errors are logged, never fatal. */
   onDone?: (job: Job) => Promise<void>;
 }
@@ -59,8 +91,11 @@ export interface Processor {
   kick(): void;
   /** Stop the job this worker runs, if it is `jobId` (cancelled or deleted): it ends at the next frame boundary. */
   abort(jobId: string): void;
-  /** Ask the parked OCR batch of a job for its result now. */
+  /** Ask the parked OCR batch of a job for its result now (a client asked); the schedule is left as it is. */
   poll(job: Job): Promise<void>;
+  /** Poll the parked jobs whose scheduled poll is due (part of every tick). */
+  pollDue(): Promise<TickResult[]>;
+  /** Cancel a parked job's batch on the service's side; a failure is logged, never thrown (the job goes anyway). */
   cancelBatch(job: Job): Promise<void>;
   /**
    * Shut down: take no new job, stop the running one at its next frame boundary and put it back to `pending`,
@@ -96,6 +131,10 @@ export function createProcessor(options: ProcessorOptions): Processor {
   let stopping = false;
   let loop: Promise<void> | null = null;
   let wake: (() => void) | null = null;
+  let pollTimer: NodeJS.Timeout | null = null;
+  const clock = options.clock ?? Date.now;
+  /** Polls in flight, by job: a second poll of the same job waits for the first instead of racing it. */
+  const polls = new Map<string, Promise<TickResult>>();
 
   async function recoverOrphans(): Promise<void> {
     const now = Date.now();
@@ -113,6 +152,8 @@ export function createProcessor(options: ProcessorOptions): Processor {
 
   async function tickOnce(): Promise<TickResult | null> {
     await recoverOrphans();
+    if (stopping) return null;
+    await pollDue();
     if (stopping) return null;
     const job = await store.claimNextJob(workerId, Date.now());
     if (!job) return null;
@@ -165,6 +206,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
       });
       // A shutdown that came after the last frame does not waste the finished work; a cancel or a lost job does.
       if (controller.signal.aborted && run.reason !== 'shutdown') return await settleStopped(run);
+      if (result.ocrPending) return await park(run, result.ocrPending.batchIds);
       const hasMd = await moveOutputs(result, dir, job.jobId);
       await rm(proj, { recursive: true, force: true });
       const docName = documentName(result.name, input, job.uploadName);
@@ -184,6 +226,121 @@ export function createProcessor(options: ProcessorOptions): Processor {
     } finally {
       clearInterval(timer);
     }
+  }
+
+  /** The OCR went to a batch: the job waits in `ocr_pending` with its project, polled on the schedule from now. */
+  async function park(run: Running, batchIds: string[]): Promise<TickResult> {
+    const { job } = run;
+    const submittedAt = clock();
+    const nextPollAt = nextOcrPoll(submittedAt, submittedAt)!;
+    if (!(await store.parkJob(job.jobId, workerId, { batchIds, submittedAt, nextPollAt }, Date.now()))) {
+      // Cancelled or deleted while submitting: the batch is of no use to anyone.
+      await cancelBatch(job);
+      return settleStopped(run);
+    }
+    log.info({ jobId: job.jobId, batchIds }, 'OCR batch submitted; job waits in ocr_pending');
+    return { jobId: job.jobId, status: 'ocr_pending' };
+  }
+
+  async function cancelBatch(job: Job): Promise<void> {
+    if (options.ocrBatch) return options.ocrBatch.cancel(job);
+    if (!options.cancelOcr) return;
+    try {
+      await options.cancelOcr(projectDir(dataDir, job.jobId));
+      log.info({ jobId: job.jobId, batchIds: job.ocrBatchIds }, 'OCR batch cancelled');
+    } catch (e) {
+      log.warn({ jobId: job.jobId, batchIds: job.ocrBatchIds, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be cancelled');
+    }
+  }
+
+  function pollJob(jobId: string, scheduled: boolean): Promise<TickResult> {
+    const inFlight = polls.get(jobId);
+    if (inFlight) return inFlight;
+    const poll = pollOnce(jobId, scheduled).finally(() => polls.delete(jobId));
+    polls.set(jobId, poll);
+    return poll;
+  }
+
+  /**
+   * One poll of a parked job, under a lease so that no other worker polls it at the same time. Done: finalised
+   * exactly as a job converted in one go (outputs moved, `proj/` removed, `done`, completion email). Failed for
+   * good: `failed` with the batch's sentence. Still running: a scheduled poll sets the next one, or past the last
+   * interval cancels the batch and fails the job with {@link OCR_BATCH_TIMED_OUT}. A poll that could not reach the
+   * service changes nothing but the schedule: the batch may well be fine.
+   */
+  async function pollOnce(jobId: string, scheduled: boolean): Promise<TickResult> {
+    const now = Date.now();
+    const job = await store.leaseOcrJob(jobId, workerId, now, now - leaseMs);
+    if (!job) return { jobId, status: (await store.getJob(jobId))?.status ?? 'cancelled' };
+    const timer = setInterval(() => {
+      store.heartbeat(jobId, workerId, Date.now()).catch((e: unknown) => log.warn({ jobId, err: describeError(e) }, 'heartbeat failed'));
+    }, heartbeatMs);
+    timer.unref();
+    try {
+      let check: OcrCheck;
+      try {
+        check = await options.checkOcr!(projectDir(dataDir, jobId));
+      } catch (e) {
+        log.warn({ jobId, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be polled');
+        return await stillPending(job, scheduled);
+      }
+      if (check.state === 'pending') return await stillPending(job, scheduled);
+      if (check.state === 'failed') {
+        log.warn({ jobId, err: check.detail ?? check.message }, 'OCR batch failed');
+        return await endParked(job, { status: 'failed', error: check.message });
+      }
+      const input = inputPath(dataDir, job);
+      const hasMd = await moveOutputs(check.result, jobDir(dataDir, jobId), jobId);
+      const docName = documentName(check.result.name, input, job.uploadName);
+      return await endParked(job, { status: 'done', docName, hasMd, pages: check.result.pages });
+    } catch (e) {
+      // Moving the outputs failed, or the job went from under the poll (deleted): nothing is left half-done.
+      log.warn({ jobId, err: describeError(e) }, 'OCR batch could not be finished');
+      return { jobId, status: (await store.getJob(jobId))?.status ?? 'cancelled' };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  async function stillPending(job: Job, scheduled: boolean): Promise<TickResult> {
+    const next = scheduled ? nextOcrPoll(job.ocrSubmittedAt ?? clock(), clock()) : undefined;
+    if (next === null) {
+      log.warn({ jobId: job.jobId, batchIds: job.ocrBatchIds }, 'OCR batch still not done after the last poll; given up');
+      await cancelBatch(job);
+      return endParked(job, { status: 'failed', error: OCR_BATCH_TIMED_OUT });
+    }
+    await store.releaseOcrJob(job.jobId, workerId, next ?? null, Date.now());
+    return { jobId: job.jobId, status: 'ocr_pending' };
+  }
+
+  /** End a parked job the poll holds: its project goes, the outcome is recorded, and a finished job's email sent. */
+  async function endParked(job: Job, outcome: JobOutcome): Promise<TickResult> {
+    await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
+    if (!(await store.finishJob(job.jobId, workerId, outcome, Date.now()))) {
+      // Cancelled or deleted during the poll: nothing of it stays on disk.
+      const now = await store.getJob(job.jobId);
+      if (now === null || now.status === 'cancelled') await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+      return { jobId: job.jobId, status: now?.status ?? 'cancelled' };
+    }
+    if (outcome.status === 'failed') return { jobId: job.jobId, status: 'failed' };
+    log.info({ jobId: job.jobId, pages: outcome.pages }, 'job done (OCR batch finished)');
+    const done = { ...job, status: 'done' as const, docName: outcome.docName, hasMd: outcome.hasMd, pagesDone: outcome.pages, pagesTotal: outcome.pages };
+    if (options.onDone) await options.onDone(done).catch((e: unknown) => log.warn({ jobId: job.jobId, err: describeError(e) }, 'completion hook failed'));
+    return { jobId: job.jobId, status: 'done' };
+  }
+
+  async function pollDue(): Promise<TickResult[]> {
+    if (!options.ocrBatch && !options.checkOcr) return [];
+    const results: TickResult[] = [];
+    for (const job of await store.listDueOcrJobs(clock())) {
+      if (stopping) break;
+      if (options.ocrBatch) {
+        await options.ocrBatch.poll(job);
+        continue;
+      }
+      results.push(await pollJob(job.jobId, true));
+    }
+    return results;
   }
 
   /** The run stopped, or found the job no longer its own: leave the job in the state the stop calls for. */
@@ -235,6 +392,16 @@ export function createProcessor(options: ProcessorOptions): Processor {
     },
     start(intervalMs) {
       if (loop) return;
+      // Parked jobs are polled beside the queue too, so a long conversion does not hold up a batch that is ready.
+      let polling = false;
+      pollTimer = setInterval(() => {
+        if (polling || stopping) return;
+        polling = true;
+        pollDue()
+          .catch((e: unknown) => log.error({ err: describeError(e) }, 'OCR batch polling failed'))
+          .finally(() => (polling = false));
+      }, intervalMs);
+      pollTimer.unref();
       loop = (async () => {
         while (!stopping) {
           const result = await processor.tick().catch((e: unknown) => {
@@ -263,14 +430,17 @@ export function createProcessor(options: ProcessorOptions): Processor {
       }
     },
     async poll(job) {
-      await options.ocrBatch?.poll(job);
+      if (options.ocrBatch) return options.ocrBatch.poll(job);
+      if (options.checkOcr) await pollJob(job.jobId, false);
     },
-    async cancelBatch(job) {
-      await options.ocrBatch?.cancel(job);
-    },
+    pollDue,
+    cancelBatch,
     async stop(graceMs) {
       stopping = true;
       wake?.();
+      if (pollTimer) clearInterval(pollTimer);
+      // A poll finishing a batch is let end (it is writing the outputs), within the grace period.
+      if (polls.size > 0) await Promise.race([Promise.allSettled([...polls.values()]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       if (running) {
         running.reason ??= 'shutdown';
         running.controller.abort('shutdown');

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadMigrations, splitStatements, type Migration } from './migrations.js';
-import { JOB_STATUSES, type ApiKey, type ApiKeyRow, type Job, type JobOutcome, type JobStatus, type JobStore, type NewJob } from './store.js';
+import { JOB_STATUSES, type ApiKey, type ApiKeyRow, type Job, type JobOutcome, type JobStatus, type JobStore, type NewJob, type OcrPark } from './store.js';
 
 interface JobRow {
   job_id: string;
@@ -23,6 +23,9 @@ interface JobRow {
   heartbeat_at: number | null;
   created_at: string;
   updated_at: string;
+  ocr_batch: string | null;
+  ocr_submitted_at: number | null;
+  ocr_next_poll_at: number | null;
 }
 
 interface KeyRow {
@@ -62,6 +65,9 @@ function toJob(r: JobRow): Job {
     heartbeat: r.heartbeat_at,
     created: Date.parse(r.created_at),
     updated: Date.parse(r.updated_at),
+    ocrBatchIds: r.ocr_batch === null ? null : (JSON.parse(r.ocr_batch) as string[]),
+    ocrSubmittedAt: r.ocr_submitted_at,
+    ocrNextPollAt: r.ocr_next_poll_at,
   };
 }
 
@@ -144,19 +150,37 @@ class SqliteJobStore implements JobStore {
          WHERE status = 'pending' AND job_id = (SELECT job_id FROM jobs WHERE status = 'pending' ORDER BY seq LIMIT 1)
          RETURNING *`,
       ),
-      heartbeat: p("UPDATE jobs SET heartbeat_at = ? WHERE job_id = ? AND status = 'processing' AND worker_id = ?"),
+      // A job is held while it runs (processing) and while one poll of its OCR batch runs (ocr_pending).
+      heartbeat: p("UPDATE jobs SET heartbeat_at = ? WHERE job_id = ? AND status IN ('processing', 'ocr_pending') AND worker_id = ?"),
       progress: p(
         `UPDATE jobs SET heartbeat_at = ?, updated_at = ?, pages_done = ?, pages_total = ?
          WHERE job_id = ? AND status = 'processing' AND worker_id = ?`,
       ),
       finishDone: p(
         `UPDATE jobs SET status = 'done', error = NULL, doc_name = ?, has_md = ?, pages_done = ?, pages_total = ?,
-           worker_id = NULL, heartbeat_at = NULL, updated_at = ?
-         WHERE job_id = ? AND status = 'processing' AND worker_id = ?`,
+           worker_id = NULL, heartbeat_at = NULL, ocr_next_poll_at = NULL, updated_at = ?
+         WHERE job_id = ? AND status IN ('processing', 'ocr_pending') AND worker_id = ?`,
       ),
       finishFailed: p(
-        `UPDATE jobs SET status = 'failed', error = ?, worker_id = NULL, heartbeat_at = NULL, updated_at = ?
+        `UPDATE jobs SET status = 'failed', error = ?, worker_id = NULL, heartbeat_at = NULL, ocr_next_poll_at = NULL, updated_at = ?
+         WHERE job_id = ? AND status IN ('processing', 'ocr_pending') AND worker_id = ?`,
+      ),
+      park: p(
+        `UPDATE jobs SET status = 'ocr_pending', worker_id = NULL, heartbeat_at = NULL, ocr_batch = ?, ocr_submitted_at = ?,
+           ocr_next_poll_at = ?, updated_at = ?
          WHERE job_id = ? AND status = 'processing' AND worker_id = ?`,
+      ),
+      dueOcr: p<JobRow>(
+        `SELECT * FROM jobs WHERE status = 'ocr_pending' AND ocr_next_poll_at <= ? ORDER BY ocr_next_poll_at, seq LIMIT ?`,
+      ),
+      leaseOcr: p<JobRow>(
+        `UPDATE jobs SET worker_id = ?, heartbeat_at = ?
+         WHERE job_id = ? AND status = 'ocr_pending' AND (worker_id IS NULL OR heartbeat_at IS NULL OR heartbeat_at < ?)
+         RETURNING *`,
+      ),
+      releaseOcr: p(
+        `UPDATE jobs SET worker_id = NULL, heartbeat_at = NULL, ocr_next_poll_at = COALESCE(?, ocr_next_poll_at), updated_at = ?
+         WHERE job_id = ? AND status = 'ocr_pending' AND worker_id = ?`,
       ),
       requeue: p(
         `UPDATE jobs SET status = 'pending', worker_id = NULL, heartbeat_at = NULL, attempts = attempts - ?,
@@ -260,6 +284,23 @@ class SqliteJobStore implements JobStore {
       ? this.q.progress.run(now, iso(now), progress.pagesDone, progress.pagesTotal, jobId, workerId)
       : this.q.heartbeat.run(now, jobId, workerId);
     return r.changes === 1;
+  }
+
+  async parkJob(jobId: string, workerId: string, park: OcrPark, now: number): Promise<boolean> {
+    return this.q.park.run(JSON.stringify(park.batchIds), park.submittedAt, park.nextPollAt, iso(now), jobId, workerId).changes === 1;
+  }
+
+  async listDueOcrJobs(clockNow: number, limit = 100): Promise<Job[]> {
+    return this.q.dueOcr.all(clockNow, limit).map(toJob);
+  }
+
+  async leaseOcrJob(jobId: string, workerId: string, now: number, staleBefore: number): Promise<Job | null> {
+    const row = this.q.leaseOcr.get(workerId, now, jobId, staleBefore);
+    return row ? toJob(row) : null;
+  }
+
+  async releaseOcrJob(jobId: string, workerId: string, nextPollAt: number | null, now: number): Promise<boolean> {
+    return this.q.releaseOcr.run(nextPollAt, iso(now), jobId, workerId).changes === 1;
   }
 
   async finishJob(jobId: string, workerId: string, outcome: JobOutcome, now: number): Promise<boolean> {

@@ -43,6 +43,17 @@ export interface Job {
   heartbeat: number | null;
   created: number;
   updated: number;
+  /** `ocr_pending`: the service's batch ids, when the batch was submitted and when the ticker polls it next (ms). */
+  ocrBatchIds: string[] | null;
+  ocrSubmittedAt: number | null;
+  ocrNextPollAt: number | null;
+}
+
+/** What parks a job in `ocr_pending`. */
+export interface OcrPark {
+  batchIds: string[];
+  submittedAt: number;
+  nextPollAt: number;
 }
 
 export type NewJob = Pick<Job, 'jobId' | 'keyId' | 'emailNotif' | 'ocr' | 'dpi' | 'uploadName' | 'inputExt'>;
@@ -86,9 +97,23 @@ export interface JobStore {
    * none is pending. Two workers on one database never get the same job.
    */
   claimNextJob(workerId: string, now: number): Promise<Job | null>;
+  /**
+   * Move a job the worker holds from `processing` to `ocr_pending` (its OCR batch was submitted), letting go of it;
+   * false when it no longer holds it.
+   */
+  parkJob(jobId: string, workerId: string, park: OcrPark, now: number): Promise<boolean>;
+  /** `ocr_pending` jobs whose next poll is due at `clockNow` (the OCR schedule's clock), oldest first. */
+  listDueOcrJobs(clockNow: number, limit?: number): Promise<Job[]>;
+  /**
+   * Take an `ocr_pending` job for one poll: no other worker holds it, or its holder last beat before `staleBefore`.
+   * Held like a processing job (heartbeat, `finishJob`); returns it, or null when it is not there to take.
+   */
+  leaseOcrJob(jobId: string, workerId: string, now: number, staleBefore: number): Promise<Job | null>;
+  /** Let go of a leased `ocr_pending` job, setting its next poll when given; false when the worker no longer holds it. */
+  releaseOcrJob(jobId: string, workerId: string, nextPollAt: number | null, now: number): Promise<boolean>;
   /** Record progress and liveness; false when the worker no longer holds the job (cancelled, deleted, taken back). */
   heartbeat(jobId: string, workerId: string, now: number, progress?: { pagesDone: number; pagesTotal: number | null }): Promise<boolean>;
-  /** End a job the worker holds; false when it no longer holds it. */
+  /** End a job the worker holds (`processing`, or `ocr_pending` under a poll's lease); false when it no longer holds it. */
   finishJob(jobId: string, workerId: string, outcome: JobOutcome, now: number): Promise<boolean>;
   /**
    * Put a held job back to `pending` (shutdown, or its worker died). `refundAttempt` when the stop was not the

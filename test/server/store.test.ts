@@ -41,7 +41,7 @@ describe('the SQLite store', () => {
       const db = new Database(path, { readonly: true });
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
       expect(tables).toEqual(['api_keys', 'config', 'jobs', 'schema_migrations']);
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }]);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }]);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       db.close();
     });

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { convert, type ConvertResult } from '../../convert.js';
+import { checkProjectOcr, convert, type ConvertResult, type OcrCheck } from '../../convert.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo, sendExports } from '../../plugins/index.js';
@@ -24,6 +24,8 @@ export interface ConversionFlags {
   keepTextPages?: boolean;
   /** `quire ocr --force-ocr`: rasterise and OCR those pages too. */
   forceOcr?: boolean;
+  /** `quire run <project> --check-ocr`: finish the project's OCR batch if it is done. */
+  checkOcr?: boolean;
 }
 
 export function runCommand(): Command {
@@ -33,7 +35,8 @@ export function runCommand(): Command {
     .option('-e, --export <formats>', 'exports, +-joined, each with :options (e.g. pdf:g4+md); see `quire list exports`', 'pdf')
     .option('-o, --output <dir>', 'folder for the outputs', '.')
     .addOption(new Option('-p, --pipeline <preset>', 'pipeline preset (default: book for bundles and camera photos, sheet for scans, flat for vector PDFs)').argParser(parsePipeline))
-    .option('--ocr <engine>', 'OCR engine spec: auto, tesseract, tesseract:lang=fra+lat, none (default: no OCR unless an export needs text)');
+    .option('--ocr <engine>', 'OCR engine spec: auto, tesseract, tesseract:lang=fra+lat, remoteocr, remoteocr:batch, none (default: no OCR unless an export needs text)')
+    .option('--check-ocr', "with a kept project: if its OCR batch (--ocr remoteocr:batch) is done, finish the OCR and write the exports asked for; else say it is still running");
   addSharedOptions(cmd);
   return cmd.action((inputs: string[], flags: ConversionFlags) => runConversion(inputs, flags));
 }
@@ -52,6 +55,7 @@ export function addSharedOptions(cmd: Command): Command {
 
 /** Convert each document the inputs make, printing progress and a summary. */
 export async function runConversion(inputs: string[], flags: ConversionFlags): Promise<void> {
+  if (flags.checkOcr) return checkOcr(inputs, flags);
   const requests = parseExportList(flags.export); // usage errors before any work
   const sendTo = flags.sendTo ? parseSendTo(flags.sendTo) : [];
   // A destination that is missing or not set up fails the run before any work.
@@ -79,9 +83,52 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
     });
     results.push(result);
     if (!flags.json) printSummary(result);
-    if (sendTo.length > 0) await send(result, sendTo, flags.json === true);
+    // Sending waits for the text: the exports sent are the finished ones, from --check-ocr.
+    if (sendTo.length > 0 && !result.ocrPending) await send(result, sendTo, flags.json === true);
   }
   if (flags.json) process.stdout.write(JSON.stringify(results.length === 1 ? summary(results[0]) : results.map(summary), null, 2) + '\n');
+}
+
+/**
+ * `quire run <project> --check-ocr`: poll the project's OCR batch. Done: the OCR is finished and the exports asked
+ * for at submission are written (and sent, with --send-to). Still running: say so and exit 0. Failed: the batch's
+ * reason, exit non-zero.
+ */
+async function checkOcr(inputs: string[], flags: ConversionFlags): Promise<void> {
+  if (inputs.length !== 1 || inputType(inputs[0]) !== 'project') {
+    throw new QuireError(ERROR_CODES.USAGE, '--check-ocr takes one kept project folder, the one printed when the OCR batch was submitted.');
+  }
+  const sendTo = flags.sendTo ? parseSendTo(flags.sendTo) : [];
+  const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
+  const check = await checkProjectOcr(inputs[0], { onProgress: progressReporter(mode) });
+  if (check.state === 'pending') {
+    if (flags.json) process.stdout.write(JSON.stringify(pendingSummary(check), null, 2) + '\n');
+    else process.stdout.write(`${pendingSentence(check)}\n`);
+    return;
+  }
+  if (check.state === 'failed') throw new QuireError(ERROR_CODES.SEND_FAILED, check.message, check.detail);
+  const result = check.result;
+  if (flags.json) process.stdout.write(JSON.stringify(summary(result), null, 2) + '\n');
+  else printSummary(result);
+  if (sendTo.length > 0) {
+    await checkSendTargets(sendTo, result.outputs.map((o) => o.format), { plaintextSecrets: true });
+    await send(result, sendTo, flags.json === true);
+  }
+}
+
+function pendingSentence(check: Extract<OcrCheck, { state: 'pending' }>): string {
+  const minutes = Math.max(0, Math.round((Date.now() - Date.parse(check.pending.submittedAt)) / 60_000));
+  const since = minutes < 1 ? 'less than a minute ago' : minutes === 1 ? 'a minute ago' : `${minutes} minutes ago`;
+  return `${check.name}: the OCR batch is still running (${check.status}, submitted ${since}); check again later with: quire run ${shellQuote(check.projectDir)} --check-ocr`;
+}
+
+function pendingSummary(check: Extract<OcrCheck, { state: 'pending' }>): object {
+  return { name: check.name, project: check.projectDir, ocr_pending: { engine: check.pending.engine, status: check.status, batch_ids: check.pending.batchIds, submitted_at: check.pending.submittedAt } };
+}
+
+/** A path as it can be pasted into a shell. */
+function shellQuote(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 async function send(result: ConvertResult, sendTo: string[], quiet: boolean): Promise<void> {
@@ -114,6 +161,7 @@ function summary(r: ConvertResult): object {
     ...(r.keptPages ? { kept_pages: r.keptPages } : {}),
     ...(r.projectDir ? { project: r.projectDir } : {}),
     ...(r.ocr ? { ocr: r.ocr } : {}),
+    ...(r.ocrPending ? { ocr_pending: { engine: r.ocrPending.engine, batch_ids: r.ocrPending.batchIds, submitted_at: r.ocrPending.submittedAt } } : {}),
     timings_ms: {
       total: round(r.timings.total),
       pipeline: round(r.timings.pipeline),
@@ -127,11 +175,15 @@ function summary(r: ConvertResult): object {
 
 function printSummary(r: ConvertResult): void {
   const secs = (r.timings.total / 1000).toFixed(1);
-  const ocr = r.ocr ? `, OCR ${r.ocr.engine} (${r.ocr.languages.join('+')})` : '';
+  const ocr = r.ocr ? `, OCR ${r.ocr.engine}${r.ocr.languages.length > 0 ? ` (${r.ocr.languages.join('+')})` : ''}` : '';
   const kept = r.keptPages ? ` (${r.keptPages} kept with their own text)` : '';
   process.stdout.write(`${r.name}: ${r.frames} frame${r.frames === 1 ? '' : 's'} → ${r.pages} page${r.pages === 1 ? '' : 's'}${kept}${ocr} in ${secs} s\n`);
   for (const o of r.outputs) process.stdout.write(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})\n`);
   if (r.projectDir) process.stdout.write(`  project kept in ${r.projectDir}\n`);
+  if (r.ocrPending && r.projectDir) {
+    process.stdout.write(`  OCR submitted as a batch (${r.ocrPending.batchIds.join(', ')}); the other exports are written when it is done.\n`);
+    process.stdout.write(`  Finish with: quire run ${shellQuote(r.projectDir)} --check-ocr\n`);
+  }
 }
 
 function formatBytes(n: number): string {

@@ -1,0 +1,74 @@
+/**
+ * Settings of the remote OCR engine, kept where a plugin's are, under the slug `remoteocr`: `base_url` and `model`
+ * in `<APP_DATA>/plugins/data/remoteocr/config.db`, the API key as the secret `api_key` (`<APP_DATA>/.env` from the
+ * command line, else the OS keychain, else the config-file fallback — the store the web app's settings page uses).
+ * `QUIRE_REMOTEOCR_API_KEY` wins over the stored key, for servers configured by their environment.
+ */
+import { Field } from '../../plugins/api/index.js';
+import { applySettings, secretsOf, viewSettings, type PluginHostOptions } from '../../plugins/index.js';
+import type { DestinationDescriptor } from '../../plugins/index.js';
+
+export const REMOTE_OCR_SLUG = 'remoteocr';
+export const API_KEY_SECRET = 'api_key';
+export const API_KEY_ENV = 'QUIRE_REMOTEOCR_API_KEY';
+/** The public service the protocol comes from. */
+export const DEFAULT_BASE_URL = 'https://api.mistral.ai';
+export const DEFAULT_MODEL = 'mistral-ocr-latest';
+
+/** What the engine needs to talk to the service. */
+export interface RemoteOcrSettings {
+  baseUrl: string;
+  model: string;
+  /** Absent when none is set anywhere: the engine refuses before any request. */
+  apiKey?: string;
+}
+
+/** The settings as `quire config` and the plugin store see them: a descriptor like a destination's. */
+export const REMOTE_OCR_DESCRIPTOR: DestinationDescriptor = {
+  name: REMOTE_OCR_SLUG,
+  display: 'Remote OCR',
+  description: 'A remote OCR service speaking the Mistral-style OCR API.',
+  accepts: [],
+  configFields: [
+    Field('base_url', 'Base URL of the OCR service', 'str', DEFAULT_BASE_URL, { help: 'e.g. https://api.mistral.ai' }),
+    Field('model', 'OCR model', 'str', DEFAULT_MODEL),
+  ],
+  secretFields: [Field(API_KEY_SECRET, 'API key', 'secret', '', { required: true })],
+};
+
+/** Settings keys `quire config set remoteocr.<key>` takes. */
+export const REMOTE_OCR_SETTINGS = REMOTE_OCR_DESCRIPTOR.configFields.map((f) => f.id);
+
+/** A base URL as the client uses it: http(s), no trailing slash. Throws a `RangeError` naming the problem. */
+export function normalizeBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new RangeError(`"${value}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`"${value}" is not an http or https URL`);
+  if (url.search || url.hash) throw new RangeError(`"${value}" must not have a query or fragment`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Read the settings: stored values (else defaults), and the key from the environment, else the secret store. */
+export function readRemoteOcrSettings(host: PluginHostOptions = {}, env: NodeJS.ProcessEnv = process.env): RemoteOcrSettings {
+  // A descriptor without its secret field: reading settings must not touch the keychain.
+  const views = viewSettings({ ...REMOTE_OCR_DESCRIPTOR, secretFields: [] }, host);
+  const value = (id: string): string => String(views.find((v) => v.id === id)?.value ?? '');
+  const fromEnv = env[API_KEY_ENV]?.trim();
+  const apiKey = fromEnv || secretsOf(REMOTE_OCR_SLUG, host).get(API_KEY_SECRET)?.trim();
+  return { baseUrl: normalizeBaseUrl(value('base_url') || DEFAULT_BASE_URL), model: value('model') || DEFAULT_MODEL, ...(apiKey ? { apiKey } : {}) };
+}
+
+/** Store `base_url` or `model` (an empty value restores the default). Throws a `RangeError` for a bad URL. */
+export function setRemoteOcrSetting(key: string, value: string, host: PluginHostOptions = {}): void {
+  const text = key === 'base_url' && value.trim() !== '' ? normalizeBaseUrl(value) : value.trim();
+  applySettings(REMOTE_OCR_DESCRIPTOR, [[key, text]], host);
+}
+
+/** Store the API key in the secret store the host options choose; returns where it went. */
+export function setRemoteOcrKey(value: string, host: PluginHostOptions = {}): string {
+  return secretsOf(REMOTE_OCR_SLUG, host).set(API_KEY_SECRET, value.trim());
+}
