@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   BAD_PROJECT: 'bad_project',
   OUTPUT: 'output',
   SEND_FAILED: 'send_failed',
+  REMOTE_OCR_FAILED: 'remote_ocr_failed',
   CANCELLED: 'cancelled',
   INTERNAL: 'internal',
 } as const;

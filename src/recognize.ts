@@ -7,6 +7,7 @@ import {
   detectDocumentLanguages,
   detectLanguages,
   findOcrEngine,
+  bestLocalEngine,
   getOcrEngine,
   ocrPageText,
   parseOcrSpec,
@@ -27,7 +28,7 @@ export interface RecognizeOptions {
 export type RecognizeOutcome = { state: 'done' } | { state: 'submitted'; batch: ProjectOcrBatch };
 
 /** The code of a remote result that cannot be used (see `src/ocr/remote/client.ts`). */
-const REMOTE_FAILED = ERROR_CODES.SEND_FAILED;
+const REMOTE_FAILED = ERROR_CODES.REMOTE_OCR_FAILED;
 
 /**
  * OCR every visible page image of a project with one engine and one language set for the whole
@@ -42,7 +43,7 @@ const REMOTE_FAILED = ERROR_CODES.SEND_FAILED;
 export async function recognizeProject(dir: string, manifest: ProjectManifest, spec: OcrSpec, options: RecognizeOptions = {}): Promise<RecognizeOutcome> {
   const pages = visiblePages(manifest).filter((p) => p.kind !== 'pdf');
   if (pages.length === 0) return { state: 'done' };
-  const engine = getOcrEngine(spec.engine);
+  const engine = spec.auto ? await bestLocalEngine(spec.languages) : getOcrEngine(spec.engine);
   await assertAvailable(engine);
   await mkdir(join(dir, 'ocr'), { recursive: true });
   if (spec.mode === 'batch') return { state: 'submitted', batch: await submitProjectBatch(dir, manifest, engine, spec, pages, options) };
@@ -50,8 +51,10 @@ export async function recognizeProject(dir: string, manifest: ProjectManifest, s
     await recognizeAsDocument(dir, manifest, engine, spec, pages, options);
     return { state: 'done' };
   }
-  const languages = await recognizePages(engine, dir, pages, spec.languages, options, (page) => `ocr/${ocrFileStem(page)}.json`);
-  manifest.ocr = { engine: engine.name, languages };
+  // With `auto`, the languages found may let a faster engine read the rest.
+  const pick = spec.auto ? (languages: string[]) => bestLocalEngine(languages) : async () => engine;
+  const { languages, engine: used } = await recognizePages(engine, pick, dir, pages, spec.languages, options, (page) => `ocr/${ocrFileStem(page)}.json`);
+  manifest.ocr = { engine: used.name, languages };
   return { state: 'done' };
 }
 
@@ -73,24 +76,27 @@ async function assertAvailable(engine: OcrEngine): Promise<void> {
  * (`auto` resolved on sample pages first).
  */
 async function recognizePages(
-  engine: OcrEngine,
+  first: OcrEngine,
+  pick: (languages: string[]) => Promise<OcrEngine>,
   dir: string,
   pages: ProjectPage[],
   wanted: string[] | 'auto',
   options: RecognizeOptions,
   fileOf: (page: ProjectPage) => string,
-): Promise<string[]> {
+): Promise<{ languages: string[]; engine: OcrEngine }> {
   const inputs = pages.map((p) => inputOf(dir, p));
   const signal = options.signal;
   const done = new Map<number, OcrPage>();
   let languages: string[];
+  let engine = first;
   if (wanted === 'auto') {
     // Sample the start, middle and end: books quote and anthologies change language.
     const picks = samplePageIndexes(pages.length);
-    const detection = await detectDocumentLanguages(engine, picks.map((i) => inputs[i]), signal ? { signal } : {});
+    const detection = await detectDocumentLanguages(first, picks.map((i) => inputs[i]), signal ? { signal } : {});
     languages = detection.languages;
+    engine = await pick(languages);
     // The first pass already read the sample pages with the right languages: keep those results.
-    if (languages.join('+') === detection.firstGuess.join('+')) detection.samples.forEach((page, k) => done.set(picks[k], page));
+    if (engine === first && languages.join('+') === detection.firstGuess.join('+')) detection.samples.forEach((page, k) => done.set(picks[k], page));
   } else {
     languages = wanted;
   }
@@ -115,7 +121,7 @@ async function recognizePages(
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, pages.length) }, lane));
-  return languages;
+  return { languages, engine };
 }
 
 function inputOf(dir: string, p: ProjectPage): OcrInput {
@@ -185,7 +191,7 @@ async function localLayouts(dir: string, pages: ProjectPage[], remote: string, s
     if (local.recognizeDocument || local.name === remote) throw new QuireError(ERROR_CODES.USAGE, `The OCR option layout=${layoutEngine} needs a local engine such as tesseract.`);
     await assertAvailable(local);
     const languages = spec.languages === 'auto' ? 'auto' : parseOcrSpec(layoutEngine, spec.languages.join('+')).languages;
-    await recognizePages(local, dir, missing, languages, { ...(options.signal ? { signal: options.signal } : {}) }, (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`);
+    await recognizePages(local, async () => local, dir, missing, languages, { ...(options.signal ? { signal: options.signal } : {}) }, (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`);
     for (const [i, page] of pages.entries()) layouts[i] ??= await readOcrFile(dir, `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`);
   }
   return layouts;

@@ -2,8 +2,9 @@
 import { createNoneEngine } from './none.js';
 import { createRemoteOcrEngine } from './remote/engine.js';
 import { createTesseractEngine } from './tesseract.js';
+import { createTesseractCliEngine } from './tesseract-cli.js';
 import type { OcrEngine } from './types.js';
 
 export function builtinOcrEngines(): OcrEngine[] {
-  return [createTesseractEngine(), createNoneEngine(), createRemoteOcrEngine()];
+  return [createTesseractEngine(), createTesseractCliEngine(), createNoneEngine(), createRemoteOcrEngine()];
 }

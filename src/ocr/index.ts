@@ -37,3 +37,5 @@ export {
   type RemoteOcrSettings,
 } from './remote/settings.js';
 export { alignOntoLayout } from './remote/align.js';
+export { createTesseractCliEngine, type TesseractCliEngine } from './tesseract-cli.js';
+export { bestLocalEngine } from './best-local.js';

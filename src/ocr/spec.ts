@@ -18,6 +18,8 @@ export interface OcrSpec {
   options: Record<string, string>;
   /** How the engine runs (`streaming`, `batch`), for engines that have modes: the one named, else their first. */
   mode?: string;
+  /** The user said `auto`: the fastest local engine that has the document's languages is used (see `bestLocalEngine`). */
+  auto?: boolean;
 }
 
 /** The local engine `auto` stands for. */
@@ -96,7 +98,7 @@ export function parseOcrSpec(spec: string, langOption?: string): OcrSpec {
   const { [LANG_OPTION]: specLang, ...options } = parsePairs(pairs, trimmed);
   checkOptions(engine, options, trimmed);
   const languages = parseOcrLanguages(specLang ?? langOption ?? 'auto', engine.languages());
-  return { engine: name, languages, options, ...(mode ? { mode } : {}) };
+  return { engine: name, languages, options, ...(mode ? { mode } : {}), ...(requested === 'auto' ? { auto: true } : {}) };
 }
 
 /** The engine's mode: a bare first word after the engine (removed from `pairs`), else its default; none for engines without modes. */

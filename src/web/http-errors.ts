@@ -33,6 +33,7 @@ function statusOf(code: ErrorCode): number {
       return 500;
     case ERROR_CODES.OUTPUT:
     case ERROR_CODES.SEND_FAILED:
+    case ERROR_CODES.REMOTE_OCR_FAILED:
       return 502;
     default:
       return 400;

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
@@ -29,6 +29,10 @@ function zipEntries(path: string): Promise<Map<string, Buffer>> {
   });
 }
 
+const PAGE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="1240" height="600"><rect width="100%" height="100%" fill="#fff"/>
+  <text x="100" y="200" font-family="DejaVu Serif" font-size="50">The quick brown fox jumps</text>
+  <text x="100" y="300" font-family="DejaVu Serif" font-size="50">over the lazy sleeping dog.</text></svg>`;
+
 const words = (s: string): Set<string> => new Set(s.toLowerCase().match(/\p{L}{4,}/gu) ?? []);
 
 describe('quire run --ocr on the example bundle', () => {
@@ -37,7 +41,8 @@ describe('quire run --ocr on the example bundle', () => {
       const r = await runQuire(['run', SAMPLE, '--ocr', 'auto', '--export', 'pdf+md+textpack', '-o', dir, '--json']);
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout);
-      expect(summary.ocr.engine).toBe('tesseract');
+      // The native engine when Debian's tesseract is installed (CI installs it), else tesseract.js.
+      expect(['tesseract', 'tesseract-cli']).toContain(summary.ocr.engine);
       // The sample holds English and French pages: both are detected.
       expect(summary.ocr.languages).toEqual(expect.arrayContaining(['eng', 'fra']));
       const byFormat = Object.fromEntries(summary.outputs.map((o: { format: string; path: string }) => [o.format, o.path]));
@@ -77,10 +82,7 @@ describe('quire run --ocr on the example bundle', () => {
 describe('quire ocr', () => {
   it('makes a clean scanned PDF searchable without reshaping its pages', async () => {
     await withTempDir(async (dir) => {
-      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1240" height="600"><rect width="100%" height="100%" fill="#fff"/>
-        <text x="100" y="200" font-family="DejaVu Serif" font-size="50">The quick brown fox jumps</text>
-        <text x="100" y="300" font-family="DejaVu Serif" font-size="50">over the lazy sleeping dog.</text></svg>`;
-      const png = await sharp(Buffer.from(svg)).flatten({ background: '#fff' }).greyscale().threshold(128).png().toBuffer();
+      const png = await sharp(Buffer.from(PAGE_SVG)).flatten({ background: '#fff' }).greyscale().threshold(128).png().toBuffer();
       const doc = await PDFDocument.create();
       const image = await doc.embedPng(png);
       const page = doc.addPage([297.6, 144]);
@@ -90,7 +92,8 @@ describe('quire ocr', () => {
       const r = await runQuire(['ocr', input, '--ocr-lang', 'en', '--export', 'pdf+md', '-o', join(dir, 'out'), '--json']);
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout);
-      expect(summary.ocr).toEqual({ engine: 'tesseract', languages: ['eng'] });
+      expect(summary.ocr.languages).toEqual(['eng']);
+      expect(['tesseract', 'tesseract-cli']).toContain(summary.ocr.engine);
       const pdf = summary.outputs[0].path;
       expect(pdfPageCount(pdf)).toBe(1);
       const text = execFileSync('pdftotext', ['-raw', pdf, '-'], { encoding: 'utf8' });
@@ -98,6 +101,30 @@ describe('quire ocr', () => {
       expect(text).toContain('lazy sleeping dog');
       const md = await readFile(summary.outputs[1].path, 'utf8');
       expect(md).toContain('The quick brown fox jumps over the lazy sleeping dog.');
+    });
+  });
+
+  it('auto prefers the native tesseract when it is installed, and falls back to tesseract.js without it', async () => {
+    const hasNative = spawnSync('tesseract', ['--version']).status === 0;
+    if (!hasNative && process.env.CI === 'true') throw new Error("Debian's tesseract-ocr is missing on CI.");
+    await withTempDir(async (dir) => {
+      const png = await sharp(Buffer.from(PAGE_SVG)).flatten({ background: '#fff' }).greyscale().threshold(128).png().withMetadata({ density: 300 }).toBuffer();
+      const input = join(dir, 'page.png');
+      await writeFile(input, png);
+      // A PATH with node but without tesseract.
+      const bare = join(dir, 'bin');
+      await mkdir(bare);
+      await symlink(process.execPath, join(bare, 'node'));
+      const without = await runQuire(['ocr', input, '--ocr-lang', 'eng', '-o', join(dir, 'a'), '--json'], { env: { PATH: bare } });
+      expect(without.code).toBe(0);
+      expect(JSON.parse(without.stdout).ocr.engine).toBe('tesseract');
+      if (hasNative) {
+        const withNative = await runQuire(['ocr', input, '--ocr-lang', 'eng', '-o', join(dir, 'b'), '--json']);
+        expect(withNative.code).toBe(0);
+        expect(JSON.parse(withNative.stdout).ocr.engine).toBe('tesseract-cli');
+        const text = execFileSync('pdftotext', ['-raw', JSON.parse(withNative.stdout).outputs[0].path, '-'], { encoding: 'utf8' });
+        expect(text).toContain('quick brown fox');
+      }
     });
   });
 

@@ -24,13 +24,13 @@ function testEngine(name: string, available: Awaited<ReturnType<OcrEngine['avail
 
 describe('OCR engine registry', () => {
   it('has the built-in engines, registered like any other', () => {
-    expect(listOcrEngines().map((e) => e.name)).toEqual(['tesseract', 'none', 'remoteocr']);
+    expect(listOcrEngines().map((e) => e.name)).toEqual(['tesseract', 'tesseract-cli', 'none', 'remoteocr']);
     expect(getOcrEngine('tesseract').display).toMatch(/Tesseract/);
   });
 
   it('adds a plugin engine beside the built-ins and finds it by name', () => {
     registerOcrEngine(testEngine('registry-test'));
-    expect(listOcrEngines().map((e) => e.name)).toEqual(['tesseract', 'none', 'remoteocr', 'registry-test']);
+    expect(listOcrEngines().map((e) => e.name)).toEqual(['tesseract', 'tesseract-cli', 'none', 'remoteocr', 'registry-test']);
     expect(getOcrEngine('registry-test').display).toBe('Test registry-test');
   });
 

@@ -21,7 +21,7 @@ const INSTALLED = /installed languages: deu, ell, eng, fra, ita, lat, por, spa/;
 
 describe('parseOcrSpec', () => {
   it('defaults to the local engine with languages detected per document', () => {
-    expect(parseOcrSpec('auto')).toEqual({ engine: 'tesseract', languages: 'auto', options: {} });
+    expect(parseOcrSpec('auto')).toEqual({ engine: 'tesseract', languages: 'auto', options: {}, auto: true });
     expect(parseOcrSpec('tesseract')).toEqual({ engine: 'tesseract', languages: 'auto', options: {} });
     expect(parseOcrSpec('none')).toEqual({ engine: 'none', languages: 'auto', options: {} });
     expect(parseOcrSpec('  Tesseract ')).toEqual({ engine: 'tesseract', languages: 'auto', options: {} });
@@ -48,8 +48,8 @@ describe('parseOcrSpec', () => {
 
   it('refuses an unknown engine, listing the engines', () => {
     const error = usageError(() => parseOcrSpec('abbyy'));
-    expect(error.message).toMatch(/Unknown OCR engine "abbyy"; choose one of: auto, tesseract, none/);
-    expect(usageError(() => parseOcrSpec('')).message).toMatch(/names no engine; choose one of: auto, tesseract, none/);
+    expect(error.message).toMatch(/Unknown OCR engine "abbyy"; choose one of: auto, tesseract, tesseract-cli, none/);
+    expect(usageError(() => parseOcrSpec('')).message).toMatch(/names no engine; choose one of: auto, tesseract, tesseract-cli, none/);
     expect(usageError(() => parseOcrSpec(':lang=fra')).message).toMatch(/names no engine/);
   });
 

@@ -106,7 +106,7 @@ async function checkOcr(inputs: string[], flags: ConversionFlags): Promise<void>
     else process.stdout.write(`${pendingSentence(check)}\n`);
     return;
   }
-  if (check.state === 'failed') throw new QuireError(ERROR_CODES.SEND_FAILED, check.message, check.detail);
+  if (check.state === 'failed') throw new QuireError(ERROR_CODES.REMOTE_OCR_FAILED, check.message, check.detail);
   const result = check.result;
   if (flags.json) process.stdout.write(JSON.stringify(summary(result), null, 2) + '\n');
   else printSummary(result);

@@ -12,11 +12,8 @@
 import { ERROR_CODES, QuireError, type ErrorCode } from '../../errors.js';
 import { ProtocolError, errorText, parseBatchJob, parseBatchResults, parseFileId, parseOcrReply, type BatchJob, type BatchResultLine, type OcrReply } from './protocol.js';
 
-/**
- * The code of a failure of the service itself. `src/errors.ts` has no remote-OCR code yet; `send_failed` ("a remote
- * service failed", HTTP 502 in the web app) is the closest (see the report to the lead for `remote_ocr_failed`).
- */
-export const REMOTE_FAILED: ErrorCode = ERROR_CODES.SEND_FAILED;
+/** The code of a failure of the service itself (HTTP 502 in the web app). */
+export const REMOTE_FAILED: ErrorCode = ERROR_CODES.REMOTE_OCR_FAILED;
 
 export interface RetryPolicy {
   /** Tries in all, the first included. */
