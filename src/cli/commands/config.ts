@@ -1,3 +1,4 @@
+import { readHidden } from '../prompt.js';
 import { Command } from 'commander';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { API_KEY_ENV, REMOTE_OCR_DESCRIPTOR, REMOTE_OCR_SETTINGS, REMOTE_OCR_SLUG, setRemoteOcrKey, setRemoteOcrSetting } from '../../ocr/index.js';
@@ -113,31 +114,5 @@ async function readSecretFromStdin(prompt: string): Promise<string> {
     for await (const chunk of stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
   }
-  return new Promise((resolve, reject) => {
-    process.stderr.write(prompt);
-    stdin.setRawMode(true);
-    stdin.resume();
-    let value = '';
-    const done = (): void => {
-      stdin.setRawMode(false);
-      stdin.pause();
-      stdin.off('data', onData);
-      process.stderr.write('\n');
-    };
-    const onData = (chunk: Buffer): void => {
-      for (const ch of chunk.toString('utf8')) {
-        if (ch === '\r' || ch === '\n') {
-          done();
-          return resolve(value);
-        }
-        if (ch === '\u0003') {
-          done();
-          return reject(new QuireError(ERROR_CODES.CANCELLED, 'Cancelled; nothing was stored.'));
-        }
-        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
-        else value += ch;
-      }
-    };
-    stdin.on('data', onData);
-  });
+  return readHidden(prompt);
 }
