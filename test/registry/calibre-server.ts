@@ -46,6 +46,9 @@ export interface CalibreServer {
 function calibreEnv(dir: string): NodeJS.ProcessEnv {
   const runtime = join(dir, 'run');
   mkdirSync(runtime, { recursive: true, mode: 0o700 });
+  // calibre programs started together on one config folder race to create its plugins folder
+  // (FileExistsError): make it first.
+  mkdirSync(join(dir, 'config', 'plugins'), { recursive: true });
   return { ...process.env, CALIBRE_CONFIG_DIRECTORY: join(dir, 'config'), XDG_RUNTIME_DIR: runtime, CALIBRE_NO_SI_DANGER_DANGER: '1' };
 }
 
