@@ -1,3 +1,4 @@
+import { unionBox } from '../imaging/analysis.js';
 import { edgeBlur, inkComponents, isBitonal, padRight, unsharpMask, type InkComponent } from '../imaging/filters.js';
 import { cropGray, sharpFromGray, type Box, type GrayImage } from '../imaging/index.js';
 
@@ -93,16 +94,8 @@ export function cropToContent(page: GrayImage, options: CropOptions): { image: G
   const pxPerMm = dpi / 25.4;
   const printed = inkComponents(page).filter((c) => !isSpeck(c, SPECK_MM * pxPerMm) && !isBorderLeftover(c, page, pxPerMm));
   if (printed.length === 0) return { image: page, box: { x: 0, y: 0, width: page.width, height: page.height } };
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  for (const c of printed) {
-    x0 = Math.min(x0, c.x);
-    y0 = Math.min(y0, c.y);
-    x1 = Math.max(x1, c.x + c.width);
-    y1 = Math.max(y1, c.y + c.height);
-  }
+  const ink = unionBox(printed) as Box;
+  let [x0, y0, x1, y1] = [ink.x, ink.y, ink.x + ink.width, ink.y + ink.height];
   const margin = Math.round(marginMm * pxPerMm);
   x0 = Math.max(0, x0 - margin);
   y0 = Math.max(0, y0 - margin);
