@@ -6,7 +6,7 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
-import { Field as makeField, type Field } from './api/fields.js';
+import { Field as makeField, type Field } from '../plugin-api/index.js';
 import { MANIFEST_FILE, ManifestError, parseManifest, type PluginManifest } from './manifest.js';
 import { scanImports } from './imports.js';
 import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';

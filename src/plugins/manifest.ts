@@ -1,12 +1,10 @@
 /** The plugin manifest `quire-plugin.toml`: read and checked before any plugin code is touched. */
 import { parse, TomlError } from 'smol-toml';
-import { API_VERSION } from './api/version.js';
+import { API_VERSION } from '../plugin-api/index.js';
+import { SLUG_PATTERN } from '../settings/index.js';
 
 /** The manifest's file name in a plugin directory. */
 export const MANIFEST_FILE = 'quire-plugin.toml';
-
-/** A slug: lower-case words joined by single hyphens (`send-to-library`). It names the plugin's directory, settings and keychain namespace. */
-export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** A checked `quire-plugin.toml`. */
 export interface PluginManifest {

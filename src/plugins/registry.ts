@@ -8,13 +8,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inspectPluginDir, type UsableDestination } from './discovery.js';
+import { findDestination, inspectPluginDir, type UsableDestination } from './discovery.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
-import { SLUG_PATTERN } from './manifest.js';
-import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';
+import { type PluginHostOptions, type ResolvedHostOptions, resolveHostOptions } from './options.js';
 import { destinationsDir, pluginPaths } from './paths.js';
-import { secretsOf } from './config.js';
-import { findDestination } from './discovery.js';
+import { secretsOf, SLUG_PATTERN } from '../settings/index.js';
 
 export const REGISTRY_FORMAT = 'quire-plugin-registry';
 

@@ -2,10 +2,11 @@
  * Where the sandboxed plugin process's code is: the child script, the plugin API module it hands
  * to plugins, and the folders the child must be allowed to read.
  *
- * From a build (`dist/plugins/…`) these are the compiled files beside this one. From the
- * TypeScript sources (tests run them directly) the child cannot run `.ts`, so the API and
- * sandbox sources are transpiled once into `node_modules/.cache/quire-plugin-runtime/<hash>/`
- * (inside `node_modules`, so the API's own dependency, nodemailer, resolves as in a build).
+ * From a build these are the compiled files `dist/plugins/sandbox/` and `dist/plugin-api/`. From
+ * the TypeScript sources (tests run them directly) the child cannot run `.ts`, so the API and
+ * sandbox sources are transpiled once into `node_modules/.cache/quire-plugin-runtime/<hash>/`,
+ * laid out as under `src/` (inside `node_modules`, so the API's own dependency, nodemailer,
+ * resolves as in a build).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,10 @@ export interface SandboxRuntime {
   readPaths: string[];
 }
 
-const RUNTIME_FOLDERS = ['api', 'sandbox'];
+/** The child's code, relative to `src/` (or `dist/`): the sandbox runner and the API module it imports. */
+const API_FOLDER = 'plugin-api';
+const SANDBOX_FOLDER = join('plugins', 'sandbox');
+const RUNTIME_FOLDERS = [API_FOLDER, SANDBOX_FOLDER];
 
 let cached: Promise<SandboxRuntime> | undefined;
 
@@ -39,37 +43,39 @@ function dependencyDir(name: string): string {
   return realpathSync(dirname(require.resolve(`${name}/package.json`)));
 }
 
-function runtimeAt(root: string, ext: string, extraReads: string[]): SandboxRuntime {
+/** The runtime under `root` (`dist/`, or the transpiled copy of `src/`): the child reads only its two folders. */
+function runtimeAt(root: string, extraReads: string[]): SandboxRuntime {
   const real = realpathSync(root);
   return {
-    childScript: join(real, 'sandbox', `child${ext}`),
-    apiUrl: pathToFileURL(join(real, 'api', `index${ext}`)).href,
-    readPaths: [real, ...extraReads, dependencyDir('nodemailer')],
+    childScript: join(real, SANDBOX_FOLDER, 'child.js'),
+    apiUrl: pathToFileURL(join(real, API_FOLDER, 'index.js')).href,
+    readPaths: [...RUNTIME_FOLDERS.map((folder) => join(real, folder)), ...extraReads, dependencyDir('nodemailer')],
   };
 }
 
 async function locateRuntime(): Promise<SandboxRuntime> {
   const here = fileURLToPath(import.meta.url);
-  const pluginsDir = dirname(here);
+  const rootDir = join(dirname(here), '..');
   if (here.endsWith('.js')) {
-    // `dist/plugins/`: the package.json above says these .js files are ES modules; the child reads it.
-    const packageJson = join(pluginsDir, '..', '..', 'package.json');
-    return runtimeAt(pluginsDir, '.js', existsSync(packageJson) ? [realpathSync(packageJson)] : []);
+    // `dist/`: the package.json above says these .js files are ES modules; the child reads it.
+    const packageJson = join(rootDir, '..', 'package.json');
+    return runtimeAt(rootDir, existsSync(packageJson) ? [realpathSync(packageJson)] : []);
   }
-  return runtimeAt(await transpiledRuntime(pluginsDir), '.js', []);
+  const transpiled = await transpiledRuntime(rootDir);
+  return runtimeAt(transpiled, [realpathSync(join(transpiled, 'package.json'))]);
 }
 
-/** Transpile the API and sandbox sources into a cache folder named by their content hash. */
-async function transpiledRuntime(pluginsDir: string): Promise<string> {
+/** Transpile the API and sandbox sources (`srcDir` is `src/`) into a cache folder named by their content hash. */
+async function transpiledRuntime(srcDir: string): Promise<string> {
   const sources = RUNTIME_FOLDERS.flatMap((folder) =>
-    readdirSync(join(pluginsDir, folder))
+    readdirSync(join(srcDir, folder))
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
       .sort()
-      .map((f) => ({ rel: join(folder, f), text: readFileSync(join(pluginsDir, folder, f), 'utf8') })),
+      .map((f) => ({ rel: join(folder, f), text: readFileSync(join(srcDir, folder, f), 'utf8') })),
   );
   const hash = createHash('sha256');
   for (const s of sources) hash.update(s.rel).update('\0').update(s.text).update('\0');
-  const packageRoot = join(pluginsDir, '..', '..');
+  const packageRoot = join(srcDir, '..');
   const cacheRoot = join(packageRoot, 'node_modules', '.cache', 'quire-plugin-runtime');
   const target = join(cacheRoot, hash.digest('hex').slice(0, 16));
   if (existsSync(join(target, 'package.json'))) return target;

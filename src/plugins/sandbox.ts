@@ -10,9 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
-import type { SecretStoreKind } from './api/destination.js';
-import type { FieldValue } from './api/fields.js';
-import type { BookMeta } from './api/meta.js';
+import type { BookMeta, FieldValue, SecretStoreKind } from '../plugin-api/index.js';
 import { rewriteApiImports, type FoundImport } from './imports.js';
 import { sandboxRuntime } from './runtime.js';
 import type { ChildMessage, RunMessage, SandboxOperation } from './sandbox/protocol.js';

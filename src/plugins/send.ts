@@ -7,9 +7,8 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { normalizeBookMeta, type BookMeta } from './api/meta.js';
-import { CheckResult, SendResult, isCheckKind } from './api/results.js';
-import { handedConfig, missingSettings } from './config.js';
+import { CheckResult, SendResult, isCheckKind, normalizeBookMeta, type BookMeta } from '../plugin-api/index.js';
+import { handedConfig, missingSettings } from '../settings/index.js';
 import { findDestination, outcomeReason, type UsableDestination } from './discovery.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
 import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';

@@ -5,8 +5,8 @@
  * settings come from the hidden-row-free view a settings form reads.
  */
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { parseFieldValue, type FieldValue } from './api/fields.js';
-import { applySettings, configField, secretField, secretsOf, storedSettings } from './config.js';
+import { parseFieldValue, type FieldValue } from '../plugin-api/index.js';
+import { applySettings, configField, secretField, secretsOf, storedSettings } from '../settings/index.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
 import { resolveHostOptions, type PluginHostOptions } from './options.js';
 import type { DestinationDescriptor } from './sandbox/protocol.js';

@@ -2,7 +2,8 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Keychain, PluginHostOptions } from '../../src/plugins/index.js';
+import type { PluginHostOptions } from '../../src/plugins/index.js';
+import type { Keychain } from '../../src/settings/index.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 

@@ -5,16 +5,14 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  applySettings,
   discoverDestinations,
-  envName,
   installFromRegistry,
   installPluginDirectory,
   installRecord,
-  PluginSecrets,
   readRegistry,
   removePlugin,
 } from '../../src/plugins/index.js';
+import { applySettings, envName, PluginSecrets } from '../../src/settings/index.js';
 import { isQuireError } from '../../src/errors.js';
 import { cleanup, FIXTURES, hostFor, makeAppData, memoryKeychain } from './helpers.js';
 

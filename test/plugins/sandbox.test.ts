@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import { applySettings, findDestination, PluginSecrets, scanImports, sendExports, type UsableDestination } from '../../src/plugins/index.js';
+import { findDestination, scanImports, sendExports, type UsableDestination } from '../../src/plugins/index.js';
+import { applySettings, PluginSecrets } from '../../src/settings/index.js';
 import { runInSandbox } from '../../src/plugins/sandbox.js';
 import { cleanup, hostFor, makeAppData, placeFixture } from './helpers.js';
 

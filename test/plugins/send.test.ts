@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { applySettings, checkSendTargets, describeSendOutcome, findDestination, parseSendTo, PluginSecrets, sendExports } from '../../src/plugins/index.js';
+import { checkSendTargets, describeSendOutcome, findDestination, parseSendTo, sendExports } from '../../src/plugins/index.js';
+import { applySettings, PluginSecrets } from '../../src/settings/index.js';
 import { isQuireError } from '../../src/errors.js';
 import { cleanup, hostFor, makeAppData, placeFixture } from './helpers.js';
 

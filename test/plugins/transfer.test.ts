@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applySettings, exportSettings, findDestination, importSettings, PluginSecrets, viewSettings, type UsableDestination } from '../../src/plugins/index.js';
+import { exportSettings, findDestination, importSettings, type UsableDestination } from '../../src/plugins/index.js';
+import { applySettings, PluginSecrets, viewSettings } from '../../src/settings/index.js';
 import { isQuireError } from '../../src/errors.js';
 import { cleanup, hostFor, makeAppData, memoryKeychain, placeFixture } from './helpers.js';
 

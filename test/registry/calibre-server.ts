@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { HttpClient } from '../../src/plugins/api/index.js';
+import { HttpClient } from '../../src/plugin-api/index.js';
 import { freePort } from './helpers.js';
 
 const run = promisify(execFile);

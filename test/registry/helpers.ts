@@ -9,16 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import {
-  applySettings,
   checkDestination,
   installFromRegistry,
-  PluginSecrets,
   sendExports,
   type BookMeta,
   type CheckResult,
   type PluginHostOptions,
   type SendResult,
 } from '../../src/plugins/index.js';
+import { applySettings, PluginSecrets } from '../../src/settings/index.js';
 
 type Installed = Awaited<ReturnType<typeof installFromRegistry>>;
 

@@ -1,7 +1,7 @@
 /**
  * The repository's registry: its index is current, our three destinations are first-party, and
  * each installs through `quire plugins install` (the third-party path) with the settings
- * contract of issue 6 (field ids, kinds, defaults, required) and the formats of the spec.
+ * contract the spec fixes (field ids, kinds, defaults, required) and the formats of the spec.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -16,7 +16,7 @@ import { tempDir } from './helpers.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SLUGS = ['send-to-corpus', 'send-to-ereader', 'send-to-library'];
 
-/** [id, kind, default, required, choices] of every setting, as issue 6 fixes them. */
+/** [id, kind, default, required, choices] of every setting, as the spec fixes them. */
 const CONTRACT: Record<string, { accepts: string[]; config: Array<[string, string, unknown, boolean, string[]]>; secrets: Array<[string, boolean]> }> = {
   'send-to-library': {
     accepts: ['pdf', 'md', 'txt'],

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { truncateSync } from 'node:fs';
-import { viewSettings } from '../../src/plugins/index.js';
+import { viewSettings } from '../../src/settings/index.js';
 import { check, configure, expectPlainMessage, exportFile, install, onePagePdf, startedTogether, sendOne, type Installation } from './helpers.js';
 import { readMail, startSmtp, type SmtpPeer } from './smtp-server.js';
 

@@ -4,9 +4,8 @@
  * command line, else the OS keychain, else the config-file fallback — the store the web app's settings page uses).
  * `QUIRE_REMOTEOCR_API_KEY` wins over the stored key, for servers configured by their environment.
  */
-import { Field } from '../../plugins/api/index.js';
-import { applySettings, secretsOf, viewSettings, type PluginHostOptions } from '../../plugins/index.js';
-import type { DestinationDescriptor } from '../../plugins/index.js';
+import { Field } from '../../plugin-api/index.js';
+import { applySettings, secretsOf, viewSettings, type SettingsDescriptor, type SettingsOptions } from '../../settings/index.js';
 
 export const REMOTE_OCR_SLUG = 'remoteocr';
 export const API_KEY_SECRET = 'api_key';
@@ -23,12 +22,9 @@ export interface RemoteOcrSettings {
   apiKey?: string;
 }
 
-/** The settings as `quire config` and the plugin store see them: a descriptor like a destination's. */
-export const REMOTE_OCR_DESCRIPTOR: DestinationDescriptor = {
+/** The settings as `quire config` and the settings store see them: named and declared like a destination's. */
+export const REMOTE_OCR_DESCRIPTOR: SettingsDescriptor = {
   name: REMOTE_OCR_SLUG,
-  display: 'Remote OCR',
-  description: 'A remote OCR service speaking the Mistral-style OCR API.',
-  accepts: [],
   configFields: [
     Field('base_url', 'Base URL of the OCR service', 'str', DEFAULT_BASE_URL, { help: 'e.g. https://api.mistral.ai' }),
     Field('model', 'OCR model', 'str', DEFAULT_MODEL),
@@ -53,7 +49,7 @@ export function normalizeBaseUrl(value: string): string {
 }
 
 /** Read the settings: stored values (else defaults), and the key from the environment, else the secret store. */
-export function readRemoteOcrSettings(host: PluginHostOptions = {}, env: NodeJS.ProcessEnv = process.env): RemoteOcrSettings {
+export function readRemoteOcrSettings(host: SettingsOptions = {}, env: NodeJS.ProcessEnv = process.env): RemoteOcrSettings {
   // A descriptor without its secret field: reading settings must not touch the keychain.
   const views = viewSettings({ ...REMOTE_OCR_DESCRIPTOR, secretFields: [] }, host);
   const value = (id: string): string => String(views.find((v) => v.id === id)?.value ?? '');
@@ -63,12 +59,12 @@ export function readRemoteOcrSettings(host: PluginHostOptions = {}, env: NodeJS.
 }
 
 /** Store `base_url` or `model` (an empty value restores the default). Throws a `RangeError` for a bad URL. */
-export function setRemoteOcrSetting(key: string, value: string, host: PluginHostOptions = {}): void {
+export function setRemoteOcrSetting(key: string, value: string, host: SettingsOptions = {}): void {
   const text = key === 'base_url' && value.trim() !== '' ? normalizeBaseUrl(value) : value.trim();
   applySettings(REMOTE_OCR_DESCRIPTOR, [[key, text]], host);
 }
 
 /** Store the API key in the secret store the host options choose; returns where it went. */
-export function setRemoteOcrKey(value: string, host: PluginHostOptions = {}): string {
+export function setRemoteOcrKey(value: string, host: SettingsOptions = {}): string {
   return secretsOf(REMOTE_OCR_SLUG, host).set(API_KEY_SECRET, value.trim());
 }

@@ -4,10 +4,7 @@
  * the host's API module, named by absolute URL, can be imported), runs one operation, answers,
  * and exits. It never opens the keychain or a settings file: what it needs arrives in the message.
  */
-import { Destination, type DestinationClass } from '../api/destination.js';
-import { normalizeBookMeta } from '../api/meta.js';
-import { registeredDestinations } from '../api/registry.js';
-import type { CheckResult, SendResult } from '../api/results.js';
+import { Destination, normalizeBookMeta, registeredDestinations, type CheckResult, type DestinationClass, type SendResult } from '../../plugin-api/index.js';
 import type { ChildMessage, DestinationDescriptor, FailureStage, RunMessage } from './protocol.js';
 
 /** Error codes Node uses when the permission model refuses something. */

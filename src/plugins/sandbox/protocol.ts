@@ -3,10 +3,7 @@
  * process: the host sends one `run`, the child answers with `log` lines and one final answer,
  * then exits.
  */
-import type { Field, FieldValue } from '../api/fields.js';
-import type { SecretStoreKind } from '../api/destination.js';
-import type { BookMeta } from '../api/meta.js';
-import type { CheckResult, SendResult } from '../api/results.js';
+import type { BookMeta, CheckResult, Field, FieldValue, SecretStoreKind, SendResult } from '../../plugin-api/index.js';
 
 /** What to do: read the destination's description, check its configuration, or send one file. */
 export type SandboxOperation = 'describe' | 'check' | 'send';

@@ -13,10 +13,9 @@
  */
 import { existsSync } from 'node:fs';
 import { Entry } from '@napi-rs/keyring';
-import type { SecretStoreKind } from './api/destination.js';
+import type { SecretStoreKind } from '../plugin-api/index.js';
 import { readEnvFile, updateEnvFile } from './envfile.js';
-import { SLUG_PATTERN } from './manifest.js';
-import { pluginPaths } from './paths.js';
+import { SLUG_PATTERN, settingsPaths, type SettingsPaths } from './paths.js';
 import { PluginSettings, secretRowKey } from './settings.js';
 
 /** The keychain service every plugin secret is filed under. */
@@ -96,7 +95,7 @@ function assertKey(key: string): void {
 /** The secrets of one plugin. */
 export class PluginSecrets {
   readonly slug: string;
-  readonly #paths: ReturnType<typeof pluginPaths>;
+  readonly #paths: SettingsPaths;
   readonly #plaintext: boolean;
   readonly #keychain: Keychain | null;
   #keychainUp: boolean | undefined;
@@ -104,7 +103,7 @@ export class PluginSecrets {
   constructor(slug: string, options: SecretsOptions) {
     if (!SLUG_PATTERN.test(slug)) throw new RangeError(`"${slug}" is not a plugin slug`);
     this.slug = slug;
-    this.#paths = pluginPaths(slug, options.appData);
+    this.#paths = settingsPaths(slug, options.appData);
     this.#plaintext = options.plaintext === true;
     this.#keychain = options.keychain === undefined ? osKeychain() : options.keychain;
   }

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { parseFieldValue, type Field, type FieldValue } from './api/fields.js';
+import { parseFieldValue, type Field, type FieldValue } from '../plugin-api/index.js';
 
 const RESERVED_PREFIX = '__';
 
@@ -89,9 +89,4 @@ export function typedSettings(fields: readonly Field[], stored: Readonly<Record<
     }
   }
   return typed;
-}
-
-/** The value the plugin reads for `field`: the stored one, else the default. */
-export function effectiveValue(field: Field, typed: Readonly<Record<string, FieldValue>>): FieldValue {
-  return typed[field.id] ?? field.default;
 }

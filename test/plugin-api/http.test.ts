@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HttpClient, HttpNetworkError, httpRequest, multipartBody, quotePathSegment } from '../../src/plugins/api/index.js';
-import { parseChallenges } from '../../src/plugins/api/digest.js';
+import { HttpClient, HttpNetworkError, httpRequest, multipartBody, quotePathSegment } from '../../src/plugin-api/index.js';
+import { parseChallenges } from '../../src/plugin-api/digest.js';
 
 const md5 = (s: string): string => createHash('md5').update(s).digest('hex');
 

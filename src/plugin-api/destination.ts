@@ -1,6 +1,5 @@
 import { missingFieldLabels, parseHeaderLines, type Field, type FieldValue } from './fields.js';
 import type { BookMeta } from './meta.js';
-import { recordDestination } from './registry.js';
 import type { CheckResult, SendResult } from './results.js';
 
 /**
@@ -198,6 +197,18 @@ export abstract class Destination {
 export type DestinationClass = new (init: DestinationInit) => Destination;
 
 /**
+ * Where {@link registerDestination} puts a plugin's class. The sandbox runner and the plugin both
+ * reach it through the API module (`index.ts`, which the plugin imports as `quire/plugin-api`), so
+ * they share one instance in the child process.
+ */
+const registered: DestinationClass[] = [];
+
+/** The classes registered so far in this process: for the host's sandbox runner; a plugin has no use for it. */
+export function registeredDestinations(): readonly DestinationClass[] {
+  return [...registered];
+}
+
+/**
  * Register a destination class so the host finds it when it loads the plugin's module. Use it
  * as a call after the class (`registerDestination(SendToShelf)`) or, in TypeScript, as a class
  * decorator (`@registerDestination`). A module registers exactly one destination, whose `name`
@@ -209,6 +220,6 @@ export function registerDestination<T extends DestinationClass>(cls: T, _context
   if (typeof cls !== 'function' || !(cls.prototype instanceof Destination)) {
     throw new TypeError('registerDestination takes a class that extends Destination');
   }
-  recordDestination(cls);
+  if (!registered.includes(cls)) registered.push(cls);
   return cls;
 }

@@ -1,20 +1,32 @@
 /**
- * Reading and changing a destination's settings and secrets, and whether it is ready: what
- * `quire plugins config` and `quire list destinations` show.
+ * Reading and changing a destination's (or the remote OCR engine's) settings and secrets, and
+ * whether it is ready: what `quire plugins config`, `quire config` and `quire list destinations` show.
  */
 import { existsSync } from 'node:fs';
-import { isEmptyValue, missingFieldLabels, parseFieldValue, type Field, type FieldValue } from './api/fields.js';
-import { PLUGIN_ERRORS, pluginError } from './errors.js';
-import { resolveHostOptions, type PluginHostOptions } from './options.js';
-import { pluginPaths } from './paths.js';
+import { ERROR_CODES, QuireError } from '../errors.js';
+import { missingFieldLabels, parseFieldValue, type Field, type FieldValue } from '../plugin-api/index.js';
+import { resolveSettingsOptions, type SettingsOptions } from './options.js';
+import { settingsPaths } from './paths.js';
 import { PluginSecrets } from './secrets.js';
 import { PluginSettings, typedSettings } from './settings.js';
-import type { DestinationDescriptor } from './sandbox/protocol.js';
+
+/** What the settings helpers read of a destination's descriptor: its slug and its declared fields. */
+export interface SettingsDescriptor {
+  /** The slug the settings and secrets are filed under. */
+  name: string;
+  configFields: readonly Field[];
+  secretFields: readonly Field[];
+}
+
+/** A setting or secret given by the user does not fit: a usage error. */
+function settingError(message: string): QuireError {
+  return new QuireError(ERROR_CODES.USAGE, message);
+}
 
 /** A plugin's stored settings (hidden rows left out); `{}` before anything was set. */
-export function storedSettings(slug: string, options: PluginHostOptions = {}): Record<string, string> {
-  const host = resolveHostOptions(options);
-  const path = pluginPaths(slug, host.appData).configDb;
+export function storedSettings(slug: string, options: SettingsOptions = {}): Record<string, string> {
+  const host = resolveSettingsOptions(options);
+  const path = settingsPaths(slug, host.appData).configDb;
   if (!existsSync(path)) return {};
   const settings = PluginSettings.open(path, false);
   try {
@@ -25,8 +37,8 @@ export function storedSettings(slug: string, options: PluginHostOptions = {}): R
 }
 
 /** The secrets store of a plugin, as this run sees it. */
-export function secretsOf(slug: string, options: PluginHostOptions = {}): PluginSecrets {
-  const host = resolveHostOptions(options);
+export function secretsOf(slug: string, options: SettingsOptions = {}): PluginSecrets {
+  const host = resolveSettingsOptions(options);
   return new PluginSecrets(slug, { appData: host.appData, plaintext: host.plaintextSecrets, keychain: host.keychain });
 }
 
@@ -40,38 +52,38 @@ export function settingText(field: Field, value: string | number | boolean): str
   try {
     return storedText(parseFieldValue(field, String(value)));
   } catch (e) {
-    throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${e instanceof Error ? e.message : String(e)}.`);
+    throw settingError(`${e instanceof Error ? e.message : String(e)}.`);
   }
 }
 
 /** Find a config field by id; a usage error listing the known ones otherwise. */
-export function configField(descriptor: DestinationDescriptor, key: string): Field {
+export function configField(descriptor: SettingsDescriptor, key: string): Field {
   const field = descriptor.configFields.find((f) => f.id === key);
   if (field) return field;
   if (descriptor.secretFields.some((f) => f.id === key)) {
-    throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${key} is a secret: set it with --set-secret ${key}, which reads it from standard input.`);
+    throw settingError(`${key} is a secret: set it with --set-secret ${key}, which reads it from standard input.`);
   }
-  throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${descriptor.name} has no setting "${key}"; it has: ${descriptor.configFields.map((f) => f.id).join(', ') || 'none'}.`);
+  throw settingError(`${descriptor.name} has no setting "${key}"; it has: ${descriptor.configFields.map((f) => f.id).join(', ') || 'none'}.`);
 }
 
 /** Find a secret field by id; a usage error listing the known ones otherwise. */
-export function secretField(descriptor: DestinationDescriptor, key: string): Field {
+export function secretField(descriptor: SettingsDescriptor, key: string): Field {
   const field = descriptor.secretFields.find((f) => f.id === key);
   if (field) return field;
-  throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${descriptor.name} has no secret "${key}"; it has: ${descriptor.secretFields.map((f) => f.id).join(', ') || 'none'}.`);
+  throw settingError(`${descriptor.name} has no secret "${key}"; it has: ${descriptor.secretFields.map((f) => f.id).join(', ') || 'none'}.`);
 }
 
 /**
  * Store settings given as `key=value` (checked against their fields first: nothing is written
  * when one does not fit). An empty value removes the setting, so its default applies again.
  */
-export function applySettings(descriptor: DestinationDescriptor, pairs: ReadonlyArray<readonly [string, string]>, options: PluginHostOptions = {}): void {
-  const host = resolveHostOptions(options);
+export function applySettings(descriptor: SettingsDescriptor, pairs: ReadonlyArray<readonly [string, string]>, options: SettingsOptions = {}): void {
+  const host = resolveSettingsOptions(options);
   const checked = pairs.map(([key, value]) => {
     const field = configField(descriptor, key);
     return { key, text: value === '' ? undefined : settingText(field, value) };
   });
-  const settings = PluginSettings.open(pluginPaths(descriptor.name, host.appData).configDb);
+  const settings = PluginSettings.open(settingsPaths(descriptor.name, host.appData).configDb);
   try {
     for (const { key, text } of checked) {
       if (text === undefined) settings.delete(key);
@@ -97,8 +109,8 @@ export interface SettingView {
 }
 
 /** The settings as `quire plugins config <slug>` prints them: secrets as set / not set, never their values. */
-export function viewSettings(descriptor: DestinationDescriptor, options: PluginHostOptions = {}): SettingView[] {
-  const host = resolveHostOptions(options);
+export function viewSettings(descriptor: SettingsDescriptor, options: SettingsOptions = {}): SettingView[] {
+  const host = resolveSettingsOptions(options);
   const typed = typedSettings(descriptor.configFields, storedSettings(descriptor.name, host));
   const secrets = secretsOf(descriptor.name, host);
   return [
@@ -124,8 +136,8 @@ export function viewSettings(descriptor: DestinationDescriptor, options: PluginH
 }
 
 /** What the plugin will be handed: typed settings and its own secrets that have a value. */
-export function handedConfig(descriptor: DestinationDescriptor, options: PluginHostOptions = {}): { settings: Record<string, FieldValue>; secrets: Record<string, string>; store: PluginSecrets['store'] } {
-  const host = resolveHostOptions(options);
+export function handedConfig(descriptor: SettingsDescriptor, options: SettingsOptions = {}): { settings: Record<string, FieldValue>; secrets: Record<string, string>; store: PluginSecrets['store'] } {
+  const host = resolveSettingsOptions(options);
   const secrets = secretsOf(descriptor.name, host);
   const values: Record<string, string> = {};
   for (const f of descriptor.secretFields) {
@@ -136,9 +148,9 @@ export function handedConfig(descriptor: DestinationDescriptor, options: PluginH
 }
 
 /** Labels of the required settings and secrets still empty; `[]` when the destination is ready. */
-export function missingSettings(descriptor: DestinationDescriptor, options: PluginHostOptions = {}): string[] {
-  const host = resolveHostOptions(options);
+export function missingSettings(descriptor: SettingsDescriptor, options: SettingsOptions = {}): string[] {
+  const host = resolveSettingsOptions(options);
   const typed = typedSettings(descriptor.configFields, storedSettings(descriptor.name, host));
   const secrets = secretsOf(descriptor.name, host);
-  return missingFieldLabels(descriptor.configFields, descriptor.secretFields, typed, (id) => !isEmptyValue(secrets.get(id)));
+  return missingFieldLabels(descriptor.configFields, descriptor.secretFields, typed, (id) => (secrets.get(id)?.trim() ?? '') !== '');
 }

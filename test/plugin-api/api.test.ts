@@ -17,8 +17,8 @@ import {
   SendResult,
   type BookMeta,
   type DestinationInit,
-} from '../../src/plugins/api/index.js';
-import { registeredDestinations } from '../../src/plugins/api/registry.js';
+} from '../../src/plugin-api/index.js';
+import { registeredDestinations } from '../../src/plugin-api/index.js';
 
 class Mailbox extends Destination {
   name = 'send-to-mailbox';

@@ -15,12 +15,13 @@ export { API_VERSION } from './version.js';
 export {
   Destination,
   registerDestination,
+  registeredDestinations,
   type DestinationClass,
   type DestinationContext,
   type DestinationInit,
   type SecretStoreKind,
 } from './destination.js';
-export { Field, headersField, parseHeaderLines, parseFieldValue, type FieldKind, type FieldOptions, type FieldValue } from './fields.js';
+export { Field, headersField, missingFieldLabels, parseHeaderLines, parseFieldValue, type FieldKind, type FieldOptions, type FieldValue } from './fields.js';
 export { normalizeBookMeta, type BookMeta } from './meta.js';
 export { CheckResult, SendResult, CHECK_KINDS, CHECK_KIND_LABELS, isCheckKind, type CheckKind } from './results.js';
 export { HttpClient, HttpNetworkError, httpRequest, type HttpAuth, type HttpAuthMode, type HttpBody, type HttpRequestOptions, type HttpResponse } from './http.js';

@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { envName, keychainAnswers, osKeychain, PluginSecrets } from '../../src/plugins/index.js';
-import { PluginSettings } from '../../src/plugins/settings.js';
-import { cleanup, makeAppData, memoryKeychain } from './helpers.js';
+import { envName, keychainAnswers, osKeychain, PluginSecrets } from '../../src/settings/index.js';
+import { PluginSettings } from '../../src/settings/settings.js';
+import { cleanup, makeAppData, memoryKeychain } from '../plugins/helpers.js';
 import { missingSecretServicePrograms, startSecretService, type SecretServiceSession } from './secret-service.js';
 
 describe('secrets', () => {
