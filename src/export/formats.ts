@@ -1,5 +1,5 @@
 import { QuireError } from '../errors.js';
-import { PDF_PROFILES } from './pdf-profiles.js';
+import type { OcrPage, ProjectManifest } from '../project/index.js';
 
 /** One option an exporter takes in a format list (`pdf:profile=g4`). */
 export interface ExportOption {
@@ -20,6 +20,18 @@ export interface Exporter {
   shorthand?: string;
   /** The format is made from OCR text: asking for it turns OCR on. */
   needsOcr?: boolean;
+  /** Write the project to `target.path` (all or nothing) and return the size written, in bytes. */
+  write(target: ExportTarget, options: Record<string, string | true>): Promise<number>;
+}
+
+/** What an exporter writes from and to. */
+export interface ExportTarget {
+  projectDir: string;
+  manifest: ProjectManifest;
+  /** The OCR of the pages that have it, by page index. */
+  ocr: ReadonlyMap<number, OcrPage>;
+  /** The file to write: the output stem followed by the exporter's extension. */
+  path: string;
 }
 
 /** One format asked for, with its options validated. */
@@ -27,42 +39,6 @@ export interface ExportRequest {
   format: string;
   options: Record<string, string | true>;
 }
-
-export const pdfExporter: Exporter = {
-  name: 'pdf',
-  description: 'PDF, one page per page image, with an invisible searchable text layer when OCR ran',
-  extension: '.pdf',
-  options: {
-    profile: {
-      values: PDF_PROFILES,
-      description: 'how page images are stored: auto (G4 for black-and-white pages, JPEG for the others), g4 (every page black and white), jpeg (every page JPEG)',
-    },
-  },
-  shorthand: 'profile',
-};
-
-export const slimExporter: Exporter = {
-  name: 'slim',
-  description: 'Slim project: project.json and the final page images, to reopen or export again later',
-  extension: '.quire',
-  options: {},
-};
-
-export const markdownExporter: Exporter = {
-  name: 'md',
-  description: 'Markdown from the OCR layout: headings, paragraphs, footnotes, in reading order (turns on OCR)',
-  extension: '.md',
-  options: {},
-  needsOcr: true,
-};
-
-export const textpackExporter: Exporter = {
-  name: 'textpack',
-  description: 'OCR textpack: a zip of the searchable PDF, the Markdown and the raw OCR result (turns on OCR)',
-  extension: '_OCR.textpack',
-  options: {},
-  needsOcr: true,
-};
 
 /** The exporters a format list may name. */
 export class ExportRegistry {
@@ -162,17 +138,4 @@ export function describeOptions(exporter: Exporter): string {
   const listed = keys.map(([key, option]) => (option.values ? `${key}=${option.values.join('|')}` : `${key}[=<value>]`)).join(', ');
   const bare = exporter.shorthand ? ` (or a bare ${exporter.options[exporter.shorthand].values?.join('|')})` : '';
   return `valid options are: ${listed}${bare}.`;
-}
-
-/** The exporters Quire ships; Markdown and the text package register here the same way. */
-export const exportRegistry = new ExportRegistry([pdfExporter, markdownExporter, textpackExporter, slimExporter]);
-
-/** Parse a `--export` format list against the built-in exporters. */
-export function parseExportList(spec: string): ExportRequest[] {
-  return exportRegistry.parse(spec);
-}
-
-/** The exporters for `quire list exports`. */
-export function listExports(): Exporter[] {
-  return exportRegistry.list();
 }

@@ -1,21 +1,8 @@
-/** Export: the format-list parser and the writers (image PDF, slim project) and page image files. */
-export {
-  ExportRegistry,
-  exportRegistry,
-  listExports,
-  parseExportList,
-  pdfExporter,
-  markdownExporter,
-  textpackExporter,
-  slimExporter,
-  type ExportOption,
-  type Exporter,
-  type ExportRequest,
-} from './formats.js';
-export { writePageImage, encodeBitonalTiff, encodePageJpeg, PAGE_JPEG_QUALITY, type PageRaster } from './page-image.js';
+/** Export: the exporters (each with its writer), the format-list parser and the registry they are named in. */
+export { ExportRegistry, type ExportOption, type Exporter, type ExportRequest, type ExportTarget } from './formats.js';
+export { exportRegistry, listExports, markdownExporter, parseExportList, pdfExporter, slimExporter, textpackExporter } from './exporters.js';
 export { writePdf, pdfPagesFromProject, pageSizeInPoints, type PdfKeptPageInput, type PdfOptions, type PdfOutputPage, type PdfPageInput } from './pdf.js';
 export { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 export { openSlim, writeSlim } from './slim.js';
 export { readTiffLayout, singleG4Segment, type G4Segment, type TiffLayout } from './tiff.js';
 export { documentToMarkdown, type MarkdownOptions } from './markdown.js';
-export { replaceAtomically, writeFileAtomically } from './files.js';

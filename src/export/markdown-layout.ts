@@ -3,7 +3,7 @@
  * later steps need (font size, baseline, margins, spacing). Everything here is in points (1/72 in), so pages
  * recognised at different resolutions compare.
  */
-import type { OcrPage } from '../ocr/types.js';
+import type { OcrPage } from '../project/index.js';
 
 /** Where glyph boxes reach, in ems from the baseline, in usual book faces. */
 const ASCENT_TALL = 0.73; // capitals, digits, ascenders (b d f h k l t), accents, dots of i and j

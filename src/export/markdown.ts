@@ -42,7 +42,7 @@
  * 8. **Escaping**: `\`, `` ` ``, `*`, `_` and `<` before a letter are escaped everywhere; `#`, `>`, `+`, `-`, `=`,
  *    `~`, `|` and `1.`/`1)` at the start of a block. The text's Unicode is kept as it is.
  */
-import type { OcrPage } from '../ocr/types.js';
+import type { OcrPage } from '../project/index.js';
 import { findRunningRows, headingLevels, layoutPage, usualTextWidth, type PageLayout } from './markdown-classify.js';
 import { measureDocument, pageRows, type Row } from './markdown-layout.js';
 import {

@@ -1,11 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { concatTransformationMatrix, drawObject, PDFDocument, PDFName, popGraphicsState, pushGraphicsState, type PDFPage, type PDFRef } from 'pdf-lib';
+import { concatTransformationMatrix, drawObject, PDFDocument, PDFName, type PDFPage, type PDFRef, popGraphicsState, pushGraphicsState } from 'pdf-lib';
 import { describeError, isQuireError, QuireError } from '../errors.js';
-import type { OcrPage } from '../ocr/types.js';
-import { visiblePages, type PageKind, type ProjectManifest } from '../project/index.js';
+import type { OcrPage } from '../project/index.js';
+import { type PageKind, type ProjectManifest, replaceAtomically, visiblePages } from '../project/index.js';
 import { UnicodeCidFont } from './cid-font.js';
-import { replaceAtomically } from './files.js';
 import { g4ImageOf, jpegImageOf, type PdfImageData } from './pdf-images.js';
 import { copyKeptPages } from './pdf-kept-pages.js';
 import { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';

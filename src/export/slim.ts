@@ -5,9 +5,9 @@ import { pipeline } from 'node:stream/promises';
 import { PDFDocument } from 'pdf-lib';
 import yazl from 'yazl';
 import { describeError, isQuireError, QuireError } from '../errors.js';
-import type { ProjectManifest, ProjectPageKind } from '../project/types.js';
+import type { ProjectManifest, ProjectPageKind } from '../project/index.js';
 import { extractZip, SLIM_LIMITS, unsafeEntryReason } from './archive.js';
-import { replaceAtomically } from './files.js';
+import { replaceAtomically } from '../project/index.js';
 
 const MANIFEST_NAME = 'project.json';
 const PAGE_KINDS: readonly ProjectPageKind[] = ['bitonal', 'gray', 'color', 'pdf'];

@@ -1,4 +1,4 @@
-import type { OcrBox, OcrLine, OcrPage, OcrWord } from '../ocr/types.js';
+import type { OcrBox, OcrLine, OcrPage, OcrWord } from '../project/index.js';
 import { cidsToHex, FONT_ASCENT, FONT_DESCENT, FONT_UNITS, GLYPH_ADVANCE, type UnicodeCidFont } from './cid-font.js';
 
 /**

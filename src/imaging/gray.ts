@@ -1,4 +1,13 @@
 import sharp, { type Sharp } from 'sharp';
+import type { Box } from '../project/index.js';
+
+export type { Box };
+
+/**
+ * The most pixels Quire decodes from one image (sharp's own default, stated once): a 600-dpi A3 page is ~70 MP,
+ * a camera frame far less; past this lies a decompression bomb, not a page.
+ */
+export const MAX_IMAGE_PIXELS = 268_402_689;
 
 /** An 8-bit, one-channel image, row-major. 0 is black, 255 is white. */
 export interface GrayImage {
@@ -7,22 +16,26 @@ export interface GrayImage {
   readonly data: Uint8Array;
 }
 
-/** An axis-aligned rectangle in pixels. */
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
 export function createGray(width: number, height: number, fill = 255): GrayImage {
   return { width, height, data: new Uint8Array(width * height).fill(fill) };
 }
 
-/** Decode any image sharp reads (EXIF orientation applied) to one grey channel. */
-export async function decodeGray(input: Buffer | string, options: { page?: number } = {}): Promise<GrayImage> {
-  const { data, info } = await sharp(input, { page: options.page ?? 0, limitInputPixels: 268_402_689 })
+/** A sharp pipeline reading an image file or its bytes (one page of a multi-page TIFF), within the pixel limit. */
+export function readImage(input: Buffer | string, options: { page?: number } = {}): Sharp {
+  return sharp(input, { page: options.page ?? 0, limitInputPixels: MAX_IMAGE_PIXELS });
+}
+
+/** Decode any image sharp reads to one grey channel. */
+export async function decodeGray(input: Buffer | string | Sharp, options: { page?: number } = {}): Promise<GrayImage> {
+  return grayOf(typeof input === 'string' || Buffer.isBuffer(input) ? readImage(input, options) : input);
+}
+
+/** Run a sharp pipeline to one grey channel: EXIF orientation applied, transparency laid on white paper. */
+async function grayOf(image: Sharp): Promise<GrayImage> {
+  const { data, info } = await image
     .rotate()
+    // A transparent background would otherwise turn black.
+    .flatten({ background: '#ffffff' })
     .greyscale()
     .extractChannel(0)
     .raw()

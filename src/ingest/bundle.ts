@@ -1,4 +1,5 @@
 import { ERROR_CODES, QuireError } from '../errors.js';
+import { formatBytes } from '../util/index.js';
 import { unsafeEntryReason } from './entry-path.js';
 import { sniffImage } from './sniff.js';
 import type { OpenedInput, SourceFrame } from './types.js';
@@ -195,11 +196,4 @@ function stripBom(text: string): string {
 
 function baseName(name: string): string {
   return name.slice(name.lastIndexOf('/') + 1);
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1 << 30) return `${(bytes / (1 << 30)).toFixed(1)} GiB`;
-  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
-  if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KiB`;
-  return `${bytes} bytes`;
 }

@@ -14,24 +14,27 @@ const UNKNOWN_DPI = 72;
 /** Below this, a page image is too coarse to be a scan, whatever it says. */
 const SCAN_MIN_DPI = 150;
 
-/** Several image files as one document, in the given order. `paths` are as the user typed them. */
-export async function openImageFiles(paths: string[]): Promise<OpenedInput> {
+/**
+ * Several image files as one document, in the given order. `paths` are as the user typed them; `label` names a
+ * single image as the user knows it, in messages and for the document name.
+ */
+export async function openImageFiles(paths: string[], label?: string): Promise<OpenedInput> {
   if (paths.length === 0) throw new QuireError(ERROR_CODES.USAGE, 'No image files were given.');
   const frames: SourceFrame[] = [];
   for (const path of paths) {
-    for (const frame of await describeImageFile(path)) frames.push({ ...frame, index: frames.length + 1 });
+    for (const frame of await describeImageFile(path, paths.length === 1 && label ? label : path)) frames.push({ ...frame, index: frames.length + 1 });
   }
-  return { name: documentName(paths), kind: 'images', frames, close: async () => undefined };
+  return { name: documentName(paths.length === 1 && label ? [label] : paths), kind: 'images', frames, close: async () => undefined };
 }
 
-async function describeImageFile(path: string): Promise<SourceFrame[]> {
+async function describeImageFile(path: string, label: string): Promise<SourceFrame[]> {
   const notImage = (detail?: string) =>
-    new QuireError(ERROR_CODES.BAD_IMAGE, `${path} is not an image Quire can read (JPEG, PNG, TIFF or WebP).`, detail);
+    new QuireError(ERROR_CODES.BAD_IMAGE, `${label} is not an image Quire can read (JPEG, PNG, TIFF or WebP).`, detail);
   let info;
   try {
     info = await stat(path);
   } catch (e) {
-    throw new QuireError(ERROR_CODES.INPUT_NOT_FOUND, `${path} was not found.`, describeError(e));
+    throw new QuireError(ERROR_CODES.INPUT_NOT_FOUND, `${label} was not found.`, describeError(e));
   }
   if (!info.isFile()) throw notImage('not a regular file');
   const format = sniffImage(await readHead(path, 16));
@@ -42,7 +45,7 @@ async function describeImageFile(path: string): Promise<SourceFrame[]> {
   } catch (e) {
     throw notImage(describeError(e));
   }
-  const name = basename(path);
+  const name = basename(label);
   const pages = format === 'tiff' ? Math.max(1, meta.pages ?? 1) : 1;
   if (pages === 1) {
     return [frameOf(path, name, meta, undefined)];

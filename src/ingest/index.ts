@@ -15,6 +15,7 @@ import type { InputType, OpenedInput } from './types.js';
 import { openZipSource } from './zip.js';
 
 export type { FrameImage, FrameKind, OpenedInput, SourceFrame, TextLayerPage } from './types.js';
+export { frameSharp } from './frame-image.js';
 
 const EXTENSIONS: Record<string, InputType> = {
   '.aglbundle': 'bundle',
@@ -30,32 +31,35 @@ const EXTENSIONS: Record<string, InputType> = {
   '.quire': 'project',
 };
 
-/** Open a scan bundle (.aglbundle/.zip or an unpacked folder), a PDF, or one image file. `path` is as the user typed it. */
-export async function openInput(path: string): Promise<OpenedInput> {
+/**
+ * Open a scan bundle (.aglbundle/.zip or an unpacked folder), a PDF, or one image file. `label` is how the user knows
+ * the input (default: the path as typed): messages name it, and a document without a name of its own takes its stem.
+ */
+export async function openInput(path: string, label: string = path): Promise<OpenedInput> {
   let info;
   try {
     info = await stat(path);
   } catch (e) {
-    throw new QuireError(ERROR_CODES.INPUT_NOT_FOUND, `${path} was not found.`, describeError(e));
+    throw new QuireError(ERROR_CODES.INPUT_NOT_FOUND, `${label} was not found.`, describeError(e));
   }
   const ext = extname(path).toLowerCase();
   if (info.isDirectory()) {
-    if (ext === '.quire' || existsSync(join(path, 'project.json'))) throw projectGiven(path);
-    return openBundle(await openFolderSource(path, path), stemOf(path));
+    if (ext === '.quire' || existsSync(join(path, 'project.json'))) throw projectGiven(label);
+    return openBundle(await openFolderSource(path, label), stemOf(label));
   }
-  if (ext === '.quire') throw projectGiven(path);
+  if (ext === '.quire') throw projectGiven(label);
   // A pipe or a device would block the read below, or never end.
-  if (!info.isFile()) throw new QuireError(ERROR_CODES.UNSUPPORTED_INPUT, `${path} is not a scan bundle, PDF or image that Quire can read.`);
+  if (!info.isFile()) throw new QuireError(ERROR_CODES.UNSUPPORTED_INPUT, `${label} is not a scan bundle, PDF or image that Quire can read.`);
   const type = typeOfFile(await readHead(path), ext);
   switch (type) {
     case 'bundle':
-      return openBundle(await openZipSource(path, path), stemOf(path));
+      return openBundle(await openZipSource(path, label), stemOf(label));
     case 'pdf':
-      return openPdf(path, path);
+      return openPdf(path, label);
     case 'image':
-      return openImageFiles([path]);
+      return openImageFiles([path], label);
     default:
-      throw new QuireError(ERROR_CODES.UNSUPPORTED_INPUT, `${path} is not a scan bundle, PDF or image that Quire can read.`);
+      throw new QuireError(ERROR_CODES.UNSUPPORTED_INPUT, `${label} is not a scan bundle, PDF or image that Quire can read.`);
   }
 }
 

@@ -4,7 +4,7 @@
  * gap between them). The text is exact; pdfjs gives the width of an item and not of its glyphs, so the item's width
  * is shared out among its characters by the usual widths of Latin faces: word boxes are close, not exact.
  */
-import type { OcrBlock, OcrBox, OcrLine, OcrPage, OcrWord } from '../ocr/index.js';
+import type { OcrBlock, OcrBox, OcrLine, OcrPage, OcrWord } from '../project/index.js';
 import { multiply, type Matrix } from './pdf-content.js';
 
 /** The parts of a pdfjs text item we read (`getTextContent().items`, marked-content entries have no `str`). */

@@ -71,7 +71,7 @@ export async function openPdf(path: string, label: string): Promise<OpenedInput>
     if (doc.numPages === 0) throw new QuireError(ERROR_CODES.BAD_PDF, `${label} is not a readable PDF: it has no pages.`);
     const plans: PlannedPage[] = [];
     for (let n = 1; n <= doc.numPages; n++) plans.push(await planPage(doc, n, pages?.[n - 1], bytes, label));
-    const name = basename(path);
+    const name = basename(label);
     const frames = plans.map(({ plan, text }, i): SourceFrame => {
       const dpi = plan.kind === 'scan' && Math.round(plan.dpi) === UNKNOWN_DPI ? undefined : plan.dpi;
       return {
@@ -84,7 +84,7 @@ export async function openPdf(path: string, label: string): Promise<OpenedInput>
         ...(text && pages ? { textLayer: textLayerPage(doc, i + 1, plan.dpi, text, path, label) } : {}),
       };
     });
-    return { name: basename(path).replace(/\.pdf$/i, ''), kind: 'pdf', frames, close: () => doc.destroy() };
+    return { name: name.replace(/\.pdf$/i, ''), kind: 'pdf', frames, close: () => doc.destroy() };
   } catch (e) {
     await doc.destroy();
     throw e;

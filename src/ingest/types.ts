@@ -1,7 +1,7 @@
 /**
  * What ingest hands to the pipeline: a document as an ordered list of frames, each loaded only when asked.
  */
-import type { OcrPage } from '../ocr/index.js';
+import type { OcrPage } from '../project/index.js';
 
 /**
  * `camera`: a photo of a book (a bundle frame, a camera JPEG without a resolution).

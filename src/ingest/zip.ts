@@ -2,7 +2,8 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
-import { formatBytes, MAX_ENTRIES, type BundleSource } from './bundle.js';
+import { formatBytes } from '../util/index.js';
+import { MAX_ENTRIES, type BundleSource } from './bundle.js';
 import { isDirectoryName, unsafeEntryReason } from './entry-path.js';
 
 /**

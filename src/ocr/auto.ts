@@ -6,7 +6,8 @@ import { detectLanguages } from './detect.js';
 import { languageScript } from './languages.js';
 import type { OcrSpec } from './spec.js';
 import { ocrPageText } from './tesseract-result.js';
-import type { OcrEngine, OcrInput, OcrPage } from './types.js';
+import type { OcrEngine, OcrInput } from './types.js';
+import type { OcrPage } from '../project/index.js';
 
 /** Pages looked at: enough text to tell languages apart, little enough to stay quick. */
 export const SAMPLE_PAGES = 3;

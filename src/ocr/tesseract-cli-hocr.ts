@@ -6,7 +6,7 @@
  * we need no dependency for it.
  */
 import type { OcrFrame } from './tesseract-result.js';
-import type { OcrBlock, OcrBox, OcrLine, OcrPage, OcrParagraph, OcrWord } from './types.js';
+import type { OcrBlock, OcrBox, OcrLine, OcrPage, OcrParagraph, OcrWord } from '../project/index.js';
 
 const LINE_CLASSES = new Set(['ocr_line', 'ocr_caption', 'ocr_header', 'ocr_textfloat']);
 

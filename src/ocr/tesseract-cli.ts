@@ -10,7 +10,8 @@ import { ERROR_CODES, QuireError } from '../errors.js';
 import { parseHocr } from './tesseract-cli-hocr.js';
 import { createProcessQueue, runProgram, type ProcessOutcome } from './tesseract-cli-process.js';
 import { preparePage, type PreparedPage } from './tesseract-page.js';
-import type { OcrEngine, OcrInput, OcrPage } from './types.js';
+import type { OcrEngine, OcrInput } from './types.js';
+import type { OcrPage } from '../project/index.js';
 
 export interface TesseractCliEngineOptions {
   /** The program to run; default `tesseract` from the PATH. */

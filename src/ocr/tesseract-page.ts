@@ -2,8 +2,8 @@
  * The page image as tesseract should see it: one grey channel, encoded as PNG (tesseract.js's
  * Leptonica cannot read our tiled G4 TIFFs), at a resolution where tesseract reads best.
  */
-import sharp, { type OutputInfo } from 'sharp';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
+import { decodeGray, isBitonal, sharpFromGray, type GrayImage } from '../imaging/index.js';
 import type { OcrInput } from './types.js';
 
 /** Below this, text is too small for tesseract's LSTM; such pages are upsampled to `TARGET_DPI`. */
@@ -23,15 +23,6 @@ export interface PreparedPage {
   bitonal: boolean;
 }
 
-/** True when every pixel is pure black or pure white. */
-export function isBitonal(pixels: Uint8Array): boolean {
-  for (let i = 0; i < pixels.length; i++) {
-    const v = pixels[i];
-    if (v !== 0 && v !== 255) return false;
-  }
-  return true;
-}
-
 /** The width and height tesseract should read the page at, and that resolution. */
 export function ocrResolution(width: number, height: number, dpi: number): { width: number; height: number; dpi: number } {
   const known = dpi > 0 ? dpi : DEFAULT_DPI;
@@ -41,26 +32,17 @@ export function ocrResolution(width: number, height: number, dpi: number): { wid
 }
 
 export async function preparePage(page: OcrInput): Promise<PreparedPage> {
-  let decoded: { data: Buffer; info: OutputInfo };
+  let decoded: GrayImage;
   try {
-    decoded = await sharp(page.file, { limitInputPixels: 268_402_689 })
-      .rotate()
-      // A transparent background would otherwise turn black.
-      .flatten({ background: '#ffffff' })
-      .greyscale()
-      .extractChannel(0)
-      .raw()
-      .toBuffer({ resolveWithObject: true });
+    decoded = await decodeGray(page.file);
   } catch (e) {
     throw new QuireError(ERROR_CODES.BAD_IMAGE, `The page image ${page.file} could not be read for OCR.`, describeError(e));
   }
-  const { data, info } = decoded;
-  const pixels = new Uint8Array(data.buffer, data.byteOffset, data.length);
   // The file's resolution is in page pixels; if the file is not the page's size, scale accordingly.
-  const fileDpi = (page.dpi > 0 ? page.dpi : DEFAULT_DPI) * (info.width / page.width);
-  const target = ocrResolution(info.width, info.height, fileDpi);
-  let pipeline = sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } });
-  if (target.width !== info.width || target.height !== info.height) {
+  const fileDpi = (page.dpi > 0 ? page.dpi : DEFAULT_DPI) * (decoded.width / page.width);
+  const target = ocrResolution(decoded.width, decoded.height, fileDpi);
+  let pipeline = sharpFromGray(decoded);
+  if (target.width !== decoded.width || target.height !== decoded.height) {
     pipeline = pipeline.resize(target.width, target.height, { kernel: 'lanczos3', fit: 'fill' });
   }
   // Level 1: the PNG only crosses to a worker thread, speed matters more than size.
@@ -71,6 +53,6 @@ export async function preparePage(page: OcrInput): Promise<PreparedPage> {
     dpi: Math.round(target.dpi),
     scaleX: page.width / target.width,
     scaleY: page.height / target.height,
-    bitonal: isBitonal(pixels),
+    bitonal: isBitonal(decoded),
   };
 }

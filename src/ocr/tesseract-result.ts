@@ -3,7 +3,7 @@
  * pixel frame of the page we were given (tesseract may have seen an upsampled copy).
  */
 import type Tesseract from 'tesseract.js';
-import type { OcrBlock, OcrBox, OcrLine, OcrPage, OcrParagraph, OcrWord } from './types.js';
+import type { OcrBlock, OcrBox, OcrLine, OcrPage, OcrParagraph, OcrWord } from '../project/index.js';
 
 /** How the image tesseract read maps onto the page: page pixel = tesseract pixel × scale. */
 export interface OcrFrame {

@@ -11,7 +11,8 @@ import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 import { createLanguageFolder, listInstalledLanguages, type LanguageFolder } from './tesseract-data.js';
 import { preparePage, type PreparedPage } from './tesseract-page.js';
 import { toOcrPage, type TesseractBlock } from './tesseract-result.js';
-import type { OcrEngine, OcrInput, OcrPage } from './types.js';
+import type { OcrEngine, OcrInput } from './types.js';
+import type { OcrPage } from '../project/index.js';
 import { createWorkerPool, type PoolWorker, type WorkerPoolStats } from './worker-pool.js';
 
 export interface TesseractEngineOptions {

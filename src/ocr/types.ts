@@ -1,49 +1,4 @@
-/**
- * The OCR result model: one `OcrPage` per page, blocks → paragraphs → lines → words.
- * Coordinates are pixels of the page image the result belongs to (the project's final page image,
- * `width`×`height` at `dpi`), origin top-left, y down. `x1`/`y1` are exclusive.
- */
-export interface OcrBox {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
-
-export interface OcrWord {
-  text: string;
-  box: OcrBox;
-  /** 0–100. */
-  confidence: number;
-}
-
-export interface OcrLine {
-  box: OcrBox;
-  /** The baseline as a straight line across the line box, in page pixels; absent when the engine does not say. */
-  baseline?: { x0: number; y0: number; x1: number; y1: number };
-  words: OcrWord[];
-}
-
-export interface OcrParagraph {
-  box: OcrBox;
-  lines: OcrLine[];
-}
-
-export interface OcrBlock {
-  box: OcrBox;
-  paragraphs: OcrParagraph[];
-}
-
-export interface OcrPage {
-  width: number;
-  height: number;
-  dpi: number;
-  /** Engine name (`tesseract`, `remoteocr`, `none`). */
-  engine: string;
-  /** Tesseract language codes used (`fra`, `lat`). */
-  languages: string[];
-  blocks: OcrBlock[];
-}
+import type { OcrBatchTicket, OcrPage } from '../project/index.js';
 
 /** A page handed to an engine: the image file plus what the engine must know about it. */
 export interface OcrInput {
@@ -65,20 +20,6 @@ export interface OcrDocument {
   pageBytes: number[];
   /** A PDF of `pages[from]` up to (not including) `pages[to]`: one page per image, each exactly its size at its dpi. */
   pdf(from: number, to: number): Promise<Uint8Array>;
-}
-
-/**
- * What a batch engine hands back on submission and is given again to poll or cancel: plain JSON, kept in the
- * project (`project.json` → `ocrBatch.ticket`) so a later process — `quire run <project> --check-ocr`, the job
- * server after a restart — can pick the batch up.
- */
-export interface OcrBatchTicket {
-  /** The service's ids of the batch jobs (what the job server records and cancels). */
-  batchIds: string[];
-  /** When the batch was submitted, ISO 8601. */
-  submittedAt: string;
-  /** Anything else the engine needs to poll (uploaded file ids, the request of each page). */
-  data?: Record<string, string | number | boolean | null | string[] | number[]>;
 }
 
 /** Where a batch stands. */
@@ -107,14 +48,14 @@ export interface OcrEngine {
   /**
    * Options a spec may set (`name:key=value`) besides `lang`, which every engine takes. When
    * present, the spec parser refuses any other key (a typo fails loudly); when absent, every
-   * option is passed through to the engine. Added with the spec parser (issue 3).
+   * option is passed through to the engine.
    */
   readonly options?: ReadonlyArray<{ readonly name: string; readonly description: string }>;
   /** Whether the engine can run here, and if not, why (one sentence). */
   available(): Promise<{ ok: true } | { ok: false; reason: string }>;
   /**
    * Ways the engine can run, named after the engine in a spec (`remoteocr:batch`); the first is the default. Absent
-   * for engines with one way. Added with the remote engine (issue 5).
+   * for engines with one way.
    */
   readonly modes?: ReadonlyArray<{ readonly name: string; readonly description: string }>;
   /** Tesseract codes of the languages this engine has installed. */
@@ -123,22 +64,21 @@ export interface OcrEngine {
   /**
    * Recognise a whole document at once (a remote service reading PDFs). When present, `recognizeProject` calls it
    * instead of `recognize` page by page, and reads the languages off the text afterwards rather than sampling pages
-   * first. `options` may carry the spec's options. Called in the converting process; may use the network. Added in
-   * issue 5.
+   * first. `options` may carry the spec's options. Called in the converting process; may use the network.
    */
   recognizeDocument?(document: OcrDocument, languages: string[], options?: OcrDocumentOptions & { engineOptions?: Record<string, string> }): Promise<OcrPage[]>;
   /**
    * Submit a document as a batch and return at once with a ticket to poll it by (spec mode `batch`). Called in the
-   * converting process; the ticket is stored in the project. Added in issue 5.
+   * converting process; the ticket is stored in the project.
    */
   submitBatch?(document: OcrDocument, languages: string[], options?: OcrDocumentOptions & { engineOptions?: Record<string, string> }): Promise<OcrBatchTicket>;
   /**
    * Ask where a submitted batch stands; on success, download and return its pages. `document` is the same pages as
    * submitted (a page the batch failed on may be read again synchronously). Safe to call any number of times, from
-   * any process. Added in issue 5.
+   * any process.
    */
   poll?(ticket: OcrBatchTicket, document: OcrDocument, options?: { signal?: AbortSignal }): Promise<OcrBatchPoll>;
-  /** Cancel a submitted batch (a job deleted or cancelled, a batch given up on); a finished batch is left alone. Added in issue 5. */
+  /** Cancel a submitted batch (a job deleted or cancelled, a batch given up on); a finished batch is left alone. */
   cancel?(ticket: OcrBatchTicket): Promise<void>;
   /** Release warm workers. */
   close?(): Promise<void>;

@@ -1,6 +1,6 @@
-import { sauvolaBinarize } from '../imaging/filters.js';
+import { sauvolaBinarize } from '../imaging/index.js';
 import type { GrayImage } from '../imaging/index.js';
-import type { BinarizeDecision } from './types.js';
+import type { BinarizeDecision } from '../project/index.js';
 
 /** A window of about a line and a half of body text at any resolution: wide enough to see ink and paper. */
 export const DEFAULT_WINDOW_MM = 10;

@@ -1,6 +1,5 @@
-import { reduceByAverage, sauvolaBinarize } from '../imaging/filters.js';
-import { sharpFromGray, type GrayImage } from '../imaging/index.js';
-import type { DeskewDecision } from './types.js';
+import { type GrayImage, reduceByAverage, sauvolaBinarize, sharpFromGray } from '../imaging/index.js';
+import type { DeskewDecision } from '../project/index.js';
 
 export interface SkewOptions {
   /** Largest skew looked for, degrees either way (default 10). */

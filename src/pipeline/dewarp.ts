@@ -7,31 +7,15 @@
  * and any change of line spacing that curl causes. Only vertical displacement is corrected, which is what makes
  * lines wavy for OCR and for the eye.
  */
-import { assertImage } from '../imaging/analysis.js';
-import { fitTextLines, lineY, type CurvedLine, type CurvedLines } from '../imaging/dewarp-lines.js';
-import { remapVertical, type VerticalField } from '../imaging/dewarp-remap.js';
+import { assertImage, type CurvedLine, type CurvedLines, fitTextLines, lineY, remapVertical, type VerticalField } from '../imaging/index.js';
 import type { GrayImage } from '../imaging/index.js';
+import type { DewarpDecision } from '../project/index.js';
 
 export interface DewarpOptions {
   /** Resolution of the page (camera resolution: the step runs before upsampling). */
   dpi: number;
   /** No pixel moves further than this, millimetres (default 6): a bad fit cannot tear the page. */
   maxShiftMm?: number;
-}
-
-/** What dewarp measured and did. */
-export interface DewarpDecision {
-  /** False when the page was left as it was (too few text lines, or lines already straight). */
-  applied: boolean;
-  /** Text lines the correction was built from. */
-  lines: number;
-  /** Largest vertical shift of the correction, px. */
-  maxShiftPx: number;
-  /**
-   * RMS distance of the measured baseline samples from their fitted curves, px: the letter-shape noise the fit
-   * saw, and about how wavy the lines stay once straightened.
-   */
-  residualPx: number;
 }
 
 /** Fewer lines than this do not show the shape of the page. */

@@ -3,7 +3,7 @@
  * a line pitch of about 13 pt, so measuring the pitch in pixels gives the pixels per inch.
  */
 import type { Box, GrayImage } from '../imaging/index.js';
-import { assertImage, autocorrelation, downscaleBox, findText, median, type TextFinding } from '../imaging/analysis.js';
+import { assertImage, autocorrelation, downscaleBox, findText, median, type TextFinding } from '../imaging/index.js';
 import type { DpiEstimate } from './types.js';
 
 /** Baseline-to-baseline distance of book body text, in points (11 pt type on 13 pt leading). */

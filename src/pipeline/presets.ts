@@ -1,13 +1,13 @@
-import type { PresetName } from './types.js';
+import type { PresetName } from '../project/index.js';
 
 export interface Preset {
   name: PresetName;
   description: string;
-  /** Look for two pages in a frame and split them at the gutter. */
+  /** Look for two pages in a frame and split them at the gutter; null keeps the frame as one page, untouched. */
   spread: 'auto' | 'single' | null;
-  deskew: boolean;
-  binarize: boolean;
-  /** Resample to this resolution; null keeps the input's pixels. */
+  /** The registered page steps each page goes through, in order (see `steps.ts`). */
+  steps: readonly string[];
+  /** The resolution pages end at; null keeps the input's. */
   targetDpi: number | null;
 }
 
@@ -16,24 +16,21 @@ export const PRESETS: Record<PresetName, Preset> = {
     name: 'book',
     description: 'camera frames of an open book: find the pages, split the spread, straighten, clean to black on white (default for scan bundles and camera photos)',
     spread: 'auto',
-    deskew: true,
-    binarize: true,
+    steps: ['deskew', 'dewarp', 'resample', 'binarize', 'crop'],
     targetDpi: 300,
   },
   sheet: {
     name: 'sheet',
     description: 'one page per image (a phone photo of a sheet, a scanned page): find the page, straighten, clean to black on white (default for scanned PDFs and images)',
     spread: 'single',
-    deskew: true,
-    binarize: true,
+    steps: ['deskew', 'dewarp', 'resample', 'binarize', 'crop'],
     targetDpi: 300,
   },
   flat: {
     name: 'flat',
     description: 'clean scans and digital pages: no geometry and no cleaning, the page images are kept as they are (default for vector PDFs)',
     spread: null,
-    deskew: false,
-    binarize: false,
+    steps: [],
     targetDpi: null,
   },
 };

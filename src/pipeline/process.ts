@@ -1,18 +1,13 @@
-import sharp, { type Sharp } from 'sharp';
 import { join } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
-import { cropGray, type GrayImage } from '../imaging/index.js';
-import { writePageImage } from '../export/page-image.js';
-import type { FrameImage, FrameKind } from '../ingest/index.js';
-import type { DpiSource, PageKind, ProjectPage } from '../project/types.js';
-import { binarize } from './binarize.js';
-import { deskew } from './deskew.js';
-import { dewarp } from './dewarp.js';
+import { cropGray, decodeGray, type GrayImage, isBitonal } from '../imaging/index.js';
+import { frameSharp, type FrameImage, type FrameKind } from '../ingest/index.js';
+import { type DpiSource, type PageKind, type PresetName, type ProjectPage, writePageImage } from '../project/index.js';
 import { estimateDpi } from './dpi.js';
 import { PRESETS } from './presets.js';
-import { cropToContent, isBitonal, normalizeResolution, padForG4 } from './resample.js';
+import { padForG4 } from './resample.js';
 import { detectPages } from './split.js';
-import type { PresetName } from './types.js';
+import { pageStep, type PageState } from './steps.js';
 
 /** What a worker needs to turn one input frame into finished page images. */
 export interface FrameTask {
@@ -54,7 +49,7 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
     }
   };
   const preset = PRESETS[task.preset];
-  if (!preset.deskew && !preset.binarize && preset.spread === null) {
+  if (preset.spread === null && preset.steps.length === 0) {
     return { pages: [await timed('flat', () => processFlat(task))], timings };
   }
 
@@ -68,45 +63,28 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
 
   const pages: FramePage[] = [];
   for (const region of split.pages) {
-    let page = cropGray(gray, region.box);
+    const page = cropGray(gray, region.box);
     const dpi = stated ?? (await timed('dpi', () => resolveDpi(task, () => estimateDpi(page)?.dpi)));
     const decisions: FramePage['decisions'] = {
       preset: task.preset,
       inputDpi: { value: round2(dpi.value), source: dpi.source },
       split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) },
     };
-    if (preset.deskew) {
-      const straight = await timed('deskew', () => deskew(page));
-      page = straight.image;
-      decisions.deskew = straight.decision;
-      const flattened = await timed('dewarp', () => dewarp(page, { dpi: dpi.value }));
-      page = flattened.image;
-      decisions.dewarp = flattened.decision;
+    const state: PageState = { image: page, kind: 'gray', dpi: dpi.value, targetDpi: preset.targetDpi ?? dpi.value, marginMm: task.marginMm, decisions };
+    for (const name of preset.steps) {
+      const step = pageStep(name);
+      await timed(step.name, () => step.run(state));
     }
-    const target = preset.targetDpi ?? dpi.value;
-    const resampled = await timed('resample', () => normalizeResolution(page, dpi.value, target));
-    page = resampled.image;
-    decisions.scale = round2(resampled.scale);
-    if (resampled.sharpening) decisions.sharpen = resampled.sharpening;
-    let kind: PageKind = 'gray';
-    if (preset.binarize) {
-      const clean = await timed('binarize', () => binarize(page, { dpi: target }));
-      page = clean.image;
-      decisions.binarize = clean.decision;
-      kind = 'bitonal';
-      const cropped = await timed('crop', () => cropToContent(page, { dpi: target, marginMm: task.marginMm }));
-      page = padForG4(cropped.image);
-      decisions.crop = cropped.box;
-    }
+    const { image, kind } = state;
     const side = region.side;
     const stem = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-${side}`);
-    const file = await timed('encode', () => writePageImage({ ...page, channels: 1 }, kind, target, stem));
+    const file = await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem));
     pages.push({
       file: relativePageFile(file),
       kind,
-      width: page.width,
-      height: page.height,
-      dpi: target,
+      width: image.width,
+      height: image.height,
+      dpi: state.dpi,
       source: { input: task.input, frame: task.frameIndex, side },
       decisions,
     });
@@ -117,16 +95,10 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
 /** The frame as one grey channel, EXIF orientation applied. */
 async function decodeFrame(task: FrameTask): Promise<GrayImage> {
   try {
-    const { data, info } = await frameSharp(task.frame).rotate().greyscale().extractChannel(0).raw().toBuffer({ resolveWithObject: true });
-    return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+    return await decodeGray(frameSharp(task.frame));
   } catch (e) {
     throw new QuireError(ERROR_CODES.BAD_IMAGE, `${task.input} is not an image Quire can read.`, describeError(e));
   }
-}
-
-function frameSharp(frame: FrameImage): Sharp {
-  if (frame.raw) return sharp(frame.data, { raw: frame.raw });
-  return sharp(frame.data, { page: frame.page ?? 0, limitInputPixels: 268_402_689 });
 }
 
 type DpiTask = Pick<FrameTask, 'knownDpi' | 'dpiOption' | 'kind'>;

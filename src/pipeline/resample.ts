@@ -1,8 +1,4 @@
-import { unionBox } from '../imaging/analysis.js';
-import { edgeBlur, inkComponents, isBitonal, padRight, unsharpMask, type InkComponent } from '../imaging/filters.js';
-import { cropGray, sharpFromGray, type Box, type GrayImage } from '../imaging/index.js';
-
-export { isBitonal };
+import { type Box, cropGray, edgeBlur, type GrayImage, type InkComponent, inkComponents, padRight, sharpFromGray, unionBox, unsharpMask } from '../imaging/index.js';
 
 /** Width of the unsharp mask, in source pixels: the blur of a soft capture (lens, demosaicing, JPEG). */
 export const SHARPEN_SIGMA_PX = 1.1;

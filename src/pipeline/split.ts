@@ -4,9 +4,10 @@
  * the frame at the gutter when it holds two pages.
  */
 import type { Box, GrayImage } from '../imaging/index.js';
-import { assertImage, downscaleBox, findText, median, unionBox, type TextFinding, type TextLine } from '../imaging/analysis.js';
+import { assertImage, downscaleBox, findText, median, unionBox, type TextFinding, type TextLine } from '../imaging/index.js';
 import { BODY_X_HEIGHT_PT, dpiFromRhythm, measureTextRhythm } from './dpi.js';
-import type { PageRegion, SplitDecision } from './types.js';
+import type { SplitDecision } from './types.js';
+import type { PageRegion } from '../project/index.js';
 
 export interface DetectPagesOptions {
   /** Frame resolution, when known; estimated from the text otherwise. */

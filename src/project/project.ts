@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
+import type { OcrPage } from './ocr-model.js';
 import type { ProjectManifest, ProjectPage } from './types.js';
 
 export const PROJECT_FILE = 'project.json';
@@ -58,4 +59,18 @@ export async function loadManifest(dir: string): Promise<ProjectManifest> {
 /** The pages an export writes: in order, hidden ones left out. */
 export function visiblePages(manifest: ProjectManifest): ProjectPage[] {
   return manifest.pages.filter((p) => !p.hidden).sort((a, b) => a.index - b.index);
+}
+
+/** The OCR results of the visible pages, in page order; pages without OCR are left out. */
+export async function loadOcrPages(dir: string, manifest: ProjectManifest): Promise<Map<number, OcrPage>> {
+  const out = new Map<number, OcrPage>();
+  for (const page of visiblePages(manifest)) {
+    if (!page.ocr) continue;
+    try {
+      out.set(page.index, JSON.parse(await readFile(join(dir, page.ocr), 'utf8')) as OcrPage);
+    } catch (e) {
+      throw new QuireError(ERROR_CODES.BAD_PROJECT, `The OCR result of page ${page.index} cannot be read.`, describeError(e));
+    }
+  }
+  return out;
 }

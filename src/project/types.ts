@@ -1,5 +1,5 @@
-import type { OcrBatchTicket } from '../ocr/types.js';
-import type { BinarizeDecision, DeskewDecision, DewarpDecision, PageRegion, PresetName } from '../pipeline/types.js';
+import type { BinarizeDecision, DeskewDecision, DewarpDecision, PageRegion, PresetName } from './decisions.js';
+import type { OcrBatchTicket } from './ocr-model.js';
 
 /** How a page's pixels are stored in the project. */
 export type PageKind = 'bitonal' | 'gray' | 'color';
@@ -86,7 +86,8 @@ export interface ProjectOcrBatch {
   pages: number[];
   /** The engine's handle on the batch: its ids, when it was submitted, what it needs to poll. */
   ticket: OcrBatchTicket;
-  /** The exports asked for, written once the text is back, and the folder they go to. */
+  /** The exports asked for, written once the text is back, the folder they go to and their file stem. */
   exports?: Array<{ format: string; options: Record<string, string | true> }>;
   outDir?: string;
+  fileStem?: string;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isQuireError } from '../../src/errors.js';
-import { ExportRegistry, listExports, parseExportList, pdfExporter, type Exporter } from '../../src/export/formats.js';
+import { ExportRegistry, listExports, parseExportList, pdfExporter, type Exporter } from '../../src/export/index.js';
 
 function errorOf(spec: string, parse: (spec: string) => unknown = parseExportList): { code: string; message: string } {
   try {
@@ -70,6 +70,7 @@ describe('ExportRegistry', () => {
     extension: '.md',
     options: { images: { description: 'keep page images' }, headings: { values: ['auto', 'none'], description: 'heading detection' } },
     shorthand: 'headings',
+    write: async () => 0,
   };
 
   it('takes a later exporter the same way as the built-in ones, with flags and free values', () => {

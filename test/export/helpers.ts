@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { PageRaster } from '../../src/export/page-image.js';
+import type { PageRaster } from '../../src/project/page-image.js';
 
 const made: string[] = [];
 

@@ -4,7 +4,7 @@ import yazl from 'yazl';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFString, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors.js';
-import { writePageImage } from '../../src/export/page-image.js';
+import { writePageImage } from '../../src/project/page-image.js';
 import { pdfPagesFromProject, writePdf, type PdfOutputPage } from '../../src/export/pdf.js';
 import { openSlim, writeSlim } from '../../src/export/slim.js';
 import type { ProjectManifest, ProjectPage } from '../../src/project/types.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown } from '../../src/export/markdown.js';
-import type { OcrPage } from '../../src/ocr/types.js';
+import type { OcrPage } from '../../src/project/index.js';
 import { bookSetters } from './markdown-book.js';
 
 function bookPages(): OcrPage[] {

@@ -4,7 +4,7 @@
  * Glyph boxes follow a serif face: capitals, digits and ascenders reach 0.72 em above the baseline, x-height
  * letters 0.5 em, descenders 0.21 em below; a character advances 0.5 em (capitals 0.68 em), a space 0.28 em.
  */
-import type { OcrLine, OcrPage, OcrWord } from '../../src/ocr/types.js';
+import type { OcrLine, OcrPage, OcrWord } from '../../src/project/index.js';
 
 export interface Frame {
   dpi: number;

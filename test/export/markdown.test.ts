@@ -1,7 +1,7 @@
 /** One synthetic page layout per Markdown rule, typeset by hand, and the Markdown a reader gets from it. */
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, type MarkdownOptions } from '../../src/export/markdown.js';
-import type { OcrBox, OcrPage } from '../../src/ocr/types.js';
+import type { OcrBox, OcrPage } from '../../src/project/index.js';
 import { A5, PageSetter } from './markdown-builder.js';
 
 // Each sets as four lines on the page, the last one short.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractZip } from '../../src/export/archive.js';
-import { writePageImage } from '../../src/export/page-image.js';
+import { writePageImage } from '../../src/project/page-image.js';
 import { pdfPagesFromProject, writePdf } from '../../src/export/pdf.js';
 import { openSlim, writeSlim } from '../../src/export/slim.js';
 import type { ProjectManifest, ProjectPage } from '../../src/project/types.js';

@@ -3,10 +3,10 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { glyphlessTrueType, toUnicodeCMap, UnicodeCidFont } from '../../src/export/cid-font.js';
-import { writePageImage } from '../../src/export/page-image.js';
+import { writePageImage } from '../../src/project/page-image.js';
 import { writePdf, type PdfPageInput } from '../../src/export/pdf.js';
 import { placeLine, textLayerContent } from '../../src/export/text-layer.js';
-import type { OcrLine, OcrPage, OcrWord } from '../../src/ocr/types.js';
+import type { OcrLine, OcrPage, OcrWord } from '../../src/project/index.js';
 import { bitonalPage, removeTempDirs, renderGray, tempDir, tool } from './helpers.js';
 
 const DPI = 300;

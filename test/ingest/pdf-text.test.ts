@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OcrPage } from '../../src/ocr/index.js';
+import type { OcrPage } from '../../src/project/index.js';
 import { hasRealText, ocrPageFromText, type PdfTextItem } from '../../src/ingest/pdf-text.js';
 
 /** A 400 × 600 pt page seen upright at 144 dpi: user space (y up) → pixels (y down), scale 2. */

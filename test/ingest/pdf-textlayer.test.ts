@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beginText, degrees, endText, PDFDocument, setFontAndSize, setTextRenderingMode, showText, StandardFonts, TextRenderingMode } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { openInput } from '../../src/ingest/index.js';
-import type { OcrPage } from '../../src/ocr/index.js';
+import type { OcrPage } from '../../src/project/index.js';
 import { withTempDir } from '../helpers.js';
 import { jpeg } from './fixtures.js';
 

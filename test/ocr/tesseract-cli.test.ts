@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ocrPageText } from '../../src/ocr/tesseract-result.js';
 import { parseHocr, unescapeHtml } from '../../src/ocr/tesseract-cli-hocr.js';
 import { createTesseractCliEngine, parseLanguageList, parseTesseractVersion } from '../../src/ocr/tesseract-cli.js';
-import type { OcrInput, OcrPage } from '../../src/ocr/types.js';
+import type { OcrInput } from '../../src/ocr/types.js';
+import type { OcrPage } from '../../src/project/index.js';
 import { cer } from './cer.js';
 import { ENGLISH, FRENCH, renderTextPage, toG4Tiff, writePage, type TextPage } from './pages.js';
 

@@ -6,7 +6,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTesseractEngine, ocrPageText, type OcrInput, type OcrPage, type TesseractEngine } from '../../src/ocr/index.js';
+import { createTesseractEngine, ocrPageText, type OcrInput, type TesseractEngine } from '../../src/ocr/index.js';
+import { type OcrPage } from '../../src/project/index.js';
 import { cer } from './cer.js';
 import { ENGLISH, renderTextPage, toG4Tiff, writePage, type TextPage } from './pages.js';
 

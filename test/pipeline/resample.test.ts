@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { inkComponents } from '../../src/imaging/filters.js';
 import { createGray, type Box, type GrayImage } from '../../src/imaging/index.js';
 import { binarize } from '../../src/pipeline/binarize.js';
-import { cropToContent, isBitonal, normalizeResolution, padForG4 } from '../../src/pipeline/resample.js';
+import { isBitonal } from '../../src/imaging/index.js';
+import { cropToContent, normalizeResolution, padForG4 } from '../../src/pipeline/resample.js';
 import { photograph, renderTextPage, scoreAgainstTruth, seededRandom } from './synthetic-text.js';
 
 function fill(page: GrayImage, box: Box, value = 0): void {

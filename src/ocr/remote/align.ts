@@ -7,7 +7,7 @@
  * remote text lacks are dropped. Lines, baselines and blocks stay the local ones, so selection is word-accurate.
  * When too few words agree (under a third), the layouts are taken to be of different pages and nothing is aligned.
  */
-import type { OcrBlock, OcrLine, OcrPage, OcrWord } from '../types.js';
+import type { OcrBlock, OcrLine, OcrPage, OcrWord } from '../../project/index.js';
 import { spreadWords, wordsOf } from './layout.js';
 
 /** Past this many cells (words × words) the alignment would be slow and large: keep the block placement. */

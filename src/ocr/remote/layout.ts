@@ -5,7 +5,8 @@
  * lands in the right region of the page, on the right line. Without blocks, the page's Markdown is stacked from the
  * top of the page as a last resort.
  */
-import type { OcrBlock, OcrBox, OcrInput, OcrLine, OcrPage, OcrWord } from '../types.js';
+import type { OcrInput } from '../types.js';
+import type { OcrBlock, OcrBox, OcrLine, OcrPage, OcrWord } from '../../project/index.js';
 import type { RemoteBlock, RemotePage } from './protocol.js';
 
 export const REMOTE_ENGINE = 'remoteocr';

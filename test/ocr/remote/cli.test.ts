@@ -12,7 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { configCommand } from '../../../src/cli/commands/config.js';
 import { main } from '../../../src/cli/main.js';
 import { isQuireError } from '../../../src/errors.js';
-import { registerOcrEngine, type OcrLine, type OcrPage } from '../../../src/ocr/index.js';
+import { registerOcrEngine } from '../../../src/ocr/index.js';
+import { type OcrLine, type OcrPage } from '../../../src/project/index.js';
 import { FakeRemoteOcr } from './fake-remote-ocr.js';
 import { PAGE_HEIGHT_PTS, textPdf } from './helpers.js';
 

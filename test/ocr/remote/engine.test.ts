@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES, isQuireError, QuireError } from '../../../src/errors.js';
-import { parseOcrSpec, type OcrBatchTicket } from '../../../src/ocr/index.js';
+import { parseOcrSpec } from '../../../src/ocr/index.js';
+import { type OcrBatchTicket } from '../../../src/project/index.js';
 import { makeChunks, planChunks } from '../../../src/ocr/remote/chunks.js';
 import { FakeRemoteOcr } from './fake-remote-ocr.js';
 import { engineFor, syntheticDocument, textOf, wordsIn } from './helpers.js';

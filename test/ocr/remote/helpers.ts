@@ -1,5 +1,6 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import type { OcrDocument, OcrPage } from '../../../src/ocr/index.js';
+import type { OcrDocument } from '../../../src/ocr/index.js';
+import type { OcrPage } from '../../../src/project/index.js';
 import { createRemoteOcrEngine, type RemoteOcrEngineOptions } from '../../../src/ocr/index.js';
 import type { FakeRemoteOcr } from './fake-remote-ocr.js';
 

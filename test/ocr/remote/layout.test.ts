@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { alignOntoLayout, type OcrLine, type OcrPage } from '../../../src/ocr/index.js';
+import { alignOntoLayout } from '../../../src/ocr/index.js';
+import { type OcrLine, type OcrPage } from '../../../src/project/index.js';
 import { alignWords, normalizeWord } from '../../../src/ocr/remote/align.js';
 import { retryAfterMs } from '../../../src/ocr/remote/client.js';
 import { pageFromRemote, plainText } from '../../../src/ocr/remote/layout.js';

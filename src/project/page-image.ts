@@ -1,5 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import type { PageKind } from '../project/types.js';
+import type { PageKind } from './types.js';
 import { writeFileAtomically } from './files.js';
 
 /** Raw page pixels as the pipeline hands them over. 0 is black, 255 is white. */

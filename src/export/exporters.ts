@@ -1,0 +1,113 @@
+/** The exporters Quire ships, each with its writer, and the registry format lists are parsed against. */
+import { createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import yazl from 'yazl';
+import { ERROR_CODES, QuireError } from '../errors.js';
+import { type OcrPage, replaceAtomically, visiblePages, writeFileAtomically } from '../project/index.js';
+import { ExportRegistry, type Exporter, type ExportRequest, type ExportTarget } from './formats.js';
+import { documentToMarkdown } from './markdown.js';
+import { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
+import { pdfPagesFromProject, writePdf, type PdfOutputPage } from './pdf.js';
+import { writeSlim } from './slim.js';
+
+export const pdfExporter: Exporter = {
+  name: 'pdf',
+  description: 'PDF, one page per page image, with an invisible searchable text layer when OCR ran',
+  extension: '.pdf',
+  options: {
+    profile: {
+      values: PDF_PROFILES,
+      description: 'how page images are stored: auto (G4 for black-and-white pages, JPEG for the others), g4 (every page black and white), jpeg (every page JPEG)',
+    },
+  },
+  shorthand: 'profile',
+  async write(target, options) {
+    const profile = (options.profile as PdfProfile | undefined) ?? 'auto';
+    const { bytes } = await writePdf(pdfPages(target), target.path, { profile, title: target.manifest.name });
+    return bytes;
+  },
+};
+
+export const slimExporter: Exporter = {
+  name: 'slim',
+  description: 'Slim project: project.json and the final page images, to reopen or export again later',
+  extension: '.quire',
+  options: {},
+  async write(target) {
+    const { bytes } = await writeSlim(target.projectDir, target.manifest, target.path);
+    return bytes;
+  },
+};
+
+export const markdownExporter: Exporter = {
+  name: 'md',
+  description: 'Markdown from the OCR layout: headings, paragraphs, footnotes, in reading order (turns on OCR)',
+  extension: '.md',
+  options: {},
+  needsOcr: true,
+  async write(target) {
+    const text = Buffer.from(documentToMarkdown(ocrPagesInOrder(target), { title: target.manifest.name }));
+    await writeFileAtomically(target.path, text);
+    return text.length;
+  },
+};
+
+export const textpackExporter: Exporter = {
+  name: 'textpack',
+  description: 'OCR textpack: a zip of the searchable PDF, the Markdown and the raw OCR result (turns on OCR)',
+  extension: '_OCR.textpack',
+  options: {},
+  needsOcr: true,
+  async write(target) {
+    const ocrPages = ocrPagesInOrder(target);
+    const pdfTemp = join(target.projectDir, `textpack-source-${process.pid}.pdf`);
+    try {
+      await writePdf(pdfPages(target), pdfTemp, { profile: 'auto', title: target.manifest.name });
+      return await replaceAtomically(target.path, async (temp) => {
+        const zip = new yazl.ZipFile();
+        zip.addFile(pdfTemp, 'source.pdf', { compress: false });
+        zip.addBuffer(Buffer.from(documentToMarkdown(ocrPages, { title: target.manifest.name })), 'text.md');
+        zip.addBuffer(Buffer.from(JSON.stringify(ocrPages)), 'ocr.json');
+        zip.end();
+        await pipeline(zip.outputStream, createWriteStream(temp));
+        return (await stat(temp)).size;
+      });
+    } finally {
+      await rm(pdfTemp, { force: true });
+    }
+  },
+};
+
+/** The project's visible pages for the PDF writer, each with its OCR layer when it has one. */
+function pdfPages(target: ExportTarget): PdfOutputPage[] {
+  const pages = visiblePages(target.manifest);
+  return pdfPagesFromProject(target.projectDir, target.manifest).map((p, i) => {
+    // A page kept from the source PDF has its own text: no layer goes over it.
+    const ocr = p.kind === 'pdf' ? undefined : target.ocr.get(pages[i].index);
+    return ocr ? { ...p, ocr } : p;
+  });
+}
+
+/** The OCR of every visible page, in reading order; a format made from text cannot do without it. */
+function ocrPagesInOrder(target: ExportTarget): OcrPage[] {
+  const pages = visiblePages(target.manifest);
+  if (pages.some((p) => !target.ocr.has(p.index))) {
+    throw new QuireError(ERROR_CODES.USAGE, 'Markdown and textpack exports need OCR; run again with --ocr auto.');
+  }
+  return pages.map((p) => target.ocr.get(p.index) as OcrPage);
+}
+
+/** The exporters Quire ships; a later format registers the same way. */
+export const exportRegistry = new ExportRegistry([pdfExporter, markdownExporter, textpackExporter, slimExporter]);
+
+/** Parse a `--export` format list against the built-in exporters. */
+export function parseExportList(spec: string): ExportRequest[] {
+  return exportRegistry.parse(spec);
+}
+
+/** The exporters for `quire list exports`. */
+export function listExports(): Exporter[] {
+  return exportRegistry.list();
+}

@@ -1,0 +1,8 @@
+/**
+ * The pipeline: a frame in, its final page images out. Steps are registered by name; a preset lists the ones it runs;
+ * the pool runs frames on worker threads with bounded concurrency.
+ */
+export { createFramePool, defaultWorkerCount, type FramePool } from './pool.js';
+export type { FramePage, FrameTask } from './process.js';
+export { isPresetName, PRESETS, type Preset } from './presets.js';
+export { pageStep, registerStep, type PageState, type PageStep } from './steps.js';

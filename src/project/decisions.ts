@@ -1,0 +1,53 @@
+/**
+ * What the pipeline decided for a page, as `project.json` records it: where the page was found in its frame, how it
+ * was straightened and thresholded. The pipeline makes these; the project keeps them; the web app draws them.
+ */
+
+/** An axis-aligned rectangle in pixels. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Pipeline presets. `book`: a camera frame of an open book (two pages). `sheet`: one page. `flat`: clean scan, no geometry. */
+export type PresetName = 'book' | 'sheet' | 'flat';
+
+/** Where a page was found in its source frame. */
+export interface PageRegion {
+  /** `single` when the frame holds one page. */
+  side: 'left' | 'right' | 'single';
+  /** The page's crop in frame pixels, margin included. */
+  box: Box;
+  /** The text area found inside that page, in frame pixels. */
+  content: Box;
+}
+
+export interface DeskewDecision {
+  /** Degrees, counter-clockwise positive: the page was rotated by `-angle` to straighten it. */
+  angle: number;
+  /** 0..1, how sure the estimate is (peak sharpness). */
+  confidence: number;
+}
+
+export interface DewarpDecision {
+  /** False when the page was left as it was (too few text lines, or lines already straight). */
+  applied: boolean;
+  /** Text lines the correction was built from. */
+  lines: number;
+  /** Largest vertical shift of the correction, px. */
+  maxShiftPx: number;
+  /**
+   * RMS distance of the measured baseline samples from their fitted curves, px: the letter-shape noise the fit
+   * saw, and about how wavy the lines stay once straightened.
+   */
+  residualPx: number;
+}
+
+export interface BinarizeDecision {
+  method: 'sauvola';
+  windowMm: number;
+  windowPx: number;
+  k: number;
+}
