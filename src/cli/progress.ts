@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../convert.js';
+import type { ProgressEvent } from '../convert/index.js';
 
 /** Reports conversion progress: a redrawn bar on a terminal, plain lines otherwise, nothing for `--json`. */
 export function progressReporter(mode: 'tty' | 'lines' | 'quiet', stream: NodeJS.WriteStream = process.stderr): (e: ProgressEvent) => void {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminPage, keyCreatedPage } from './admin-page.js';
 import type { ServerContext } from './context.js';
 import { readFields } from './forms.js';
-import { HttpError } from './http-errors.js';
+import { apiError } from './http-errors.js';
 import { hashKey, newApiKey, secretMatches } from './secrets.js';
 import { errorSchema } from './views.js';
 
@@ -34,7 +34,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
 
   // Checked before any body is read: a caller without the secret costs nothing.
   const requireAdmin = async (request: AdminRequest): Promise<void> => {
-    if (!secretMatches(request.query.secret, ctx.adminSecret)) throw new HttpError('admin_unauthorized');
+    if (!secretMatches(request.query.secret, ctx.adminSecret)) throw apiError('admin_unauthorized');
   };
 
   app.get<{ Querystring: { secret?: string } }>('/admin', { schema: { querystring: secretQuery }, preHandler: requireAdmin }, async (request, reply) => {
@@ -54,7 +54,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     async (request, reply) => {
       const fields = await readFields(request);
       const email = (fields.email ?? request.query.email ?? '').trim();
-      if (!isEmailAddress(email)) throw new HttpError('bad_request', 'Give the email address of the key owner as email.');
+      if (!isEmailAddress(email)) throw apiError('bad_request', 'Give the email address of the key owner as email.');
       const raw = newApiKey();
       const key = await store.createKey(email, hashKey(raw), Date.now());
       request.log.info({ keyId: key.keyId }, 'API key created');
@@ -77,7 +77,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
       await readFields(request);
       const id = Number(request.params.key_id);
       const key = /^\d{1,15}$/.test(request.params.key_id) ? await store.revokeKey(id, Date.now()) : null;
-      if (!key) throw new HttpError('no_key');
+      if (!key) throw apiError('no_key');
       request.log.info({ keyId: key.keyId }, 'API key revoked');
       if (wantsHtml(request)) return reply.code(303).header('location', `/admin?secret=${encodeURIComponent(ctx.adminSecret)}`).send();
       return { key_id: key.keyId, revoked: true };

@@ -4,18 +4,20 @@ import { join } from 'node:path';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { ConvertEngine } from '../convert/index.js';
 import { describeError } from '../errors.js';
-import { appDataDir } from '../project/paths.js';
+import { errorBody } from '../http/index.js';
+import { appDataDir } from '../project/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { createEngine } from './engine.js';
 import { ADMIN_SECRET_KEY, parseBaseUrl, readSmtpConfig } from './config.js';
 import type { ServerContext } from './context.js';
-import { errorBody, errorHandler, HttpError } from './http-errors.js';
+import { apiError, errorHandler, HTTP_ERRORS } from './http-errors.js';
 import { registerJobRoutes } from './job-routes.js';
 import { uploadsDir } from './layout.js';
 import { loggerOptions } from './logging.js';
 import { sendCompletionMail } from './mailer.js';
-import { createProcessor, type CancelOcrFn, type CheckOcrFn, type ConvertFn, type OcrBatch, type Processor } from './processor.js';
+import { createProcessor, type OcrBatch, type Processor } from './processor.js';
 import { newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { ApiKey, Job, JobStore } from './store.js';
@@ -52,13 +54,10 @@ export interface CreateAppOptions {
   workers?: number;
   /** Leftovers older than this are swept at start and every hour; default 15 minutes. */
   sweepAfterMs?: number;
-  /** The engine; `convert` on a worker thread unless a test stands in for it. */
-  convert?: ConvertFn;
+  /** The conversion verbs; by default on a thread of their own, or a test's stand-in. */
+  engine?: ConvertEngine;
   /** Stands in for the processor's own OCR batch poller (tests of the routes alone). */
   ocrBatch?: OcrBatch;
-  /** How a parked job's OCR batch is polled and cancelled; default `checkProjectOcr`/`cancelProjectOcr` beside `convert`. */
-  checkOcr?: CheckOcrFn;
-  cancelOcr?: CancelOcrFn;
   /** The clock of the OCR batch schedule (1, 2, 4 … 512 minutes from submission); default `Date.now`. */
   clock?: () => number;
   /** pino through fastify: false (default) for silence, or a level and optionally a stream. */
@@ -108,7 +107,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((_request, reply) => {
-    void reply.code(404).send(errorBody('no_route', new HttpError('no_route').message));
+    void reply.code(404).send(errorBody('no_route', HTTP_ERRORS.no_route.message));
   });
 
   const runKeys = new WeakMap<FastifyRequest, number>();
@@ -148,19 +147,16 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   };
 
   // The engine runs on its own thread; a test may stand in for it.
-  const engine = options.convert ? null : createEngine();
+  const thread = options.engine ? null : createEngine();
   const processor = createProcessor({
     store,
     dataDir,
-    convert: options.convert ?? engine!.convert,
+    engine: options.engine ?? thread!,
     log: app.log,
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.workers ? { workers: options.workers } : {}),
     ...(options.ocrBatch ? { ocrBatch: options.ocrBatch } : {}),
-    // On the engine's thread, like `convert`; with a stand-in `convert`, in this thread (loaded only when used).
-    checkOcr: options.checkOcr ?? engine?.checkOcr ?? (async (dir) => (await import('../convert.js')).checkProjectOcr(dir)),
-    cancelOcr: options.cancelOcr ?? engine?.cancelOcr ?? (async (dir) => (await import('../convert.js')).cancelProjectOcr(dir)),
     ...(options.clock ? { clock: options.clock } : {}),
     // The email goes out beside the queue, so a slow mail server never holds up the next job.
     onDone: async (job) => {
@@ -182,7 +178,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     async checkRunRate(request: FastifyRequest, key: ApiKey) {
       runKeys.set(request, key.keyId);
       const limit = await checkRun(request);
-      if (!limit.isAllowed && limit.isExceeded) throw new HttpError('rate_limited');
+      if (!limit.isAllowed && limit.isExceeded) throw apiError('rate_limited');
     },
   };
   app.get('/health', async () => ({ ok: true }));
@@ -204,7 +200,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       draining = true;
       clearInterval(sweeper);
       await processor.stop(graceMs);
-      await engine?.close();
+      await thread?.close();
       await Promise.race([Promise.allSettled([...mails]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       // Requests in flight get a moment to end; an upload still streaming after it is cut (its partial file is removed).
       const closed = app.close();

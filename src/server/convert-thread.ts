@@ -4,7 +4,7 @@
  * engine's modules loaded ("warm") between jobs; one job at a time.
  */
 import { parentPort } from 'node:worker_threads';
-import { cancelProjectOcr, checkProjectOcr, convert, type ConvertOptions, type ProgressEvent } from '../convert.js';
+import { cancelProjectOcr, checkProjectOcr, convert, type ConvertOptions, type ProgressEvent } from '../convert/index.js';
 import { describeError, isQuireError } from '../errors.js';
 import type { EngineReply, EngineRequest } from './engine.js';
 

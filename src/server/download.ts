@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { FastifyReply } from 'fastify';
 import { safeFileName } from '../project/index.js';
-import { HttpError } from './http-errors.js';
+import { apiError } from './http-errors.js';
 import type { ArtifactKind } from './layout.js';
 
 export type ByteRange = { start: number; end: number };
@@ -49,12 +49,12 @@ export async function sendArtifact(reply: FastifyReply, path: string, kind: Arti
   try {
     ({ size, mtime } = await stat(path));
   } catch {
-    throw new HttpError('no_artifact');
+    throw apiError('no_artifact');
   }
   const range = parseRange(rangeHeader, size);
   if (range === 'unsatisfiable') {
     reply.header('content-range', `bytes */${size}`);
-    throw new HttpError('range');
+    throw apiError('range');
   }
   reply
     .header('content-type', TYPES[kind])

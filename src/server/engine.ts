@@ -1,14 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ConvertOptions, ConvertResult, OcrCheck, ProgressEvent } from '../convert.js';
+import type { ConvertEngine, ConvertOptions, ConvertResult, OcrCheck, ProgressEvent } from '../convert/index.js';
 import { ERROR_CODES, QuireError, type ErrorCode } from '../errors.js';
-import type { CancelOcrFn, CheckOcrFn, ConvertFn } from './processor.js';
 
 /** What crosses to the conversion thread: convert's options without the signal and callback (sent as messages). */
 type PlainOptions = Omit<ConvertOptions, 'signal' | 'onProgress'>;
 
 export type EngineRequest =
-  | { type: 'run'; id: number; input: string; options: PlainOptions }
+  | { type: 'run'; id: number; input: string | string[]; options: PlainOptions }
   | { type: 'abort'; id: number; reason: unknown }
   /** Poll a parked job's OCR batch, finishing its exports when it is done. */
   | { type: 'check-ocr'; id: number; projectDir: string }
@@ -21,11 +20,8 @@ export type EngineReply =
   | { type: 'cancelled'; id: number }
   | { type: 'error'; id: number; error: { code: ErrorCode | null; message: string; detail?: string } };
 
-export interface Engine {
-  convert: ConvertFn;
-  /** `checkProjectOcr` on the same thread: finishing a batch writes the PDF, which is the engine's work too. */
-  checkOcr: CheckOcrFn;
-  cancelOcr: CancelOcrFn;
+/** The conversion verbs on their thread: finishing a batch writes the PDF, which is the engine's work too. */
+export interface Engine extends ConvertEngine {
   /** Stop the thread (after the job in it ended or was given up on). */
   close(): Promise<void>;
 }
@@ -45,9 +41,9 @@ export function createEngine(): Engine {
   // Loaded here only then: the HTTP thread of a built server never loads the engine's modules at all.
   if (import.meta.url.endsWith('.ts')) {
     return {
-      convert: async (input, options) => (await import('../convert.js')).convert(input, options),
-      checkOcr: async (projectDir) => (await import('../convert.js')).checkProjectOcr(projectDir),
-      cancelOcr: async (projectDir) => (await import('../convert.js')).cancelProjectOcr(projectDir),
+      convert: async (input, options) => (await import('../convert/index.js')).convert(input, options),
+      checkOcr: async (projectDir) => (await import('../convert/index.js')).checkProjectOcr(projectDir),
+      cancelOcr: async (projectDir) => (await import('../convert/index.js')).cancelProjectOcr(projectDir),
       close: async () => {},
     };
   }

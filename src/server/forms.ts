@@ -4,7 +4,7 @@ import { extname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from './http-errors.js';
+import { apiError } from './http-errors.js';
 
 /** Upload extensions `/run` takes, and how each is stored in the job folder. */
 const UPLOAD_TYPES: Record<string, 'zip' | 'pdf'> = { '.aglbundle': 'zip', '.zip': 'zip', '.pdf': 'pdf' };
@@ -107,7 +107,7 @@ export async function readRunForm(
   request: FastifyRequest,
   options: { tempDir: string; maxUpload: number; checkKey: (apiKey: string) => Promise<void> },
 ): Promise<RunForm> {
-  if (!request.isMultipart()) throw new HttpError('bad_request', 'The request body must be a multipart form with the file and api_key.');
+  if (!request.isMultipart()) throw apiError('bad_request', 'The request body must be a multipart form with the file and api_key.');
   const fields: Record<string, string> = {};
   let upload: Upload | null = null;
   let tempPath: string | null = null;
@@ -123,14 +123,14 @@ export async function readRunForm(
         }
         continue;
       }
-      if (part.fieldname !== 'file') throw new HttpError('bad_request', `The form has a file in "${part.fieldname}"; send it as "file".`);
+      if (part.fieldname !== 'file') throw apiError('bad_request', `The form has a file in "${part.fieldname}"; send it as "file".`);
       const name = cleanUploadName(part.filename);
       const type = uploadType(name);
-      if (!type) throw new HttpError('unsupported_file');
+      if (!type) throw apiError('unsupported_file');
       tempPath = join(options.tempDir, `${randomBytes(12).toString('hex')}.part`);
       await pipeline(part.file, fileSink(tempPath));
       // With throwFileSizeLimit the stream errors first; `truncated` is the belt to those braces.
-      if (part.file.truncated) throw new HttpError('too_large');
+      if (part.file.truncated) throw apiError('too_large');
       upload = { tempPath, name, type };
     }
     if (!keyChecked) await options.checkKey(fields.api_key ?? '');
@@ -146,7 +146,7 @@ export async function readFields(request: FastifyRequest): Promise<Record<string
   if (request.isMultipart()) {
     const fields: Record<string, string> = {};
     for await (const part of request.parts({ limits: { ...FIELD_LIMITS, files: 0 } })) {
-      if (part.type === 'file') throw new HttpError('bad_request', 'This form takes no file.');
+      if (part.type === 'file') throw apiError('bad_request', 'This form takes no file.');
       fields[part.fieldname] = String(part.value);
     }
     return fields;

@@ -1,9 +1,8 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError } from '../errors.js';
+import { createErrorHandler, HttpError } from '../http/index.js';
 
 /**
- * Every error answer is `{ "error": { "code", "message" } }`: a stable code for programs, one sentence for people.
- * 5xx answers never carry internals; those go to the log.
+ * The job server's refusals, in the shared vocabulary of `src/http/`: every error answer is
+ * `{ "error": { "code", "message" } }`, a stable code for programs and one sentence for people.
  */
 export const HTTP_ERRORS = {
   unauthorized: { status: 401, message: 'A valid API key is needed: give it as api_key.' },
@@ -26,43 +25,14 @@ export const HTTP_ERRORS = {
 
 export type HttpErrorCode = keyof typeof HTTP_ERRORS;
 
-export class HttpError extends Error {
-  readonly code: HttpErrorCode;
-  readonly statusCode: number;
-
-  constructor(code: HttpErrorCode, message?: string) {
-    super(message ?? HTTP_ERRORS[code].message);
-    this.name = 'HttpError';
-    this.code = code;
-    this.statusCode = HTTP_ERRORS[code].status;
-  }
+/** A refusal of the job server's own, by its code in the table above (the message may be more precise). */
+export function apiError(code: HttpErrorCode, message?: string): HttpError {
+  return new HttpError(HTTP_ERRORS[code].status, code, message ?? HTTP_ERRORS[code].message);
 }
 
-export function errorBody(code: string, message: string): { error: { code: string; message: string } } {
-  return { error: { code, message } };
-}
-
-/** Map fastify's and its plugins' own errors (bad content type, body too large, multipart limits) onto our codes. */
-function fromFastify(error: FastifyError): HttpError {
-  const status = error.statusCode ?? 500;
-  if (error.code === 'FST_FILES_LIMIT' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FIELDS_LIMIT') {
-    return new HttpError('bad_request', 'The form has more fields or files than a job needs.');
-  }
-  if (error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) return new HttpError('too_large');
-  if (error.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415 || status === 406) {
-    return new HttpError('bad_request', 'The request body must be a multipart form.');
-  }
-  if (error.validation) return new HttpError('bad_request', `The request is not valid: ${error.message}.`);
-  if (status === 429) return new HttpError('rate_limited');
-  if (status >= 400 && status < 500) return new HttpError('bad_request');
-  return new HttpError('internal');
-}
-
-export function errorHandler(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply): void {
-  const http = error instanceof HttpError ? error : fromFastify(error);
-  if (http.statusCode >= 500) request.log.error({ err: describeError(error), stack: error.stack }, 'request failed');
-  else request.log.info({ code: http.code, status: http.statusCode }, 'request refused');
-  // A refused upload may still be streaming in: close the connection rather than read the rest of it.
-  if (http.statusCode === 413 || (request.method === 'POST' && !request.raw.readableEnded)) reply.header('connection', 'close');
-  void reply.code(http.statusCode).send(errorBody(http.code, http.message));
-}
+/** The shared error handler, in the job server's words. */
+export const errorHandler = createErrorHandler({
+  internal: HTTP_ERRORS.internal.message,
+  tooLarge: HTTP_ERRORS.too_large.message,
+  rateLimited: HTTP_ERRORS.rate_limited.message,
+});

@@ -4,7 +4,7 @@
  */
 export { createApp, DEFAULT_MAX_UPLOAD, DEFAULT_PORT, DEFAULT_RUN_RATE, type CreateAppOptions, type QuireServer } from './app.js';
 export { parseBaseUrl, parseSmtpConfig, setServerConfig, showServerConfig, SETTABLE, type SmtpConfig } from './config.js';
-export type { CancelOcrFn, CheckOcrFn, ConvertFn, OcrBatch, Processor, TickResult } from './processor.js';
+export type { OcrBatch, Processor, TickResult } from './processor.js';
 export { nextOcrPoll, OCR_BACKOFF_MINUTES, OCR_BATCH_TIMED_OUT } from './processor.js';
 export { openSqliteStore } from './sqlite-store.js';
 export { JOB_STATUSES, type ApiKey, type Job, type JobStatus, type JobStore } from './store.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from './context.js';
 import { sendArtifact } from './download.js';
 import { readFields, readRunForm } from './forms.js';
-import { HttpError } from './http-errors.js';
+import { apiError } from './http-errors.js';
 import { inputPath, jobDir, outputPath, uploadsDir, type ArtifactKind } from './layout.js';
 import { hashKey, isJobId, newJobId } from './secrets.js';
 import { ACTIVE_STATUSES, type ApiKey, type Job } from './store.js';
@@ -23,13 +23,13 @@ export interface RunOptions {
 export function parseRunOptions(fields: Record<string, string>): RunOptions {
   const flag = (fields.email_notif ?? '').trim().toLowerCase();
   if (!['', 'true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(flag)) {
-    throw new HttpError('bad_request', 'email_notif must be true or false.');
+    throw apiError('bad_request', 'email_notif must be true or false.');
   }
   const ocr = (fields.ocr ?? '').trim();
-  if (ocr !== '' && !/^[A-Za-z0-9:+=,._-]{1,200}$/.test(ocr)) throw new HttpError('bad_request', 'ocr must be an OCR spec such as auto or tesseract:lang=fra+lat.');
+  if (ocr !== '' && !/^[A-Za-z0-9:+=,._-]{1,200}$/.test(ocr)) throw apiError('bad_request', 'ocr must be an OCR spec such as auto or tesseract:lang=fra+lat.');
   const dpiText = (fields.dpi ?? '').trim();
   const dpi = dpiText === '' ? null : Number(dpiText);
-  if (dpi !== null && !(/^\d+$/.test(dpiText) && dpi >= 50 && dpi <= 2400)) throw new HttpError('bad_request', 'dpi must be a whole number from 50 to 2400.');
+  if (dpi !== null && !(/^\d+$/.test(dpiText) && dpi >= 50 && dpi <= 2400)) throw apiError('bad_request', 'dpi must be a whole number from 50 to 2400.');
   return { emailNotif: ['true', '1', 'yes', 'on'].includes(flag), ocr: ocr === '' ? null : serverOcrSpec(ocr), dpi };
 }
 
@@ -50,16 +50,16 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
   const { store, dataDir } = ctx;
 
   async function authenticate(raw: unknown): Promise<ApiKey> {
-    if (typeof raw !== 'string' || raw === '') throw new HttpError('unauthorized');
+    if (typeof raw !== 'string' || raw === '') throw apiError('unauthorized');
     const key = await store.findActiveKey(hashKey(raw));
-    if (!key) throw new HttpError('unauthorized', 'The API key is not valid, or it was revoked.');
+    if (!key) throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
     return key;
   }
 
   /** The caller's job; another key's job is answered exactly like one that does not exist. */
   async function ownJob(jobId: string, key: ApiKey): Promise<Job> {
     const job = isJobId(jobId) ? await store.getJob(jobId) : null;
-    if (!job || job.keyId !== key.keyId) throw new HttpError('not_found');
+    if (!job || job.keyId !== key.keyId) throw apiError('not_found');
     return job;
   }
 
@@ -73,9 +73,9 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
   }
 
   app.post('/run', { schema: { response: { 200: runSchema, '4xx': errorSchema, '5xx': errorSchema } } }, async (request) => {
-    if (ctx.draining()) throw new HttpError('shutting_down');
+    if (ctx.draining()) throw apiError('shutting_down');
     const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > ctx.maxUpload + FORM_OVERHEAD) throw new HttpError('too_large');
+    if (Number.isFinite(declared) && declared > ctx.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
     let key: ApiKey | null = null;
     const form = await readRunForm(request, {
       tempDir: uploadsDir(dataDir),
@@ -89,10 +89,10 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const owner = key as ApiKey | null;
     const upload = form.upload;
     try {
-      if (!owner) throw new HttpError('unauthorized');
-      if (!upload) throw new HttpError('missing_file');
+      if (!owner) throw apiError('unauthorized');
+      if (!upload) throw apiError('missing_file');
       const options = parseRunOptions(form.fields);
-      if (ctx.draining()) throw new HttpError('shutting_down');
+      if (ctx.draining()) throw apiError('shutting_down');
       const jobId = newJobId();
       const dir = jobDir(dataDir, jobId);
       await mkdir(dir);
@@ -144,10 +144,10 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
   // No key: the job id is the capability, so links in the completion email work when clicked.
   app.get<{ Params: { job_id: string; kind: string } }>('/download/:job_id/:kind', async (request, reply) => {
     const { job_id: jobId, kind } = request.params;
-    if (kind !== 'pdf' && kind !== 'md') throw new HttpError('bad_kind');
+    if (kind !== 'pdf' && kind !== 'md') throw apiError('bad_kind');
     const job = isJobId(jobId) ? await store.getJob(jobId) : null;
-    if (!job) throw new HttpError('not_found');
-    if (job.status !== 'done' || (kind === 'md' && !job.hasMd)) throw new HttpError('no_artifact');
+    if (!job) throw apiError('not_found');
+    if (job.status !== 'done' || (kind === 'md' && !job.hasMd)) throw apiError('no_artifact');
     const name = job.docName ?? basename(job.uploadName, extname(job.uploadName));
     return sendArtifact(reply, outputPath(dataDir, jobId, kind as ArtifactKind), kind as ArtifactKind, name, request.headers.range);
   });
@@ -158,11 +158,11 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     async (request) => {
       const key = await authenticate((await readFields(request)).api_key);
       const job = await ownJob(request.params.job_id, key);
-      if (!ACTIVE_STATUSES.includes(job.status)) throw new HttpError('not_cancellable');
+      if (!ACTIVE_STATUSES.includes(job.status)) throw apiError('not_cancellable');
       if (job.status === 'ocr_pending') await ctx.processor.cancelBatch(job);
       const before = await store.cancelJob(job.jobId, key.keyId, Date.now());
-      if (!before) throw new HttpError('not_found');
-      if (!ACTIVE_STATUSES.includes(before.status)) throw new HttpError('not_cancellable');
+      if (!before) throw apiError('not_found');
+      if (!ACTIVE_STATUSES.includes(before.status)) throw apiError('not_cancellable');
       // A running job stops at its next frame boundary; its worker removes what it wrote after this.
       ctx.processor.abort(job.jobId);
       await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
@@ -178,7 +178,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
       const key = await authenticate((await readFields(request)).api_key);
       const job = await ownJob(request.params.job_id, key);
       if (job.status === 'ocr_pending') await ctx.processor.cancelBatch(job);
-      if (!(await store.deleteJob(job.jobId, key.keyId))) throw new HttpError('not_found');
+      if (!(await store.deleteJob(job.jobId, key.keyId))) throw apiError('not_found');
       ctx.processor.abort(job.jobId);
       await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
       request.log.info({ jobId: job.jobId, was: job.status }, 'job deleted');

@@ -19,8 +19,11 @@ export function projectDir(dataDir: string, jobId: string): string {
 
 export type ArtifactKind = 'pdf' | 'md';
 
+/** The file stem convert writes a job's outputs under, in its job folder. */
+export const OUTPUT_STEM = 'output';
+
 export function outputPath(dataDir: string, jobId: string, kind: ArtifactKind): string {
-  return join(dataDir, jobId, `output.${kind}`);
+  return join(dataDir, jobId, `${OUTPUT_STEM}.${kind}`);
 }
 
 /** Uploads are streamed here under a temporary name, then moved into their job folder once complete. */

@@ -1,14 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, extname, join } from 'node:path';
-import type { ConvertOptions, ConvertResult, OcrCheck, ProgressEvent } from '../convert.js';
+import type { ConvertEngine, ConvertResult, OcrCheck, ProgressEvent } from '../convert/index.js';
 import { describeError, ERROR_CODES, isQuireError } from '../errors.js';
-import { inputPath, jobDir, outputPath, projectDir } from './layout.js';
+import { inputPath, jobDir, OUTPUT_STEM, outputPath, projectDir } from './layout.js';
 import type { Job, JobOutcome, JobStatus, JobStore } from './store.js';
-
-/** The engine the worker calls: `convert` from `src/convert.ts`, or a stand-in in tests. */
-export type ConvertFn = (input: string, options: ConvertOptions) => Promise<ConvertResult>;
 
 /**
  * A job parked in `ocr_pending` (its OCR went to a remote batch): `/check` and `/get` poll it at once, and its batch
@@ -19,11 +15,6 @@ export interface OcrBatch {
   poll(job: Job): Promise<void>;
   cancel(job: Job): Promise<void>;
 }
-
-/** `checkProjectOcr` from `src/convert.ts` (on the engine thread): poll a project's batch, finishing it when done. */
-export type CheckOcrFn = (projectDir: string) => Promise<OcrCheck>;
-/** `cancelProjectOcr` from `src/convert.ts`. */
-export type CancelOcrFn = (projectDir: string) => Promise<void>;
 
 /** The error of a job whose batch was still not done after the last interval of the schedule. */
 export const OCR_BATCH_TIMED_OUT = 'OCR batch timed out';
@@ -54,7 +45,8 @@ export interface ProcessorLog {
 export interface ProcessorOptions {
   store: JobStore;
   dataDir: string;
-  convert: ConvertFn;
+  /** Converts a job, and polls or cancels the OCR batch of a parked one. */
+  engine: ConvertEngine;
   log: ProcessorLog;
   /** Identifies this worker in the jobs table: `host:pid:nonce`. */
   workerId?: string;
@@ -67,9 +59,6 @@ export interface ProcessorOptions {
   workers?: number;
   /** Stands in for the processor's own batch poller (tests). */
   ocrBatch?: OcrBatch;
-  /** How a parked job's batch is polled and cancelled; without `checkOcr`, parked jobs are never polled. */
-  checkOcr?: CheckOcrFn;
-  cancelOcr?: CancelOcrFn;
   /** The clock of the OCR batch schedule (default `Date.now`): tests run the whole schedule in milliseconds. */
   clock?: () => number;
   /** Called once a job is done (the completion email); errors are logged, never fatal. */
@@ -194,9 +183,12 @@ export function createProcessor(options: ProcessorOptions): Processor {
     });
     log.info({ jobId: job.jobId, attempt: job.attempts }, 'job started');
     try {
-      const result = await options.convert(input, {
+      // Messages and the document name come from the name the file was uploaded under, never the server's path.
+      const result = await options.engine.convert(input, {
+        label: job.uploadName,
         exports: wantsMarkdown(job.ocr) ? 'pdf+md' : 'pdf',
-        outDir: join(proj, 'out'),
+        outDir: dir,
+        fileStem: OUTPUT_STEM,
         keepProject: proj,
         ...(job.dpi ? { dpi: { value: job.dpi, force: true } } : {}),
         ...(job.ocr ? { ocr: job.ocr } : {}),
@@ -207,9 +199,9 @@ export function createProcessor(options: ProcessorOptions): Processor {
       // A shutdown that came after the last frame does not waste the finished work; a cancel or a lost job does.
       if (controller.signal.aborted && run.reason !== 'shutdown') return await settleStopped(run);
       if (result.ocrPending) return await park(run, result.ocrPending.batchIds);
-      const hasMd = await moveOutputs(result, dir, job.jobId);
+      const hasMd = hasMarkdown(result);
       await rm(proj, { recursive: true, force: true });
-      const docName = documentName(result.name, input, job.uploadName);
+      const docName = result.name;
       const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages };
       if (!(await store.finishJob(job.jobId, workerId, outcome, Date.now()))) return await settleStopped(run);
       log.info({ jobId: job.jobId, pages: result.pages }, 'job done');
@@ -218,8 +210,8 @@ export function createProcessor(options: ProcessorOptions): Processor {
       return { jobId: job.jobId, status: 'done' };
     } catch (e) {
       if (controller.signal.aborted) return await settleStopped(run);
-      await rm(proj, { recursive: true, force: true });
-      const error = failureMessage(e, input, job.uploadName);
+      await removeWork(job.jobId);
+      const error = failureMessage(e);
       log.warn({ jobId: job.jobId, code: isQuireError(e) ? e.code : 'unexpected', err: isQuireError(e) ? e.detail ?? e.message : describeError(e) }, 'job failed');
       if (!(await store.finishJob(job.jobId, workerId, { status: 'failed', error }, Date.now()))) return await settleStopped(run);
       return { jobId: job.jobId, status: 'failed' };
@@ -244,9 +236,8 @@ export function createProcessor(options: ProcessorOptions): Processor {
 
   async function cancelBatch(job: Job): Promise<void> {
     if (options.ocrBatch) return options.ocrBatch.cancel(job);
-    if (!options.cancelOcr) return;
     try {
-      await options.cancelOcr(projectDir(dataDir, job.jobId));
+      await options.engine.cancelOcr(projectDir(dataDir, job.jobId));
       log.info({ jobId: job.jobId, batchIds: job.ocrBatchIds }, 'OCR batch cancelled');
     } catch (e) {
       log.warn({ jobId: job.jobId, batchIds: job.ocrBatchIds, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be cancelled');
@@ -279,7 +270,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
     try {
       let check: OcrCheck;
       try {
-        check = await options.checkOcr!(projectDir(dataDir, jobId));
+        check = await options.engine.checkOcr(projectDir(dataDir, jobId));
       } catch (e) {
         log.warn({ jobId, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be polled');
         return await stillPending(job, scheduled);
@@ -289,12 +280,9 @@ export function createProcessor(options: ProcessorOptions): Processor {
         log.warn({ jobId, err: check.detail ?? check.message }, 'OCR batch failed');
         return await endParked(job, { status: 'failed', error: check.message });
       }
-      const input = inputPath(dataDir, job);
-      const hasMd = await moveOutputs(check.result, jobDir(dataDir, jobId), jobId);
-      const docName = documentName(check.result.name, input, job.uploadName);
-      return await endParked(job, { status: 'done', docName, hasMd, pages: check.result.pages });
+      return await endParked(job, { status: 'done', docName: check.result.name, hasMd: hasMarkdown(check.result), pages: check.result.pages });
     } catch (e) {
-      // Moving the outputs failed, or the job went from under the poll (deleted): nothing is left half-done.
+      // The job went from under the poll (deleted), or its store failed: nothing is left half-done.
       log.warn({ jobId, err: describeError(e) }, 'OCR batch could not be finished');
       return { jobId, status: (await store.getJob(jobId))?.status ?? 'cancelled' };
     } finally {
@@ -315,7 +303,8 @@ export function createProcessor(options: ProcessorOptions): Processor {
 
   /** End a parked job the poll holds: its project goes, the outcome is recorded, and a finished job's email sent. */
   async function endParked(job: Job, outcome: JobOutcome): Promise<TickResult> {
-    await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
+    if (outcome.status === 'failed') await removeWork(job.jobId);
+    else await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
     if (!(await store.finishJob(job.jobId, workerId, outcome, Date.now()))) {
       // Cancelled or deleted during the poll: nothing of it stays on disk.
       const now = await store.getJob(job.jobId);
@@ -330,7 +319,6 @@ export function createProcessor(options: ProcessorOptions): Processor {
   }
 
   async function pollDue(): Promise<TickResult[]> {
-    if (!options.ocrBatch && !options.checkOcr) return [];
     const results: TickResult[] = [];
     for (const job of await store.listDueOcrJobs(clock())) {
       if (stopping) break;
@@ -367,17 +355,10 @@ export function createProcessor(options: ProcessorOptions): Processor {
     return { jobId: job.jobId, status: now.status };
   }
 
-  async function moveOutputs(result: ConvertResult, dir: string, jobId: string): Promise<boolean> {
-    let hasMd = false;
-    for (const output of result.outputs) {
-      if (output.format === 'pdf') await rename(output.path, outputPath(dataDir, jobId, 'pdf'));
-      if (output.format === 'md') {
-        await rename(output.path, outputPath(dataDir, jobId, 'md'));
-        hasMd = true;
-      }
-    }
-    if (!result.outputs.some((o) => o.format === 'pdf')) throw new Error(`convert wrote no PDF in ${dir}`);
-    return hasMd;
+  /** A failed job keeps its upload and nothing else: its project, and any output an earlier step wrote, go. */
+  async function removeWork(jobId: string): Promise<void> {
+    await rm(projectDir(dataDir, jobId), { recursive: true, force: true });
+    await Promise.all((['pdf', 'md'] as const).map((kind) => rm(outputPath(dataDir, jobId, kind), { force: true })));
   }
 
   const processor: Processor = {
@@ -431,7 +412,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
     },
     async poll(job) {
       if (options.ocrBatch) return options.ocrBatch.poll(job);
-      if (options.checkOcr) await pollJob(job.jobId, false);
+      await pollJob(job.jobId, false);
     },
     pollDue,
     cancelBatch,
@@ -511,18 +492,13 @@ export function progressTracker(report: (p: { pagesDone: number; pagesTotal: num
   };
 }
 
-/**
- * The name the user knows the document by: the bundle's project name when it has one, else the name of the
- * uploaded file. Convert only sees `input.zip`/`input.pdf`, so its fallback name (`input`) means "none".
- */
-export function documentName(converted: string, input: string, uploadName: string): string {
-  const stem = basename(input, extname(input));
-  if (converted !== stem) return converted;
-  return basename(uploadName, extname(uploadName)) || 'document';
+/** Convert wrote the Markdown beside the PDF (OCR ran and was asked for). */
+function hasMarkdown(result: ConvertResult): boolean {
+  return result.outputs.some((o) => o.format === 'md');
 }
 
-/** One sentence for `error`: the engine's own message, with the server's path of the upload put back to its name. */
-export function failureMessage(e: unknown, input: string, uploadName: string): string {
-  if (isQuireError(e) && e.code !== ERROR_CODES.INTERNAL) return e.message.split(input).join(uploadName);
+/** One sentence for `error`: the engine's own message (it names the upload as the user named it), or, for a fault of ours, a plain one. */
+export function failureMessage(e: unknown): string {
+  if (isQuireError(e) && e.code !== ERROR_CODES.INTERNAL) return e.message;
   return 'Quire could not convert this file because of an unexpected error on the server.';
 }

@@ -1,7 +1,7 @@
 /**
  * `createGuiApp()`: the local web app's server, built without listening (tests use `app.inject`;
  * `quire gui` listens on 127.0.0.1). The page and every route under `/api` answer 401 without the
- * session token. Work runs in this process through the same engine as the CLI: `convert()`, the
+ * session token. Work runs in this process through the same conversion verbs as the CLI, the
  * OCR engines and the plugin host; progress reaches the page as server-sent events.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -13,9 +13,9 @@ import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { convert } from '../convert.js';
+import { errorBody, HttpError } from '../http/index.js';
 import { describeOcrEngines, languageName } from '../ocr/index.js';
-import { PRESETS } from '../pipeline/presets.js';
+import { PRESETS } from '../pipeline/index.js';
 import {
   defaultRegistry,
   exportSettings,
@@ -23,17 +23,16 @@ import {
   installFromRegistry,
   removePlugin,
   resolveHostOptions,
-  secretsOf,
-  applySettings,
   type PluginHostOptions,
   type ResolvedHostOptions,
 } from '../plugins/index.js';
+import { applySettings, secretsOf } from '../settings/index.js';
 import { VERSION } from '../version.js';
 import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice } from './api-types.js';
 import { checkToken, newSessionToken, setTokenCookie, unauthorizedPage, UNAUTHORIZED_MESSAGE } from './auth.js';
-import { DocumentStore, type ConvertFn, type UploadedFile } from './documents.js';
+import { DocumentStore, type ProcessPagesFn, type UploadedFile } from './documents.js';
 import { exporterCards, runExport, type ExportAsk } from './exports.js';
-import { errorBody, errorHandler, GuiHttpError, notFound } from './http-errors.js';
+import { errorHandler, notFound } from './http-errors.js';
 import { checkView, DestinationCache, pluginView, registryDetail, registryView, secretStoreName, settingsView as pluginSettingsView } from './plugins.js';
 import { idParams, pageParams, schemas, slugParams } from './schemas.js';
 import { checkOcrChoice, readGuiSettings, saveGuiSettings, settingsView, type SettingsChange } from './settings.js';
@@ -50,7 +49,8 @@ export interface GuiAppOptions {
   registry?: string;
   /** The built page; default `dist/web/ui/`. */
   uiDir?: string;
-  convert?: ConvertFn;
+  /** Stands in for the pipeline (tests of a task that must not end by itself). */
+  processPages?: ProcessPagesFn;
   logger?: false | { level?: string; stream?: { write(line: string): void } };
 }
 
@@ -114,7 +114,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
     sessionDir,
     settings: () => readGuiSettings(host.appData),
     onChange: broadcast,
-    ...(options.convert ? { convert: options.convert } : {}),
+    ...(options.processPages ? { processPages: options.processPages } : {}),
   });
 
   // The token, before anything else: the page, its assets and every API route.
@@ -153,7 +153,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   const page = (url: string): ReturnType<typeof ui.get> => ui.get(url);
   app.get('/', async (_request, reply) => {
     const file = page('/');
-    if (!file) throw new GuiHttpError(503, 'not_built', "The app's page has not been built; run npm run build.");
+    if (!file) throw new HttpError(503, 'not_built', "The app's page has not been built; run npm run build.");
     return reply.type(file.type).header('cache-control', 'no-store').header('content-security-policy', "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'").send(file.body);
   });
   app.get('/assets/*', async (request, reply) => {
@@ -203,7 +203,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   app.get('/api/documents', async () => documents.list());
 
   app.post('/api/documents', async (request, reply) => {
-    if (!request.isMultipart()) throw new GuiHttpError(400, 'missing_file', 'Send the files as a multipart form.');
+    if (!request.isMultipart()) throw new HttpError(400, 'missing_file', 'Send the files as a multipart form.');
     const { id, dir, inputDir } = documents.newDocumentDir();
     await mkdir(inputDir, { recursive: true });
     const files: UploadedFile[] = [];
@@ -215,8 +215,8 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
         taken.add(name);
         const path = join(inputDir, name);
         await pipeline(part.file, createWriteStream(path));
-        if (part.file.truncated) throw new GuiHttpError(413, 'too_large', `${name} is larger than Quire opens here (${MAX_UPLOAD / 1024 ** 3} GB).`);
-        if ((await stat(path)).size === 0) throw new GuiHttpError(400, 'empty_file', `${name} is empty.`);
+        if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${MAX_UPLOAD / 1024 ** 3} GB).`);
+        if ((await stat(path)).size === 0) throw new HttpError(400, 'empty_file', `${name} is empty.`);
         files.push({ path, name });
       }
     } catch (e) {
@@ -268,7 +268,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   app.get('/api/exporters', async () => exporterCards(await destinations.all(), host));
   app.post<{ Params: { id: string }; Body: ExportAsk }>('/api/documents/:id/export', { schema: { params: idParams, ...schemas.exportAsk } }, async (request) => {
     const settings = await readGuiSettings(host.appData);
-    const context = { convert: options.convert ?? convert, host, settings, destinations: () => destinations.all(), offerDownload, stagingRoot: join(sessionDir, 'staging') };
+    const context = { host, settings, destinations: () => destinations.all(), offerDownload, stagingRoot: join(sessionDir, 'staging') };
     return documents.exportTask(request.params.id, (doc, projectDir, signal, onProgress) => runExport(doc, projectDir, request.body, context, signal, onProgress));
   });
   app.get<{ Params: { id: string } }>('/api/downloads/:id', { schema: { params: idParams } }, async (request, reply) => {
@@ -311,7 +311,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
       const d = await destinations.usable(request.params.slug);
       const { settings = {}, secrets = {}, forgetSecrets = [] } = request.body;
       for (const key of [...Object.keys(secrets), ...forgetSecrets]) {
-        if (!d.descriptor.secretFields.some((f) => f.id === key)) throw new GuiHttpError(400, 'bad_setting', `${d.descriptor.display} has no secret "${key}".`);
+        if (!d.descriptor.secretFields.some((f) => f.id === key)) throw new HttpError(400, 'bad_setting', `${d.descriptor.display} has no secret "${key}".`);
       }
       applySettings(d.descriptor, Object.entries(settings).map(([k, v]) => [k, String(v)] as const), host);
       const store = secretsOf(d.slug, host);

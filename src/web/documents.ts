@@ -1,17 +1,19 @@
 /**
  * The documents opened in this session. Each keeps its upload, its project folder (the engine's
- * `keepProject`, so pages, decisions and OCR stay on disk), and at most one running task: open,
- * rerun with another preset, OCR, or export. Tasks run the same `convert()` the CLI runs; their
- * progress is kept as a snapshot the event stream sends to the page.
+ * kept folder, so pages, decisions and OCR stay on disk), and at most one running task: open,
+ * rerun with another preset, OCR, or export. Tasks run the conversion verbs the CLI runs
+ * (`openDocument`, `processPages`, `recognize`, `writeExports`); their progress is kept as a
+ * snapshot the event stream sends to the page.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { convert, type ConvertOptions, type ConvertResult, type ProgressEvent } from '../convert.js';
+import { openDocument, processPages, readyOcr, recognize, type ProgressEvent } from '../convert/index.js';
 import { ERROR_CODES, QuireError } from '../errors.js';
-import { inputType, openImages, openInput, type OpenedInput } from '../ingest/index.js';
-import { ocrPageText, type OcrPage } from '../ocr/index.js';
-import { loadManifest, saveManifest, visiblePages, type ProjectManifest, type ProjectPage } from '../project/index.js';
+import { inputType, type OpenedInput, openImages, openInput } from '../ingest/index.js';
+import { HttpError } from '../http/index.js';
+import { ocrPageText } from '../ocr/index.js';
+import { type OcrPage, type ProjectManifest, type ProjectPage, saveManifest, visiblePages } from '../project/index.js';
 import type {
   DocumentDetail,
   DocumentStatus,
@@ -24,13 +26,14 @@ import type {
   TaskKind,
   TaskProgress,
 } from './api-types.js';
-import { busy, failureMessage, GuiHttpError, notFound } from './http-errors.js';
-import { renderFramePreview, renderPagePreview, type PreviewSize } from './previews.js';
+import { busy, failureMessage, notFound } from './http-errors.js';
+import { type PreviewSize, renderFramePreview, renderPagePreview } from './previews.js';
 
 /** Frames listed one by one in the progress panel up to this many; a longer book shows counts. */
 const LISTED_FRAMES = 60;
 
-export type ConvertFn = (input: string | string[], options: ConvertOptions) => Promise<ConvertResult>;
+/** The pipeline verb a document's pages are made with; a test stands in for it. */
+export type ProcessPagesFn = typeof processPages;
 
 export interface DocumentStoreOptions {
   /** This session's private folder. */
@@ -39,7 +42,7 @@ export interface DocumentStoreOptions {
   settings: () => Promise<GuiSettings>;
   /** Hears every change of a document (the event stream). */
   onChange: (summary: DocumentSummary) => void;
-  convert?: ConvertFn;
+  processPages?: ProcessPagesFn;
 }
 
 interface RunningTask {
@@ -92,11 +95,11 @@ function isCancel(error: unknown): boolean {
 export class DocumentStore {
   readonly #docs = new Map<string, GuiDocument>();
   readonly #options: DocumentStoreOptions;
-  readonly #convert: ConvertFn;
+  readonly #processPages: ProcessPagesFn;
 
   constructor(options: DocumentStoreOptions) {
     this.#options = options;
-    this.#convert = options.convert ?? convert;
+    this.#processPages = options.processPages ?? processPages;
   }
 
   /** A fresh folder for a document's upload, before the document exists. */
@@ -115,13 +118,13 @@ export class DocumentStore {
     const where = { inputDir };
     let opened: OpenedInput;
     try {
-      if (paths.length === 0) throw new GuiHttpError(400, 'missing_file', 'No file was given: choose a scan bundle, a PDF or images.');
+      if (paths.length === 0) throw new HttpError(400, 'missing_file', 'No file was given: choose a scan bundle, a PDF or images.');
       if (paths.length > 1) {
         const other = files.find((f) => inputType(f.path) !== 'image');
         if (other) throw new QuireError(ERROR_CODES.USAGE, `Only image files can be opened together as one document, and ${other.name} is not one.`);
         opened = await openImages(paths);
       } else {
-        opened = await openInput(paths[0]);
+        opened = await openInput(paths[0], files[0].name);
       }
       if (opened.frames.length === 0) {
         await opened.close();
@@ -129,9 +132,9 @@ export class DocumentStore {
       }
     } catch (e) {
       await rm(dir, { recursive: true, force: true });
-      if (e instanceof GuiHttpError) throw e;
+      if (e instanceof HttpError) throw e;
       const failure = userFailure(e, where);
-      throw new GuiHttpError(failure.code === 'internal' ? 500 : 400, failure.code, failure.message);
+      throw new HttpError(failure.code === 'internal' ? 500 : 400, failure.code, failure.message);
     }
     const settings = await this.#options.settings();
     const doc: GuiDocument = {
@@ -291,19 +294,18 @@ export class DocumentStore {
   async #convertInput(doc: GuiDocument, settings: GuiSettings, signal: AbortSignal, onProgress: (e: ProgressEvent) => void, ocrEngine: string): Promise<void> {
     const projectDir = join(doc.dir, `project-${doc.imageRevision + 1}`);
     try {
-      await this.#convert(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, {
-        exports: [],
-        outDir: join(doc.dir, 'out'),
-        keepProject: projectDir,
-        ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}),
-        ...(ocrEngine !== 'none' ? { ocr: ocrEngine, ocrLang: settings.ocrLanguages } : {}),
-        signal,
-        onProgress,
-      });
-      const manifest = await loadManifest(projectDir);
+      // An engine that cannot run is said before the pipeline's minutes, not after.
+      const ocr = ocrEngine !== 'none' ? await readyOcr(ocrEngine, settings.ocrLanguages) : undefined;
+      const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, { projectDir, label: basename(doc.inputs[0]) });
+      try {
+        await this.#processPages(project, { ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}), signal, onProgress });
+        if (ocr) await recognize(project, ocr, { signal, onProgress });
+      } finally {
+        await project.close();
+      }
       const old = doc.projectDir;
       doc.projectDir = projectDir;
-      doc.manifest = manifest;
+      doc.manifest = project.manifest;
       doc.imageRevision++;
       if (old) await rm(old, { recursive: true, force: true });
     } catch (e) {
@@ -329,10 +331,10 @@ export class DocumentStore {
   async recognize(id: string, engine: string, languages: string): Promise<DocumentSummary> {
     const doc = this.get(id);
     const projectDir = this.#projectOf(doc);
-    if (engine === 'none') throw new GuiHttpError(400, 'bad_setting', 'Choose an OCR engine to run.');
+    if (engine === 'none') throw new HttpError(400, 'bad_setting', 'Choose an OCR engine to run.');
+    const manifest = doc.manifest as ProjectManifest;
     this.#background(doc, 'ocr', async (signal, onProgress) => {
-      await this.#convert(projectDir, { exports: [], outDir: join(doc.dir, 'out'), ocr: engine, ocrLang: languages, signal, onProgress });
-      doc.manifest = await loadManifest(projectDir);
+      await recognize({ dir: projectDir, manifest }, await readyOcr(engine, languages), { signal, onProgress });
     });
     return this.summary(doc);
   }
@@ -341,12 +343,8 @@ export class DocumentStore {
   async exportTask<T>(id: string, work: (doc: GuiDocument, projectDir: string, signal: AbortSignal, onProgress: (e: ProgressEvent) => void) => Promise<T>): Promise<T> {
     const doc = this.get(id);
     const projectDir = this.#projectOf(doc);
-    return this.#task(doc, 'export', async (signal, onProgress) => {
-      const result = await work(doc, projectDir, signal, onProgress);
-      // An export that needed text ran OCR into the project.
-      doc.manifest = await loadManifest(projectDir);
-      return result;
-    });
+    // An export that needs text runs OCR into the document's own manifest first.
+    return this.#task(doc, 'export', (signal, onProgress) => work(doc, projectDir, signal, onProgress));
   }
 
   cancel(id: string): DocumentSummary {
@@ -357,7 +355,7 @@ export class DocumentStore {
 
   #projectOf(doc: GuiDocument): string {
     if (doc.task) throw busy();
-    if (!doc.projectDir || !doc.manifest) throw new GuiHttpError(409, 'no_pages', 'This document has no pages yet.');
+    if (!doc.projectDir || !doc.manifest) throw new HttpError(409, 'no_pages', 'This document has no pages yet.');
     return doc.projectDir;
   }
 
@@ -374,7 +372,7 @@ export class DocumentStore {
     const manifest = doc.manifest as ProjectManifest;
     const page = this.#page(doc, index);
     if (hidden && !page.hidden && visiblePages(manifest).length === 1) {
-      throw new GuiHttpError(409, 'last_page', 'This is the only page left in the exports, so it cannot be hidden too.');
+      throw new HttpError(409, 'last_page', 'This is the only page left in the exports, so it cannot be hidden too.');
     }
     if (hidden) page.hidden = true;
     else delete page.hidden;
@@ -389,7 +387,7 @@ export class DocumentStore {
     const doc = this.get(id);
     const page = this.#page(doc, index);
     if (!doc.projectDir) throw notFound('page');
-    if (page.kind === 'pdf') throw new GuiHttpError(404, 'no_image', 'This page is kept from its PDF as it is and has no page image.');
+    if (page.kind === 'pdf') throw new HttpError(404, 'no_image', 'This page is kept from its PDF as it is and has no page image.');
     const dest = join(doc.dir, 'previews', `r${doc.imageRevision}-p${index}-${size}.jpg`);
     await renderPagePreview(join(doc.projectDir, page.file), dest, size);
     return dest;

@@ -6,19 +6,14 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { ProgressEvent } from '../convert.js';
-import { listExports, type ExportRequest } from '../export/index.js';
+import { readyOcr, recognize, send, writeExports, type ProgressEvent } from '../convert/index.js';
+import { exportRegistry, listExports, type ExportRequest } from '../export/index.js';
 import { visiblePages, type ProjectManifest } from '../project/index.js';
-import {
-  CHECK_KIND_LABELS,
-  missingSettings,
-  sendExports,
-  type InstalledDestination,
-  type PluginHostOptions,
-} from '../plugins/index.js';
+import { CHECK_KIND_LABELS, type InstalledDestination, type PluginHostOptions } from '../plugins/index.js';
+import { missingSettings } from '../settings/index.js';
 import type { ExporterCard, ExportResult, GuiSettings } from './api-types.js';
-import type { ConvertFn, GuiDocument } from './documents.js';
-import { GuiHttpError } from './http-errors.js';
+import type { GuiDocument } from './documents.js';
+import { HttpError } from '../http/index.js';
 
 /** The formats Quire writes that a destination may take; `slim` is a project, not a document to send. */
 export const SENDABLE_FORMATS = ['pdf', 'md', 'textpack'] as const;
@@ -76,7 +71,6 @@ export interface ExportAsk {
 }
 
 export interface ExportContext {
-  convert: ConvertFn;
   host: PluginHostOptions;
   settings: GuiSettings;
   destinations: () => Promise<InstalledDestination[]>;
@@ -90,32 +84,32 @@ export interface ExportContext {
 export async function resolveExport(ask: ExportAsk, ctx: ExportContext): Promise<{ request: ExportRequest; slug?: string }> {
   if (!ask.target.startsWith('send:')) {
     const exporter = listExports().find((e) => e.name === ask.target);
-    if (!exporter) throw new GuiHttpError(400, 'unknown_format', `There is no export format called ${ask.target}.`);
+    if (!exporter) throw new HttpError(400, 'unknown_format', `There is no export format called ${ask.target}.`);
     const options: Record<string, string> = {};
     for (const [key, value] of Object.entries(ask.options ?? {})) {
       const allowed = exporter.options[key]?.values;
-      if (!allowed) throw new GuiHttpError(400, 'bad_request', `The ${exporter.name} export has no option ${key}.`);
-      if (!allowed.includes(value)) throw new GuiHttpError(400, 'bad_request', `The ${exporter.name} option ${key} must be one of: ${allowed.join(', ')}.`);
+      if (!allowed) throw new HttpError(400, 'bad_request', `The ${exporter.name} export has no option ${key}.`);
+      if (!allowed.includes(value)) throw new HttpError(400, 'bad_request', `The ${exporter.name} option ${key} must be one of: ${allowed.join(', ')}.`);
       options[key] = value;
     }
     return { request: { format: exporter.name, options } };
   }
   const slug = ask.target.slice('send:'.length);
   const found = (await ctx.destinations()).find((d) => d.slug === slug);
-  if (!found) throw new GuiHttpError(404, 'not_found', `The destination ${slug} is not installed.`);
-  if (found.state === 'refused') throw new GuiHttpError(409, 'refused', `The destination ${slug} cannot be used: ${found.reason}.`);
+  if (!found) throw new HttpError(404, 'not_found', `The destination ${slug} is not installed.`);
+  if (found.state === 'refused') throw new HttpError(409, 'refused', `The destination ${slug} cannot be used: ${found.reason}.`);
   const missing = missingSettings(found.descriptor, ctx.host);
-  if (missing.length > 0) throw new GuiHttpError(409, 'not_set_up', `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}.`, missing);
+  if (missing.length > 0) throw new HttpError(409, 'not_set_up', `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}.`, missing);
   const formats = writableFormats(found.descriptor.accepts);
-  if (formats.length === 0) throw new GuiHttpError(409, 'no_format', `${found.descriptor.display} takes no format Quire writes.`);
+  if (formats.length === 0) throw new HttpError(409, 'no_format', `${found.descriptor.display} takes no format Quire writes.`);
   const format = ask.as ?? formats[0];
-  if (!formats.includes(format)) throw new GuiHttpError(400, 'bad_request', `${found.descriptor.display} can be sent ${formats.join(', ')}, not ${format}.`);
+  if (!formats.includes(format)) throw new HttpError(400, 'bad_request', `${found.descriptor.display} can be sent ${formats.join(', ')}, not ${format}.`);
   return { request: { format, options: {} }, slug };
 }
 
 /** The OCR an export needs: none when the pages have text, else the default engine (auto when that is none). */
 function ocrFor(request: ExportRequest, manifest: ProjectManifest, settings: GuiSettings): { ocr?: string; ocrLang?: string } {
-  const needsText = request.format === 'md' || request.format === 'textpack';
+  const needsText = exportRegistry.get(request.format)?.needsOcr === true;
   const hasText = visiblePages(manifest).every((p) => p.ocr);
   if (!needsText || hasText) return {};
   return { ocr: settings.ocrEngine === 'none' ? 'auto' : settings.ocrEngine, ocrLang: settings.ocrLanguages };
@@ -134,15 +128,16 @@ export async function runExport(
   const manifest = doc.manifest as ProjectManifest;
   const staging = await mkdtemp(join(ctx.stagingRoot, 'export-'));
   try {
-    const result = await ctx.convert(projectDir, { exports: [request], outDir: staging, ...ocrFor(request, manifest, ctx.settings), signal, onProgress });
-    const written = result.outputs[0];
+    const project = { dir: projectDir, manifest };
+    const { ocr, ocrLang } = ocrFor(request, manifest, ctx.settings);
+    if (ocr) await recognize(project, await readyOcr(ocr, ocrLang), { signal, onProgress });
+    const [written] = await writeExports(project, [request], staging, { onWritten: (o) => onProgress({ type: 'export', format: o.format, path: o.path }) });
     if (!slug) {
       const fileName = basename(written.path);
       return { kind: 'download', download: { url: await ctx.offerDownload(written.path, fileName), fileName, bytes: written.bytes } };
     }
-    const pages = visiblePages(manifest).length;
-    const ocr = result.ocr ?? manifest.ocr;
-    const outcomes = await sendExports([{ format: written.format, path: written.path }], [slug], { title: result.name, pages, ...(ocr ? { language: ocr.languages[0] } : {}) }, ctx.host);
+    const converted = { name: manifest.name, pages: visiblePages(manifest).length, outputs: [written], ...(manifest.ocr ? { ocr: manifest.ocr } : {}) };
+    const outcomes = await send(converted, [slug], ctx.host);
     return {
       kind: 'send',
       sends: outcomes.map((o) => ({

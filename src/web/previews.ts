@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import sharp, { type Sharp } from 'sharp';
+import sharp from 'sharp';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
-import type { FrameImage, SourceFrame } from '../ingest/index.js';
+import { frameSharp, type SourceFrame } from '../ingest/index.js';
 
 /** Thumbnails for the grid and the larger image of the page view, in pixels wide. */
 export const PREVIEW_WIDTHS = { thumb: 320, full: 1400 } as const;
@@ -39,11 +39,6 @@ export async function renderPagePreview(source: string, dest: string, size: Prev
   await once(dest, async (temp) => {
     await sharp(source).resize({ width: PREVIEW_WIDTHS[size], withoutEnlargement: true }).jpeg({ quality: size === 'thumb' ? 75 : 85 }).toFile(temp);
   });
-}
-
-function frameSharp(frame: FrameImage): Sharp {
-  if (frame.raw) return sharp(frame.data, { raw: frame.raw });
-  return sharp(frame.data, { page: frame.page ?? 0, limitInputPixels: 268_402_689 });
 }
 
 /**

@@ -7,10 +7,11 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseOcrSpec } from '../ocr/index.js';
-import { isPresetName } from '../pipeline/presets.js';
-import { secretsOf, type PluginHostOptions } from '../plugins/index.js';
+import { isPresetName } from '../pipeline/index.js';
+import type { PluginHostOptions } from '../plugins/index.js';
+import { secretsOf } from '../settings/index.js';
 import type { GuiSettings, SettingsView } from './api-types.js';
-import { GuiHttpError } from './http-errors.js';
+import { HttpError } from '../http/index.js';
 
 export const SETTINGS_FILE = 'gui-settings.json';
 /** The secrets namespace of the remote OCR engine (`remoteocr`), and its key's id there. */
@@ -44,7 +45,7 @@ export function checkOcrChoice(engine: string, languages: string): void {
   try {
     parseOcrSpec(engine, languages);
   } catch (e) {
-    throw new GuiHttpError(400, 'bad_setting', e instanceof Error ? e.message : String(e));
+    throw new HttpError(400, 'bad_setting', e instanceof Error ? e.message : String(e));
   }
 }
 
@@ -61,7 +62,7 @@ export async function saveGuiSettings(appData: string, change: SettingsChange, h
     ocrEngine: change.ocrEngine ?? current.ocrEngine,
     ocrLanguages: change.ocrLanguages ?? current.ocrLanguages,
   };
-  if (next.preset !== 'auto' && !isPresetName(next.preset)) throw new GuiHttpError(400, 'bad_setting', `There is no pipeline preset called ${String(next.preset)}.`);
+  if (next.preset !== 'auto' && !isPresetName(next.preset)) throw new HttpError(400, 'bad_setting', `There is no pipeline preset called ${String(next.preset)}.`);
   checkOcrChoice(next.ocrEngine, next.ocrLanguages);
   const path = settingsPath(appData);
   await mkdir(dirname(path), { recursive: true });

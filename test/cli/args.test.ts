@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { groupInputs, parseDpi } from '../../src/cli/commands/run.js';
-import { safeFileName } from '../../src/convert.js';
+import { safeFileName } from '../../src/project/index.js';
 
 describe('run arguments', () => {
   it('parses --dpi N and force:N', () => {

@@ -117,3 +117,13 @@ it('fails each bad upload with one sentence, keeps serving, and runs the next jo
   expect(jobs[0]).toMatchObject({ job_id: goodId, status: 'done', error: null });
   expect(jobs.slice(1).every((j) => j.status === 'failed' && j.error)).toBe(true);
 });
+
+it('names a document without a name of its own after the file the client sent', async () => {
+  const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'Carnet de voyage.pdf', data: await onePagePdf() }]]) });
+  const id = res.json<{ job_id: string }>().job_id;
+  expect(await t.server.processor.tick()).toEqual({ jobId: id, status: 'done' });
+  const pdf = await t.server.app.inject({ url: `/download/${id}/pdf` });
+  expect(pdf.statusCode).toBe(200);
+  expect(pdf.headers['content-disposition']).toContain('filename="Carnet de voyage.pdf"');
+  expect((await listTree(t.dataDir)).filter((p) => p.startsWith(`${id}/`))).toEqual([`${id}/`, `${id}/input.pdf`, `${id}/output.pdf`]);
+});

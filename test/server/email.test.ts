@@ -58,7 +58,7 @@ afterEach(async () => {
 async function setup(withSmtp: boolean, password = 's3cret'): Promise<{ t: TestServer; engine: FakeEngine; key: string }> {
   const engine = new FakeEngine();
   engine.auto = true;
-  const t = await testServer({ convert: engine.convert, publicUrl: 'https://quire.example.org' });
+  const t = await testServer({ engine: engine, publicUrl: 'https://quire.example.org' });
   open.push(t);
   if (withSmtp) await setServerConfig(t.server.store, 'smtp', JSON.stringify({ host: '127.0.0.1', port, user: 'quire', password, from: 'Quire <quire@example.org>', tls: false }));
   return { t, engine, key: await t.newKey('reader@example.org') };
@@ -173,7 +173,7 @@ describe('the smtp and base_url settings', () => {
   it('base_url prefixes /get links; without it they follow the listening address', async () => {
     const engine = new FakeEngine();
     engine.auto = true;
-    const t = await testServer({ convert: engine.convert });
+    const t = await testServer({ engine: engine });
     open.push(t);
     const key = await t.newKey();
     const id = await run(t, key, []);

@@ -13,7 +13,7 @@ let open: TestServer[] = [];
 
 async function setup(options: CreateAppOptions = {}): Promise<{ t: TestServer; engine: FakeEngine; key: string }> {
   const engine = new FakeEngine();
-  const t = await testServer({ convert: engine.convert, ...options });
+  const t = await testServer({ engine: engine, ...options });
   open.push(t);
   return { t, engine, key: await t.newKey() };
 }
@@ -82,7 +82,7 @@ describe('pending → processing → done', () => {
   it('asks for the PDF alone without OCR or with ocr=none, and names the file after the upload when the engine has no better name', async () => {
     const { t, engine, key } = await setup();
     engine.auto = true;
-    engine.name = 'input';
+    engine.name = null;
     const a = await submit(t, key, [], 'Carnet de voyage.pdf');
     const b = await submit(t, key, [['ocr', 'none']]);
     await t.server.processor.tick();
@@ -253,7 +253,7 @@ describe('shutdown', () => {
 
     const engine2 = new FakeEngine();
     engine2.auto = true;
-    const t2 = await testServer({ convert: engine2.convert }, t.dir);
+    const t2 = await testServer({ engine: engine2 }, t.dir);
     open.push(t2);
     expect(await t2.server.store.getJob(id)).toMatchObject({ status: 'pending', attempts: 0 });
     expect(await t2.server.processor.tick()).toEqual({ jobId: id, status: 'done' });
@@ -285,7 +285,7 @@ describe('two workers on one database', () => {
   it('never claim the same job', async () => {
     const { t, engine, key } = await setup();
     engine.auto = true;
-    const other = await testServer({ convert: engine.convert }, t.dir);
+    const other = await testServer({ engine: engine }, t.dir);
     open.push(other);
     const ids = new Set<string>();
     for (let i = 0; i < 20; i++) ids.add(await submit(t, key));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConvertOptions } from '../../src/convert.js';
+import type { OpenedDocument, ProcessOptions } from '../../src/convert/index.js';
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import { cookieName, createGuiApp, type DocumentDetail, type GuiApp } from '../../src/web/index.js';
 
@@ -180,15 +180,15 @@ describe('quire gui server: the session token and the JSON API', () => {
 describe('quire gui server: a running task can be cancelled', () => {
   it('cancels opening a document: the task ends as cancelled and nothing is left half-made', async () => {
     const root = mkdtempSync(join(tmpdir(), 'quire-gui-cancel-'));
-    const started: ConvertOptions[] = [];
-    // The engine's place: reports the first frame, then waits until the page cancels.
-    const convert = (_input: string | string[], options: ConvertOptions): Promise<never> =>
+    const started: OpenedDocument[] = [];
+    // The pipeline's place: reports the start, then waits until the page cancels.
+    const processPages = (project: OpenedDocument, options: ProcessOptions = {}): Promise<never> =>
       new Promise((_resolve, reject) => {
-        started.push(options);
+        started.push(project);
         options.onProgress?.({ type: 'start', name: 'page', frames: 1 });
         options.signal?.addEventListener('abort', () => reject(new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.')));
       });
-    const gui = await createGuiApp({ sessionDir: root, uiDir: join(root, 'no-ui'), host: { appData: join(root, 'home'), keychain: null }, convert });
+    const gui = await createGuiApp({ sessionDir: root, uiDir: join(root, 'no-ui'), host: { appData: join(root, 'home'), keychain: null }, processPages });
     const auth = { 'x-quire-token': gui.token };
     try {
       const png = await sharp({ create: { width: 40, height: 60, channels: 3, background: '#ffffff' } }).png().toBuffer();
@@ -199,7 +199,9 @@ describe('quire gui server: a running task can be cancelled', () => {
       const working = (await gui.app.inject({ method: 'GET', url: `/api/documents/${id}`, headers: auth })).json() as DocumentDetail;
       expect(working.status).toBe('working');
       expect(working.task).toMatchObject({ kind: 'open', stage: 'pipeline', framesTotal: 1, frames: [{ index: 1, input: 'page.png', done: false }] });
-      expect(started[0].keepProject).toContain(gui.sessionDir);
+      // The input is opened first (its own await), then the pages are made: wait for the pipeline's start.
+      for (let i = 0; i < 100 && started.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(started[0].dir).toContain(gui.sessionDir);
 
       // One task at a time per document.
       const busy = await gui.app.inject({ method: 'POST', url: `/api/documents/${id}/rerun`, headers: auth, payload: { preset: 'flat' } });

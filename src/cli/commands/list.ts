@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { listExports } from '../../export/index.js';
 import { describeOcrEngines, languageName } from '../../ocr/index.js';
 import { listDestinations } from './plugins.js';
-import { PRESETS } from '../../pipeline/presets.js';
+import { PRESETS } from '../../pipeline/index.js';
 
 const WHAT = ['pipelines', 'exports', 'ocr', 'destinations'] as const;
 

@@ -11,18 +11,15 @@ import {
   installFromRegistry,
   installPluginDirectory,
   installRecord,
-  missingSettings,
   readRegistry,
   removePlugin,
   resolveHostOptions,
-  applySettings,
-  secretsOf,
-  viewSettings,
   CHECK_KIND_LABELS,
   type PluginHostOptions,
   type ResolvedHostOptions,
   type UsableDestination,
 } from '../../plugins/index.js';
+import { applySettings, missingSettings, secretsOf, viewSettings } from '../../settings/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 
 /** What the plugin commands read and write; tests pass their own. */

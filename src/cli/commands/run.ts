@@ -1,11 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { checkProjectOcr, convert, type ConvertResult, type OcrCheck } from '../../convert.js';
+import { checkProjectOcr, convert, send as sendTo, type ConvertResult, type OcrCheck } from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
-import { checkSendTargets, describeSendOutcome, parseSendTo, sendExports } from '../../plugins/index.js';
+import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
 import { inputType } from '../../ingest/index.js';
-import { isPresetName } from '../../pipeline/presets.js';
-import type { PresetName } from '../../pipeline/types.js';
+import { isPresetName } from '../../pipeline/index.js';
+import type { PresetName } from '../../project/index.js';
+import { formatBytes } from '../../util/index.js';
 import { progressReporter } from '../progress.js';
 
 export interface ConversionFlags {
@@ -131,13 +132,11 @@ function shellQuote(path: string): string {
   return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
-async function send(result: ConvertResult, sendTo: string[], quiet: boolean): Promise<void> {
-  const outcomes = await sendExports(
-    result.outputs.map((o) => ({ format: o.format, path: o.path })),
-    sendTo,
-    { title: result.name, pages: result.pages, ...(result.ocr ? { language: result.ocr.languages[0] } : {}) },
-    { plaintextSecrets: true, onOutcome: (o) => (quiet ? undefined : process.stderr.write(describeSendOutcome(o) + '\n')) },
-  );
+async function send(result: ConvertResult, slugs: string[], quiet: boolean): Promise<void> {
+  const outcomes = await sendTo(result, slugs, {
+    plaintextSecrets: true,
+    onOutcome: (o) => (quiet ? undefined : process.stderr.write(describeSendOutcome(o) + '\n')),
+  });
   const failed = outcomes.filter((o) => !o.result.ok);
   if (failed.length > 0) {
     throw new QuireError(ERROR_CODES.SEND_FAILED, `${failed.length} of ${outcomes.length} sends failed: ${failed.map((o) => `${o.slug}: ${o.result.message}`).join(' ')}`);
@@ -184,11 +183,6 @@ function printSummary(r: ConvertResult): void {
     process.stdout.write(`  OCR submitted as a batch (${r.ocrPending.batchIds.join(', ')}); the other exports are written when it is done.\n`);
     process.stdout.write(`  Finish with: quire run ${shellQuote(r.projectDir)} --check-ocr\n`);
   }
-}
-
-function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return `${Math.max(1, Math.round(n / 1024))} KB`;
 }
 
 function parsePipeline(value: string): PresetName {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ERROR_CODES, QuireError } from '../../errors.js';
-import { appDataDir } from '../../project/paths.js';
+import { appDataDir } from '../../project/index.js';
 import {
   createApp,
   DEFAULT_MAX_UPLOAD,

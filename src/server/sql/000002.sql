@@ -1,4 +1,4 @@
--- Remote OCR batches (issue 5). A job whose OCR was submitted as a batch waits in `ocr_pending`, with the ids of
+-- Remote OCR batches. A job whose OCR was submitted as a batch waits in `ocr_pending`, with the ids of
 -- its batches, when it was submitted and when the ticker polls it next. The poll times follow the backoff schedule
 -- measured from submission (1, 2, 4, … 512 minutes) and are kept here, so a restarted server carries on with it.
 -- Times are milliseconds since the epoch, as in 000001. Portable SQL: ADD COLUMN one at a time.

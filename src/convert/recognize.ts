@@ -1,23 +1,9 @@
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ERROR_CODES, QuireError, describeError } from './errors.js';
-import { writePdf, type PdfPageInput } from './export/index.js';
-import {
-  alignOntoLayout,
-  detectDocumentLanguages,
-  detectLanguages,
-  findOcrEngine,
-  bestLocalEngine,
-  getOcrEngine,
-  ocrPageText,
-  parseOcrSpec,
-  type OcrDocument,
-  type OcrEngine,
-  type OcrInput,
-  type OcrPage,
-  type OcrSpec,
-} from './ocr/index.js';
-import { visiblePages, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage } from './project/index.js';
+import { describeError, ERROR_CODES, QuireError } from '../errors.js';
+import { type PdfPageInput, writePdf } from '../export/index.js';
+import { alignOntoLayout, bestLocalEngine, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec } from '../ocr/index.js';
+import { type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, visiblePages } from '../project/index.js';
 
 export interface RecognizeOptions {
   signal?: AbortSignal;
@@ -310,20 +296,6 @@ export function samplePageIndexes(count: number): number[] {
 function ocrFileStem(page: ProjectPage): string {
   const name = page.file.split('/').pop() ?? `${page.index}`;
   return name.replace(/\.[^.]+$/, '');
-}
-
-/** The OCR results of the visible pages, in page order; pages without OCR are left out. */
-export async function loadOcrPages(dir: string, manifest: ProjectManifest): Promise<Map<number, OcrPage>> {
-  const out = new Map<number, OcrPage>();
-  for (const page of visiblePages(manifest)) {
-    if (!page.ocr) continue;
-    try {
-      out.set(page.index, JSON.parse(await readFile(join(dir, page.ocr), 'utf8')) as OcrPage);
-    } catch (e) {
-      throw new QuireError(ERROR_CODES.BAD_PROJECT, `The OCR result of page ${page.index} cannot be read.`, describeError(e));
-    }
-  }
-  return out;
 }
 
 /**

@@ -1,0 +1,266 @@
+/**
+ * `convert()`: the verbs of this folder composed — open the input, make its pages, recognise the text, write the
+ * exports — and the two calls that finish or cancel an OCR batch later. The CLI, the job server's worker and the
+ * web app all convert through here.
+ */
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ERROR_CODES, QuireError } from '../errors.js';
+import { exportRegistry, parseExportList, type ExportRequest } from '../export/index.js';
+import { parseOcrSpec, type OcrSpec } from '../ocr/index.js';
+import { loadManifest, saveManifest, type ProjectManifest, type ProjectOcrBatch } from '../project/index.js';
+import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
+import type { ProgressEvent } from './progress.js';
+import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject } from './recognize.js';
+import { writeExports, type WrittenExport } from './write-exports.js';
+
+export interface ConvertOptions extends Omit<OpenOptions, 'projectDir'>, Omit<ProcessOptions, 'onProgress' | 'signal'> {
+  /** `+`-joined export list (`pdf:g4+slim`) or parsed requests. Default `pdf`. */
+  exports?: string | ExportRequest[];
+  /** Where outputs go. Default: the current directory. */
+  outDir?: string;
+  /** Output files are `<fileStem><extension>`; default the document name made safe as a file name. */
+  fileStem?: string;
+  /** Keep the working folder here instead of a temporary one. */
+  keepProject?: string;
+  /**
+   * OCR spec (`auto`, `tesseract:lang=fra+lat`, `none`); absent means no OCR unless an export needs
+   * it (md, textpack), which then turns on `auto`.
+   */
+  ocr?: string;
+  /** `--ocr-lang`: `+`-joined BCP-47 or tesseract codes, or `auto` (the default). */
+  ocrLang?: string;
+  /** Rasterise and OCR every page even when it has a text layer (`--force-ocr`): overrides `keepTextPages`, turns OCR on. */
+  forceOcr?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ConvertResult {
+  name: string;
+  outputs: WrittenExport[];
+  frames: number;
+  pages: number;
+  /** Pages kept from the source PDF as they were, with their own text (set when there are any). */
+  keptPages?: number;
+  /** Set when the working folder was kept. */
+  projectDir?: string;
+  /** Milliseconds: wall time per phase and summed CPU time per pipeline step. */
+  timings: { total: number; pipeline: number; ocr: number; export: number; steps: Record<string, number> };
+  /** The OCR engine and languages, when OCR ran. */
+  ocr?: { engine: string; languages: string[] };
+  /**
+   * Set when the OCR was submitted as a batch (`remoteocr:batch`): only the exports that need no text were written,
+   * the project is kept (`projectDir`), and `checkProjectOcr(projectDir)` finishes the OCR and the other exports.
+   */
+  ocrPending?: OcrPending;
+}
+
+/** The one shape of `convert` that the job server and the web app take (tests hand them stand-ins). */
+export type ConvertFn = (input: string | string[], options: ConvertOptions) => Promise<ConvertResult>;
+
+/**
+ * The conversion verbs a host hands its work to: convert a document, and later finish or cancel the OCR batch it
+ * left in its project. The job server runs them on a thread of their own; tests stand in for them.
+ */
+export interface ConvertEngine {
+  convert: ConvertFn;
+  checkOcr(projectDir: string): Promise<OcrCheck>;
+  cancelOcr(projectDir: string): Promise<void>;
+}
+
+/** A submitted OCR batch, as the caller reports it. */
+export interface OcrPending {
+  engine: string;
+  batchIds: string[];
+  submittedAt: string;
+}
+
+/** Where a project's OCR batch stands after `checkProjectOcr`. */
+export type OcrCheck =
+  | { state: 'pending'; name: string; projectDir: string; status: string; pending: OcrPending }
+  | { state: 'done'; result: ConvertResult }
+  /** Failed for good on the service's side: one sentence, the batch's errors in `detail`. */
+  | { state: 'failed'; name: string; projectDir: string; message: string; detail?: string };
+
+/**
+ * Convert one document: a scan bundle, a PDF, a slim project (`.quire`) or a kept project folder, or several images
+ * taken together. Nothing is written to `outDir` unless every export succeeds.
+ */
+export async function convert(input: string | string[], options: ConvertOptions = {}): Promise<ConvertResult> {
+  const t0 = performance.now();
+  const requests = typeof options.exports === 'string' || options.exports === undefined ? parseExportList(options.exports ?? 'pdf') : options.exports;
+  const outDir = resolve(options.outDir ?? '.');
+  const needsText = requests.some((r) => exportRegistry.get(r.format)?.needsOcr);
+  const ocrSpec = ocrSpecFor(options.ocr, options.ocrLang, needsText || options.forceOcr === true);
+  const keepTextPages = options.keepTextPages === true && options.forceOcr !== true;
+  // An engine that cannot run (no API key, no language data) is said before the pipeline's minutes, not after.
+  // `quire ocr` may keep every page of a PDF with its own text and run no engine at all, so it is not asked there.
+  if (ocrSpec && !keepTextPages) await assertOcrReady(ocrSpec);
+
+  // A batch is finished by a later process, which needs the project: it is kept, beside the outputs unless told where.
+  const keepForBatch = !options.keepProject && ocrSpec?.mode === 'batch';
+  const doc = await openDocument(input, {
+    ...(options.label ? { label: options.label } : {}),
+    ...(options.name ? { name: options.name } : {}),
+    keepTextPages,
+    ...(keepForBatch ? { projectDir: (name: string) => freeProjectDir(outDir, name) } : options.keepProject ? { projectDir: options.keepProject } : {}),
+  });
+  try {
+    let pipeline = 0;
+    let steps: Record<string, number> = {};
+    let ocr = 0;
+    if (doc.source) {
+      ({ ms: pipeline, steps } = await processPages(doc, options));
+      if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...stemSignalAndProgress(options) });
+    } else {
+      if (doc.manifest.ocrBatch && options.ocr === undefined && ocrSpec) {
+        throw new QuireError(ERROR_CODES.USAGE, `This project's OCR batch is not finished yet; finish it with quire run ${doc.dir} --check-ocr.`);
+      }
+      if (options.forceOcr && doc.manifest.pages.some((p) => p.kind === 'pdf')) {
+        throw new QuireError(ERROR_CODES.USAGE, 'This project keeps pages of its PDF as they are, so --force-ocr needs the PDF itself as input.');
+      }
+      // A project opened again is recognised only when asked, or when a text export needs text it does not have yet.
+      const hasOcr = doc.manifest.pages.every((p) => p.hidden || p.ocr);
+      if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...stemSignalAndProgress(options) });
+    }
+    const tExport = performance.now();
+    const outputs = await writeExports(doc, exportsNow(doc.manifest, requests), outDir, {
+      ...(options.fileStem ? { fileStem: options.fileStem } : {}),
+      onWritten: (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }),
+    });
+    if (doc.source) options.onProgress?.({ type: 'done', pages: doc.manifest.pages.length });
+    return resultOf(doc.manifest, outputs, doc.frames, doc.transient && !doc.manifest.ocrBatch ? undefined : doc.dir, {
+      total: performance.now() - t0,
+      pipeline,
+      ocr,
+      export: performance.now() - tExport,
+      steps,
+    });
+  } catch (e) {
+    // A project kept only for a batch that was never submitted is of no use to anyone.
+    if (keepForBatch && doc.source && !doc.manifest.ocrBatch) await rm(doc.dir, { recursive: true, force: true });
+    throw e;
+  } finally {
+    await doc.close();
+  }
+}
+
+/**
+ * Parse an OCR spec (`auto`, `tesseract:lang=fra`) with `--ocr-lang`, and make sure its engine can run here: one
+ * sentence when it cannot (no API key, no language data), said before the pipeline's minutes rather than after.
+ */
+export async function readyOcr(ocr: string, ocrLang?: string): Promise<OcrSpec> {
+  const spec = parseOcrSpec(ocr, ocrLang);
+  await assertOcrReady(spec);
+  return spec;
+}
+
+export interface RecognizeOptions {
+  /** The exports asked for, their folder and file stem, recorded with a batch so whoever finishes it writes them. */
+  requests?: ExportRequest[];
+  outDir?: string;
+  fileStem?: string;
+  /** With `ocr` given as a string: `--ocr-lang`. */
+  ocrLang?: string;
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/**
+ * Recognise the text of an opened document's visible pages with `ocr` (an OCR spec such as `auto`, or one parsed
+ * with `--ocr-lang`), saving it in the project. A batch engine submits the pages instead and records the batch in
+ * the manifest. Returns the milliseconds it took.
+ */
+export async function recognize(doc: { dir: string; manifest: ProjectManifest }, ocr: OcrSpec | string, options: RecognizeOptions = {}): Promise<number> {
+  const spec = typeof ocr === 'string' ? parseOcrSpec(ocr, options.ocrLang) : ocr;
+  const t0 = performance.now();
+  const outcome = await recognizeProject(doc.dir, doc.manifest, spec, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
+  });
+  if (outcome.state === 'submitted') {
+    doc.manifest.ocrBatch = {
+      ...outcome.batch,
+      exports: options.requests ?? [],
+      ...(options.outDir ? { outDir: options.outDir } : {}),
+      ...(options.fileStem ? { fileStem: options.fileStem } : {}),
+    };
+  }
+  await saveManifest(doc.dir, doc.manifest);
+  return performance.now() - t0;
+}
+
+/**
+ * Finish a project's OCR batch, if it is done: poll it, save its text, write the exports asked for when it was
+ * submitted (to the folder named then), and forget the batch. While it runs, or when it failed for good on the
+ * service's side, say so. A poll that could not reach the service throws. `quire run <project> --check-ocr` and the
+ * job server's poller call this.
+ */
+export async function checkProjectOcr(projectDir: string, options: Pick<ConvertOptions, 'signal' | 'onProgress'> = {}): Promise<OcrCheck> {
+  const t0 = performance.now();
+  const dir = resolve(projectDir);
+  const manifest = await loadManifest(dir);
+  const batch = manifest.ocrBatch;
+  if (!batch) {
+    const done = manifest.ocr ? ` (its OCR is done; export it again with quire run ${dir} -e <formats>)` : '';
+    throw new QuireError(ERROR_CODES.USAGE, `The project in ${dir} has no OCR batch waiting${done}.`);
+  }
+  const polled = await pollProjectOcr(dir, manifest, options.signal ? { signal: options.signal } : {});
+  if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
+  if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
+  await saveManifest(dir, manifest);
+  const ocr = performance.now() - t0;
+  const tExport = performance.now();
+  const requests = batch.exports ?? [{ format: 'pdf', options: {} }];
+  const outputs = await writeExports({ dir, manifest }, requests, batch.outDir ?? dir, {
+    ...(batch.fileStem ? { fileStem: batch.fileStem } : {}),
+    onWritten: (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }),
+  });
+  // Forgotten only once the exports are written: a check that stops half-way is simply made again.
+  delete manifest.ocrBatch;
+  await saveManifest(dir, manifest);
+  options.onProgress?.({ type: 'done', pages: manifest.pages.length });
+  const frames = new Set(manifest.pages.map((p) => `${p.source.input}#${p.source.frame}`)).size;
+  return { state: 'done', result: resultOf(manifest, outputs, frames, dir, { total: performance.now() - t0, pipeline: 0, ocr, export: performance.now() - tExport, steps: {} }) };
+}
+
+/** Cancel a project's OCR batch on the service's side; nothing when it has none (or no project is left). */
+export async function cancelProjectOcr(projectDir: string): Promise<void> {
+  const dir = resolve(projectDir);
+  if (!existsSync(join(dir, 'project.json'))) return;
+  await cancelProjectBatch(await loadManifest(dir));
+}
+
+function stemSignalAndProgress(options: ConvertOptions): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress'> {
+  return {
+    ...(options.fileStem ? { fileStem: options.fileStem } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  };
+}
+
+/** The exports to write now: all of them, or while a batch is away, those made without text (the image PDF, slim). */
+function exportsNow(manifest: ProjectManifest, requests: ExportRequest[]): ExportRequest[] {
+  return manifest.ocrBatch ? requests.filter((r) => !exportRegistry.get(r.format)?.needsOcr) : requests;
+}
+
+function pendingOf(batch: ProjectOcrBatch): OcrPending {
+  return { engine: batch.engine, batchIds: batch.ticket.batchIds, submittedAt: batch.ticket.submittedAt };
+}
+
+function resultOf(manifest: ProjectManifest, outputs: WrittenExport[], frames: number, projectDir: string | undefined, timings: ConvertResult['timings']): ConvertResult {
+  const keptPages = manifest.pages.filter((p) => p.kind === 'pdf').length;
+  return {
+    name: manifest.name,
+    outputs,
+    frames,
+    pages: manifest.pages.length,
+    ...(keptPages > 0 ? { keptPages } : {}),
+    ...(projectDir ? { projectDir } : {}),
+    ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
+    ...(manifest.ocrBatch ? { ocrPending: pendingOf(manifest.ocrBatch) } : {}),
+    timings,
+  };
+}

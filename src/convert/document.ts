@@ -1,0 +1,285 @@
+/**
+ * The first two verbs of a conversion: `openDocument` (an input, or a project made earlier, as a project folder)
+ * and `processPages` (every frame through the pipeline into the project's page images).
+ */
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { describeError, ERROR_CODES, QuireError } from '../errors.js';
+import { openSlim } from '../export/index.js';
+import { inputType, openImages, openInput, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
+import { createFramePool, type FramePage, type FrameTask } from '../pipeline/index.js';
+import {
+  createProjectFolder,
+  loadManifest,
+  newManifest,
+  removeProjectFolder,
+  safeFileName,
+  saveManifest,
+  type PresetName,
+  type ProjectFolder,
+  type ProjectManifest,
+} from '../project/index.js';
+import type { ProgressEvent } from './progress.js';
+
+export interface OpenOptions {
+  /**
+   * How the user knows the input (an upload's original file name): used in messages instead of the path, and for
+   * the document name when the input has none of its own. Default: the path.
+   */
+  label?: string;
+  /** Document name for output files; default from the input. */
+  name?: string;
+  /**
+   * Keep the project folder here instead of a temporary one removed at `close()`; a function gets the document
+   * name first (a batch's project is named after it).
+   */
+  projectDir?: string | ((name: string) => string);
+  /** Keep PDF pages that already have a text layer as they are (`quire ocr`); `processPages` then skips them. */
+  keepTextPages?: boolean;
+}
+
+/** A document opened for conversion: its project folder and manifest, and the input its pages come from. */
+export interface OpenedDocument {
+  name: string;
+  /** The project folder (`project.json`, `pages/`, `ocr/`). */
+  dir: string;
+  manifest: ProjectManifest;
+  /** The input frames still to be processed; null for a project opened again (its pages are made). */
+  source: OpenedInput | null;
+  /** Frames of the input (for a project opened again: the distinct frames its pages came from). */
+  frames: number;
+  /** True when the project folder is removed at `close()`. */
+  transient: boolean;
+  /** The project file of each source PDF whose text pages are kept as they are (`keepTextPages`), by input path. */
+  keptPdfs: ReadonlyMap<string, string>;
+  /** Release the input and remove a temporary project folder. */
+  close(): Promise<void>;
+}
+
+/** The name of the source PDF in a project that keeps pages of it (the next ones, if ever, `source-2.pdf` …). */
+const SOURCE_PDF = 'source.pdf';
+
+/**
+ * Open an input — a scan bundle, a PDF, several images taken together, a slim project (`.quire`) or a kept project
+ * folder — as a project. A new input gets an empty project (pages come from `processPages`); a project opened again
+ * keeps its pages (a slim one is unpacked into a temporary folder, a folder is used in place).
+ */
+export async function openDocument(input: string | string[], options: OpenOptions = {}): Promise<OpenedDocument> {
+  const inputs = Array.isArray(input) ? input : [input];
+  if (inputs.length === 0) throw new QuireError(ERROR_CODES.USAGE, 'No input was given.');
+  if (inputs.length === 1 && inputType(inputs[0]) === 'project') return reopenProject(inputs[0], options);
+
+  const opened = await openInputs(inputs, options.label);
+  let folder: ProjectFolder | undefined;
+  try {
+    // An input named only by its extension (an upload called `.pdf`) still gives the document a name.
+    const name = options.name ?? (opened.name.trim() || 'document');
+    const keep = typeof options.projectDir === 'function' ? options.projectDir(name) : options.projectDir;
+    folder = await createProjectFolder(keep);
+    const dir = folder.dir;
+    const manifest = newManifest(name, inputs.map((p) => basename(p)));
+    const kept = options.keepTextPages ? await copySourcePdfs(opened, dir) : new Map<string, string>();
+    const made = folder;
+    return {
+      name,
+      dir,
+      manifest,
+      source: opened,
+      frames: opened.frames.length,
+      transient: folder.transient,
+      keptPdfs: kept,
+      close: async () => {
+        await opened.close();
+        await removeProjectFolder(made);
+      },
+    };
+  } catch (e) {
+    await opened.close();
+    if (folder) await removeProjectFolder(folder);
+    throw e;
+  }
+}
+
+async function reopenProject(path: string, options: OpenOptions): Promise<OpenedDocument> {
+  const isFolder = (await stat(path)).isDirectory();
+  // A kept project folder is used in place; a slim project is unpacked first.
+  const keep = isFolder ? undefined : typeof options.projectDir === 'function' ? options.projectDir(basename(path).replace(/\.quire$/i, '')) : options.projectDir;
+  const folder = await createProjectFolder(keep);
+  try {
+    const { dir, manifest } = isFolder ? { dir: path, manifest: await loadManifest(path) } : await openSlim(path, join(folder.dir, 'project'));
+    if (options.name) manifest.name = options.name;
+    return {
+      name: manifest.name,
+      dir,
+      manifest,
+      source: null,
+      frames: new Set(manifest.pages.map((p) => `${p.source.input}#${p.source.frame}`)).size,
+      transient: folder.transient,
+      keptPdfs: new Map(),
+      close: () => removeProjectFolder(folder),
+    };
+  } catch (e) {
+    await removeProjectFolder(folder);
+    throw e;
+  }
+}
+
+async function openInputs(inputs: string[], label: string | undefined): Promise<OpenedInput> {
+  const labelOf = (p: string): string => (inputs.length === 1 && label ? label : p);
+  for (const p of inputs) {
+    try {
+      await stat(p);
+    } catch {
+      throw new QuireError(ERROR_CODES.INPUT_NOT_FOUND, `${labelOf(p)} does not exist.`);
+    }
+  }
+  if (inputs.length === 1) return openInput(inputs[0], label);
+  const notImages = inputs.filter((p) => inputType(p) !== 'image');
+  if (notImages.length > 0) {
+    throw new QuireError(ERROR_CODES.USAGE, `Only image files can be combined into one document, and ${notImages[0]} is not one.`);
+  }
+  return openImages(inputs);
+}
+
+/**
+ * Copy each PDF whose pages have a text layer into the project, so a kept page (and a slim project made from it)
+ * does not depend on the input staying where it was. Returns the project file of each such PDF, by input path.
+ */
+async function copySourcePdfs(opened: OpenedInput, projectDir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const frame of opened.frames) {
+    const pdf = frame.textLayer?.pdf;
+    if (pdf === undefined || files.has(pdf)) continue;
+    const file = files.size === 0 ? SOURCE_PDF : SOURCE_PDF.replace(/\.pdf$/, `-${files.size + 1}.pdf`);
+    try {
+      await copyFile(pdf, join(projectDir, file));
+    } catch (e) {
+      throw new QuireError(ERROR_CODES.OUTPUT, `Could not copy ${pdf} into the project.`, describeError(e));
+    }
+    files.set(pdf, file);
+  }
+  return files;
+}
+
+export interface ProcessOptions {
+  /** Force a preset; by default each frame gets the one that fits its kind. */
+  pipeline?: PresetName;
+  /** `--dpi N` (`force: false`) or `--dpi force:N`. */
+  dpi?: { value: number; force: boolean };
+  /** Pipeline threads; default the number of cores. */
+  workers?: number;
+  /** Margin kept around the printed area, in mm. */
+  marginMm?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
+
+/**
+ * Make the document's pages: every frame through the pipeline (pages with a text layer kept as they are when the
+ * document was opened with `keepTextPages`), recorded in the manifest and saved. Returns the wall milliseconds and
+ * the summed CPU milliseconds of each pipeline step.
+ */
+export async function processPages(doc: OpenedDocument, options: ProcessOptions = {}): Promise<{ ms: number; steps: Record<string, number> }> {
+  if (!doc.source) throw new QuireError(ERROR_CODES.USAGE, `The pages of ${doc.name} are already made; open its input again to make them anew.`);
+  const t0 = performance.now();
+  options.onProgress?.({ type: 'start', name: doc.name, frames: doc.frames });
+  const pool = createFramePool(options.workers);
+  try {
+    const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs);
+    doc.manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
+    await saveManifest(doc.dir, doc.manifest);
+    return { ms: performance.now() - t0, steps };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** A page kept from its PDF: no pipeline and no OCR, its text layer read once into `ocr/<frame>-text.json`. */
+async function keepTextPage(frame: SourceFrame, layer: TextLayerPage, file: string, projectDir: string): Promise<FramePage> {
+  const ocr = `ocr/${String(frame.index).padStart(4, '0')}-text.json`;
+  await mkdir(join(projectDir, 'ocr'), { recursive: true });
+  await writeFile(join(projectDir, ocr), JSON.stringify(await layer.textContent()));
+  return {
+    file,
+    kind: 'pdf',
+    pdfPage: layer.page,
+    width: layer.width,
+    height: layer.height,
+    dpi: layer.dpi,
+    ocr,
+    source: { input: frame.input, frame: frame.index, side: 'single' },
+    // Nothing was done to the page: `flat` is the preset that changes nothing.
+    decisions: { preset: 'flat', inputDpi: { value: layer.dpi, source: 'pdf' } },
+  };
+}
+
+/** Stream frames through the pool: load one ahead of each thread, never more. Pages with a text layer in `kept` skip it. */
+async function runFrames(
+  opened: OpenedInput,
+  pool: ReturnType<typeof createFramePool>,
+  projectDir: string,
+  options: ProcessOptions,
+  kept: ReadonlyMap<string, string>,
+): Promise<{ pages: FramePage[]; steps: Record<string, number> }> {
+  const total = opened.frames.length;
+  const results: FramePage[][] = new Array(total);
+  const steps: Record<string, number> = {};
+  let next = 0;
+  let framesDone = 0;
+  let pagesDone = 0;
+  let failure: unknown;
+
+  const lane = async (): Promise<void> => {
+    while (next < total && failure === undefined) {
+      if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
+      const i = next++;
+      const frame = opened.frames[i];
+      const keptFile = frame.textLayer && kept.get(frame.textLayer.pdf);
+      if (frame.textLayer && keptFile) {
+        results[i] = [await keepTextPage(frame, frame.textLayer, keptFile, projectDir)];
+        framesDone++;
+        pagesDone++;
+        options.onProgress?.({ type: 'frame', framesDone, framesTotal: total, pagesDone, input: frame.input });
+        continue;
+      }
+      const image = await frame.load();
+      const task: FrameTask = {
+        frame: image,
+        input: frame.input,
+        frameIndex: frame.index,
+        kind: frame.kind,
+        preset: options.pipeline ?? DEFAULT_PRESET[frame.kind],
+        ...(frame.dpi ? { knownDpi: frame.dpi } : {}),
+        ...(options.dpi ? { dpiOption: options.dpi } : {}),
+        marginMm: options.marginMm ?? 4,
+        projectDir,
+      };
+      const result = await pool.run(task);
+      results[i] = result.pages;
+      for (const [step, ms] of Object.entries(result.timings)) steps[step] = (steps[step] ?? 0) + ms;
+      framesDone++;
+      pagesDone += result.pages.length;
+      options.onProgress?.({ type: 'frame', framesDone, framesTotal: total, pagesDone, input: frame.input });
+    }
+  };
+  const lanes = Array.from({ length: Math.min(pool.size, Math.max(1, total)) }, () =>
+    lane().catch((e: unknown) => {
+      failure ??= e;
+    }),
+  );
+  await Promise.all(lanes);
+  if (failure !== undefined) throw failure;
+  return { pages: results.flat(), steps };
+}
+
+/** `<outDir>/<name>-project`, or `-project-2`, … when taken: a batch's project never lands on another's. */
+export function freeProjectDir(outDir: string, name: string): string {
+  const base = join(outDir, `${safeFileName(name)}-project`);
+  for (let n = 1; ; n++) {
+    const dir = n === 1 ? base : `${base}-${n}`;
+    if (!existsSync(dir)) return dir;
+  }
+}

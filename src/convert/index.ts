@@ -1,0 +1,23 @@
+/**
+ * The conversion core, as named verbs: `openDocument` (an input or a project, as a project folder),
+ * `processPages` (frames through the pipeline), `recognize` (OCR), `writeExports`, `send`; `convert()` composes
+ * them. The CLI, the job server's worker and the web app convert through this module only.
+ */
+export {
+  cancelProjectOcr,
+  checkProjectOcr,
+  convert,
+  readyOcr,
+  recognize,
+  type ConvertEngine,
+  type ConvertFn,
+  type ConvertOptions,
+  type ConvertResult,
+  type OcrCheck,
+  type OcrPending,
+  type RecognizeOptions,
+} from './convert.js';
+export { openDocument, processPages, type OpenedDocument, type OpenOptions, type ProcessOptions } from './document.js';
+export type { ProgressEvent } from './progress.js';
+export { send, type Sendable } from './send.js';
+export { writeExports, type WrittenExport } from './write-exports.js';
