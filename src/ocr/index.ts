@@ -26,3 +26,4 @@ export {
 export { alignOntoLayout } from './remote/align.js';
 export { createTesseractCliEngine } from './tesseract-cli.js';
 export { bestLocalEngine } from './best-local.js';
+export { listLexiconLanguages, openLexicon, type Lexicon } from './lexicon.js';
