@@ -6,8 +6,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
-import { openSlim } from '../export/index.js';
-import { inputType, openImages, openInput, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
+import { inputType, openImages, openInput, openSlim, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
 import { createFramePool, type FramePage, type FrameTask } from '../pipeline/index.js';
 import {
   createProjectFolder,
@@ -107,7 +106,7 @@ async function reopenProject(path: string, options: OpenOptions): Promise<Opened
   const keep = isFolder ? undefined : typeof options.projectDir === 'function' ? options.projectDir(basename(path).replace(/\.quire$/i, '')) : options.projectDir;
   const folder = await createProjectFolder(keep);
   try {
-    const { dir, manifest } = isFolder ? { dir: path, manifest: await loadManifest(path) } : await openSlim(path, join(folder.dir, 'project'));
+    const { dir, manifest } = isFolder ? { dir: path, manifest: await loadManifest(path) } : await openSlim(path, join(folder.dir, 'project'), options.label ?? path);
     if (options.name) manifest.name = options.name;
     return {
       name: manifest.name,

@@ -3,6 +3,6 @@ export { ExportRegistry, type ExportOption, type Exporter, type ExportRequest, t
 export { exportRegistry, listExports, markdownExporter, parseExportList, pdfExporter, slimExporter, textpackExporter } from './exporters.js';
 export { writePdf, pdfPagesFromProject, pageSizeInPoints, type PdfKeptPageInput, type PdfOptions, type PdfOutputPage, type PdfPageInput } from './pdf.js';
 export { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
-export { openSlim, writeSlim } from './slim.js';
+export { writeSlim } from './slim.js';
 export { readTiffLayout, singleG4Segment, type G4Segment, type TiffLayout } from './tiff.js';
 export { documentToMarkdown, type MarkdownOptions } from './markdown.js';

@@ -1,6 +1,6 @@
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { formatBytes } from '../util/index.js';
-import { unsafeEntryReason } from './entry-path.js';
+import { unsafeEntryReason } from '../project/index.js';
 import { sniffImage } from './sniff.js';
 import type { OpenedInput, SourceFrame } from './types.js';
 

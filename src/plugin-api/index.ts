@@ -29,3 +29,4 @@ export { multipartBody, type MultipartBody, type MultipartFile } from './multipa
 export { MailError, sendMail, verifySmtp, type MailAttachment, type MailMessage, type MailReceipt, type SmtpSecurity, type SmtpSettings } from './mail.js';
 export { contentTypeFor, extensionOf, formatBinaryBytes, formatBytes, quotePathSegment } from './text.js';
 export type { AuthChallenge } from './digest.js';
+export { parseBaseUrl, type BaseUrlProblem } from './url.js';

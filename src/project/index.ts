@@ -9,5 +9,6 @@ export * from './types.js';
 export * from './paths.js';
 export * from './project.js';
 export * from './names.js';
+export * from './entry-path.js';
 export * from './files.js';
 export * from './page-image.js';

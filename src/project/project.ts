@@ -1,7 +1,8 @@
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
+import { unsafeEntryReason } from './entry-path.js';
 import type { OcrPage } from './ocr-model.js';
 import type { ProjectManifest, ProjectPage } from './types.js';
 
@@ -73,4 +74,53 @@ export async function loadOcrPages(dir: string, manifest: ProjectManifest): Prom
     }
   }
   return out;
+}
+
+const PAGE_KINDS: readonly string[] = ['bitonal', 'gray', 'color', 'pdf'];
+
+/**
+ * Check the parts of a `project.json` that reopening and exporting rely on; `whose` completes "The project.json of
+ * …" in messages ("the slim project").
+ */
+export function parseProjectManifest(value: unknown, whose: string): ProjectManifest {
+  const bad = (what: string): QuireError => new QuireError(ERROR_CODES.BAD_PROJECT, `The project.json of ${whose} ${what}.`);
+  if (!isRecord(value) || value.format !== 'quire-project') throw bad('is not a Quire project');
+  if (value.version !== 1) throw bad(`has version ${JSON.stringify(value.version)}, and this Quire reads version 1`);
+  if (typeof value.name !== 'string') throw bad('has no document name');
+  if (!Array.isArray(value.pages) || value.pages.length === 0) throw bad('lists no pages');
+  for (const [i, page] of value.pages.entries()) {
+    const valid =
+      isRecord(page) &&
+      Number.isInteger(page.index) &&
+      typeof page.file === 'string' &&
+      unsafeEntryReason(page.file) === null &&
+      PAGE_KINDS.includes(page.kind as string) &&
+      isPositive(page.width) &&
+      isPositive(page.height) &&
+      isPositive(page.dpi) &&
+      (page.kind !== 'pdf' || (typeof page.pdfPage === 'number' && Number.isInteger(page.pdfPage) && page.pdfPage >= 1));
+    if (!valid) throw bad(`has an unusable entry for page ${i + 1}`);
+  }
+  return value as unknown as ProjectManifest;
+}
+
+/** Every page's image (or source PDF) and OCR result named in the manifest is a file in the project folder. */
+export async function assertProjectFiles(dir: string, manifest: ProjectManifest): Promise<void> {
+  for (const page of manifest.pages) {
+    const info = await stat(join(dir, page.file)).catch(() => undefined);
+    const what = page.kind === 'pdf' ? 'source PDF' : 'image';
+    if (!info?.isFile()) throw new QuireError(ERROR_CODES.BAD_PROJECT, `The ${what} of page ${page.index} is missing from the project.`, page.file);
+    if (page.ocr !== undefined) {
+      const ocr = await stat(join(dir, page.ocr)).catch(() => undefined);
+      if (!ocr?.isFile()) throw new QuireError(ERROR_CODES.BAD_PROJECT, `The OCR result of page ${page.index} is missing from the project.`, page.ocr);
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isPositive(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }

@@ -1,4 +1,5 @@
 import { ERROR_CODES, QuireError } from '../errors.js';
+import { parseBaseUrl as parseHttpBaseUrl } from '../plugin-api/index.js';
 import type { JobStore } from './store.js';
 
 /** Keys of the config table a person sets with `quire server config set`. */
@@ -48,17 +49,19 @@ export function parseSmtpConfig(text: string): SmtpConfig {
   return v as unknown as SmtpConfig;
 }
 
-/** A public base URL for links: http(s), no query, stored without a trailing slash. */
+/** A public base URL for links: http(s), no credentials, query or fragment, stored without a trailing slash. */
 export function parseBaseUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw usage(`${text} is not a URL; give the server's public address, such as https://quire.example.org.`);
+  const parsed = parseHttpBaseUrl(text);
+  if (parsed.url === undefined) {
+    throw usage(
+      {
+        not_url: `${text} is not a URL; give the server's public address, such as https://quire.example.org.`,
+        not_http: 'The base URL must start with http:// or https://.',
+        extra_parts: 'The base URL must not have a user name, a query or a fragment.',
+      }[parsed.problem],
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage('The base URL must start with http:// or https://.');
-  if (url.search || url.hash) throw usage('The base URL must not have a query or a fragment.');
-  return url.href.replace(/\/+$/, '');
+  return parsed.url;
 }
 
 /** Validate and store one setting. */

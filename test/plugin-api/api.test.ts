@@ -117,3 +117,16 @@ describe('the plugin API', () => {
     expect(() => normalizeBookMeta({ title: '  ' })).toThrow(/needs a title/);
   });
 });
+
+describe('parseBaseUrl', () => {
+  it('keeps a path, drops the trailing slash, and names what is wrong with a bad address', async () => {
+    const { parseBaseUrl } = await import('../../src/plugin-api/index.js');
+    expect(parseBaseUrl(' http://localhost:8080/calibre/ ')).toEqual({ url: 'http://localhost:8080/calibre' });
+    expect(parseBaseUrl('https://api.mistral.ai')).toEqual({ url: 'https://api.mistral.ai' });
+    expect(parseBaseUrl('quire dot org')).toEqual({ problem: 'not_url' });
+    expect(parseBaseUrl('ftp://example.org')).toEqual({ problem: 'not_http' });
+    for (const extra of ['http://u:p@example.org', 'http://example.org/?q=1', 'http://example.org/#top']) {
+      expect(parseBaseUrl(extra), extra).toEqual({ problem: 'extra_parts' });
+    }
+  });
+});

@@ -16,6 +16,7 @@ import {
   SendResult,
   extensionOf,
   headersField,
+  parseBaseUrl,
   quotePathSegment,
   registerDestination,
 } from 'quire/plugin-api';
@@ -30,16 +31,11 @@ class SettingProblem extends Error {
 
 /** `http://host:8080/` → `http://host:8080`; a path in the address is kept (a reverse proxy's). */
 function baseUrlOf(text) {
-  let url;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new SettingProblem(`The server address "${text}" is not a web address such as http://localhost:8080.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingProblem('The server address must start with http:// or https://.');
-  // Credentials in the address would travel in every request line; they belong in username and password.
-  if (url.username || url.password || url.search || url.hash) throw new SettingProblem('The server address must be only the address, with no user name, query or #part.');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const { url, problem } = parseBaseUrl(text);
+  if (problem === 'not_url') throw new SettingProblem(`The server address "${text}" is not a web address such as http://localhost:8080.`);
+  if (problem === 'not_http') throw new SettingProblem('The server address must start with http:// or https://.');
+  if (problem === 'extra_parts') throw new SettingProblem('The server address must be only the address, with no user name, query or #part.');
+  return url;
 }
 
 /** calibre's `--url-prefix` (`/calibre`): leading slash, no trailing one, plain path segments. */

@@ -4,7 +4,7 @@
  * command line, else the OS keychain, else the config-file fallback — the store the web app's settings page uses).
  * `QUIRE_REMOTEOCR_API_KEY` wins over the stored key, for servers configured by their environment.
  */
-import { Field } from '../../plugin-api/index.js';
+import { Field, parseBaseUrl } from '../../plugin-api/index.js';
 import { applySettings, secretsOf, viewSettings, type SettingsDescriptor, type SettingsOptions } from '../../settings/index.js';
 
 export const REMOTE_OCR_SLUG = 'remoteocr';
@@ -37,15 +37,12 @@ export const REMOTE_OCR_SETTINGS = REMOTE_OCR_DESCRIPTOR.configFields.map((f) =>
 
 /** A base URL as the client uses it: http(s), no trailing slash. Throws a `RangeError` naming the problem. */
 export function normalizeBaseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    throw new RangeError(`"${value}" is not a URL`);
+  const parsed = parseBaseUrl(value);
+  if (parsed.url === undefined) {
+    const problem = { not_url: 'is not a URL', not_http: 'is not an http or https URL', extra_parts: 'must not have a user name, query or fragment' };
+    throw new RangeError(`"${value}" ${problem[parsed.problem]}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`"${value}" is not an http or https URL`);
-  if (url.search || url.hash) throw new RangeError(`"${value}" must not have a query or fragment`);
-  return url.toString().replace(/\/+$/, '');
+  return parsed.url;
 }
 
 /** Read the settings: stored values (else defaults), and the key from the environment, else the secret store. */
