@@ -3,8 +3,7 @@
  * artifacts served by capability URL. `createApp` builds it without listening; the CLI listens.
  */
 export { createApp, DEFAULT_MAX_UPLOAD, DEFAULT_PORT, DEFAULT_RUN_RATE, type CreateAppOptions, type QuireServer } from './app.js';
-export { parseBaseUrl, parseSmtpConfig, setServerConfig, showServerConfig, SETTABLE, type SmtpConfig } from './config.js';
-export type { OcrBatch, Processor, TickResult } from './processor.js';
-export { nextOcrPoll, OCR_BACKOFF_MINUTES, OCR_BATCH_TIMED_OUT } from './processor.js';
+export { parseBaseUrl, parseSmtpConfig, setServerConfig, showServerConfig, SETTABLE } from './config.js';
+export { nextOcrPoll, OCR_BATCH_TIMED_OUT } from './processor.js';
 export { openSqliteStore } from './sqlite-store.js';
-export { JOB_STATUSES, type ApiKey, type Job, type JobStatus, type JobStore } from './store.js';
+export type { Job, JobStore } from './store.js';
