@@ -1,5 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
 import type { PageKind } from './types.js';
+import { fileSystemError } from './file-errors.js';
 import { writeFileAtomically } from './files.js';
 
 /** Raw page pixels as the pipeline hands them over. 0 is black, 255 is white. */
@@ -29,7 +30,11 @@ export function roundUpToTile(pixels: number): number {
 export async function writePageImage(image: PageRaster, kind: PageKind, dpi: number, pathNoExt: string): Promise<string> {
   const path = `${pathNoExt}${kind === 'bitonal' ? '.tif' : '.jpg'}`;
   const bytes = kind === 'bitonal' ? await encodeBitonalTiff(image, dpi) : await encodePageJpeg(image, kind, dpi);
-  await writeFileAtomically(path, bytes);
+  try {
+    await writeFileAtomically(path, bytes);
+  } catch (e) {
+    throw await fileSystemError(e, path);
+  }
   return path;
 }
 
