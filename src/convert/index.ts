@@ -17,7 +17,8 @@ export {
   type OcrPending,
   type RecognizeOptions,
 } from './convert.js';
+export { checkConversions, type CheckedDocument, type CheckedRun, type CheckOptions } from './check.js';
 export { openDocument, processPages, type OpenedDocument, type OpenOptions, type ProcessOptions } from './document.js';
 export type { ProgressEvent } from './progress.js';
 export { send, type Sendable } from './send.js';
-export { writeExports, type WrittenExport } from './write-exports.js';
+export { writeExports, type WriteExportsOptions, type WrittenExport } from './write-exports.js';

@@ -71,9 +71,12 @@ export async function checkOutputFolder(dir: string, options: { longestName?: nu
   try {
     const wanted = Math.max(1, options.longestName ?? 0) + TEMP_NAME_OVERHEAD;
     const fits = (bytes: number): Promise<boolean> => probeName(staging, bytes, failed);
-    const maxNameBytes = ((await fits(wanted)) ? wanted : await longestNameThatFits(fits, wanted)) - TEMP_NAME_OVERHEAD;
-    if (maxNameBytes < 16) {
-      throw new QuireError(ERROR_CODES.OUTPUT, `Could not write in ${folder}: its file system takes names of only ${maxNameBytes + TEMP_NAME_OVERHEAD} bytes.`);
+    let maxNameBytes = wanted - TEMP_NAME_OVERHEAD;
+    if (!(await fits(wanted))) {
+      maxNameBytes = (await longestNameThatFits(fits, wanted)) - TEMP_NAME_OVERHEAD;
+      if (maxNameBytes < 16) {
+        throw new QuireError(ERROR_CODES.OUTPUT, `Could not write in ${folder}: the name is too long for the file system.`, `longest name that fits: ${maxNameBytes + TEMP_NAME_OVERHEAD} bytes`);
+      }
     }
     return { dir: folder, maxNameBytes, ...(free !== undefined ? { free } : {}) };
   } finally {

@@ -23,6 +23,32 @@ export function roundUpToTile(pixels: number): number {
   return Math.ceil(pixels / TILE_STEP) * TILE_STEP;
 }
 
+/** A JPEG a PDF can show exactly as it is (`DCTDecode`): its size and number of colour components. */
+export interface PdfReadyJpeg {
+  width: number;
+  height: number;
+  components: 1 | 3;
+}
+
+/**
+ * Whether `bytes` is a JPEG that a PDF shows unchanged: grey or sRGB (not CMYK, whose Adobe inversion PDFs read
+ * differently), upright (PDF viewers ignore EXIF orientation). Such a page is carried into the output byte for
+ * byte; anything else is re-encoded.
+ */
+export async function pdfReadyJpeg(bytes: Uint8Array): Promise<PdfReadyJpeg | null> {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return null;
+  let meta;
+  try {
+    meta = await sharp(bytes).metadata();
+  } catch {
+    return null;
+  }
+  const { format, width, height, channels, space, orientation } = meta;
+  if (format !== 'jpeg' || (orientation ?? 1) !== 1 || !(width > 0 && height > 0)) return null;
+  if (!((channels === 1 && space === 'b-w') || (channels === 3 && space === 'srgb'))) return null;
+  return { width, height, components: channels };
+}
+
 /**
  * Write a final page image and return its path: a CCITT G4 TIFF (`.tif`) for bitonal pages,
  * a JPEG (`.jpg`) for gray and colour pages. The file appears whole or not at all.
