@@ -73,3 +73,30 @@ export function pdfPageSizes(path: string): Array<{ width: number; height: numbe
   const info = execFileSync('pdfinfo', ['-f', '1', '-l', String(n), path], { encoding: 'utf8' });
   return [...info.matchAll(/Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/g)].map((m) => ({ width: Number(m[1]), height: Number(m[2]) }));
 }
+
+/**
+ * Whether this process can mount a small tmpfs (root). Tests of full and read-only file systems run only then,
+ * and always under CI, where a refusal to mount is a failure rather than a skip.
+ */
+export const CAN_MOUNT = process.getuid?.() === 0 || process.env.CI === 'true';
+
+/** Mount a tmpfs of `size` (e.g. `64k`) at a fresh folder, run `fn` in it, unmount. */
+export async function withTmpfs<T>(size: string, fn: (dir: string) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'quire-tmpfs-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755${options.readOnly ? ',ro' : ''}`, 'tmpfs', dir]);
+  try {
+    return await fn(dir);
+  } finally {
+    execFileSync('umount', ['-l', dir]);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Fill the file system holding `dir` up to its last byte. */
+export function fillUp(dir: string): void {
+  try {
+    execFileSync('dd', ['if=/dev/zero', `of=${join(dir, 'filler')}`, 'bs=4k'], { stdio: 'ignore' });
+  } catch {
+    // dd stops with "No space left on device": that is the point.
+  }
+}

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { copyFile, link, lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { formatBytes } from '../util/index.js';
 import { errnoOf, fileSystemError, freeBytes } from './file-errors.js';
@@ -46,11 +46,7 @@ function stagingName(): string {
  */
 export async function checkOutputFolder(dir: string, options: { longestName?: number; needed?: number } = {}): Promise<OutputFolderCheck> {
   const folder = resolve(dir);
-  try {
-    await mkdir(folder, { recursive: true });
-  } catch (e) {
-    throw await fileSystemError(e, folder, { action: 'create-folder' });
-  }
+  await makeFolder(folder);
   await removeLeftovers(folder, STAGING);
   // Space first: "not enough space, this much needed" says more than a probe that failed to write.
   const free = await freeBytes(folder);
@@ -81,6 +77,21 @@ export async function checkOutputFolder(dir: string, options: { longestName?: nu
     return { dir: folder, maxNameBytes, ...(free !== undefined ? { free } : {}) };
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** `mkdir -p`, failing with the real reason: Node's recursive mkdir reports a read-only parent as a missing one. */
+export async function makeFolder(folder: string): Promise<void> {
+  try {
+    await mkdir(folder, { recursive: true });
+  } catch (e) {
+    let reason = e;
+    if (errnoOf(e) === 'ENOENT') {
+      let missing = folder;
+      while (dirname(missing) !== missing && !(await lstat(dirname(missing)).then(() => true, () => false))) missing = dirname(missing);
+      reason = await mkdir(missing).then(() => e, (again: unknown) => again);
+    }
+    throw await fileSystemError(reason, folder, { action: 'create-folder' });
   }
 }
 

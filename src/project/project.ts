@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 import { fileSystemError } from './file-errors.js';
 import { workFolderPrefix } from './leftovers.js';
+import { makeFolder } from './output-folder.js';
 import type { OcrPage } from './ocr-model.js';
 import type { ProjectManifest, ProjectPage } from './types.js';
 
@@ -23,7 +24,7 @@ export async function createProjectFolder(keep?: string): Promise<ProjectFolder>
   const dir = keep ? resolve(keep) : undefined;
   try {
     if (dir) {
-      await mkdir(join(dir, 'pages'), { recursive: true });
+      await makeFolder(join(dir, 'pages'));
       return { dir, transient: false };
     }
     const made = await mkdtemp(workFolderPrefix('project'));
