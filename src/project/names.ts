@@ -13,8 +13,9 @@ const MAX_STEM_CHARS = 150;
 export function safeFileName(name: string): string {
   const cleaned = name
     .normalize('NFC')
+    // Control characters, the bidirectional controls that make a name read backwards, and what Windows refuses.
     // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f/\\:*?"<>|]+/g, '_')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069/\\:*?"<>|]+/g, '_')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^\.+/, '');
