@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -99,4 +100,13 @@ export function fillUp(dir: string): void {
   } catch {
     // dd stops with "No space left on device": that is the point.
   }
+}
+
+/** A folder whose absolute path is about `length` bytes long (near the system's 4096), made one short component at a time. */
+export function deepFolder(root: string, length: number): string {
+  let dir = root;
+  while (dir.length < length - 101) dir = join(dir, 'd'.repeat(99));
+  dir = join(dir, 'e'.repeat(Math.max(1, length - dir.length - 1)));
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }

@@ -71,7 +71,7 @@ export async function checkOutputFolder(dir: string, options: { longestName?: nu
     if (!(await fits(wanted))) {
       maxNameBytes = (await longestNameThatFits(fits, wanted)) - TEMP_NAME_OVERHEAD;
       if (maxNameBytes < 16) {
-        throw new QuireError(ERROR_CODES.OUTPUT, `Could not write in ${folder}: the name is too long for the file system.`, `longest name that fits: ${maxNameBytes + TEMP_NAME_OVERHEAD} bytes`);
+        throw new QuireError(ERROR_CODES.OUTPUT, `Could not write ${folder}: the name is too long for the file system.`, `longest name that fits: ${maxNameBytes + TEMP_NAME_OVERHEAD} bytes`);
       }
     }
     return { dir: folder, maxNameBytes, ...(free !== undefined ? { free } : {}) };

@@ -9,7 +9,7 @@ import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { CAN_MOUNT, fillUp, QUIRE_BIN, ROOT, SAMPLE, runQuire, withTempDir, withTmpfs } from '../helpers.js';
+import { CAN_MOUNT, deepFolder, fillUp, QUIRE_BIN, ROOT, SAMPLE, runQuire, withTempDir, withTmpfs } from '../helpers.js';
 
 /** The example bundle's files, by name. */
 let sample: Map<string, Buffer> | undefined;
@@ -188,6 +188,19 @@ describe('check before work', () => {
       expect(remote.code).not.toBe(0);
       expect(remote.stderr).toMatch(/^quire: .*key.*\n$/);
       expect(existsSync(join(dir, 'out'))).toBe(false);
+    });
+  }, 300_000);
+
+  it('shortens names to what the output folder takes, and says so', async () => {
+    await withTempDir(async (dir) => {
+      const input = await bundle(join(dir, 'book'), 'A History of the Printed Book in Forty Volumes, Volume the First');
+      const out = deepFolder(dir, 3990);
+      const r = await runQuire(['run', input, '--pipeline', 'flat', '-e', 'pdf+slim', '-o', out, '--json']);
+      expect(r.code).toBe(0);
+      const [summary] = JSON.parse(r.stdout);
+      expect(summary.renamed).toBe('shortened');
+      expect('A History of the Printed Book in Forty Volumes, Volume the First'.startsWith(summary.file_stem)).toBe(true);
+      expect(readdirSync(out).sort()).toEqual([`${summary.file_stem}.pdf`, `${summary.file_stem}.quire`]);
     });
   }, 300_000);
 

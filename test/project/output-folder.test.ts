@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import { checkOutputFolder, distinctStems, fileSystemError, removeLeftovers, removeStaleWorkFolders, safeFileName, stageOutputs } from '../../src/project/index.js';
-import { CAN_MOUNT, fillUp, withTempDir, withTmpfs } from '../helpers.js';
+import { CAN_MOUNT, deepFolder, fillUp, withTempDir, withTmpfs } from '../helpers.js';
 
 async function failure(work: Promise<unknown>): Promise<QuireError> {
   const error = await work.then(
@@ -63,6 +63,23 @@ describe('checkOutputFolder', () => {
       const fresh = join(dir, 'new', 'folder');
       await checkOutputFolder(fresh);
       expect(readdirSync(fresh)).toEqual([]);
+    });
+  });
+
+  it('finds how long a name may be where the path reaches the system limit, and refuses a folder where none fits', async () => {
+    await withTempDir(async (dir) => {
+      const deep = deepFolder(dir, 4000);
+      const checked = await checkOutputFolder(deep, { longestName: 120 });
+      expect(checked.maxNameBytes).toBeLessThan(120);
+      expect(checked.maxNameBytes).toBeGreaterThanOrEqual(16);
+      // A name that long, with the temporary suffix an export adds, can indeed be written there.
+      const staged = await stageOutputs(deep);
+      const name = 'n'.repeat(checked.maxNameBytes);
+      writeFileSync(`${staged.pathFor(join(deep, name))}.${process.pid}.0123abcd.tmp`, 'x');
+      await staged.discard();
+      const deeper = deepFolder(dir, 4080);
+      const error = await failure(checkOutputFolder(deeper, { longestName: 30 }));
+      expect(error.message).toBe(`Could not write ${deeper}: the name is too long for the file system.`);
     });
   });
 
