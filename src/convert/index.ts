@@ -1,6 +1,7 @@
 /**
- * The conversion core, as named verbs: `openDocument` (an input or a project, as a project folder),
- * `processPages` (frames through the pipeline), `recognize` (OCR), `writeExports`, `send`; `convert()` composes
+ * The conversion core, as named verbs: `checkConversions` (everything that can be refused, before any work),
+ * `openDocument` (an input or a project, as a project folder), `processPages` (frames through the pipeline),
+ * `recognize` (OCR), `writeExports` (all of a document's files, as one transaction), `send`; `convert()` composes
  * them. The CLI, the job server's worker and the web app convert through this module only.
  */
 export {

@@ -165,6 +165,12 @@ async function keepJpeg(task: FrameTask): Promise<FramePage | null> {
   if (task.frame.raw || task.frame.page) return null;
   const jpeg = await pdfReadyJpeg(task.frame.data);
   if (!jpeg) return null;
+  // Decoded once all the same: a truncated or damaged JPEG is refused here, as it would be when re-encoded.
+  try {
+    await frameSharp(task.frame).stats();
+  } catch (e) {
+    throw new QuireError(ERROR_CODES.BAD_IMAGE, `${task.input} is not an image Quire can read.`, describeError(e));
+  }
   const dpi = resolveDpi(task, () => undefined);
   const path = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-single.jpg`);
   try {

@@ -173,6 +173,24 @@ describe('check before work', () => {
     });
   }, 300_000);
 
+  it('a document that fails half-way leaves nothing, and the next one is still converted (exit 1)', async () => {
+    await withTempDir(async (dir) => {
+      const broken = await bundle(join(dir, 'broken'), 'Broken');
+      // A JPEG cut short: its header passes the check, its pixels do not decode.
+      const image = join(broken, 'images', readdirSync(join(broken, 'images'))[0]);
+      await writeFile(image, readFileSync(image).subarray(0, 3000));
+      const good = await bundle(join(dir, 'good'), 'Good');
+      const out = join(dir, 'out');
+      const r = await runQuire(['run', broken, good, '--pipeline', 'flat', '-o', out, '--json']);
+      expect(r.code).toBe(1);
+      const [failed, done] = JSON.parse(r.stdout);
+      expect(failed).toEqual({ input: broken, error: { code: 'bad_image', message: expect.stringMatching(/is not an image Quire can read\.$/) } });
+      expect(done).toMatchObject({ input: good, name: 'Good' });
+      expect(readdirSync(out)).toEqual(['Good.pdf']);
+      expect(r.stderr).toMatch(new RegExp(`^quire: ${broken}: .*is not an image Quire can read\\.\nquire: 1 document of 2 failed\\.\n$`));
+    });
+  }, 300_000);
+
   it('refuses --ocr none with a Markdown export, and an OCR engine without its key, before any page', async () => {
     await withTempDir(async (dir) => {
       const input = await bundle(join(dir, 'book'), 'Book');

@@ -102,7 +102,8 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
             const error = interruptionOf(signal) ?? asQuireError(e);
             outcomes.push({ input, error });
             if (interruptionOf(signal)) break;
-            if (!flags.json) process.stderr.write(`quire: ${printable(error.message)}\n`);
+            // Said as it happens, --json or not (stdout keeps the JSON; it has the error too).
+            process.stderr.write(`quire: ${documents.length > 1 ? `${printable(input)}: ` : ''}${printable(error.message)}\n`);
             if (error.detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(error.detail)}\n`);
           }
         }
@@ -122,7 +123,7 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
     process.stderr.write(`quire: ${printable(stop.error.message)}\n`);
     throw new Reported(stop.error.exitCode);
   }
-  if (documents.length > 1 && !flags.json) process.stderr.write(`quire: ${count(failed.length, 'document')} of ${documents.length} failed.\n`);
+  if (documents.length > 1) process.stderr.write(`quire: ${count(failed.length, 'document')} of ${documents.length} failed.\n`);
   throw new Reported(failed[0].error.exitCode);
 }
 
