@@ -1,6 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { describeError, ERROR_CODES, isQuireError } from '../errors.js';
-import { fileSystemError, errnoOf } from '../project/index.js';
+import { ERROR_CODES } from '../errors.js';
 import { VERSION } from '../version.js';
 import { configCommand } from './commands/config.js';
 import { guiCommand } from './commands/gui.js';
@@ -8,11 +7,12 @@ import { listCommand } from './commands/list.js';
 import { ocrCommand } from './commands/ocr.js';
 import { pluginsCommand } from './commands/plugins.js';
 import { serverCommand } from './commands/server.js';
-import { Reported, runCommand } from './commands/run.js';
+import { runCommand } from './commands/run.js';
+import { asQuireError, Reported } from './failure.js';
 import { printable, printableJson } from './print.js';
 import { closeOcrEngines } from '../ocr/index.js';
 
-export function buildProgram(json = false): Command {
+export function buildProgram(): Command {
   const program = new Command('quire')
     .description('Quire turns camera captures of book pages, PDFs and page images into clean, searchable PDFs.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -28,12 +28,8 @@ export function buildProgram(json = false): Command {
     process.stdout.write(`quire ${VERSION}\n`);
   }));
   // What commander prints comes partly from the command line (an unknown option, an argument): escaped like the rest.
-  // With --json the error goes to stdout as JSON instead (see main).
   const output = {
-    writeErr: (text: string) => process.stderr.write(text),
-    outputError: (text: string, write: (s: string) => void) => {
-      if (!json) write(`${printable(text.replace(/\n$/, ''))}\n`);
-    },
+    outputError: (text: string, write: (s: string) => void) => write(`${printable(text.replace(/\n$/, ''))}\n`),
   };
   const configure = (cmd: Command): void => {
     cmd.exitOverride().configureOutput(output);
@@ -57,23 +53,18 @@ export async function main(argv: string[]): Promise<number> {
     return exitCode;
   };
   try {
-    await buildProgram(wantsJson).parseAsync(argv, { from: 'user' });
+    await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (e) {
     if (e instanceof Reported) return e.exitCode;
     if (e instanceof CommanderError) {
-      // Help and version end here too, with code 0; commander has already printed them (or, with --json, not the error).
+      // Help and version end here too, with code 0; commander has already printed them, and the error on stderr.
       if (e.exitCode === 0) return 0;
       if (wantsJson) process.stdout.write(printableJson([{ error: { code: ERROR_CODES.USAGE, message: e.message.replace(/^error: /, '') } }]) + '\n');
       return 2;
     }
-    if (isQuireError(e)) return fail(e.code, e.message, e.exitCode, e.detail);
-    // A file-system failure nobody worded: its path and the reason, in one sentence.
-    if (errnoOf(e) && typeof (e as NodeJS.ErrnoException).path === 'string') {
-      const error = await fileSystemError(e, (e as NodeJS.ErrnoException).path as string, { action: (e as NodeJS.ErrnoException).syscall === 'open' ? 'read' : 'write' });
-      return fail(error.code, error.message, error.exitCode, error.detail);
-    }
-    return fail(ERROR_CODES.INTERNAL, `something went wrong that Quire did not expect: ${describeError(e)}`, 1);
+    const error = await asQuireError(e);
+    return fail(error.code, error.message, error.exitCode, error.detail);
   } finally {
     await closeOcrEngines();
   }

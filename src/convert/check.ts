@@ -93,7 +93,7 @@ export async function checkConversions(documents: ReadonlyArray<string | string[
   /** The output folder, when the check made it. */
   let created: string | undefined;
   try {
-    for (const [i, doc] of documents.entries()) inspected.push(await inspect(Array.isArray(doc) ? doc : [doc], options, keepTextPages, ocr, i === 0));
+    for (const [i, doc] of documents.entries()) inspected.push(await inspect(Array.isArray(doc) ? doc : [doc], options, keepTextPages, i === 0));
     const outDir = resolve(options.outDir ?? '.');
     await checkOcr(ocr, needsText, inspected);
     if (!(await stat(outDir).then(() => true, () => false))) created = outDir;
@@ -102,23 +102,19 @@ export async function checkConversions(documents: ReadonlyArray<string | string[
       outDir,
       requests,
       ...(ocr ? { ocr } : {}),
-      documents: inspected.map((doc, i) => {
-        let opened = doc.opened;
-        return {
-          inputs: doc.inputs,
-          name: doc.name,
-          fileStem: stems[i].stem,
-          ...(stems[i].renamed ? { renamed: stems[i].renamed } : {}),
-          frames: doc.frames,
-          expected: doc.expected,
-          takeOpened: () => {
-            const taken = opened;
-            opened = undefined;
-            doc.opened = undefined;
-            return taken;
-          },
-        };
-      }),
+      documents: inspected.map((doc, i) => ({
+        inputs: doc.inputs,
+        name: doc.name,
+        fileStem: stems[i].stem,
+        ...(stems[i].renamed ? { renamed: stems[i].renamed } : {}),
+        frames: doc.frames,
+        expected: doc.expected,
+        takeOpened: () => {
+          const taken = doc.opened;
+          doc.opened = undefined;
+          return taken;
+        },
+      })),
       close: async () => {
         await closeAll(inspected);
         // An output folder this run made and nothing was written to is not left behind.
@@ -157,7 +153,7 @@ async function closeAll(docs: Inspected[]): Promise<void> {
 }
 
 /** Open one document's input and read what the later checks need; the first document's input stays open. */
-async function inspect(inputs: string[], options: CheckOptions, keepTextPages: boolean, ocr: OcrSpec | undefined, keepOpen: boolean): Promise<Inspected> {
+async function inspect(inputs: string[], options: CheckOptions, keepTextPages: boolean, keepOpen: boolean): Promise<Inspected> {
   if (inputs.length === 1 && inputType(inputs[0]) === 'project') {
     const doc = await openDocument(inputs[0], options.name ? { name: options.name } : {});
     try {

@@ -1,12 +1,13 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { checkConversions, checkProjectOcr, convert, send as sendTo, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
-import { describeError, ERROR_CODES, isQuireError, QuireError } from '../../errors.js';
+import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
 import { inputType } from '../../ingest/index.js';
 import { isPresetName } from '../../pipeline/index.js';
 import type { PresetName } from '../../project/index.js';
 import { formatBytes } from '../../util/index.js';
+import { asQuireError, Reported } from '../failure.js';
 import { Interrupted, interruptionOf, withInterruption } from '../interrupt.js';
 import { count, printable, printableJson } from '../print.js';
 import { progressReporter } from '../progress.js';
@@ -57,7 +58,12 @@ export function addSharedOptions(cmd: Command): Command {
 }
 
 /** The outcome of one document of a run, as `--json` prints it. */
-type Outcome = { input: string; result: ConvertResult; checked: CheckedDocument } | { input: string; error: QuireError };
+interface Outcome {
+  input: string;
+  /** Set when the document was converted (its files are written, even if sending them failed). */
+  converted?: { result: ConvertResult; checked: CheckedDocument };
+  error?: QuireError;
+}
 
 /**
  * Convert each document the inputs make, printing progress and a summary. Every document is checked before the first
@@ -91,20 +97,21 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
       const run = await checkConversions(documents, options);
       try {
         for (const checked of run.documents) {
-          const input = checked.inputs.join(' ');
+          const outcome: Outcome = { input: checked.inputs.join(' ') };
+          outcomes.push(outcome);
           try {
             const result = await convert(checked.inputs, { ...options, checked, signal, onProgress: progressReporter(mode) });
-            outcomes.push({ input, result, checked });
+            outcome.converted = { result, checked };
             if (!flags.json) printSummary(result, checked);
             // Sending waits for the text: the exports sent are the finished ones, from --check-ocr.
             if (sendTo.length > 0 && !result.ocrPending) await send(result, sendTo, flags.json === true);
           } catch (e) {
-            const error = interruptionOf(signal) ?? asQuireError(e);
-            outcomes.push({ input, error });
-            if (interruptionOf(signal)) break;
+            const stopped = interruptionOf(signal);
+            outcome.error = stopped ?? (await asQuireError(e));
+            if (stopped) break;
             // Said as it happens, --json or not (stdout keeps the JSON; it has the error too).
-            process.stderr.write(`quire: ${documents.length > 1 ? `${printable(input)}: ` : ''}${printable(error.message)}\n`);
-            if (error.detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(error.detail)}\n`);
+            process.stderr.write(`quire: ${documents.length > 1 ? `${printable(outcome.input)}: ` : ''}${printable(outcome.error.message)}\n`);
+            if (outcome.error.detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(outcome.error.detail)}\n`);
           }
         }
       } finally {
@@ -116,31 +123,24 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
     },
   );
   if (flags.json) process.stdout.write(printableJson(outcomes.map(outcomeJson)) + '\n');
-  const failed = outcomes.filter((o): o is Extract<Outcome, { error: QuireError }> => 'error' in o);
+  const failed = outcomes.flatMap((o) => (o.error ? [o.error] : []));
   if (failed.length === 0) return;
-  const stop = failed.find((o) => o.error instanceof Interrupted);
+  const stop = failed.find((e) => e instanceof Interrupted);
   if (stop) {
-    process.stderr.write(`quire: ${printable(stop.error.message)}\n`);
-    throw new Reported(stop.error.exitCode);
+    process.stderr.write(`quire: ${printable(stop.message)}\n`);
+    throw new Reported(stop.exitCode);
   }
   if (documents.length > 1) process.stderr.write(`quire: ${count(failed.length, 'document')} of ${documents.length} failed.\n`);
-  throw new Reported(failed[0].error.exitCode);
+  throw new Reported(failed[0].exitCode);
 }
 
-/** A failure already reported (on stderr, or in the --json array): only its exit code is left to give. */
-export class Reported extends Error {
-  constructor(readonly exitCode: number) {
-    super('already reported');
-  }
-}
-
-function asQuireError(e: unknown): QuireError {
-  return isQuireError(e) ? e : new QuireError(ERROR_CODES.INTERNAL, `Something went wrong that Quire did not expect: ${describeError(e)}`, describeError(e));
-}
-
+/** One document in the --json array: its summary when it was converted, its error when something failed (both when sending failed). */
 function outcomeJson(o: Outcome): object {
-  if ('error' in o) return { input: o.input, error: { code: o.error.code, message: o.error.message } };
-  return { input: o.input, ...summary(o.result, o.checked) };
+  return {
+    input: o.input,
+    ...(o.converted ? summary(o.converted.result, o.converted.checked) : {}),
+    ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
+  };
 }
 
 /**
