@@ -28,10 +28,10 @@ export function workFolderPrefix(kind: 'project' | 'input'): string {
 
 /**
  * Remove the entries of `folder` whose name matches `pattern` (its first group the process id), that belong to
- * this user and whose process is gone. Returns the paths removed. Nothing here throws: a leftover that cannot be
- * removed stays for the next run.
+ * this user, whose process is gone and that were last changed at least `minAgeMs` ago. Returns the paths removed.
+ * Nothing here throws: a leftover that cannot be removed stays for the next run.
  */
-export async function removeLeftovers(folder: string, pattern: RegExp): Promise<string[]> {
+export async function removeLeftovers(folder: string, pattern: RegExp, minAgeMs = 0): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(folder);
@@ -45,7 +45,8 @@ export async function removeLeftovers(folder: string, pattern: RegExp): Promise<
     if (!m || Number(m[1]) === process.pid || !processIsGone(Number(m[1]))) continue;
     const path = join(folder, name);
     try {
-      if (uid !== undefined && (await stat(path)).uid !== uid) continue;
+      const info = await stat(path);
+      if ((uid !== undefined && info.uid !== uid) || Date.now() - info.mtimeMs < minAgeMs) continue;
       await rm(path, { recursive: true, force: true });
       removed.push(path);
     } catch {

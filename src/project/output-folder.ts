@@ -14,15 +14,17 @@ import { removeLeftovers } from './leftovers.js';
 
 /** `.quire-<pid>-<8 hex>`: a staging folder in an output folder, named after the process writing it. */
 const STAGING = /^\.quire-(\d+)-[0-9a-f]{8}$/;
+/**
+ * An output folder may be shared (a network drive) with runs on other machines, whose process ids mean nothing
+ * here: a staging folder is taken for a leftover only when it has not changed for this long.
+ */
+const STAGING_STALE_MS = 60 * 60 * 1000;
 
 /**
  * Bytes an output's name grows by while it is written: exporters write `.<name>.<pid>.<8 hex>.tmp` beside it and
  * rename that (see `tempPathBeside`).
  */
 export const TEMP_NAME_OVERHEAD = 24;
-
-/** The usual limit of a file name, in bytes (ext4, XFS, Btrfs, tmpfs, APFS, NTFS in UTF-16 units). */
-export const NAME_MAX_BYTES = 255;
 
 export interface OutputFolderCheck {
   /** The folder, absolute. */
@@ -47,7 +49,7 @@ function stagingName(): string {
 export async function checkOutputFolder(dir: string, options: { longestName?: number; needed?: number } = {}): Promise<OutputFolderCheck> {
   const folder = resolve(dir);
   await makeFolder(folder);
-  await removeLeftovers(folder, STAGING);
+  await removeLeftovers(folder, STAGING, STAGING_STALE_MS);
   // Space first: "not enough space, this much needed" says more than a probe that failed to write.
   const free = await freeBytes(folder);
   if (options.needed !== undefined && free !== undefined && free < options.needed) {

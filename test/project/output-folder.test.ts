@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,18 +48,23 @@ describe('file-system failures, in one sentence', () => {
 });
 
 describe('checkOutputFolder', () => {
-  it('creates the folder, leaves nothing of its probe, and removes the staging folders of dead runs only', async () => {
+  it('creates the folder, leaves nothing of its probe, and removes the staging folders of dead runs only, once they are old', async () => {
     await withTempDir(async (dir) => {
       const out = join(dir, 'a', 'b');
       await mkdir(out, { recursive: true });
-      const stale = join(out, `.quire-${deadPid()}-0badcafe`);
+      const dead = deadPid();
+      const stale = join(out, `.quire-${dead}-0badcafe`);
+      // Just made: on a shared folder it may be another machine's run, whose process ids mean nothing here.
+      const recent = join(out, `.quire-${dead}-0000beef`);
       const live = join(out, `.quire-${process.pid}-00c0ffee`);
       const mine = join(out, '.quire-notes');
-      for (const d of [stale, live, mine]) mkdirSync(d);
+      for (const d of [stale, recent, live, mine]) mkdirSync(d);
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      for (const d of [stale, live, mine]) utimesSync(d, twoHoursAgo, twoHoursAgo);
       const checked = await checkOutputFolder(out, { longestName: 40, needed: 1024 });
       expect(checked.dir).toBe(out);
       expect(checked.maxNameBytes).toBeGreaterThanOrEqual(40);
-      expect(readdirSync(out).sort()).toEqual(['.quire-notes', `.quire-${process.pid}-00c0ffee`].sort());
+      expect(readdirSync(out).sort()).toEqual(['.quire-notes', `.quire-${dead}-0000beef`, `.quire-${process.pid}-00c0ffee`].sort());
       const fresh = join(dir, 'new', 'folder');
       await checkOutputFolder(fresh);
       expect(readdirSync(fresh)).toEqual([]);
