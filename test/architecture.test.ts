@@ -12,9 +12,9 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
  * Root files (`errors.ts`, `version.ts`) are the ground under everything; `index` is the package's own entry.
  */
 const LAYERS: string[][] = [
-  ['errors', 'version'],
+  ['errors', 'version', 'util'],
   ['project', 'plugin-api'],
-  ['imaging', 'util', 'settings'],
+  ['imaging', 'settings'],
   ['ingest'],
   ['pipeline'],
   ['ocr'],

@@ -1,8 +1,10 @@
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 import { unsafeEntryReason } from './entry-path.js';
+import { fileSystemError } from './file-errors.js';
+import { workFolderPrefix } from './leftovers.js';
+import { makeFolder } from './output-folder.js';
 import type { OcrPage } from './ocr-model.js';
 import type { ProjectManifest, ProjectPage } from './types.js';
 
@@ -15,16 +17,23 @@ export interface ProjectFolder {
   transient: boolean;
 }
 
-/** Make the working folder: `keep` when the user asked to keep it, else a temporary one. */
+/**
+ * Make the working folder: `keep` when the user asked to keep it, else a temporary one named after this process,
+ * so that a run killed before it could clean up has its folder removed by the next (`removeStaleWorkFolders`).
+ */
 export async function createProjectFolder(keep?: string): Promise<ProjectFolder> {
-  if (keep) {
-    const dir = resolve(keep);
-    await mkdir(join(dir, 'pages'), { recursive: true });
-    return { dir, transient: false };
+  const dir = keep ? resolve(keep) : undefined;
+  try {
+    if (dir) {
+      await makeFolder(join(dir, 'pages'));
+      return { dir, transient: false };
+    }
+    const made = await mkdtemp(workFolderPrefix('project'));
+    await mkdir(join(made, 'pages'));
+    return { dir: made, transient: true };
+  } catch (e) {
+    throw await fileSystemError(e, dir ?? workFolderPrefix('project'), { action: 'create-folder' });
   }
-  const dir = await mkdtemp(join(tmpdir(), 'quire-project-'));
-  await mkdir(join(dir, 'pages'));
-  return { dir, transient: true };
 }
 
 export async function removeProjectFolder(folder: ProjectFolder): Promise<void> {

@@ -1,4 +1,5 @@
 import { readHidden } from '../prompt.js';
+import { printable, printableJson } from '../print.js';
 import { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import {
@@ -38,10 +39,11 @@ interface Io {
 
 /** Every command line command uses the plaintext secret store (`<APP_DATA>/.env`). */
 function io(deps: PluginsCliDeps): Io {
-  const debug = process.env.QUIRE_DEBUG ? (slug: string, line: string): void => void process.stderr.write(`  [${slug}] ${line}\n`) : undefined;
+  const debug = process.env.QUIRE_DEBUG ? (slug: string, line: string): void => void process.stderr.write(`  [${slug}] ${printable(line)}\n`) : undefined;
   return {
     host: resolveHostOptions({ ...(debug ? { onLog: debug } : {}), ...deps.host, plaintextSecrets: true }),
-    out: deps.out ?? ((text) => void process.stdout.write(text)),
+    // Names, reasons and settings come from plugins and their users: printed with their control characters escaped.
+    out: deps.out ?? ((text) => void process.stdout.write(text.split('\n').map(printable).join('\n'))),
     readSecret: deps.readSecret ?? readSecretFromStdin(),
   };
 }
@@ -96,9 +98,18 @@ function secretStoreLine(host: ResolvedHostOptions): string {
 }
 
 /** `quire list destinations`: each destination, what it accepts, and ready or what is missing. */
-export async function listDestinations(deps: PluginsCliDeps = {}): Promise<void> {
+export async function listDestinations(deps: PluginsCliDeps = {}, options: { json?: boolean } = {}): Promise<void> {
   const { host, out } = io(deps);
   const found = await discoverDestinations(host);
+  if (options.json) {
+    const list = found.map((d) => {
+      if (d.state === 'refused') return { slug: d.slug, state: 'refused', reason: d.reason };
+      const missing = missingSettings(d.descriptor, host);
+      return { slug: d.slug, display: d.descriptor.display, accepts: d.descriptor.accepts, state: missing.length === 0 ? 'ready' : 'missing', missing };
+    });
+    process.stdout.write(printableJson(list) + '\n');
+    return;
+  }
   if (found.length === 0) {
     out('No destination is installed; see quire plugins available.\n');
     return;

@@ -139,7 +139,7 @@ describe('quire run --ocr remoteocr (streaming)', () => {
     const r = await quire('run', join(work, 'harbour.pdf'), '--ocr', 'remoteocr', '-e', 'pdf+md', '-o', join(work, 'out'), '--json');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const summary = JSON.parse(r.out);
+    const summary = JSON.parse(r.out)[0];
     expect(summary.ocr).toEqual({ engine: 'remoteocr', languages: ['eng'] });
     expect(fake.seen('POST', /^\/v1\/ocr$/).length - before).toBe(1);
     const pdf = join(work, 'out', 'harbour.pdf');
@@ -239,7 +239,7 @@ describe('quire run --ocr remoteocr:batch, then --check-ocr', () => {
     fake.holdRunning = false;
     const done = await quire('run', proj, '--check-ocr', '--json');
     expect(done.code).toBe(0);
-    expect(JSON.parse(done.out)).toMatchObject({ name: 'harbour', pages: 2, ocr: { engine: 'remoteocr' }, outputs: [{ format: 'pdf' }, { format: 'md' }] });
+    expect(JSON.parse(done.out)[0]).toMatchObject({ name: 'harbour', pages: 2, ocr: { engine: 'remoteocr' }, outputs: [{ format: 'pdf' }, { format: 'md' }] });
     expect(pdfWords(join(out, 'harbour.pdf'), 2).map((w) => w.text).join(' ')).toContain('The harbour of page w340 wakes at dawn with gulls');
     expect(await readFile(join(out, 'harbour.md'), 'utf8')).toContain('The harbour of page w300');
     expect(JSON.parse(await readFile(join(proj, 'project.json'), 'utf8')).ocrBatch).toBeUndefined();
