@@ -43,8 +43,8 @@
  *    `~`, `|` and `1.`/`1)` at the start of a block. The text's Unicode is kept as it is.
  */
 import type { OcrPage } from '../project/index.js';
-import { findRunningRows, headingLevels, layoutPage, usualTextWidth, type PageLayout } from './markdown-classify.js';
-import { measureDocument, pageRows, type Row } from './markdown-layout.js';
+import { findRunningRows, headingLevels, layoutPage, usualTextWidth, type PageLayout } from './structure-classify.js';
+import { measureDocument, pageRows, type Row } from './structure-rows.js';
 import {
   buildDictionary,
   escapeInline,
@@ -53,7 +53,7 @@ import {
   joinHyphenated,
   startsLowercase,
   type NoteMarker,
-} from './markdown-text.js';
+} from './structure-text.js';
 
 export interface MarkdownOptions {
   /** The book's title: a top line repeating it is a running head. It is not written out. */

@@ -1,7 +1,7 @@
 /**
  * Markdown export, step 2: what each row is — running head or foot (dropped), heading, body line, or footnote.
  */
-import { extraSpace, isBodySize, measureMargins, median, type Column, type Margins, type Metrics, type Row } from './markdown-layout.js';
+import { extraSpace, isBodySize, measureMargins, median, type Column, type Margins, type Metrics, type Row } from './structure-rows.js';
 import {
   hasLetter,
   isAllCaps,
@@ -12,7 +12,7 @@ import {
   refersToNote,
   runningKey,
   type NoteMarker,
-} from './markdown-text.js';
+} from './structure-text.js';
 
 /** Space above a row, beyond the usual leading, that sets it apart (a paragraph break, a heading's isolation): in pitches. */
 export const BREAK_SPACE = 0.4;
