@@ -1,156 +1,33 @@
 /**
- * Markdown export, step 2: what each row is — running head or foot (dropped), heading, body line, or footnote.
+ * The document's structure, step 3: what each row of a page is (running rows already dropped) — heading, body line,
+ * footnote or critical apparatus — and heading levels over the whole document.
  */
-import { extraSpace, isBodySize, measureMargins, median, type Column, type Margins, type Metrics, type Row } from './structure-rows.js';
 import {
-  hasLetter,
-  isAllCaps,
-  isPageNumberText,
-  isRomanNumeral,
-  isTerminated,
-  noteMarker,
-  refersToNote,
-  runningKey,
-  type NoteMarker,
-} from './structure-text.js';
+  BREAK_SPACE,
+  extraSpace,
+  isBodySize,
+  isolatedBelow,
+  isMarginNumber,
+  isTall,
+  measureMargins,
+  median,
+  type Column,
+  type Margins,
+  type Metrics,
+  type Row,
+} from './structure-rows.js';
+import { hasLetter, isAllCaps, isTerminated, noteMarker, refersToNote, type NoteMarker } from './structure-text.js';
 
-/** Space above a row, beyond the usual leading, that sets it apart (a paragraph break, a heading's isolation): in pitches. */
-export const BREAK_SPACE = 0.4;
-/** A heading's font is this much larger than the body's. */
-const TALL = 1.2;
 /** Footnotes are set this much smaller than the body. */
 const SMALL = 0.9;
-/** A page number stands this far (in ems) from the title in a running head. */
-const RUNNING_NUMBER_GAP = 2;
-/** Running heads repeat on nearby pages: look this many pages either side. */
-const RUNNING_WINDOW = 4;
-
-/** Levenshtein distance, for running heads the OCR read a little differently on each page. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
-}
-
-/** Same running head: equal, one inside the other (a page number read as letters), or a fifth of the letters differ. */
-function similarKeys(a: string, b: string): boolean {
-  if (a.length < 2 || b.length < 2) return false;
-  if (a === b) return true;
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  if (short.length >= 8 && long.includes(short)) return true;
-  // The distance is at least the difference in length: most pairs are settled without computing it.
-  const allowed = 0.2 * long.length;
-  return long.length >= 8 && long.length <= 120 && long.length - short.length <= allowed && editDistance(a, b) <= allowed;
-}
-
-export function isolatedBelow(row: Row, next: Row | undefined, metrics: Metrics): boolean {
-  return !next || next.column !== row.column || extraSpace(row, next, metrics) > BREAK_SPACE * metrics.pitch;
-}
-
-function isTall(row: Row, metrics: Metrics): boolean {
-  return row.size >= TALL * metrics.bodySize;
-}
-
-/** `2      PRIDE AND PREJUDICE` or `CHAPTER I      3`: a number at one end, far from the short title. */
-function hasPageNumberAtEnd(row: Row): boolean {
-  const { words } = row;
-  if (words.length < 2 || words.length > 10) return false;
-  const first = words[0];
-  const last = words[words.length - 1];
-  const far = RUNNING_NUMBER_GAP * row.size;
-  return (/^\d{1,4}$/.test(first.text) && words[1].x0 - first.x1 > far) || (/^\d{1,4}$/.test(last.text) && last.x0 - words[words.length - 2].x1 > far);
-}
-
-/**
- * Running heads, running feet and page numbers, to be dropped. Looks at the first two and last two rows of each
- * page (the second only when the first is running). A row is running when it is
- * - a lone page number (arabic or roman, decorations allowed) not set larger than a heading;
- * - or, not set large, text whose letters (digits ignored) are the book title (`title`), or a heading set large
- *   elsewhere in the document (the chapter title repeated at the top of its pages); when set apart, also text
- *   nearly the same (see below);
- * - or short text set apart (or a page's first row narrower than the text block), repeated at that edge of another
- *   page up to four pages away (digits ignored; equal, one inside the other, or a fifth of the letters different,
- *   as OCR reads the same head a little differently);
- *   the first of them is kept when it is set larger than the others, or when its page has no page number at that
- *   edge while the others do (the chapter's own title on its first page);
- * - or, at the top and set apart from the text below, a short line with a page number far from its other words.
- */
-export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string): Set<Row> {
-  const titleKey = title ? runningKey(title) : '';
-  const tallKeys = new Set(pages.flat().filter((r) => isTall(r, metrics) && !isPageNumberText(r.text)).map((r) => runningKey(r.text)));
-  const edges = (rows: Row[]): { top: Row[]; bottom: Row[] } => ({ top: rows.slice(0, 2), bottom: rows.slice(-2) });
-
-  /** The row and the rows like it at the same edge of nearby pages, in page order. */
-  const repeats = (row: Row, edge: 'top' | 'bottom'): Row[] => {
-    const key = runningKey(row.text);
-    const like: Row[] = [];
-    for (let p = Math.max(0, row.page - RUNNING_WINDOW); p <= Math.min(pages.length - 1, row.page + RUNNING_WINDOW); p++) {
-      if (p === row.page) like.push(row);
-      else {
-        const match = edges(pages[p])[edge].find((r) => similarKeys(key, runningKey(r.text)));
-        if (match) like.push(match);
-      }
-    }
-    return like;
-  };
-
-  // A page number at either end of one of the page's top or bottom rows.
-  const numberedEdge = (row: Row, edge: 'top' | 'bottom'): boolean =>
-    edges(pages[row.page])[edge].some((r) => /^\d{1,4}\b|\b\d{1,4}$/u.test(r.text));
-  const keptFirst = (row: Row, group: Row[], edge: 'top' | 'bottom'): boolean => {
-    if (group[0] !== row) return false;
-    const others = group.slice(1);
-    const usualSize = others.map((r) => r.size).sort((a, b) => a - b)[others.length >> 1];
-    const numbered = others.filter((r) => numberedEdge(r, edge)).length;
-    return row.size >= 1.15 * usualSize || (!numberedEdge(row, edge) && numbered * 2 >= others.length);
-  };
-
-  const narrow = (row: Row): boolean => {
-    const widths = pages[row.page].map((r) => r.x1 - r.x0);
-    return row.x1 - row.x0 < 0.7 * median(widths);
-  };
-
-  const isRunning = (row: Row, edge: 'top' | 'bottom', neighbour: Row | undefined): boolean => {
-    const apart = !neighbour || (edge === 'top' ? isolatedBelow(row, neighbour, metrics) : isolatedBelow(neighbour, row, metrics));
-    if (isPageNumberText(row.text)) {
-      // A roman numeral may be a chapter number: only when set apart and not larger than the text.
-      return isRomanNumeral(row.text) ? apart && row.size < 1.15 * metrics.bodySize : row.size < 1.3 * metrics.bodySize;
-    }
-    if (isTall(row, metrics)) return false;
-    const key = runningKey(row.text);
-    if (key.length >= 2) {
-      if (key === titleKey || tallKeys.has(key)) return true;
-      // Read a little differently by the OCR: only when set apart like a running head.
-      if (apart && [titleKey, ...tallKeys].some((k) => similarKeys(key, k))) return true;
-      // Repeated body lines are not running heads: those are short, and set apart (or, the page's first row,
-      // narrower than the text: the page number beside it may crowd it).
-      const group = (apart || (edge === 'top' && row === pages[row.page][0] && narrow(row))) && row.words.length <= 12 ? repeats(row, edge) : [];
-      if (group.length >= 2 && !keptFirst(row, group, edge)) return true;
-    }
-    return edge === 'top' && apart && hasPageNumberAtEnd(row);
-  };
-
-  const running = new Set<Row>();
-  for (const rows of pages) {
-    for (let i = 0; i < Math.min(2, rows.length) && isRunning(rows[i], 'top', rows[i + 1]); i++) running.add(rows[i]);
-    for (let i = rows.length - 1; i >= Math.max(0, rows.length - 2) && !running.has(rows[i]) && isRunning(rows[i], 'bottom', rows[i - 1]); i--) {
-      running.add(rows[i]);
-    }
-  }
-  return running;
-}
 
 /** A heading: one or more rows of the same size read as one title. */
 export interface HeadingItem {
   kind: 'heading';
   rows: Row[];
   size: number;
+  /** What sets it apart besides its size: 2 for capitals, 1 for centred (3 for both), 0 for neither. */
+  style: number;
 }
 
 /** A body line and what its position says about the paragraph it belongs to. */
@@ -163,15 +40,23 @@ export interface LineItem {
   indented: boolean;
 }
 
+/** A footnote at the foot of a page: its number or sign as read (null on a line continuing a note), and its rows. */
 export interface NoteItem {
+  kind: 'note';
   marker: NoteMarker | null;
   rows: Row[];
 }
 
-/** One page: headings and body lines in reading order, and its footnotes. */
+/** Lines of a critical apparatus (short entries with sigla: `3 ἀγαθὸς] ἀγαθὸν B`), kept together line by line. */
+export interface ApparatusItem {
+  kind: 'apparatus';
+  rows: Row[];
+}
+
+/** One page: headings and body lines in reading order, and what stands at its foot (apparatus, footnotes). */
 export interface PageLayout {
   items: (HeadingItem | LineItem)[];
-  notes: NoteItem[];
+  foot: (NoteItem | ApparatusItem)[];
 }
 
 /**
@@ -215,12 +100,32 @@ export function isNoteRule(row: Row, metrics: Metrics): boolean {
 }
 
 /**
- * Where the footnotes of a page start (an index into `rows`, or `rows.length` when there are none): below a short
- * rule at the left in the lower part of the page (read as dashes); else below the last large gap at the foot of
- * the page, rows set smaller than the body; or, when they are set at body size, a block in the lower part of the
- * page that starts with a note number the text above refers to.
+ * A line of a critical apparatus: a lemma closed by a bracket that nothing opened (`3 ἀγαθὸς] ἀγαθὸν B`), or entries
+ * cut by bars with the editors' abbreviations (`om. P | add. A`).
+ */
+export function isApparatusLine(text: string): boolean {
+  const opened = (text.match(/\[/gu) ?? []).length;
+  const closed = (text.match(/\]/gu) ?? []).length;
+  if (closed > opened) return true;
+  return /[|‖]/u.test(text) && /(?:^|\s)(?:om|add|codd?|del|corr|transp|scr|leg|coni|praem|inv|mg|ras|edd?)\./u.test(text);
+}
+
+/**
+ * Where the foot of a page starts (an index into `rows`, or `rows.length` when it has none): below a short rule at
+ * the left in the lower part of the page (read as dashes); else below the last large gap at the foot of the page,
+ * rows set smaller than the body; or, when they are set at body size, a block in the lower part of the page that
+ * starts with a note number the text above refers to, or whose lines are mostly apparatus entries. Apparatus lines
+ * just above a rule belong to the foot too.
  */
 export function findNotesStart(rows: Row[], metrics: Metrics, pageHeight: number): number {
+  const n = rows.length;
+  const start = footStart(rows, metrics, pageHeight);
+  let from = start;
+  while (from > 1 && from < n && isApparatusLine(rows[from - 1].text) && rows[from - 1].top > 0.4 * pageHeight) from--;
+  return from;
+}
+
+function footStart(rows: Row[], metrics: Metrics, pageHeight: number): number {
   const n = rows.length;
   const page = measureMargins(rows, metrics);
   for (let j = n - 2; j >= 1 && page; j--) {
@@ -241,32 +146,59 @@ export function findNotesStart(rows: Row[], metrics: Metrics, pageHeight: number
     if (!bigGap(j)) continue;
     const marker = noteMarker(rows[j].words[0].text);
     const above = rows.slice(0, j).map((r) => r.text).join(' ');
-    if (marker && rows[j].top > 0.6 * pageHeight && n - j <= Math.max(3, 0.3 * n) && noTall(j) && refersToNote(above, marker)) return j;
+    const lower = rows[j].top > 0.6 * pageHeight && n - j <= Math.max(3, 0.3 * n) && noTall(j);
+    if (lower && marker && refersToNote(above, marker)) return j;
+    const apparatus = rows.slice(j).filter((r) => isApparatusLine(r.text)).length;
+    if (rows[j].top > 0.5 * pageHeight && noTall(j) && apparatus * 2 >= n - j) return j;
     break;
   }
   return n;
 }
 
-/** Each note starts at a line beginning with a marker, after a finished line or set further right; the rest continue it. */
-function splitNotes(rows: Row[], metrics: Metrics): NoteItem[] {
-  const notes: NoteItem[] = [];
-  for (const row of rows.filter((r) => !isNoteRule(r, metrics))) {
-    const marker = noteMarker(row.words[0].text);
-    const last = notes[notes.length - 1];
-    const prev = last?.rows[last.rows.length - 1];
-    const startsNote = marker !== null && (!prev || isTerminated(prev.text) || row.x0 - prev.x0 > 0.5 * metrics.bodySize || prev.x1 < row.x1 - 2 * metrics.bodySize);
-    if (!last || startsNote) notes.push({ marker: startsNote ? marker : null, rows: [row] });
-    else last.rows.push(row);
-  }
-  return notes;
+/** A note's number as OCR reads it at the foot, the letters it takes digits for allowed (`l6` is 16, `1O` is 10). */
+function footMarker(word: string): NoteMarker | null {
+  const marker = noteMarker(word);
+  if (marker) return marker;
+  const m = /^([\dlIi|oO]{1,3})([.,)]?)$/u.exec(word);
+  if (!m || !/\d/u.test(m[1])) return null;
+  return noteMarker(m[1].replace(/[lIi|]/gu, '1').replace(/[oO]/gu, '0') + m[2]);
 }
 
 /**
- * Headings, body lines and footnotes of one page (running rows already removed).
+ * The foot in pieces: runs of apparatus lines (a line between two of them belongs to the run), and footnotes. Each
+ * note starts at a line beginning with a marker, after a finished line or set further right; the rest continue it.
+ */
+function splitFoot(rows: Row[], metrics: Metrics): (NoteItem | ApparatusItem)[] {
+  const lines = rows.filter((r) => !isNoteRule(r, metrics));
+  const apparatus = lines.map((r) => isApparatusLine(r.text));
+  for (let i = 1; i + 1 < lines.length; i++) if (apparatus[i - 1] && apparatus[i + 1]) apparatus[i] = true;
+  const foot: (NoteItem | ApparatusItem)[] = [];
+  lines.forEach((row, i) => {
+    const last = foot[foot.length - 1];
+    if (apparatus[i]) {
+      if (last?.kind === 'apparatus') last.rows.push(row);
+      else foot.push({ kind: 'apparatus', rows: [row] });
+      return;
+    }
+    const marker = footMarker(row.words[0].text);
+    const prev = last?.kind === 'note' ? last.rows[last.rows.length - 1] : undefined;
+    const startsNote = marker !== null && (!prev || isTerminated(prev.text) || row.x0 - prev.x0 > 0.5 * metrics.bodySize || prev.x1 < row.x1 - 2 * metrics.bodySize);
+    if (last?.kind !== 'note' || startsNote) foot.push({ kind: 'note', marker: startsNote ? marker : null, rows: [row] });
+    else last.rows.push(row);
+  });
+  return foot;
+}
+
+/** `c) Concret et universel`, `2. Sources`, `IV. La personne`, `§ 3`: the numbering of a subhead. */
+const ENUMERATED = /^(?:(?:\p{L}|\d{1,3}|[IVXLC]{1,6})[).]\s+\p{L}|§\s*\d)/u;
+
+/**
+ * Headings, body lines and the foot (footnotes, apparatus) of one page (running rows already removed).
  * - Heading: a row set at least 1.2× the body size with space above it (or the page top), unless it is a long line
  *   filling the measure; a run of short rows in capitals or centred, set apart by space above and below (or the
- *   page's edge); or one short row set apart that starts with a capital or a number and does not end like a
- *   sentence. Rows of one size in a run make one heading.
+ *   page's edge); one short row set apart that starts with a capital or a number and does not end like a
+ *   sentence; or a numbered subhead (`c) Concret et universel`) standing alone on its line between the end of a
+ *   paragraph and the start of the next. Rows of one size in a run make one heading.
  * - New paragraph: space above larger than the usual leading by 0.4 pitch (≈ 1.4× the leading), a first line
  *   indented by more than half an em past the line above it, or a line above that ends short of the right edge
  *   (by 2 ems) and ends a sentence (`. ! ? : …` or a closing quote).
@@ -292,6 +224,7 @@ export function layoutPage(rows: Row[], metrics: Metrics, pageHeight: number, te
       r.words.length <= 12 &&
       ((isAllCaps(r.text) && r.x1 - r.x0 < 0.8 * width(r)) || centred(r)));
   const apartAbove = (i: number): boolean => i === 0 || isolatedBelow(content[i - 1], content[i], metrics);
+  const endsParagraph = (r: Row): boolean => isTerminated(r.text) && margins(r.column).right - r.x1 > 2 * em;
 
   const isHeading = new Array<boolean>(content.length).fill(false);
   for (let i = 0; i < content.length; ) {
@@ -307,14 +240,20 @@ export function layoutPage(rows: Row[], metrics: Metrics, pageHeight: number, te
     for (let k = i; k <= end; k++) isHeading[k] = (above && below) || (above && tallTitle(content[k]));
     i = end + 1;
   }
-  // A short line alone between spaces, starting like a title and not ending like a sentence (`3) Sources`).
-  // One line only: a stanza of verse is several.
   content.forEach((r, i) => {
-    const plain = r.words.length <= 12 && r.x1 - r.x0 < 0.7 * width(r) && /^[\p{Lu}\p{N}]/u.test(r.text) && !/[.!?…:;,-]$/u.test(r.text);
     const next = content[i + 1];
+    const prev = content[i - 1];
     // Less space is asked below than above: a title sits closer to the text it heads.
-    const below = !next || next.column !== r.column || extraSpace(r, next, metrics) > 0.25 * metrics.pitch;
-    if (plain && apartAbove(i) && below) isHeading[i] = true;
+    const spaceBelow = !next || next.column !== r.column || extraSpace(r, next, metrics) > 0.25 * metrics.pitch;
+    // A short line alone between spaces, starting like a title and not ending like a sentence (`3) Sources`).
+    // One line only: a stanza of verse is several.
+    const plain = r.words.length <= 12 && r.x1 - r.x0 < 0.7 * width(r) && /^[\p{Lu}\p{N}]/u.test(r.text) && !/[.!?…:;,-]$/u.test(r.text);
+    if (plain && apartAbove(i) && spaceBelow) isHeading[i] = true;
+    // A numbered subhead, often set in italics, on a line of its own between two paragraphs.
+    const numbered = ENUMERATED.test(r.text) && r.words.length <= 12 && r.x1 - r.x0 < 0.9 * width(r) && !/[.!?…:;,-]$/u.test(r.text);
+    const afterParagraph = apartAbove(i) || (prev !== undefined && endsParagraph(prev)) || isHeading[i - 1];
+    const beforeParagraph = spaceBelow || (next !== undefined && indent(next) > 0.5 * em);
+    if (numbered && afterParagraph && beforeParagraph) isHeading[i] = true;
   });
 
   const items: (HeadingItem | LineItem)[] = [];
@@ -325,35 +264,66 @@ export function layoutPage(rows: Row[], metrics: Metrics, pageHeight: number, te
       const sameHeading =
         last?.kind === 'heading' && isHeading[i - 1] && Math.abs(row.size / last.size - 1) < 0.12 && !apartAbove(i);
       if (sameHeading) last.rows.push(row);
-      else items.push({ kind: 'heading', rows: [row], size: row.size });
+      else items.push({ kind: 'heading', rows: [row], size: row.size, style: 0 });
       continue;
     }
     const indented = indent(row) > 0.5 * em;
     let startsParagraph = last?.kind === 'heading';
     if (last?.kind === 'line') {
       const prev = last.row;
-      const shortEnd = margins(prev.column).right - prev.x1 > 2 * em && isTerminated(prev.text);
+      const shortEnd = endsParagraph(prev);
       const sameColumn = prev.column === row.column;
       startsParagraph = (sameColumn && apartAbove(i)) || (indented && row.x0 - prev.x0 > 0.5 * em) || (!sameColumn && indented) || shortEnd;
     }
     items.push({ kind: 'line', row, startsParagraph, indented });
   }
-  for (const item of items) if (item.kind === 'heading') item.size = Math.max(...item.rows.map((r) => r.size));
-  return { items, notes: splitNotes(rows.slice(notesStart), metrics) };
+  for (const item of items) {
+    if (item.kind !== 'heading') continue;
+    item.size = Math.max(...item.rows.map((r) => r.size));
+    const text = item.rows.map((r) => r.text).join(' ');
+    item.style = (isAllCaps(text) ? 2 : 0) + (item.rows.every(centred) ? 1 : 0);
+  }
+  return { items, foot: splitFoot(rows.slice(notesStart), metrics) };
 }
 
 /**
- * Heading levels from font size, clustered over the whole document so the same kind of title gets the same level
- * everywhere: sizes within 12% of each other chain into one cluster; the largest cluster is `#`, the next `##`,
- * everything smaller `###`.
+ * Heading levels over the whole document, so headings of one rank share one level: sizes within 12% of each other
+ * chain into one cluster, larger clusters first. Headings set at about the body's size have only their style to
+ * tell their rank: among them, capitals and centring rank above capitals, above centring, above neither. The
+ * first rank is `#`, the next `##`, everything below `###`.
  */
-export function headingLevels(sizes: number[]): (size: number) => number {
-  const sorted = [...new Set(sizes)].sort((a, b) => b - a);
-  const levelOf = new Map<number, number>();
-  let level = 1;
-  sorted.forEach((size, i) => {
-    if (i > 0 && size < 0.88 * sorted[i - 1]) level++;
-    levelOf.set(size, Math.min(3, level));
+export function headingLevels(headings: { size: number; style: number }[], bodySize: number): (heading: { size: number; style: number }) => number {
+  const sizes = [...new Set(headings.map((h) => h.size))].sort((a, b) => b - a);
+  const cluster = new Map<number, number>();
+  let rank = 0;
+  sizes.forEach((size, i) => {
+    if (i > 0 && size < 0.88 * sizes[i - 1]) rank++;
+    cluster.set(size, rank);
   });
-  return (size) => levelOf.get(size) ?? 3;
+  const large = (size: number): boolean => size >= 1.15 * bodySize;
+  const keyOf = (h: { size: number; style: number }): number => (cluster.get(h.size) ?? rank) * 4 + (large(h.size) ? 0 : 3 - h.style);
+  const keys = [...new Set(headings.map(keyOf))].sort((a, b) => a - b);
+  return (heading) => Math.min(3, keys.indexOf(keyOf(heading)) + 1 || 3);
+}
+
+/**
+ * The side notes among a page's margin lines: lines of text close together on one side make one note; margin
+ * numbers (line numbers, verse numbers, bold reference numbers) are left out.
+ */
+export function sideNotes(margin: Row[]): Row[][] {
+  const notes: Row[][] = [];
+  for (const side of ['left', 'right'] as const) {
+    let current: Row[] = [];
+    for (const row of margin.filter((r) => r.column === side)) {
+      if (isMarginNumber(row.text)) continue;
+      const prev = current[current.length - 1];
+      if (prev && row.baseline - prev.baseline > 1.8 * Math.max(prev.size, row.size)) {
+        notes.push(current);
+        current = [];
+      }
+      current.push(row);
+    }
+    if (current.length) notes.push(current);
+  }
+  return notes.sort((a, b) => a[0].top - b[0].top);
 }

@@ -17,12 +17,12 @@ function md(pages: PageSetter[], options?: MarkdownOptions): string {
   );
 }
 
-/** The Markdown blocks of the output, page comments left out. */
+/** The Markdown blocks of the output, page comments (`<!-- page 2 -->`, `<!-- page 2 (p. 13) -->`) left out. */
 function blocks(markdown: string): string[] {
   return markdown
     .trim()
     .split('\n\n')
-    .filter((b) => !/^<!-- page \d+ -->$/.test(b));
+    .filter((b) => !/^<!-- page \d+( \(p\. \w+\))? -->$/.test(b));
 }
 
 describe('pages', () => {
@@ -142,7 +142,7 @@ describe('headings', () => {
     expect(blocks(md([page]))).toEqual(['# The Long Rain', `${LOREM}.`]);
   });
 
-  it('makes a short line in capitals or centred a heading when space sets it apart, and text otherwise', () => {
+  it('makes a short line in capitals or centred a heading when space sets it apart (capitals ranking above centring), and text otherwise', () => {
     const apart = new PageSetter()
       .paragraph(`${LOREM}.`)
       .skip(1)
@@ -153,7 +153,7 @@ describe('headings', () => {
       .centred('An Evening by the Fire')
       .skip(1)
       .paragraph(`${LOREM}.`);
-    expect(blocks(md([apart]))).toEqual([`${LOREM}.`, '# THE MILLER', `${OTHER}.`, '# An Evening by the Fire', `${LOREM}.`]);
+    expect(blocks(md([apart]))).toEqual([`${LOREM}.`, '# THE MILLER', `${OTHER}.`, '## An Evening by the Fire', `${LOREM}.`]);
     const inside = new PageSetter().paragraph(`${LOREM}, wrote`).body('THE MILLER', { end: true }).paragraph(`${OTHER}.`, { indent: 1.5 });
     expect(blocks(md([inside]))).toEqual([`${LOREM}, wrote THE MILLER`, `${OTHER}.`]);
   });
@@ -233,7 +233,7 @@ describe('running heads, running feet and page numbers', () => {
 describe('footnotes', () => {
   const NOTE = 36;
 
-  it('makes the smaller block below a gap at the foot notes, one block each, numbers kept', () => {
+  it('makes the smaller block below a gap at the foot notes, one Markdown footnote each, linked to its call', () => {
     const page = new PageSetter()
       .paragraph(`${LOREM}¹ and the cart² stood still.`)
       .skip(2)
@@ -241,11 +241,11 @@ describe('footnotes', () => {
       .body('2 The miller’s cart, which carried flour to the town every', { size: NOTE, indent: 1 })
       .body('market day.', { size: NOTE, end: true });
     expect(md([page])).toBe(
-      `<!-- page 1 -->\n\n${LOREM}¹ and the cart² stood still.\n\n1. Near the old ford.\n\n2. The miller’s cart, which carried flour to the town every market day.\n`,
+      `<!-- page 1 -->\n\n${LOREM}[^1] and the cart[^2] stood still.\n\n[^1]: Near the old ford.\n\n[^2]: The miller’s cart, which carried flour to the town every market day.\n`,
     );
   });
 
-  it('keeps the number of notes marked with superscripts or brackets, and the sign of others', () => {
+  it('keeps the number of notes marked with superscripts or brackets, and names the sign of others', () => {
     const page = new PageSetter()
       .paragraph(`${LOREM}.`)
       .skip(2)
@@ -253,7 +253,7 @@ describe('footnotes', () => {
       .body('(2) A number in brackets.', { size: NOTE, indent: 1, end: true })
       .body('* A star for a sign.', { size: NOTE, indent: 1, end: true })
       .body('† A dagger for a sign.', { size: NOTE, indent: 1, end: true });
-    expect(blocks(md([page])).slice(1)).toEqual(['1. A superscript mark.', '2. A number in brackets.', '\\* A star for a sign.', '† A dagger for a sign.']);
+    expect(blocks(md([page])).slice(1)).toEqual(['[^1]: A superscript mark.', '[^2]: A number in brackets.', '[^star]: A star for a sign.', '[^dagger]: A dagger for a sign.']);
   });
 
   it('recognises notes set at body size by their number when the text refers to it', () => {
@@ -262,7 +262,7 @@ describe('footnotes', () => {
         .paragraph(`${LOREM}${reference} and stood still.`)
         .at(1900)
         .body('3 Near the old ford.', { indent: 1, end: true });
-    expect(blocks(md([page('³')]))).toEqual([`${LOREM}³ and stood still.`, '3. Near the old ford.']);
+    expect(blocks(md([page('³')]))).toEqual([`${LOREM}[^3] and stood still.`, '[^3]: Near the old ford.']);
     expect(blocks(md([page('')]))).toEqual([`${LOREM} and stood still.`, '3 Near the old ford.']);
   });
 
@@ -280,7 +280,8 @@ describe('footnotes', () => {
       if (ruleWidth) ruleBox.x1 = ruleBox.x0 + ruleWidth;
       return result;
     };
-    const expected = [`${LOREM}.`, `${OTHER}.`, '1. Near the old ford.', '2. The mill.'];
+    // The text has no calls: each note is called at the end of its page's text, so that none is left unlinked.
+    const expected = [`${LOREM}.`, `${OTHER}.[^1][^2]`, '[^1]: Near the old ford.', '[^2]: The mill.'];
     expect(blocks(documentToMarkdown([page('———————')]))).toEqual(expected);
     // A long rule the OCR reads as a single dash.
     expect(blocks(documentToMarkdown([page('—', 420)]))).toEqual(expected);
@@ -295,27 +296,27 @@ describe('footnotes', () => {
       .paragraph(`${OTHER}.`, { indent: 1.5 })
       .skip(2)
       .body('the next page.', { size: NOTE, end: true });
-    expect(blocks(md([one, two]))).toEqual([`${LOREM}¹.`, '1. This note is long enough to run on to the foot of the next page.', `${OTHER}.`]);
+    expect(blocks(md([one, two]))).toEqual([`${LOREM}[^1].`, '[^1]: This note is long enough to run on to the foot of the next page.', `${OTHER}.`]);
   });
 
   it('keeps a note without a number apart when the note before it ended', () => {
     const one = new PageSetter().paragraph(`${LOREM}¹.`).skip(2).body('1 This note ends here.', { size: NOTE, indent: 1, end: true });
     const two = new PageSetter().paragraph(`${OTHER}.`, { indent: 1.5 }).skip(2).body('A note whose number was lost.', { size: NOTE, end: true });
-    expect(blocks(md([one, two]))).toEqual([`${LOREM}¹.`, '1. This note ends here.', `${OTHER}.`, 'A note whose number was lost.']);
+    expect(blocks(md([one, two]))).toEqual([`${LOREM}[^1].`, '[^1]: This note ends here.', `${OTHER}.`, 'A note whose number was lost.']);
   });
 });
 
 describe('page breaks', () => {
-  it('stitches a paragraph broken across a page break, the page comment inside it', () => {
+  it('stitches a paragraph broken across a page break, the page comment after it', () => {
     const one = new PageSetter().paragraph(`${OTHER}, and the rain`, { justifyLast: true });
     const two = new PageSetter().paragraph('fell all night.');
-    expect(md([one, two])).toBe(`<!-- page 1 -->\n\n${OTHER}, and the rain <!-- page 2 --> fell all night.\n`);
+    expect(md([one, two])).toBe(`<!-- page 1 -->\n\n${OTHER}, and the rain fell all night.\n\n<!-- page 2 -->\n`);
   });
 
   it('joins a word hyphenated across the page break', () => {
     const one = new PageSetter().body('He waited for the right mo-');
     const two = new PageSetter().body('ment, then spoke.', { end: true });
-    expect(md([one, two])).toBe('<!-- page 1 -->\n\nHe waited for the right moment, <!-- page 2 --> then spoke.\n');
+    expect(md([one, two])).toBe('<!-- page 1 -->\n\nHe waited for the right moment, then spoke.\n\n<!-- page 2 -->\n');
   });
 
   it('does not stitch when the page ends a sentence and the next starts indented', () => {
@@ -324,13 +325,13 @@ describe('page breaks', () => {
     expect(md([one, two])).toBe(`<!-- page 1 -->\n\n${OTHER}.\n\n<!-- page 2 -->\n\n${LOREM}.\n`);
   });
 
-  it('puts a page’s notes after the paragraph it continues onto the next page', () => {
+  it('puts a page’s notes after the paragraph it continues onto the next page, and the next page’s comment after them', () => {
     const one = new PageSetter()
       .paragraph(`${OTHER}¹ and the rain`, { justifyLast: true })
       .skip(2)
       .body('1 Every evening.', { size: 36, indent: 1, end: true });
     const two = new PageSetter().paragraph('fell all night.').paragraph(`${LOREM}.`, { indent: 1.5 });
-    expect(blocks(md([one, two]))).toEqual([`${OTHER}¹ and the rain <!-- page 2 --> fell all night.`, '1. Every evening.', `${LOREM}.`]);
+    expect(md([one, two])).toBe(`<!-- page 1 -->\n\n${OTHER}[^1] and the rain fell all night.\n\n[^1]: Every evening.\n\n<!-- page 2 -->\n\n${LOREM}.\n`);
   });
 });
 
