@@ -101,13 +101,14 @@ function callCandidates(row: Row, spacedPunctuation: boolean): Candidate[] {
     m = new RegExp(`^(.*\\p{L}[.,;:]?)([!?${ODD_MARKS}${QUOTE_MARKS}]{1,3})(${closing})$`, 'u').exec(text);
     if (!m) return;
     const [, before, marks, after] = m;
-    if (new RegExp(`[${ODD_MARKS}]`, 'u').test(marks) || marks.length > 1) return add(before, after, null, 2);
+    // `?,` or `!.` is no punctuation any language writes.
+    if (new RegExp(`[${ODD_MARKS}]`, 'u').test(marks) || (/[?!]/u.test(marks) && /^[.,;:]/u.test(after))) return add(before, after, null, 2);
     if (!spacedPunctuation) return;
-    // A lone `?`, `!` or quote is punctuation in many places: after a word in another script, or before a sentence
-    // that starts with a capital, it is weak evidence.
+    // A lone `?`, `!` or quote is punctuation in many places: before a sentence that starts with a capital it is
+    // no evidence, after a word in another script little.
+    const sentenceEnds = /[?!]/u.test(marks) && after === '' && next !== undefined && /^\p{Lu}/u.test(next.text);
     const latin = /\p{Script=Latin}[.,;:]?$/u.test(before);
-    const sentenceEnds = /[?!]/u.test(marks) && next !== undefined && /^\p{Lu}/u.test(next.text);
-    add(before, after, null, sentenceEnds ? 0.5 : latin ? 1.5 : 1);
+    add(before, after, null, sentenceEnds ? 0 : latin ? 1.5 : 1);
   });
   return found;
 }

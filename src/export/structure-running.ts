@@ -57,7 +57,7 @@ function similarKeys(a: string, b: string): boolean {
 
 /** The digits of a number word with its decorations (`[305]`, `- 17 -`, `305.`), or null. */
 function numberIn(text: string): number | null {
-  const core = text.replace(/[\-–—.·•()[\]|]/gu, '');
+  const core = text.replace(/[-–—.·•()[\]|]/gu, '');
   return /^\d{1,4}$/u.test(core) ? Number(core) : null;
 }
 
@@ -98,15 +98,16 @@ function hasPageNumberAtEnd(row: Row): boolean {
  * - a short row with a number standing off at one end that follows the sequence of the numbers at the same place
  *   on nearby pages (page 3 says 304, page 5 says 306);
  * - or, not set large, text whose letters (digits ignored) are the book title (`title`), or a heading set large
- *   elsewhere in the document (the chapter title repeated at the top of its pages); when set apart, also text
- *   nearly the same (see below);
+ *   elsewhere in the document (the chapter title repeated at the top of its pages); when set apart (or crowded, as
+ *   below), also text nearly the same;
  * - or short text set apart (or a page's first row narrower than the text block or with a word standing off at one
  *   end), repeated at that edge of another
  *   page up to four pages away (digits ignored; equal, one inside the other, or a fifth of the letters different,
  *   as OCR reads the same head a little differently);
  *   the first of them is kept when it is set larger than the others, or when its page has no page number at that
  *   edge while the others do (the chapter's own title on its first page);
- * - or, at the top and set apart from the text below, a short line with a page number far from its other words;
+ * - or, at the top and set apart from the text below (or crowded), a short line with a page number far from its
+ *   other words;
  * - or, when most pages carry a running head, a page's short first row set apart with a number standing off at
  *   one end (a head the OCR garbled beyond recognition).
  */
@@ -175,17 +176,18 @@ export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string
     if (isTall(row, metrics)) return false;
     if (row.words.length <= 12 && endNumbers(row).some((n) => standsOff(row, n.word) && inSequence(row, n.value, edge))) return true;
     const key = runningKey(row.text);
+    // A head the text below crowds: the page's first row, narrower than the text or with a word standing off at one
+    // end (its page number).
+    const crowded = edge === 'top' && row === pages[row.page][0] && (narrow(row) || standsOff(row, 0) || standsOff(row, row.words.length - 1));
     if (key.length >= 2) {
       if (key === titleKey || tallKeys.has(key)) return true;
-      // Read a little differently by the OCR: only when set apart like a running head.
-      if (apart && [titleKey, ...tallKeys].some((k) => similarKeys(key, k))) return true;
-      // Repeated body lines are not running heads: those are short, and set apart (or, the page's first row, narrower
-      // than the text or with a word standing off at one end: the text below may crowd a head).
-      const crowded = edge === 'top' && row === pages[row.page][0] && (narrow(row) || standsOff(row, 0) || standsOff(row, row.words.length - 1));
+      // Read a little differently by the OCR: only when set like a running head.
+      if ((apart || crowded) && [titleKey, ...tallKeys].some((k) => similarKeys(key, k))) return true;
+      // Repeated body lines are not running heads: those are short, and set apart or crowded as above.
       const group = (apart || crowded) && row.words.length <= 12 ? repeats(row, edge) : [];
       if (group.length >= 2 && !keptFirst(row, group, edge)) return true;
     }
-    return edge === 'top' && apart && hasPageNumberAtEnd(row);
+    return edge === 'top' && (apart || crowded) && hasPageNumberAtEnd(row);
   };
 
   const running = new Set<Row>();
@@ -224,11 +226,18 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
     return { folio, runningHead: words.length ? words.join(' ') : undefined };
   });
   const arabic = read.map((r) => (r.folio !== undefined && /^\d+$/u.test(r.folio) ? Number(r.folio) : null));
-  const readCount = arabic.filter((n) => n !== null).length;
-  // A number that agrees with no other page's is a misreading, unless it is the only one.
-  const agrees = (p: number): boolean =>
-    readCount < 2 || arabic.some((n, q) => q !== p && n !== null && arabic[p] !== null && n - (arabic[p] as number) === q - p);
-  const valid = arabic.map((n, p) => (n !== null && agrees(p) ? n : null));
+  // A number is misread when it breaks the order of its neighbours' numbers, or when those two agree with the
+  // pages between them and it does not. Pages may be missing from a capture: numbers further apart are fine.
+  const misread = (p: number): boolean => {
+    const n = arabic[p] as number;
+    const a = arabic.slice(0, p).findLastIndex((m) => m !== null);
+    const bOffset = arabic.slice(p + 1).findIndex((m) => m !== null);
+    const b = bOffset < 0 ? -1 : p + 1 + bOffset;
+    const [fa, fb] = [arabic[a] as number, arabic[b] as number];
+    if ((a >= 0 && n <= fa) || (b >= 0 && n >= fb)) return true;
+    return a >= 0 && b >= 0 && fb - fa === b - a && n !== fa + (p - a);
+  };
+  const valid = arabic.map((n, p) => (n !== null && !misread(p) ? n : null));
   const known = valid.flatMap((n, p) => (n !== null ? [p] : []));
   return read.map((r, p) => {
     let folio = r.folio !== undefined && (arabic[p] === null || valid[p] !== null) ? r.folio : undefined;
@@ -244,6 +253,10 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
       const near = between || Math.min(Math.abs(p - a), Math.abs(p - b)) <= 2;
       if (pair.length === 2 && near && fb - fa === b - a && fa + (p - a) > 0) folio = String(fa + (p - a));
     }
-    return { ...(folio !== undefined ? { folio } : {}), ...(r.runningHead !== undefined ? { runningHead: r.runningHead } : {}) };
+    // A folio OCR read with letters for digits (`l44`) is left out of the running head once the sequence gives it.
+    const misread = (word: string | undefined): boolean => folio !== undefined && word !== undefined && word.replace(/[lIi|]/gu, '1').replace(/[oO]/gu, '0') === folio;
+    const words = r.runningHead?.split(' ') ?? [];
+    const head = words.filter((w, k) => !((k === 0 || k === words.length - 1) && words.length > 1 && misread(w))).join(' ');
+    return { ...(folio !== undefined ? { folio } : {}), ...(head !== '' ? { runningHead: head } : {}) };
   });
 }
