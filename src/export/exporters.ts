@@ -102,7 +102,9 @@ export async function documentStructure(target: ExportTarget): Promise<DocumentS
   const pages = ocrPagesInOrder(target);
   const languages = target.manifest.ocr?.languages ?? [...new Set(pages.flatMap((p) => p.languages))];
   const isWord = await openWordCheck(languages);
-  return readStructure(pages, { title: target.manifest.name, ...(isWord ? { isWord } : {}) });
+  // The printed numbers the project keeps (read when the OCR ran, perhaps corrected since) win over a new reading.
+  const folios = visiblePages(target.manifest).map((p) => p.printed?.folio);
+  return readStructure(pages, { title: target.manifest.name, ...(isWord ? { isWord } : {}), ...(folios.some((f) => f !== undefined) ? { folios } : {}) });
 }
 
 /** The OCR of every visible page, in reading order; a format made from text cannot do without it. */

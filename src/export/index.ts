@@ -6,4 +6,4 @@ export { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 export { openSlim, writeSlim } from './slim.js';
 export { readTiffLayout, singleG4Segment, type G4Segment, type TiffLayout } from './tiff.js';
 export { documentToMarkdown, structureToMarkdown, type MarkdownOptions } from './markdown.js';
-export { openWordCheck, readStructure, type Block, type DocumentStructure, type Inline, type PageInfo, type StructureOptions } from './structure.js';
+export { openWordCheck, readPrintedPages, readStructure, type Block, type DocumentStructure, type Inline, type PageInfo, type StructureOptions } from './structure.js';

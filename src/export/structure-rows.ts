@@ -178,7 +178,8 @@ export function isMarginNumber(text: string): boolean {
  * Lines standing beside the text block, in a narrow column of their own (side notes, line numbers, verse numbers),
  * set apart from the body. The text block spans the long lines of the page (the widest fifth set the measure; on a
  * two-column page both columns are long); a margin line lies wholly left or right of it, between its first and last
- * long lines. A number at either end of a body line, standing out past the block's edge, is a margin number too.
+ * long lines. A number at either end of a body line, past where most lines start or end and well apart from the
+ * line's words, is a margin number too.
  * A number level with the first or last long line stays: it is more likely the page's number beside its running head.
  */
 function separateMargins(lines: Line[]): { body: Line[]; margin: { left: Line[]; right: Line[] } } {
@@ -198,6 +199,16 @@ function separateMargins(lines: Line[]): { body: Line[]; margin: { left: Line[];
     const middle = (l.top + l.bottom) / 2;
     return middle > first.top && middle < last.bottom && !edgeNumber(l);
   };
+  // Where most long lines start and end: a number standing past these, well apart from its line's words, is a
+  // margin number the engine read with the line.
+  const usualLeft = median(long.map((l) => l.x0));
+  const usualRight = median(long.map((l) => l.x1));
+  const standsApart = (line: Line, k: number): boolean => {
+    const gaps = line.words.slice(1).map((w, i) => w.x0 - line.words[i].x1);
+    const gap = k === 0 ? gaps[0] : gaps[gaps.length - 1];
+    const others = k === 0 ? gaps.slice(1) : gaps.slice(0, -1);
+    return gap > 0.8 * em(line) && (others.length === 0 || gap > 2 * median(others));
+  };
   const body: Line[] = [];
   const margin = { left: [] as Line[], right: [] as Line[] };
   for (const line of lines) {
@@ -207,14 +218,13 @@ function separateMargins(lines: Line[]): { body: Line[]; margin: { left: Line[];
       continue;
     }
     let words = line.words;
-    const outside = (w: Word, side: 'left' | 'right'): boolean =>
-      isMarginNumber(w.text) && (side === 'left' ? w.x1 <= left - 0.3 * em(line) : w.x0 >= right + 0.3 * em(line));
-    if (words.length > 1 && outside(words[0], 'left') && within(lineOf([words[0]]))) {
-      margin.left.push(lineOf([words[0]]));
+    const [first, last] = [words[0], words[words.length - 1]];
+    if (words.length > 2 && isMarginNumber(first.text) && first.x1 < usualLeft && standsApart(line, 0) && within(lineOf([first]))) {
+      margin.left.push(lineOf([first]));
       words = words.slice(1);
     }
-    if (words.length > 1 && outside(words[words.length - 1], 'right') && within(lineOf([words[words.length - 1]]))) {
-      margin.right.push(lineOf([words[words.length - 1]]));
+    if (words.length > 2 && isMarginNumber(last.text) && last.x0 > usualRight && standsApart(line, line.words.length - 1) && within(lineOf([last]))) {
+      margin.right.push(lineOf([last]));
       words = words.slice(0, -1);
     }
     body.push(words === line.words ? line : lineOf(words));

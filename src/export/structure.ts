@@ -20,7 +20,7 @@
 import { openLexicon } from '../ocr/index.js';
 import type { OcrPage } from '../project/index.js';
 import { headingLevels, layoutPage, sideNotes, usualTextWidth, type PageLayout } from './structure-classify.js';
-import { linkNotes, type NoteLinks } from './structure-notes.js';
+import { linkNotes, type LinkedNote, type NoteLinks } from './structure-notes.js';
 import { measureDocument, pageRegions, type Row } from './structure-rows.js';
 import { findRunningRows } from './structure-running.js';
 import { buildDictionary, isTerminated, joinHyphenated, startsLowercase, type HyphenEvidence } from './structure-text.js';
@@ -69,6 +69,8 @@ export interface StructureOptions {
   title?: string;
   /** The number of each page, by page index (default: index + 1). */
   pageNumbers?: number[];
+  /** The printed page number of each page, by page index, in place of those read from the pages (known corrections). */
+  folios?: (string | undefined)[];
   /** The languages' lexicon, for line-end hyphens the document alone cannot decide ({@link openWordCheck}). */
   isWord?: (word: string) => boolean;
 }
@@ -82,12 +84,24 @@ export async function openWordCheck(languages: string[]): Promise<((word: string
   return lexicons.length ? (word) => lexicons.some((lexicon) => lexicon.has(word)) : undefined;
 }
 
+/**
+ * What each page prints about itself (its printed number and running head), read from the running heads and feet of
+ * the whole document: the first steps of {@link readStructure} alone.
+ */
+export function readPrintedPages(pages: OcrPage[], options: Pick<StructureOptions, 'title'> = {}): { folio?: string; runningHead?: string }[] {
+  const rowsByPage = pages.map((page, i) => pageRegions(page, i).rows);
+  return findRunningRows(rowsByPage, measureDocument(rowsByPage), options.title).furniture;
+}
+
 /** The structure of a whole document, pages in order. Pure: OCR pages in, structure out. */
 export function readStructure(pages: OcrPage[], options: StructureOptions = {}): DocumentStructure {
   const regions = pages.map((page, i) => pageRegions(page, i));
   const rowsByPage = regions.map((r) => r.rows);
   const metrics = measureDocument(rowsByPage);
   const { running, furniture } = findRunningRows(rowsByPage, metrics, options.title);
+  options.folios?.forEach((folio, i) => {
+    if (folio !== undefined && furniture[i]) furniture[i] = { ...furniture[i], folio };
+  });
   const content = rowsByPage.map((rows) => rows.filter((r) => !running.has(r)));
   const textWidth = usualTextWidth(content, metrics);
   const layouts = content.map((rows, i) => layoutPage(rows, metrics, (pages[i].height * 72) / (pages[i].dpi > 0 ? pages[i].dpi : 72), textWidth));
@@ -224,7 +238,7 @@ function arrangeBlocks(
   const drafts: Draft[] = [];
   let open: ParagraphDraft | null = null;
   let pendingFoot: Draft[] = [];
-  const written = new Set<unknown>();
+  const written = new Set<LinkedNote>();
   const close = (): void => {
     open = null;
     drafts.push(...pendingFoot);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, type MarkdownOptions } from '../../src/export/markdown.js';
 import type { OcrBox, OcrPage } from '../../src/project/index.js';
-import { A5, PageSetter } from './markdown-builder.js';
+import { A5, PageSetter, setWords } from './markdown-builder.js';
 
 // Each sets as four lines on the page, the last one short.
 const LOREM =
@@ -134,6 +134,56 @@ describe('hyphenation at line ends', () => {
       'The old charter was written in Anglo-Saxon by a monk.',
     ]);
   });
+
+  it('asks the lexicon when the document does not say: a compound keeps its hyphen, a split word is joined', () => {
+    const lexicon = new Set(['peut-être', 'moment', 'consubstantialité', 'l’arrière-plan']);
+    const isWord = (word: string): boolean => lexicon.has(word.toLowerCase());
+    const text = (lines: string[]): string[] => blocks(md([page(lines)], { isWord }));
+    expect(text(['Il viendra peut-', 'être demain, au bon mo-', 'ment, sur l’arrière-', 'plan du tableau.'])).toEqual([
+      'Il viendra peut-être demain, au bon moment, sur l’arrière-plan du tableau.',
+    ]);
+    // OCR read the start of the second line as a capital: the lexicon knows the word joined.
+    expect(text(['Le Fils est de même substance : sa consub-', 'Stantialité est affirmée.'])).toEqual(['Le Fils est de même substance : sa consubstantialité est affirmée.']);
+    // Without the lexicon the compound is joined, as any split word.
+    expect(blocks(md([page(['Il viendra peut-', 'être demain.'])]))).toEqual(['Il viendra peutêtre demain.']);
+  });
+
+  it('keeps a hyphen after a single letter, where no typesetter splits a word', () => {
+    expect(blocks(md([page(['Il se tenait vis-à-', 'vis de la porte, c’est-à-', 'dire dehors.'])]))).toEqual(['Il se tenait vis-à-vis de la porte, c’est-à-dire dehors.']);
+  });
+});
+
+describe('margins', () => {
+  const NARROW = { ...A5, left: 300, right: 1400 };
+
+  it('sets a side note apart as a blockquote before the paragraph it stands beside, and drops line numbers', () => {
+    const body = new PageSetter(NARROW).paragraph(`${LOREM}.`, { indent: 1.5 }).paragraph(`${OTHER}.`, { indent: 1.5 });
+    const page = body.page();
+    const lines = page.blocks[0].paragraphs[0].lines;
+    const beside = (index: number, texts: string[], x: number, size: number): void => {
+      const baseline = body.set[index].baseline;
+      texts.forEach((text, k) => {
+        const words = setWords(text, x, baseline + k * 1.2 * size, size);
+        lines.push({ box: { x0: words[0].box.x0, y0: words[0].box.y0, x1: words[words.length - 1].box.x1, y1: words[0].box.y1 }, words });
+      });
+    };
+    // A note beside the second paragraph's first lines in the right margin; line numbers every few lines on the left.
+    beside(body.set.findIndex((line) => line.text.startsWith('Nobody')), ['The miller’s', 'complaint.'], 1450, 30);
+    beside(1, ['5'], 200, 36);
+    beside(6, ['10'], 190, 36);
+    expect(blocks(documentToMarkdown([page]))).toEqual([`${LOREM}.`, '> The miller’s complaint.', `${OTHER}.`]);
+  });
+
+  it('takes a number standing past the text block’s edge out of the body line the engine read it with', () => {
+    const body = new PageSetter(NARROW).paragraph(`${LOREM}.`, { indent: 1.5 });
+    const page = body.page();
+    const line = page.blocks[0].paragraphs[0].lines[2];
+    // Set one em to the right of the justified line, too close for the engine to see two lines.
+    const [number] = setWords('15', line.box.x1 + 46, body.set[2].baseline, 46);
+    line.words.push(number);
+    line.box = { ...line.box, x1: number.box.x1 };
+    expect(blocks(documentToMarkdown([page]))).toEqual([`${LOREM}.`]);
+  });
 });
 
 describe('headings', () => {
@@ -170,6 +220,15 @@ describe('headings', () => {
       .skip(1)
       .paragraph(`${LOREM}.`);
     expect(blocks(md([page]))).toEqual([`${LOREM}.`, '# 3) Sources and methods', `${OTHER}.`, 'It rained all night.', `${LOREM}.`]);
+  });
+
+  it('makes a numbered subhead on a line of its own between two paragraphs a heading, space or not', () => {
+    const page = new PageSetter()
+      .paragraph(`${LOREM}.`)
+      .body('c) Concret et universel', { end: true })
+      .paragraph(`${OTHER}, and so on, as in`, { indent: 1.5, justifyLast: true })
+      .body('d) the last line of a paragraph', { end: true });
+    expect(blocks(md([page]))).toEqual([`${LOREM}.`, '# c) Concret et universel', `${OTHER}, and so on, as in d) the last line of a paragraph`]);
   });
 
   it('gives the same kind of title the same level on every page', () => {
@@ -297,6 +356,28 @@ describe('footnotes', () => {
       .skip(2)
       .body('the next page.', { size: NOTE, end: true });
     expect(blocks(md([one, two]))).toEqual([`${LOREM}[^1].`, '[^1]: This note is long enough to run on to the foot of the next page.', `${OTHER}.`]);
+  });
+
+  it('numbers notes from their sequence, whatever the OCR made of a number or a call', () => {
+    // Notes 13 to 15 across two pages; OCR read 14 as `4` and 15 as `l5`, and the calls as `¹³`, `!#` and `15`.
+    const one = new PageSetter().paragraph(`${LOREM}¹³.`).skip(2).body('13 The first note.', { size: NOTE, indent: 1, end: true });
+    const two = new PageSetter()
+      .paragraph(`${OTHER}, the mill!# and the bridge15 stood still.`, { indent: 1.5 })
+      .skip(2)
+      .body('4 The second note.', { size: NOTE, indent: 1, end: true })
+      .body('l5 The third note.', { size: NOTE, indent: 1, end: true });
+    expect(blocks(md([one, two]))).toEqual([
+      `${LOREM}[^13].`,
+      '[^13]: The first note.',
+      `${OTHER}, the mill[^14] and the bridge[^15] stood still.`,
+      '[^14]: The second note.',
+      '[^15]: The third note.',
+    ]);
+  });
+
+  it('calls a note whose call is lost at the end of its page’s last sentence', () => {
+    const page = new PageSetter().paragraph(`${LOREM}.`).paragraph('and then it rained again', { indent: 1.5 }).skip(2).body('1 A note.', { size: NOTE, indent: 1, end: true });
+    expect(blocks(md([page]))).toEqual([`${LOREM}.[^1]`, 'and then it rained again', '[^1]: A note.']);
   });
 
   it('keeps a note without a number apart when the note before it ended', () => {
