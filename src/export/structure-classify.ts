@@ -197,8 +197,10 @@ const ENUMERATED = /^(?:(?:\p{L}|\d{1,3}|[IVXLC]{1,6})[).]\s+\p{L}|§\s*\d)/u;
  * - Heading: a row set at least 1.2× the body size with space above it (or the page top), unless it is a long line
  *   filling the measure; a run of short rows in capitals or centred, set apart by space above and below (or the
  *   page's edge); one short row set apart that starts with a capital or a number and does not end like a
- *   sentence; or a numbered subhead (`c) Concret et universel`) standing alone on its line between the end of a
- *   paragraph and the start of the next. Rows of one size in a run make one heading.
+ *   sentence; a numbered subhead (`c) Concret et universel`) standing alone on its line between the end of a
+ *   paragraph and the start of the next; or a short line starting with a capital and not ending like a sentence,
+ *   flush left between a paragraph that ended short and one that starts indented (a subhead set in italics or bold,
+ *   which OCR does not report). Rows of one size in a run make one heading.
  * - New paragraph: space above larger than the usual leading by 0.4 pitch (≈ 1.4× the leading), a first line
  *   indented by more than half an em past the line above it, or a line above that ends short of the right edge
  *   (by 2 ems) and ends a sentence (`. ! ? : …` or a closing quote).
@@ -254,6 +256,10 @@ export function layoutPage(rows: Row[], metrics: Metrics, pageHeight: number, te
     const afterParagraph = apartAbove(i) || (prev !== undefined && endsParagraph(prev)) || isHeading[i - 1];
     const beforeParagraph = spaceBelow || (next !== undefined && indent(next) > 0.5 * em);
     if (numbered && afterParagraph && beforeParagraph) isHeading[i] = true;
+    // A short line set in italics or bold alone between two paragraphs, without space: the paragraph before it
+    // ended short, the one after it starts indented, and it ends like no sentence.
+    const between = prev !== undefined && endsParagraph(prev) && next !== undefined && next.column === r.column && indent(next) > 0.5 * em && indent(r) < 0.5 * em;
+    if (plain && r.words.length <= 8 && between) isHeading[i] = true;
   });
 
   const items: (HeadingItem | LineItem)[] = [];

@@ -101,8 +101,9 @@ function callCandidates(row: Row, spacedPunctuation: boolean): Candidate[] {
     m = new RegExp(`^(.*\\p{L}[.,;:]?)([!?${ODD_MARKS}${QUOTE_MARKS}]{1,3})(${closing})$`, 'u').exec(text);
     if (!m) return;
     const [, before, marks, after] = m;
-    // `?,` or `!.` is no punctuation any language writes.
-    if (new RegExp(`[${ODD_MARKS}]`, 'u').test(marks) || (/[?!]/u.test(marks) && /^[.,;:]/u.test(after))) return add(before, after, null, 2);
+    // `?,`, `!.` or `.?` is no punctuation any language writes.
+    const stray = /[?!]/u.test(marks) && (/^[.,;:]/u.test(after) || /[.,;:]$/u.test(before));
+    if (new RegExp(`[${ODD_MARKS}]`, 'u').test(marks) || stray) return add(before, after, null, 2);
     if (!spacedPunctuation) return;
     // A lone `?`, `!` or quote is punctuation in many places: before a sentence that starts with a capital it is
     // no evidence, after a word in another script little.
@@ -186,8 +187,8 @@ function noteLines(item: NoteItem): string[][] {
 }
 
 /**
- * Number every footnote of the document and link it to its call (`spacedPunctuation`: the page's language sets a
- * space before `?` and `!`, as French does). Notes continued on the next page are joined;
+ * Number every footnote of the document and link it to its call (`spacedPunctuation`: the page sets a space
+ * before `?` and `!`, as French does). Notes continued on the next page are joined;
  * numbers come from the sequence; calls on a page are matched with that page's notes in order. A note whose call
  * is not found is called at the end of its page's last sentence, so that no note is left without a reference; a
  * note with neither a number nor a call stays unlinked.

@@ -17,7 +17,7 @@ const FOLIO_WINDOW = 6;
 export interface PageFurniture {
   /**
    * The page number printed on the page (`305`, `xiv`), as read when it fits the sequence of the other pages, or
-   * inferred from the two nearest pages whose printed numbers agree with their distance (a chapter's first page
+   * inferred between the two nearest pages whose printed numbers agree with their distance (a chapter's first page
    * often has none printed).
    */
   folio?: string;
@@ -241,17 +241,14 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
   const known = valid.flatMap((n, p) => (n !== null ? [p] : []));
   return read.map((r, p) => {
     let folio = r.folio !== undefined && (arabic[p] === null || valid[p] !== null) ? r.folio : undefined;
-    if (folio === undefined && known.length >= 2) {
-      // Between two pages whose numbers agree, or before (after) the first (last) two that agree: a chapter's first
-      // page often prints no number.
-      const before = known.filter((q) => q < p);
-      const after = known.filter((q) => q > p);
-      const between = before.length > 0 && after.length > 0;
-      const pair = between ? [before[before.length - 1], after[0]] : before.length ? before.slice(-2) : after.slice(0, 2);
-      const [a, b] = pair as [number, number];
-      const [fa, fb] = [valid[a] as number, valid[b] as number];
-      const near = between || Math.min(Math.abs(p - a), Math.abs(p - b)) <= 2;
-      if (pair.length === 2 && near && fb - fa === b - a && fa + (p - a) > 0) folio = String(fa + (p - a));
+    if (folio === undefined) {
+      // Between two pages whose numbers agree with the pages between them (a chapter's first page often prints
+      // none). Not beyond the first or last number read: the capture may skip pages or join two books.
+      const before = known.filter((q) => q < p).pop();
+      const after = known.find((q) => q > p);
+      if (before !== undefined && after !== undefined && (valid[after] as number) - (valid[before] as number) === after - before) {
+        folio = String((valid[before] as number) + (p - before));
+      }
     }
     // A folio OCR read with letters for digits (`l44`) is left out of the running head once the sequence gives it.
     const misread = (word: string | undefined): boolean => folio !== undefined && word !== undefined && word.replace(/[lIi|]/gu, '1').replace(/[oO]/gu, '0') === folio;

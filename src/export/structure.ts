@@ -113,8 +113,15 @@ export function readStructure(pages: OcrPage[], options: StructureOptions = {}):
     ...(options.isWord ? { isWord: options.isWord } : {}),
   };
   const info: PageInfo[] = pages.map((_, i) => ({ number: options.pageNumbers?.[i] ?? i + 1, ...furniture[i] }));
-  // French sets a space before `?` and `!`: glued to a word, they are more likely a misread note call.
-  const links = linkNotes(layouts, (i) => pages[i].languages.includes('fra'));
+  // Where the text sets a space before `;` `:` `?` `!` (French), one of them glued to a word is more likely a
+  // misread note call. Read from the page itself: a document may mix languages.
+  const spaced = content.map((rows) => {
+    const words = rows.flatMap((r) => r.words.map((w) => w.text));
+    const apart = words.filter((w) => /^[;:?!»]$/u.test(w)).length;
+    const glued = words.filter((w) => /\p{L}[;:?!]$/u.test(w)).length;
+    return apart >= 2 && apart > glued;
+  });
+  const links = linkNotes(layouts, (i) => spaced[i]);
   const blocks = arrangeBlocks(layouts, margins, links, (h) => levelOf(h) as 1 | 2 | 3, evidence);
   return { pages: info, blocks };
 }

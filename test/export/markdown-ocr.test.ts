@@ -57,8 +57,9 @@ describe('documentToMarkdown on pages read by tesseract', () => {
       }),
     );
     const markdown = documentToMarkdown(pages, { title: 'Pride and Prejudice' });
-    const expected = readFileSync(new URL('./markdown-book.expected.md', import.meta.url), 'utf8');
-    // Tesseract reads the two superscript calls as other marks (`four®`): they are linked all the same.
+    // Tesseract misses the lone `1` at the foot of page 1, so that page's printed number is not known; it reads the
+    // two superscript calls as other marks (`four®`): they are linked all the same.
+    const expected = readFileSync(new URL('./markdown-book.expected.md', import.meta.url), 'utf8').replace('<!-- page 1 (p. 1) -->', '<!-- page 1 -->');
     expect(markdown).toBe(expected);
   });
 });

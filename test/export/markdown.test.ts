@@ -231,6 +231,11 @@ describe('headings', () => {
     expect(blocks(md([page]))).toEqual([`${LOREM}.`, '# c) Concret et universel', `${OTHER}, and so on, as in d) the last line of a paragraph`]);
   });
 
+  it('makes a short flush line between a paragraph that ended and one that starts indented a subhead', () => {
+    const page = new PageSetter().paragraph(`${LOREM}.`).body('Concret et universel', { end: true }).paragraph(`${OTHER}.`, { indent: 1.5 });
+    expect(blocks(md([page]))).toEqual([`${LOREM}.`, '# Concret et universel', `${OTHER}.`]);
+  });
+
   it('gives the same kind of title the same level on every page', () => {
     const one = new PageSetter().centred('CHAPTER I', 64).skip(1).paragraph(`${LOREM}.`).skip(1).centred('The Mill', 54).skip(1).paragraph(`${OTHER}.`);
     const two = new PageSetter().centred('CHAPTER II', 64).skip(1).paragraph(`${LOREM}.`);
