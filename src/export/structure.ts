@@ -114,13 +114,14 @@ export function readStructure(pages: OcrPage[], options: StructureOptions = {}):
   };
   const info: PageInfo[] = pages.map((_, i) => ({ number: options.pageNumbers?.[i] ?? i + 1, ...furniture[i] }));
   // Where the text sets a space before `;` `:` `?` `!` (French), one of them glued to a word is more likely a
-  // misread note call. Read from the page itself: a document may mix languages.
-  const spaced = content.map((rows) => {
+  // misread note call. Read from the pages: a page that clearly does one or the other says so (a document may mix
+  // languages), the others follow the document.
+  const punctuation = content.map((rows) => {
     const words = rows.flatMap((r) => r.words.map((w) => w.text));
-    const apart = words.filter((w) => /^[;:?!»]$/u.test(w)).length;
-    const glued = words.filter((w) => /\p{L}[;:?!]$/u.test(w)).length;
-    return apart >= 2 && apart > glued;
+    return { apart: words.filter((w) => /^[;:?!»]$/u.test(w)).length, glued: words.filter((w) => /\p{L}[;:?!]$/u.test(w)).length };
   });
+  const documentSpaced = punctuation.reduce((sum, p) => sum + p.apart - p.glued, 0) > 0;
+  const spaced = punctuation.map(({ apart, glued }) => (apart > glued + 2 ? true : glued > apart + 2 ? false : documentSpaced));
   const links = linkNotes(layouts, (i) => spaced[i]);
   const blocks = arrangeBlocks(layouts, margins, links, (h) => levelOf(h) as 1 | 2 | 3, evidence);
   return { pages: info, blocks };
