@@ -273,7 +273,7 @@ const SOURCE: PageSource[] = [
 ];
 
 /** Places in a French word where a typesetter may break it: between two consonants, or before a consonant and a vowel. */
-function breakPoints(word: string): number[] {
+export function breakPoints(word: string): number[] {
   const letters = [...word];
   const vowel = (ch: string | undefined): boolean => ch !== undefined && /[aeiouyàâäéèêëîïôöùûüœæ]/iu.test(ch);
   const letter = (ch: string | undefined): boolean => ch !== undefined && /\p{L}/u.test(ch);
