@@ -12,6 +12,7 @@ import { exportRegistry, parseExportList, type ExportRequest } from '../export/i
 import { parseOcrSpec, type OcrSpec } from '../ocr/index.js';
 import { checkOutputFolder, loadManifest, saveManifest, type ProjectManifest, type ProjectOcrBatch } from '../project/index.js';
 import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
+import { notePrintedPages } from './printed.js';
 import type { ProgressEvent } from './progress.js';
 import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject } from './recognize.js';
 import { writeExports, type WrittenExport } from './write-exports.js';
@@ -193,8 +194,8 @@ export interface RecognizeOptions {
 
 /**
  * Recognise the text of an opened document's visible pages with `ocr` (an OCR spec such as `auto`, or one parsed
- * with `--ocr-lang`), saving it in the project. A batch engine submits the pages instead and records the batch in
- * the manifest. Returns the milliseconds it took.
+ * with `--ocr-lang`), saving it in the project with each page's printed number and running head. A batch engine
+ * submits the pages instead and records the batch in the manifest. Returns the milliseconds it took.
  */
 export async function recognize(doc: { dir: string; manifest: ProjectManifest }, ocr: OcrSpec | string, options: RecognizeOptions = {}): Promise<number> {
   const spec = typeof ocr === 'string' ? parseOcrSpec(ocr, options.ocrLang) : ocr;
@@ -210,6 +211,8 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
       ...(options.outDir ? { outDir: options.outDir } : {}),
       ...(options.fileStem ? { fileStem: options.fileStem } : {}),
     };
+  } else {
+    await notePrintedPages(doc.dir, doc.manifest);
   }
   await saveManifest(doc.dir, doc.manifest);
   return performance.now() - t0;
@@ -233,6 +236,7 @@ export async function checkProjectOcr(projectDir: string, options: Pick<ConvertO
   const polled = await pollProjectOcr(dir, manifest, options.signal ? { signal: options.signal } : {});
   if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
   if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
+  await notePrintedPages(dir, manifest);
   await saveManifest(dir, manifest);
   const ocr = performance.now() - t0;
   const tExport = performance.now();

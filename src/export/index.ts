@@ -1,7 +1,8 @@
 /** Export: the exporters (each with its writer), the format-list parser and the registry they are named in. */
-export { ExportRegistry, type Exporter, type ExportRequest } from './formats.js';
-export { exportRegistry, listExports, parseExportList, pdfExporter } from './exporters.js';
+export { ExportRegistry, type Exporter, type ExportRequest, type ExportTarget } from './formats.js';
+export { documentStructure, exportRegistry, listExports, parseExportList, pdfExporter } from './exporters.js';
 export { writePdf, pdfPagesFromProject, type PdfOutputPage, type PdfPageInput } from './pdf.js';
 export { writeSlim } from './slim.js';
 export { readTiffLayout, singleG4Segment } from './tiff.js';
-export { documentToMarkdown, type MarkdownOptions } from './markdown.js';
+export { documentToMarkdown, structureToMarkdown, type MarkdownOptions } from './markdown.js';
+export { openWordCheck, readPrintedPages, readStructure, type Block, type DocumentStructure, type Inline, type PageInfo, type StructureOptions } from './structure.js';

@@ -19,7 +19,7 @@ import { HttpError } from '../http/index.js';
 export const SENDABLE_FORMATS = ['pdf', 'md', 'textpack'] as const;
 
 const TITLES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack', slim: 'Slim project' };
-const OPTION_LABELS: Record<string, string> = { profile: 'PDF profile' };
+const OPTION_LABELS: Record<string, string> = { profile: 'PDF profile', pages: 'Page markers' };
 
 /** The formats of `accepts` Quire can write, in the destination's order; formats Quire cannot write are never offered. */
 export function writableFormats(accepts: readonly string[]): string[] {
