@@ -4,6 +4,7 @@ import { dirname, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import { describeError, isQuireError, QuireError } from '../errors.js';
+import { formatBytes } from '../util/index.js';
 
 /** Limits that keep a hostile archive from filling the disk (zip bombs) or the inode table. */
 export interface ExtractLimits {
@@ -117,8 +118,4 @@ function isSymlink(entry: yauzl.Entry): boolean {
 /** yauzl refuses absolute and `..` names itself, with these words. */
 function yauzlUnsafeName(e: unknown): boolean {
   return e instanceof Error && /^(invalid relative path|absolute path|invalid characters in fileName)/.test(e.message);
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= 1024 ** 3 ? `${Math.round(bytes / 1024 ** 3)} GB` : `${Math.round(bytes / 1024 ** 2)} MB`;
 }

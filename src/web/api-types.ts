@@ -157,7 +157,8 @@ export interface ExporterCard {
 
 export interface ExportResult {
   kind: 'download' | 'send';
-  download?: { url: string; fileName: string; bytes: number };
+  /** `size`: the byte count as every message of Quire prints it (`1.2 MiB`). */
+  download?: { url: string; fileName: string; bytes: number; size: string };
   sends?: Array<{ ok: boolean; alreadyThere: boolean; message: string; kindLabel?: string; fileName: string; display: string }>;
 }
 
@@ -204,6 +205,8 @@ export interface RegistryDetail extends RegistryEntryView {
   hostApi: number;
   files: number;
   bytes: number;
+  /** `bytes` as every message of Quire prints a size (`12.3 KiB`). */
+  size: string;
 }
 
 export interface FieldView {

@@ -27,6 +27,7 @@ import {
   type ResolvedHostOptions,
 } from '../plugins/index.js';
 import { applySettings, secretsOf } from '../settings/index.js';
+import { formatBytes } from '../util/index.js';
 import { VERSION } from '../version.js';
 import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice } from './api-types.js';
 import { checkToken, newSessionToken, setTokenCookie, unauthorizedPage, UNAUTHORIZED_MESSAGE } from './auth.js';
@@ -215,7 +216,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
         taken.add(name);
         const path = join(inputDir, name);
         await pipeline(part.file, createWriteStream(path));
-        if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${MAX_UPLOAD / 1024 ** 3} GB).`);
+        if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${formatBytes(MAX_UPLOAD)}).`);
         if ((await stat(path)).size === 0) throw new HttpError(400, 'empty_file', `${name} is empty.`);
         files.push({ path, name });
       }

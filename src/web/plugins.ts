@@ -23,6 +23,7 @@ import {
   type UsableDestination,
 } from '../plugins/index.js';
 import { missingSettings, secretsOf, viewSettings } from '../settings/index.js';
+import { formatBytes } from '../util/index.js';
 import type { CheckView, FieldView, PluginSettingsView, PluginView, RegistryDetail, RegistryView } from './api-types.js';
 import { HttpError } from '../http/index.js';
 
@@ -139,6 +140,7 @@ export async function registryDetail(location: string, slug: string, appData: st
   if (!entry) throw new HttpError(404, 'not_found', `The plugin registry has no destination called ${slug}.`);
   const manifest = parse((await registryFile(location, entry, MANIFEST_FILE)).toString('utf8')) as Record<string, unknown>;
   const capabilities = (manifest.capabilities ?? {}) as Record<string, unknown>;
+  const bytes = entry.files.reduce((sum, f) => sum + f.size, 0);
   const author = typeof manifest.author === 'string' && manifest.author.trim() !== '' ? manifest.author.trim() : entry.first_party ? 'The makers of Quire' : 'Not declared';
   return {
     slug: entry.slug,
@@ -152,7 +154,8 @@ export async function registryDetail(location: string, slug: string, appData: st
     capabilities: { network: capabilities.network === true },
     hostApi: API_VERSION,
     files: entry.files.length,
-    bytes: entry.files.reduce((sum, f) => sum + f.size, 0),
+    bytes,
+    size: formatBytes(bytes),
   };
 }
 

@@ -7,7 +7,7 @@
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { PluginsView, PluginView, RegistryDetail, RegistryView } from '../api-types.js';
-import { api, formatBytes, messageOf } from './api.js';
+import { api, messageOf } from './api.js';
 import { Modal } from './dialog.js';
 
 function FirstParty(): ComponentChild {
@@ -62,7 +62,7 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
             h('dt', null, 'Plugin API'),
             h('dd', null, apiMismatch ? `needs ${detail.api}; this Quire provides ${detail.hostApi}` : `${detail.api} (this Quire provides ${detail.hostApi})`),
             h('dt', null, 'Files'),
-            h('dd', null, `${detail.files} (${formatBytes(detail.bytes)}), each checked against the registry's checksum`),
+            h('dd', null, `${detail.files} (${detail.size}), each checked against the registry's checksum`),
           ),
           h('p', { class: 'muted small' }, 'It runs in a separate process that may read only its own folder and write only its own data folder.'),
         )
