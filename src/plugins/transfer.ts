@@ -4,9 +4,9 @@
  * Plaintext-fallback rows (secrets kept in `config.db`) never ride out as settings: the bundle's
  * settings come from the hidden-row-free view a settings form reads.
  */
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseFieldValue, type FieldValue } from '../plugin-api/index.js';
-import { applySettings, configField, secretField, secretsOf, storedSettings } from '../settings/index.js';
+import { applySettings, configField, secretField, secretsOf, storedSettings, writePrivateFile } from '../settings/index.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
 import { resolveHostOptions, type PluginHostOptions } from './options.js';
 import type { DestinationDescriptor } from './sandbox/protocol.js';
@@ -66,8 +66,8 @@ export function exportSettings(descriptor: DestinationDescriptor, path: string, 
     }
     bundle.secrets = values;
   }
-  writeFileSync(path, `${JSON.stringify(bundle, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600); // an existing file keeps its old mode otherwise
+  // Written 0600 from its first byte (an existing file is replaced, not rewritten in its old mode).
+  writePrivateFile(path, `${JSON.stringify(bundle, null, 2)}\n`, { privateFolder: false });
   return report;
 }
 
