@@ -4,8 +4,9 @@
  * A destination is a place a finished export goes (a library server, an e-reader mailbox, a
  * document corpus). A plugin is a directory `<APP_DATA>/plugins/destinations/<slug>/` holding a
  * manifest `quire-plugin.toml` and one ESM module that subclasses {@link Destination} and calls
- * {@link registerDestination}. The host runs it in a child process under Node's permission
- * model; see `docs/plugins.md`.
+ * {@link registerDestination}. The host runs it in a child process isolated by the operating
+ * system (bubblewrap: its own PID and network namespaces, a read-only view) and by Node's
+ * permission model; its HTTP and mail requests go out through the host. See `docs/plugins.md`.
  *
  * Everything here exists since API 1 ({@link API_VERSION}).
  *
@@ -29,3 +30,4 @@ export { multipartBody, type MultipartBody, type MultipartFile } from './multipa
 export { MailError, sendMail, verifySmtp, type MailAttachment, type MailMessage, type MailReceipt, type SmtpSecurity, type SmtpSettings } from './mail.js';
 export { contentTypeFor, extensionOf, formatBinaryBytes, formatBytes, quotePathSegment } from './text.js';
 export type { AuthChallenge } from './digest.js';
+export { routeNetworkThroughHost, type BridgeBody, type BridgeHttpReply, type BridgeHttpRequest, type BridgeMailRequest, type NetworkBridge } from './bridge.js';

@@ -1,3 +1,4 @@
+import { hostBridge } from './bridge.js';
 import type { CheckKind } from './results.js';
 
 /**
@@ -122,14 +123,33 @@ function asMailError(e: unknown): MailError {
   return new MailError(err.message ?? String(e), mailErrorKind(code, err.responseCode), code, err.response ?? '');
 }
 
+/** A message as plain data, to cross to the host. */
+function plainMessage(message: MailMessage): MailMessage {
+  return {
+    from: message.from,
+    to: typeof message.to === 'string' ? message.to : [...message.to],
+    subject: message.subject,
+    ...(message.text !== undefined ? { text: message.text } : {}),
+    ...(message.attachments ? { attachments: message.attachments.map((a) => ({ ...a })) } : {}),
+    ...(message.headers ? { headers: { ...message.headers } } : {}),
+  };
+}
+
 /**
  * Submit one message over SMTP (nodemailer underneath), attachments streamed from disk.
  * Resolves with the server's receipt once it accepted the message for delivery — which says
- * nothing about whether the mailbox will keep it. Rejects with {@link MailError}.
+ * nothing about whether the mailbox will keep it. Rejects with {@link MailError}. In a sandbox the
+ * host submits it, to a mail server the plugin's settings name.
  *
  * @since API 1
  */
 export async function sendMail(smtp: SmtpSettings, message: MailMessage): Promise<MailReceipt> {
+  const bridge = hostBridge();
+  if (bridge) {
+    const receipt = await bridge.mail({ op: 'send', smtp: { ...smtp }, message: plainMessage(message) });
+    if (!receipt) throw new MailError('the host answered no receipt', 'UNKNOWN', 'EPROTOCOL', '');
+    return receipt;
+  }
   const nodemailer = await import('nodemailer');
   const transport = nodemailer.createTransport(transportOptions(smtp));
   try {
@@ -161,6 +181,11 @@ export async function sendMail(smtp: SmtpSettings, message: MailMessage): Promis
  * @since API 1
  */
 export async function verifySmtp(smtp: SmtpSettings): Promise<void> {
+  const bridge = hostBridge();
+  if (bridge) {
+    await bridge.mail({ op: 'verify', smtp: { ...smtp } });
+    return;
+  }
   const nodemailer = await import('nodemailer');
   const transport = nodemailer.createTransport(transportOptions(smtp));
   try {

@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import {
   checkDestination,
   defaultRegistry,
+  describeIsolation,
   discoverDestinations,
   exportSettings,
   findDestination,
@@ -11,6 +12,7 @@ import {
   installFromRegistry,
   installPluginDirectory,
   installRecord,
+  pluginIsolation,
   readRegistry,
   removePlugin,
   resolveHostOptions,
@@ -19,7 +21,7 @@ import {
   type ResolvedHostOptions,
   type UsableDestination,
 } from '../../plugins/index.js';
-import { applySettings, missingSettings, secretsOf, viewSettings } from '../../settings/index.js';
+import { applySettings, missingSettings, secretsOf, unreadableSecrets, viewSettings } from '../../settings/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 
 /** What the plugin commands read and write; tests pass their own. */
@@ -36,11 +38,13 @@ interface Io {
   readSecret: (prompt: string) => Promise<string>;
 }
 
-/** Every command line command uses the plaintext secret store (`<APP_DATA>/.env`). */
+/**
+ * Every command line command uses the plaintext secret store (`<APP_DATA>/.env`). With
+ * `QUIRE_DEBUG`, the host prints what plugins log and the detail of each check and send.
+ */
 function io(deps: PluginsCliDeps): Io {
-  const debug = process.env.QUIRE_DEBUG ? (slug: string, line: string): void => void process.stderr.write(`  [${slug}] ${line}\n`) : undefined;
   return {
-    host: resolveHostOptions({ ...(debug ? { onLog: debug } : {}), ...deps.host, plaintextSecrets: true }),
+    host: resolveHostOptions({ ...deps.host, plaintextSecrets: true }),
     out: deps.out ?? ((text) => void process.stdout.write(text)),
     readSecret: deps.readSecret ?? readSecretFromStdin(),
   };
@@ -108,10 +112,18 @@ export async function listDestinations(deps: PluginsCliDeps = {}): Promise<void>
       out(`${d.slug.padEnd(18)} refused: ${d.reason}\n`);
       continue;
     }
+    const unreadable = unreadableSecrets(d.descriptor, host);
     const missing = missingSettings(d.descriptor, host);
-    const state = missing.length === 0 ? 'ready' : `missing: ${missing.join(', ')}`;
+    const state =
+      unreadable.length > 0
+        ? `cannot read ${unreadable.map((u) => u.label).join(', ')}: ${unreadable[0].reason}`
+        : missing.length === 0
+          ? 'ready'
+          : `missing: ${missing.join(', ')}`;
     out(`${d.slug.padEnd(18)} ${d.descriptor.display} — accepts ${d.descriptor.accepts.join(', ')} — ${state}\n`);
   }
+  const isolation = await pluginIsolation(host);
+  if (isolation.level === 'partial') out(`${describeIsolation(isolation)}\n`);
 }
 
 function formatValue(value: unknown): string {
@@ -185,6 +197,7 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
     .action(async () => {
       const { host, out } = io(deps);
       const found = await discoverDestinations(host);
+      out(`${describeIsolation(await pluginIsolation(host))}\n`);
       if (found.length === 0) out('No destination is installed; see quire plugins available.\n');
       for (const d of found) {
         const record = installRecord(d.slug, host.appData);
@@ -215,14 +228,19 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
     .description('install a destination from the registry (by slug) or from a plugin folder (by path)')
     .argument('<slug-or-folder>', 'a registry slug, or a folder named by its slug holding quire-plugin.toml')
     .option('--registry <dir|url>', 'registry folder or URL')
-    .action(async (what: string, flags: { registry?: string }) => {
-      const { host, out } = io(deps);
+    .option('--allow-unisolated', 'where plugins cannot be isolated (no bubblewrap), install and run this plugin anyway')
+    .action(async (what: string, flags: { registry?: string; allowUnisolated?: boolean }) => {
+      const { host: base, out } = io(deps);
+      const host = { ...base, allowUnisolated: flags.allowUnisolated === true };
+      const isolation = await pluginIsolation(host);
+      if (isolation.level === 'partial') out(`${describeIsolation(isolation)}\n`);
       const isFolder = /[\\/]/.test(what) && existsSync(what) && statSync(what).isDirectory();
       const installed = isFolder
         ? await installPluginDirectory(what, host)
         : await installFromRegistry(what, { ...host, registry: flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry() });
       const missing = missingSettings(installed.descriptor, host);
       out(`Installed ${installed.slug} ${installed.manifest.version} (${installed.descriptor.display}; accepts ${installed.descriptor.accepts.join(', ')}).\n`);
+      if (isolation.level === 'partial' && flags.allowUnisolated) out(`${installed.slug} will run without isolation, as --allow-unisolated asked.\n`);
       if (missing.length > 0) out(`Set it up next: quire plugins config ${installed.slug} --set key=value … --set-secret key (missing: ${missing.join(', ')}).\n`);
     });
 
@@ -247,7 +265,6 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
         out(`${slug}: OK — ${result.message}\n`);
         return;
       }
-      if (result.detail && process.env.QUIRE_DEBUG) out(`  ${result.detail}\n`);
       throw new QuireError(ERROR_CODES.OUTPUT, `${slug}: ${CHECK_KIND_LABELS[result.kind ?? 'UNKNOWN']} — ${result.message}`, result.detail);
     });
 
