@@ -11,6 +11,6 @@ export { describeIsolation, detectIsolation, type Isolation } from './isolation.
 export { MANIFEST_FILE } from './manifest.js';
 export { scanImports } from './imports.js';
 export { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';
-export { exportSettings, importSettings } from './transfer.js';
+export { exportSettings, exportWarnings, importSettings } from './transfer.js';
 export { defaultRegistry, installFromRegistry, installPluginDirectory, readRegistry, removePlugin, type RegistryEntry } from './registry.js';
 export { checkDestination, checkSendTargets, describeSendOutcome, parseSendTo, sendExports, type SendOutcome, type UnsavedValues } from './send.js';

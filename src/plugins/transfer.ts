@@ -71,6 +71,21 @@ export function exportSettings(descriptor: DestinationDescriptor, path: string, 
   return report;
 }
 
+/**
+ * What an export with secrets must tell the person, the same words wherever it was asked for (the
+ * CLI prints them, the web app shows them beside its download): which secrets are in the file as
+ * readable text, which could not be read, which are not set.
+ */
+export function exportWarnings(report: ExportReport): string[] {
+  const lines: string[] = [];
+  const n = report.secretsWritten.length;
+  if (n > 0) lines.push(`Warning: ${n} secret${n === 1 ? ' is' : 's are'} in that file as readable text (${report.secretsWritten.join(', ')}); keep it private and delete it once imported.`);
+  else lines.push('No secret could be written: none has a value.');
+  for (const u of report.secretsUnreadable) lines.push(`Warning: the secret ${u.id} could not be read and is NOT in the file: ${u.reason}.`);
+  if (report.secretsNotSet.length > 0) lines.push(`Not set, so not in the file: ${report.secretsNotSet.join(', ')}.`);
+  return lines;
+}
+
 /** Read and check a bundle file; usage errors for anything else. */
 export function readBundle(path: string): SettingsBundle {
   let raw: unknown;

@@ -168,17 +168,35 @@ export interface PluginView {
   description: string;
   version: string;
   firstParty: boolean;
-  state: 'ready' | 'needs-settings' | 'refused';
+  /** `unreadable`: set up, but a stored secret cannot be read now (a keychain that cannot be opened). */
+  state: 'ready' | 'needs-settings' | 'unreadable' | 'refused';
   missing: string[];
+  /** `unreadable`: which secrets, and why (`the keychain could not be opened: …`). */
+  unreadable?: string;
   reason?: string;
   accepts: string[];
   network: boolean;
 }
 
+/** How plugin processes are isolated on this machine. */
+export interface IsolationView {
+  level: 'full' | 'partial';
+  /** In the user's words. */
+  summary: string;
+}
+
+/** Where a secret typed into a settings dialog goes. */
+export interface SecretStoreView {
+  /** In the user's words: `the OS keychain`, `…/.env (mode 0600)`, … */
+  text: string;
+  /** Stored as readable text in a file (`.env` or the plugin's settings file), not in a keychain. */
+  plainText: boolean;
+}
+
 export interface PluginsView {
   installed: PluginView[];
-  /** Where a secret typed into a settings dialog goes. */
-  secretStore: string;
+  secretStore: SecretStoreView;
+  isolation: IsolationView;
 }
 
 export interface RegistryEntryView {
@@ -203,6 +221,7 @@ export interface RegistryDetail extends RegistryEntryView {
   author: string;
   capabilities: { network: boolean };
   hostApi: number;
+  isolation: IsolationView;
   files: number;
   bytes: number;
   /** `bytes` as every message of Quire prints a size (`12.3 KiB`). */
@@ -220,8 +239,11 @@ export interface FieldView {
   /** Ordinary settings: the value read (stored, else the default). Never present for a secret. */
   value?: string | number | boolean;
   isDefault?: boolean;
-  /** Secrets: stored or not, never the value. */
-  secret?: { set: boolean; unreachable?: string };
+  /**
+   * Secrets: stored or not, never the value; where (`store`, and `where` in the user's words), and
+   * whether that is readable text in a file.
+   */
+  secret?: { set: boolean; unreachable?: string; store?: 'keychain' | 'env-file' | 'config-file'; where?: string; plainText?: boolean };
 }
 
 export interface PluginSettingsView {
@@ -230,7 +252,15 @@ export interface PluginSettingsView {
   description: string;
   fields: FieldView[];
   missing: string[];
-  secretStore: string;
+  /** Where a secret typed here goes. */
+  secretStore: SecretStoreView;
+}
+
+/** Values typed into a settings dialog and not saved: what Check tests (and never stores). */
+export interface UnsavedSettings {
+  settings?: Record<string, string | number | boolean>;
+  /** Empty ones mean "the stored one". */
+  secrets?: Record<string, string>;
 }
 
 export interface CheckView {
@@ -247,6 +277,8 @@ export interface ConfigExportView {
   secretsWritten: string[];
   secretsUnreadable: Array<{ id: string; reason: string }>;
   secretsNotSet: string[];
+  /** With secrets: the same warnings `quire plugins config --export --with-secrets` prints. */
+  warnings: string[];
 }
 
 export interface ConfigImportView {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDocument, ProcessOptions } from '../../src/convert/index.js';
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import { cookieName, createGuiApp, type DocumentDetail, type GuiApp } from '../../src/web/index.js';
+import { startCorpus } from '../registry/corpus-server.js';
 
 /** A multipart body as a browser's FormData would send it. */
 async function formBody(files: Array<{ name: string; data: string | Buffer }>): Promise<{ payload: Buffer; headers: Record<string, string> }> {
@@ -134,7 +135,19 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(put.json().missing).toEqual([]);
     const view = await gui.app.inject({ method: 'GET', url: '/api/plugins/send-to-corpus/settings', headers: auth });
     expect(view.body).not.toContain('corpus-secret-42');
-    expect(view.json().fields.find((f: { id: string }) => f.id === 'api_key').secret).toEqual({ set: true });
+    // Set, never its value; and where it lives: no keychain here, so readable text in the plugin's settings file.
+    expect(view.json().fields.find((f: { id: string }) => f.id === 'api_key').secret).toEqual({
+      set: true,
+      store: 'config-file',
+      where: "the plugin's own settings file (mode 0600), since no OS keychain was found",
+      plainText: true,
+    });
+    // Every file holding a setting or a secret is 0600 in a 0700 folder, after the web app wrote it.
+    const data = join(root, 'home', 'plugins', 'data', 'send-to-corpus');
+    expect(statSync(join(data, 'config.db')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(data, 'install.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+    expect(statSync(join(root, 'home', 'plugins', 'data')).mode & 0o777).toBe(0o700);
 
     const plain = (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/export', headers: auth, payload: { withSecrets: false } })).json();
     expect(plain.secretsWritten).toEqual([]);
@@ -144,6 +157,9 @@ describe('quire gui server: the session token and the JSON API', () => {
 
     const withSecrets = (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/export', headers: auth, payload: { withSecrets: true } })).json();
     expect(withSecrets.secretsWritten).toEqual(['api_key']);
+    // The same warning as quire plugins config --export --with-secrets.
+    expect(withSecrets.warnings).toEqual(['Warning: 1 secret is in that file as readable text (api_key); keep it private and delete it once imported.']);
+    expect(plain.warnings).toEqual([]);
     const secretFile = await gui.app.inject({ method: 'GET', url: withSecrets.download.url, headers: auth });
     expect(JSON.parse(secretFile.body).secrets).toEqual({ api_key: 'corpus-secret-42' });
     const onDisk = join(gui.sessionDir, 'downloads', withSecrets.download.url.split('/').pop(), 'send-to-corpus-settings.json');
@@ -160,6 +176,40 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(removed.statusCode).toBe(204);
     const after = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
     expect(after.installed).toEqual([]);
+  });
+
+  it('checks the values in the settings form without storing them: only Save stores', async () => {
+    const corpus = await startCorpus({ apiKey: 'the-right-key' });
+    try {
+      expect((await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/install', headers: auth, payload: {} })).statusCode).toBe(200);
+      const saved = await gui.app.inject({
+        method: 'PUT',
+        url: '/api/plugins/send-to-corpus/settings',
+        headers: auth,
+        payload: { settings: { base_url: corpus.url }, secrets: { api_key: 'the-right-key' } },
+      });
+      expect(saved.statusCode, saved.body).toBe(200);
+      const check = async (payload?: object): Promise<{ ok: boolean; label: string; message: string }> =>
+        (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/check', headers: auth, ...(payload ? { payload } : {}) })).json();
+
+      // A wrong key typed into the form and checked: refused, and the stored key is untouched.
+      expect(await check({ settings: { base_url: corpus.url }, secrets: { api_key: 'a-wrong-key' } })).toEqual({ ok: false, label: 'Wrong credentials', kind: 'AUTH', message: 'The corpus refused the API key.' });
+      expect(await check()).toMatchObject({ ok: true, label: 'OK' });
+      // An address typed and not saved is checked, and not kept either; an empty secret field means the stored one.
+      expect(await check({ settings: { base_url: 'http://127.0.0.1:9' }, secrets: { api_key: '' } })).toMatchObject({ ok: false, label: 'Cannot connect' });
+      const view = (await gui.app.inject({ method: 'GET', url: '/api/plugins/send-to-corpus/settings', headers: auth })).json();
+      expect(view.fields.find((f: { id: string }) => f.id === 'base_url').value).toBe(corpus.url);
+      const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
+      expect(listed.installed[0]).toMatchObject({ slug: 'send-to-corpus', state: 'ready' });
+      expect(await check()).toMatchObject({ ok: true });
+      // A value that does not fit its field is refused before anything runs.
+      const bad = await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/check', headers: auth, payload: { settings: { colour: 'red' } } });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.message).toBe('send-to-corpus has no setting "colour"; it has: base_url, headers.');
+    } finally {
+      await gui.app.inject({ method: 'DELETE', url: '/api/plugins/send-to-corpus', headers: auth });
+      await corpus.stop();
+    }
   });
 
   it('lists a plugin it cannot use as refused, with the reason, and offers no export through it', async () => {

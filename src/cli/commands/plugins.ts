@@ -7,6 +7,7 @@ import {
   describeIsolation,
   discoverDestinations,
   exportSettings,
+  exportWarnings,
   findDestination,
   importSettings,
   installFromRegistry,
@@ -156,13 +157,7 @@ async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDe
   if (flags.export) {
     const report = exportSettings(descriptor, flags.export, flags.withSecrets === true, host);
     out(`Wrote ${report.settings} setting${report.settings === 1 ? '' : 's'} of ${slug} to ${report.path} (mode 0600).\n`);
-    if (flags.withSecrets) {
-      if (report.secretsWritten.length > 0) {
-        out(`Warning: ${report.secretsWritten.length} secret${report.secretsWritten.length === 1 ? ' is' : 's are'} in that file as readable text (${report.secretsWritten.join(', ')}); keep it private and delete it once imported.\n`);
-      } else out('No secret could be written: none has a value.\n');
-      for (const u of report.secretsUnreadable) out(`Warning: the secret ${u.id} could not be read and is NOT in the file: ${u.reason}.\n`);
-      if (report.secretsNotSet.length > 0) out(`Not set, so not in the file: ${report.secretsNotSet.join(', ')}.\n`);
-    }
+    if (flags.withSecrets) for (const line of exportWarnings(report)) out(`${line}\n`);
   }
   const changed = flags.import || flags.set.length > 0 || flags.setSecret.length > 0 || flags.export;
   if (!changed) {
