@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -267,6 +268,34 @@ describe('quire gui server: a running task can be cancelled', () => {
       expect(doc.lastTask).toEqual({ kind: 'open', outcome: 'cancelled', message: 'The conversion was cancelled.' });
       expect(doc.pageList).toEqual([]);
       expect(readdirSync(join(gui.sessionDir, 'docs', id)).filter((f) => f.startsWith('project'))).toEqual([]);
+    } finally {
+      await gui.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('quire gui server: where plugins cannot be isolated (bubblewrap pretended missing)', () => {
+  it('says so, and installs a plugin that is not first-party only when the dialog asked the user first', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'quire-gui-partial-'));
+    const registry = join(root, 'registry');
+    cpSync(join(import.meta.dirname, '..', 'plugins', 'fixtures', 'echo-dest'), join(registry, 'destinations', 'echo-dest'), { recursive: true });
+    execFileSync(process.execPath, [join(import.meta.dirname, '..', '..', 'scripts', 'build-registry-index.mjs'), registry]);
+    const gui = await createGuiApp({ sessionDir: root, uiDir: join(root, 'no-ui'), registry, host: { appData: join(root, 'home'), keychain: null, bwrap: null } });
+    const auth = { 'x-quire-token': gui.token };
+    try {
+      const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
+      expect(listed.isolation).toMatchObject({ level: 'partial', summary: expect.stringMatching(/^bubblewrap \(bwrap\) is not installed/) });
+      expect((await gui.app.inject({ method: 'GET', url: '/api/registry/echo-dest', headers: auth })).json().isolation.level).toBe('partial');
+      // Its registry calls it first-party, but it is not the code shipped with Quire.
+      const refused = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: {} });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error.message).toBe(
+        'The plugin echo-dest was not installed: it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, install it with --allow-unisolated.',
+      );
+      const allowed = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: { allowUnisolated: true } });
+      expect(allowed.statusCode, allowed.body).toBe(200);
+      expect(allowed.json()).toMatchObject({ slug: 'echo-dest', state: 'needs-settings' });
     } finally {
       await gui.close();
       rmSync(root, { recursive: true, force: true });
