@@ -6,7 +6,7 @@
  * The types below are what crosses: plain data, file bodies by path (the host reads only the
  * staged file and the plugin's own `files/`).
  */
-import type { MailMessage, MailReceipt, SmtpSettings } from './mail.js';
+import type { MailMessage, MailReceipt, SmtpSettings } from './mail-types.js';
 import type { MultipartFile } from './multipart.js';
 import type { AuthChallenge } from './digest.js';
 
