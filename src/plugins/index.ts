@@ -13,4 +13,4 @@ export { scanImports } from './imports.js';
 export { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';
 export { exportSettings, exportWarnings, importSettings } from './transfer.js';
 export { defaultRegistry, installFromRegistry, installPluginDirectory, readRegistry, removePlugin, type RegistryEntry } from './registry.js';
-export { checkDestination, checkSendTargets, describeSendOutcome, parseSendTo, sendExports, type SendOutcome, type UnsavedValues } from './send.js';
+export { checkDestination, checkSendTargets, describeSendOutcome, parseSendTo, reachableHosts, sendExports, type SendOutcome, type UnsavedValues } from './send.js';

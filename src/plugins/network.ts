@@ -88,6 +88,12 @@ export function networkPolicy(declared: boolean, configFields: readonly Field[],
   return { declared, hosts };
 }
 
+/** The hosts of `policy` in the user's words (`shelf.example.org:443`, `smtp.example.org`). */
+export function describeHosts(policy: NetworkPolicy): string[] {
+  const spell = (h: AllowedHost): string => `${h.host.includes(':') && !h.host.startsWith('[') ? `[${h.host}]` : h.host}${h.port !== undefined ? `:${h.port}` : ''}`;
+  return [...new Set(policy.hosts.map(spell))];
+}
+
 /** Why `host:port` may not be reached under `policy`, in the user's words; `undefined` when it may. */
 export function refusalOf(policy: NetworkPolicy, host: string, port: number, display: string): string | undefined {
   if (!policy.declared) return `${display} does not declare network access (network = true in its manifest), and it tried to reach ${host}:${port}`;

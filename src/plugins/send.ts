@@ -11,7 +11,7 @@ import { CHECK_KIND_LABELS, CheckResult, SendResult, isCheckKind, normalizeBookM
 import { handedConfig, missingSettings, unreadableSecrets } from '../settings/index.js';
 import { findDestination, outcomeReason, type UsableDestination } from './discovery.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
-import { networkPolicy } from './network.js';
+import { describeHosts, networkPolicy } from './network.js';
 import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';
 import { pluginPaths } from './paths.js';
 import { runInSandbox, type SandboxRequest, type SandboxResult } from './sandbox.js';
@@ -129,6 +129,16 @@ export interface UnsavedValues {
   settings?: Readonly<Record<string, string | number | boolean>>;
   /** Non-empty ones replace the stored secrets for this check only. */
   secrets?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What `destination` may reach through the host with its stored settings: `null` when its
+ * manifest declares no network use, else the hosts its settings name (`[]`: none yet).
+ */
+export function reachableHosts(destination: UsableDestination, options: PluginHostOptions = {}): string[] | null {
+  if (!destination.manifest.capabilities.network) return null;
+  const config = handedConfig(destination.descriptor, resolveHostOptions(options));
+  return describeHosts(networkPolicy(true, destination.descriptor.configFields, config.settings));
 }
 
 /** What a run of `destination` in the sandbox gets: its config, its isolation, and the hosts its settings name. */

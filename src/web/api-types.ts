@@ -254,6 +254,8 @@ export interface PluginSettingsView {
   missing: string[];
   /** Where a secret typed here goes. */
   secretStore: SecretStoreView;
+  /** What it may reach through Quire with the stored settings: `null` when it declares no network use. */
+  hosts: string[] | null;
 }
 
 /** Values typed into a settings dialog and not saved: what Check tests (and never stores). */

@@ -17,6 +17,7 @@ import {
   discoverDestinations,
   installRecord,
   pluginIsolation,
+  reachableHosts,
   readRegistry,
   type InstalledDestination,
   type RegistryEntry,
@@ -208,6 +209,7 @@ export function settingsView(d: UsableDestination, host: ResolvedHostOptions): P
     fields,
     missing: missingSettings(d.descriptor, host),
     secretStore: secretStoreName(host),
+    hosts: reachableHosts(d, host),
   };
 }
 

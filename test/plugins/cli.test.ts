@@ -75,6 +75,7 @@ describe('quire plugins', () => {
     expect(after.out).toMatch(/^ {2}shelf\s+Reading room\s+Shelf name \[required\]$/m);
     expect(after.out).toMatch(/^ {2}token\s+set \(in \S+\/\.env\)\s+Access token \[required\]$/m);
     expect(after.out).toContain('Ready.');
+    expect(after.out).toContain('Network: none (its manifest declares no network use).');
     expect(after.out).not.toContain('t0p-s3cret');
 
     let listing = '';

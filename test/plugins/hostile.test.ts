@@ -17,6 +17,7 @@ import {
   findDestination,
   installPluginDirectory,
   pluginIsolation,
+  reachableHosts,
   removePlugin,
   scanImports,
   sendExports,
@@ -164,6 +165,7 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
       const configure = (how: string): void =>
         applySettings(d.descriptor, [['base_url', `http://127.0.0.1:${ownPort}`], ['how', how], ['port', String(elsewhere.port)]], host());
       configure('own-server');
+      expect(reachableHosts(d, host())).toEqual([`127.0.0.1:${ownPort}`]);
       expect(await sendBook('network-probe')).toMatchObject({ ok: true, message: 'own server answered 200' });
       expect(requests).toEqual(['POST /upload %PDF-1.4 a book']);
       expect(await checkDestination(d, host())).toMatchObject({ ok: true, message: 'own server answered 200' });

@@ -14,6 +14,7 @@ import {
   installPluginDirectory,
   installRecord,
   pluginIsolation,
+  reachableHosts,
   readRegistry,
   removePlugin,
   resolveHostOptions,
@@ -95,6 +96,13 @@ function storeName(store: string | undefined, host: ResolvedHostOptions): string
   return "the plugin's config file";
 }
 
+/** What a destination may reach, in the user's words. */
+function networkLine(hosts: string[] | null): string {
+  if (hosts === null) return 'Network: none (its manifest declares no network use).';
+  if (hosts.length === 0) return 'Network: only the servers its settings name, through Quire; none is set yet.';
+  return `Network: only ${hosts.join(', ')}, named by its settings, through Quire.`;
+}
+
 function secretStoreLine(host: ResolvedHostOptions): string {
   const keychain = secretsOf('probe', host).keychainAvailable ? 'the OS keychain is available' : 'no OS keychain was found, so secrets set elsewhere fall back to each plugin\'s own config file';
   return `Secrets set from the command line go to ${host.appData}/.env (mode 0600); ${keychain}.\n`;
@@ -170,6 +178,7 @@ async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDe
     }
     const missing = missingSettings(descriptor, host);
     out(missing.length === 0 ? 'Ready.\n' : `Not set up yet; missing: ${missing.join(', ')}.\n`);
+    out(`${networkLine(reachableHosts(destination, host))}\n`);
     out(secretStoreLine(host));
   }
 }

@@ -265,6 +265,15 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
           h('p', { class: 'muted' }, view.description),
           view.missing.length > 0 ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${view.missing.join(', ')}`) : h('p', { class: 'card-state ok' }, h(Icon, { name: 'check', size: 16 }), 'Set up'),
           view.fields.map((f) => h(FieldInput, { field: f, value: values[f.id] ?? '', onValue: (v) => setValues((old) => ({ ...old, [f.id]: v })) })),
+          h(
+            'p',
+            { class: 'muted small' },
+            view.hosts === null
+              ? 'Network: none (it declares no network use).'
+              : view.hosts.length === 0
+                ? 'Network: only the servers its settings name, through Quire; none is saved yet.'
+                : `Network: only ${view.hosts.join(', ')} (named by its saved settings), through Quire.`,
+          ),
           view.secretStore.plainText
             ? h('p', { class: 'notice small' }, `A secret you save here is stored as plain text in ${view.secretStore.text}.`)
             : h('p', { class: 'muted small' }, `A secret you save here is kept in ${view.secretStore.text}.`),
