@@ -213,6 +213,15 @@ describe('quire gui server: the session token and the JSON API', () => {
     }
   });
 
+  it('lists a plugin that signals its parent at load as refused, and keeps serving', async () => {
+    const dir = join(root, 'home', 'plugins', 'destinations', 'kills-parent');
+    cpSync(join(import.meta.dirname, '..', 'plugins', 'fixtures', 'kills-parent'), dir, { recursive: true });
+    const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
+    expect(listed.installed).toMatchObject([{ slug: 'kills-parent', state: 'refused', reason: 'it tried to reach something outside its sandbox while loading' }]);
+    expect((await gui.app.inject({ method: 'GET', url: '/api/health', headers: auth })).statusCode).toBe(200);
+    expect((await gui.app.inject({ method: 'DELETE', url: '/api/plugins/kills-parent', headers: auth })).statusCode).toBe(204);
+  });
+
   it('lists a plugin it cannot use as refused, with the reason, and offers no export through it', async () => {
     const dir = join(root, 'home', 'plugins', 'destinations', 'send-to-shelf');
     mkdirSync(dir, { recursive: true });
