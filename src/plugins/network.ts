@@ -6,8 +6,8 @@
  * port. Files travel by path, and only the staged file and the plugin's own `files/` may be read.
  * Anything else is refused, and the refusal turns the plugin's answer into `PERMISSION`.
  */
-import { realpathSync } from 'node:fs';
-import { sep } from 'node:path';
+import { closeSync, openSync, realpathSync } from 'node:fs';
+import { basename, sep } from 'node:path';
 import {
   HttpNetworkError,
   MailError,
@@ -103,39 +103,54 @@ export function refusalOf(policy: NetworkPolicy, host: string, port: number, dis
   return `${display} tried to reach ${host}:${port}, which none of its settings names`;
 }
 
+/** A request the host will not make: its message completes "<plugin> …". */
 class Refused extends Error {}
 
-/** The real path of `path` when a plugin may have it read: the staged file, or a file under its `files/`. */
-function readableFile(path: unknown, files: FileAccess): string {
-  if (typeof path !== 'string' || path === '') throw new Refused('it asked to send a file without a name');
+/**
+ * A file a plugin may have sent: the staged file, or a file under its `files/`. It is opened first
+ * and judged by what was opened, so a link swapped in meanwhile cannot point the host elsewhere;
+ * the path returned (`/proc/self/fd/N` on Linux) reads that same open file. `opened` collects the
+ * descriptors to close once the request is over.
+ */
+function readableFile(path: unknown, files: FileAccess, opened: number[]): string {
+  if (typeof path !== 'string' || path === '') throw new Refused('asked to send a file without a name');
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    throw new Refused(`asked to send ${path}, which it cannot have`);
+  }
+  opened.push(fd);
+  const byDescriptor = process.platform === 'linux' ? `/proc/self/fd/${fd}` : undefined;
   let real: string;
   try {
-    real = realpathSync(path);
+    real = realpathSync(byDescriptor ?? path);
   } catch {
-    throw new Refused(`it asked to send ${path}, which does not exist`);
+    throw new Refused(`asked to send ${path}, which it cannot have`);
   }
   const filesDir = realpathSync(files.filesDir);
-  if ((files.staged && real === realpathSync(files.staged)) || real.startsWith(filesDir + sep)) return real;
-  throw new Refused(`it asked to send ${path}, a file outside its own folder`);
+  if ((files.staged && real === realpathSync(files.staged)) || real.startsWith(filesDir + sep)) return byDescriptor ?? real;
+  throw new Refused(`asked to send ${path}, a file outside its own folder`);
 }
 
-function bodyOf(body: BridgeBody | undefined, files: FileAccess): HttpBody | undefined {
+function bodyOf(body: BridgeBody | undefined, files: FileAccess, opened: number[]): HttpBody | undefined {
   if (body === undefined) return undefined;
   if (body.kind === 'bytes' && typeof body.base64 === 'string') return Buffer.from(body.base64, 'base64');
-  if (body.kind === 'file') return { file: readableFile(body.path, files) };
+  if (body.kind === 'file') return { file: readableFile(body.path, files, opened) };
   if (body.kind === 'multipart' && body.fields && typeof body.fields === 'object' && Array.isArray(body.files)) {
     const fields = Object.fromEntries(Object.entries(body.fields).map(([k, v]) => [String(k), String(v)]));
     return multipartBody(
       fields,
       body.files.map((f) => ({
         name: String(f.name),
-        path: readableFile(f.path, files),
-        ...(f.filename !== undefined ? { filename: String(f.filename) } : {}),
+        path: readableFile(f.path, files, opened),
+        // The name the server sees is the plugin's file's, not the descriptor's.
+        filename: f.filename !== undefined ? String(f.filename) : basename(String(f.path)),
         ...(f.contentType !== undefined ? { contentType: String(f.contentType) } : {}),
       })),
     );
   }
-  throw new Refused('it asked to send a body Quire does not know');
+  throw new Refused('asked to send a body Quire does not know');
 }
 
 /** The largest reply the host reads for a plugin. */
@@ -144,7 +159,7 @@ const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 /** A plain object of text headers, or a refusal. */
 function textRecord(value: unknown, what: string): Record<string, string> {
   if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Refused(`it asked with ${what} Quire does not understand`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Refused(`asked with ${what} Quire does not understand`);
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
 }
 
@@ -158,6 +173,7 @@ export async function serveNetworkRequest(
   context: { policy: NetworkPolicy; files: FileAccess; display: string; onRefused: (why: string) => void },
 ): Promise<NetReply> {
   const fail = (error: NetError): NetReply => ({ type: 'net-reply', id, ok: false, error });
+  const opened: number[] = [];
   const refuse = (why: string): NetReply => {
     context.onRefused(why);
     return fail({ name: 'refused', message: `Quire stopped this request: ${why}.`, code: 'ERR_ACCESS_DENIED' });
@@ -169,13 +185,13 @@ export async function serveNetworkRequest(
       try {
         url = new URL(String(r.url));
       } catch {
-        return refuse('it asked for an address that is not a URL');
+        return refuse(`${context.display} asked for an address that is not a URL`);
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(`it asked for a ${url.protocol} address, and plugins reach only http and https servers`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(`${context.display} asked for a ${url.protocol} address, and plugins reach only http and https servers`);
       const port = url.port ? Number(url.port) : DEFAULT_PORTS[url.protocol];
       const why = refusalOf(context.policy, url.hostname, port, context.display);
       if (why) return refuse(why);
-      const body = bodyOf(r.body, context.files);
+      const body = bodyOf(r.body, context.files, opened);
       const reply = await httpRequest({
         url,
         method: String(r.method || 'GET'),
@@ -206,17 +222,23 @@ export async function serveNetworkRequest(
         await verifySmtp(smtp);
         return { type: 'net-reply', id, ok: true, mail: null };
       }
-      if (op !== 'send' || !message) return refuse('it asked for a mail operation Quire does not know');
-      const attachments = (message.attachments ?? []).map((a) => ({ ...a, path: readableFile(a.path, context.files) }));
+      if (op !== 'send' || !message) return refuse(`${context.display} asked for a mail operation Quire does not know`);
+      const attachments = (message.attachments ?? []).map((a) => ({
+        ...a,
+        path: readableFile(a.path, context.files, opened),
+        filename: a.filename !== undefined ? String(a.filename) : basename(String(a.path)),
+      }));
       const receipt = await sendMail(smtp, { ...message, headers: textRecord(message.headers, 'mail headers'), attachments });
       return { type: 'net-reply', id, ok: true, mail: receipt };
     }
-    return refuse('it asked for something that is neither HTTP nor mail');
+    return refuse(`${context.display} asked for something that is neither HTTP nor mail`);
   } catch (e) {
-    if (e instanceof Refused) return refuse(e.message);
+    if (e instanceof Refused) return refuse(`${context.display} ${e.message}`);
     if (e instanceof HttpNetworkError) return fail({ name: 'network', message: e.message, code: e.code });
     if (e instanceof MailError) return fail({ name: 'mail', message: e.message, code: e.code, kind: e.kind, response: e.response });
     const err = e as { message?: string; code?: string };
     return fail({ name: 'network', message: err.message ?? String(e), code: typeof err.code === 'string' ? err.code : 'EUNKNOWN' });
+  } finally {
+    for (const fd of opened) closeSync(fd);
   }
 }

@@ -74,6 +74,8 @@ export function permissionFlags(readPaths: readonly string[], writePath: string)
 const STDERR_KEEP = 4000;
 /** How many log lines and refusals of one run the host keeps; a plugin cannot flood it. */
 const MAX_LINES = 2000;
+/** How many network requests of one run the host makes at once; the others wait their turn. */
+const MAX_REQUESTS_AT_ONCE = 8;
 
 /** The end of what the child wrote to stderr. */
 function tailOf(path: string): string {
@@ -118,6 +120,18 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxResu
   const refused: string[] = [];
   const policy: NetworkPolicy = request.network ?? { declared: false, hosts: [] };
   let lines = 0;
+  let requests = 0;
+  const waiting: Array<() => void> = [];
+  const inTurn = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (requests >= MAX_REQUESTS_AT_ONCE) await new Promise<void>((go) => waiting.push(go));
+    requests += 1;
+    try {
+      return await work();
+    } finally {
+      requests -= 1;
+      waiting.shift()?.();
+    }
+  };
   return new Promise<SandboxResult>((resolve) => {
     let outcome: SandboxOutcome | undefined;
     const timer = setTimeout(() => {
@@ -141,7 +155,7 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxResu
           onRefused(`${display} tried to use ${String(m.what).slice(0, 200)}, which a plugin may not`);
           return;
         case 'net':
-          void serveNetworkRequest(m.id, m.request, { policy, files: { filesDir, ...(staged ? { staged } : {}) }, display, onRefused }).then((reply) => {
+          void inTurn(() => serveNetworkRequest(m.id, m.request, { policy, files: { filesDir, ...(staged ? { staged } : {}) }, display, onRefused })).then((reply) => {
             if (child.connected) child.send(reply, (e) => e && undefined);
           });
           return;

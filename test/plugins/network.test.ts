@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { Field } from '../../src/plugin-api/index.js';
-import { describeHosts, hostOfSetting, networkPolicy, refusalOf } from '../../src/plugins/network.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Field, type BridgeBody } from '../../src/plugin-api/index.js';
+import { describeHosts, hostOfSetting, networkPolicy, refusalOf, serveNetworkRequest } from '../../src/plugins/network.js';
+import type { NetReply } from '../../src/plugins/sandbox/protocol.js';
 
 describe('the hosts a plugin may reach through Quire', () => {
   it('reads a host from a URL setting (with its port) or a host name setting (any port)', () => {
@@ -28,5 +33,56 @@ describe('the hosts a plugin may reach through Quire', () => {
     expect(refusalOf(policy, 'a.example.org', 443, 'Shelf')).toMatch(/which none of its settings names/); // so is a choice
     const undeclared = networkPolicy(false, fields, { base_url: 'http://127.0.0.1:8080' });
     expect(refusalOf(undeclared, '127.0.0.1', 8080, 'Shelf')).toBe('Shelf does not declare network access (network = true in its manifest), and it tried to reach 127.0.0.1:8080');
+  });
+});
+
+describe('the host making a request for a plugin', () => {
+  let dir: string;
+  let server: Server;
+  let port: number;
+  let received: string[];
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'quire-network-'));
+    mkdirSync(join(dir, 'files'));
+    writeFileSync(join(dir, 'files', 'mine.txt'), 'MINE');
+    writeFileSync(join(dir, 'secret.txt'), 'NOT YOURS');
+    symlinkSync(join(dir, 'secret.txt'), join(dir, 'files', 'link.txt'));
+    received = [];
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push(body);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const serve = async (body: BridgeBody): Promise<{ reply: NetReply; refused: string[] }> => {
+    const refused: string[] = [];
+    const reply = await serveNetworkRequest(
+      1,
+      { kind: 'http', http: { url: `http://127.0.0.1:${port}/upload`, method: 'POST', headers: {}, body } },
+      { policy: { declared: true, hosts: [{ host: '127.0.0.1', port }] }, files: { filesDir: join(dir, 'files') }, display: 'Shelf', onRefused: (why) => refused.push(why) },
+    );
+    return { reply, refused };
+  };
+
+  it('sends a file of the plugin\'s own folder, and nothing of the host\'s, whether named or linked', async () => {
+    expect((await serve({ kind: 'file', path: join(dir, 'files', 'mine.txt') })).reply).toMatchObject({ ok: true, http: { status: 200 } });
+    for (const path of [join(dir, 'secret.txt'), join(dir, 'files', 'link.txt'), join(dir, 'files', '..', 'secret.txt'), '/etc/passwd']) {
+      const { reply, refused } = await serve({ kind: 'file', path });
+      expect(reply, path).toMatchObject({ ok: false, error: { name: 'refused', code: 'ERR_ACCESS_DENIED' } });
+      expect(refused, path).toEqual([`Shelf asked to send ${path}, a file outside its own folder`]);
+    }
+    const multipart = await serve({ kind: 'multipart', fields: { title: 'x' }, files: [{ name: 'file', path: join(dir, 'files', 'link.txt') }] });
+    expect(multipart.refused).toHaveLength(1);
+    expect(received).toEqual(['MINE']);
   });
 });
