@@ -100,6 +100,9 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(saved.json()).toMatchObject({ preset: 'sheet', ocrEngine: 'tesseract', ocrLanguages: 'eng+fra', remoteOcrKey: { set: true } });
     const state = await gui.app.inject({ method: 'GET', url: '/api/state', headers: auth });
     expect(state.body).not.toContain('sk-remote-123');
+    // The settings file and the key's (no keychain here: plain text in remoteocr's config.db) are 0600.
+    expect(statSync(join(root, 'home', 'gui-settings.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, 'home', 'plugins', 'data', 'remoteocr', 'config.db')).mode & 0o777).toBe(0o600);
     expect(state.json().settings).toMatchObject({ preset: 'sheet', remoteOcrKey: { set: true } });
     const forgotten = await gui.app.inject({ method: 'PUT', url: '/api/settings', headers: auth, payload: { forgetRemoteOcrKey: true } });
     expect(forgotten.json().remoteOcrKey).toEqual({ set: false });
