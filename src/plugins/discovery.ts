@@ -67,6 +67,12 @@ export function isShippedPlugin(dir: string, slug: string): boolean {
   return files.every((file) => expected.get(file) === createHash('sha256').update(readFileSync(join(dir, ...file.split('/')))).digest('hex'));
 }
 
+/** True when a registry entry's files (path and sha256) are exactly those of the first-party plugin `slug` shipped with Quire. */
+export function matchesShippedPlugin(slug: string, files: ReadonlyArray<{ path: string; sha256: string }>): boolean {
+  const expected = shippedPlugins().get(slug);
+  return expected !== undefined && files.length === expected.size && files.every((f) => expected.get(f.path) === f.sha256);
+}
+
 /** The largest number of files and folders a plugin directory may hold. */
 const MAX_ENTRIES = 500;
 

@@ -5,7 +5,7 @@
  * API module (`../plugin-api/index.ts`, published as `quire/plugin-api`).
  */
 export { API_VERSION, CHECK_KIND_LABELS, type BookMeta, type CheckResult, type SendResult } from '../plugin-api/index.js';
-export { discoverDestinations, findDestination, isShippedPlugin, pluginIsolation, type InstalledDestination, type UsableDestination } from './discovery.js';
+export { discoverDestinations, findDestination, isShippedPlugin, matchesShippedPlugin, pluginIsolation, type InstalledDestination, type UsableDestination } from './discovery.js';
 export { installRecord, type InstallRecord } from './install-record.js';
 export { describeIsolation, detectIsolation, type Isolation } from './isolation.js';
 export { MANIFEST_FILE } from './manifest.js';

@@ -222,6 +222,8 @@ export interface RegistryDetail extends RegistryEntryView {
   capabilities: { network: boolean };
   hostApi: number;
   isolation: IsolationView;
+  /** Byte for byte the first-party plugin shipped with this Quire: it may run where plugins cannot be isolated. */
+  shipped: boolean;
   files: number;
   bytes: number;
   /** `bytes` as every message of Quire prints a size (`12.3 KiB`). */

@@ -118,6 +118,8 @@ describe('quire gui server: the session token and the JSON API', () => {
   });
 
   it('installs a destination from the registry; its secrets never come back; a settings export holds them only when asked', async () => {
+    const detail = (await gui.app.inject({ method: 'GET', url: '/api/registry/send-to-corpus', headers: auth })).json();
+    expect(detail).toMatchObject({ firstParty: true, shipped: true, size: expect.stringMatching(/^\d+\.\d KiB$/) });
     const install = await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/install', headers: auth });
     expect(install.statusCode, install.body).toBe(200);
     expect(install.json()).toMatchObject({ slug: 'send-to-corpus', firstParty: true, state: 'needs-settings' });
@@ -298,7 +300,7 @@ describe('quire gui server: where plugins cannot be isolated (bubblewrap pretend
     try {
       const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
       expect(listed.isolation).toMatchObject({ level: 'partial', summary: expect.stringMatching(/^bubblewrap \(bwrap\) is not installed/) });
-      expect((await gui.app.inject({ method: 'GET', url: '/api/registry/echo-dest', headers: auth })).json().isolation.level).toBe('partial');
+      expect((await gui.app.inject({ method: 'GET', url: '/api/registry/echo-dest', headers: auth })).json()).toMatchObject({ firstParty: true, shipped: false, isolation: { level: 'partial' } });
       // Its registry calls it first-party, but it is not the code shipped with Quire.
       const refused = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: {} });
       expect(refused.statusCode).toBe(400);

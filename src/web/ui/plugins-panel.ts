@@ -32,7 +32,7 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
     api<RegistryDetail>('GET', `/api/registry/${slug}`).then(setDetail, (e: unknown) => setError(messageOf(e)));
   }, [slug]);
   const apiMismatch = detail !== null && detail.api !== detail.hostApi;
-  const needsYes = detail !== null && detail.isolation.level === 'partial' && !detail.firstParty;
+  const needsYes = detail !== null && detail.isolation.level === 'partial' && !detail.shipped;
 
   const install = async (): Promise<void> => {
     setInstalling(true);
@@ -80,7 +80,7 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
             ? h(
                 'div',
                 { class: 'notice' },
-                h('p', null, 'Plugins cannot be isolated on this system, and this one is not first-party: without isolation it could reach more of your computer than its own folder.'),
+                h('p', null, 'Plugins cannot be isolated on this system, and this one is not the first-party plugin shipped with Quire: without isolation it could reach more of your computer than its own folder.'),
                 h(
                   'label',
                   { class: 'check' },
