@@ -38,10 +38,11 @@ function storePlace(store: string | undefined, host: ResolvedHostOptions): strin
   return "the plugin's own settings file (mode 0600), since no OS keychain was found";
 }
 
-/** Where secrets typed into a dialog go, and whether that is readable text in a file. */
-export function secretStoreName(host: ResolvedHostOptions): SecretStoreView {
+/** Where secrets typed into a dialog go (of one plugin, or of every plugin), and whether that is readable text in a file. */
+export function secretStoreName(host: ResolvedHostOptions, onePlugin = false): SecretStoreView {
   const store = secretsOf('probe', host).store;
-  return { text: store === 'config-file' ? "each plugin's own settings file (mode 0600), since no OS keychain was found" : storePlace(store, host), plainText: store !== 'keychain' };
+  const fallback = `${onePlugin ? "this plugin's" : "each plugin's"} own settings file (mode 0600), since no OS keychain was found`;
+  return { text: store === 'config-file' ? fallback : storePlace(store, host), plainText: store !== 'keychain' };
 }
 
 /** How plugin processes are isolated here. */
@@ -210,7 +211,7 @@ export function settingsView(d: UsableDestination, host: ResolvedHostOptions): P
     description: d.descriptor.description,
     fields,
     missing: missingSettings(d.descriptor, host),
-    secretStore: secretStoreName(host),
+    secretStore: secretStoreName(host, true),
     hosts: reachableHosts(d, host),
   };
 }
