@@ -157,7 +157,8 @@ export interface ExporterCard {
 
 export interface ExportResult {
   kind: 'download' | 'send';
-  download?: { url: string; fileName: string; bytes: number };
+  /** `size`: the byte count as every message of Quire prints it (`1.2 MiB`). */
+  download?: { url: string; fileName: string; bytes: number; size: string };
   sends?: Array<{ ok: boolean; alreadyThere: boolean; message: string; kindLabel?: string; fileName: string; display: string }>;
 }
 
@@ -167,17 +168,35 @@ export interface PluginView {
   description: string;
   version: string;
   firstParty: boolean;
-  state: 'ready' | 'needs-settings' | 'refused';
+  /** `unreadable`: set up, but a stored secret cannot be read now (a keychain that cannot be opened). */
+  state: 'ready' | 'needs-settings' | 'unreadable' | 'refused';
   missing: string[];
+  /** `unreadable`: which secrets, and why (`the keychain could not be opened: …`). */
+  unreadable?: string;
   reason?: string;
   accepts: string[];
   network: boolean;
 }
 
+/** How plugin processes are isolated on this machine. */
+export interface IsolationView {
+  level: 'full' | 'partial';
+  /** In the user's words. */
+  summary: string;
+}
+
+/** Where a secret typed into a settings dialog goes. */
+export interface SecretStoreView {
+  /** In the user's words: `the OS keychain`, `…/.env (mode 0600)`, … */
+  text: string;
+  /** Stored as readable text in a file (`.env` or the plugin's settings file), not in a keychain. */
+  plainText: boolean;
+}
+
 export interface PluginsView {
   installed: PluginView[];
-  /** Where a secret typed into a settings dialog goes. */
-  secretStore: string;
+  secretStore: SecretStoreView;
+  isolation: IsolationView;
 }
 
 export interface RegistryEntryView {
@@ -202,8 +221,13 @@ export interface RegistryDetail extends RegistryEntryView {
   author: string;
   capabilities: { network: boolean };
   hostApi: number;
+  isolation: IsolationView;
+  /** Byte for byte the first-party plugin shipped with this Quire: it may run where plugins cannot be isolated. */
+  shipped: boolean;
   files: number;
   bytes: number;
+  /** `bytes` as every message of Quire prints a size (`12.3 KiB`). */
+  size: string;
 }
 
 export interface FieldView {
@@ -217,8 +241,11 @@ export interface FieldView {
   /** Ordinary settings: the value read (stored, else the default). Never present for a secret. */
   value?: string | number | boolean;
   isDefault?: boolean;
-  /** Secrets: stored or not, never the value. */
-  secret?: { set: boolean; unreachable?: string };
+  /**
+   * Secrets: stored or not, never the value; where (`store`, and `where` in the user's words), and
+   * whether that is readable text in a file.
+   */
+  secret?: { set: boolean; unreachable?: string; store?: 'keychain' | 'env-file' | 'config-file'; where?: string; plainText?: boolean };
 }
 
 export interface PluginSettingsView {
@@ -227,7 +254,17 @@ export interface PluginSettingsView {
   description: string;
   fields: FieldView[];
   missing: string[];
-  secretStore: string;
+  /** Where a secret typed here goes. */
+  secretStore: SecretStoreView;
+  /** What it may reach through Quire with the stored settings: `null` when it declares no network use. */
+  hosts: string[] | null;
+}
+
+/** Values typed into a settings dialog and not saved: what Check tests (and never stores). */
+export interface UnsavedSettings {
+  settings?: Record<string, string | number | boolean>;
+  /** Empty ones mean "the stored one". */
+  secrets?: Record<string, string>;
 }
 
 export interface CheckView {
@@ -244,6 +281,8 @@ export interface ConfigExportView {
   secretsWritten: string[];
   secretsUnreadable: Array<{ id: string; reason: string }>;
   secretsNotSet: string[];
+  /** With secrets: the same warnings `quire plugins config --export --with-secrets` prints. */
+  warnings: string[];
 }
 
 export interface ConfigImportView {

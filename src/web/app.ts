@@ -19,6 +19,7 @@ import { PRESETS } from '../pipeline/index.js';
 import {
   defaultRegistry,
   exportSettings,
+  exportWarnings,
   importSettings,
   installFromRegistry,
   removePlugin,
@@ -27,13 +28,14 @@ import {
   type ResolvedHostOptions,
 } from '../plugins/index.js';
 import { applySettings, secretsOf } from '../settings/index.js';
+import { formatBytes } from '../util/index.js';
 import { VERSION } from '../version.js';
-import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice } from './api-types.js';
+import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice, UnsavedSettings } from './api-types.js';
 import { checkToken, newSessionToken, setTokenCookie, unauthorizedPage, UNAUTHORIZED_MESSAGE } from './auth.js';
 import { DocumentStore, type ProcessPagesFn, type UploadedFile } from './documents.js';
 import { exporterCards, runExport, type ExportAsk } from './exports.js';
 import { errorHandler, notFound } from './http-errors.js';
-import { checkView, DestinationCache, pluginView, registryDetail, registryView, secretStoreName, settingsView as pluginSettingsView } from './plugins.js';
+import { checkView, DestinationCache, isolationView, pluginView, registryDetail, registryView, secretStoreName, settingsView as pluginSettingsView } from './plugins.js';
 import { idParams, pageParams, schemas, slugParams } from './schemas.js';
 import { checkOcrChoice, readGuiSettings, saveGuiSettings, settingsView, type SettingsChange } from './settings.js';
 import { defaultUiDir, loadUi } from './static.js';
@@ -215,7 +217,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
         taken.add(name);
         const path = join(inputDir, name);
         await pipeline(part.file, createWriteStream(path));
-        if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${MAX_UPLOAD / 1024 ** 3} GB).`);
+        if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${formatBytes(MAX_UPLOAD)}).`);
         if ((await stat(path)).size === 0) throw new HttpError(400, 'empty_file', `${name} is empty.`);
         files.push({ path, name });
       }
@@ -281,13 +283,15 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   app.get('/api/plugins', async () => {
     // The Plugins tab looks again: a plugin folder may have been copied in by hand meanwhile.
     destinations.forget();
-    return { installed: (await destinations.all()).map((d) => pluginView(d, host)), secretStore: secretStoreName(host) };
+    return { installed: (await destinations.all()).map((d) => pluginView(d, host)), secretStore: secretStoreName(host), isolation: await isolationView(host) };
   });
   app.get('/api/registry', async () => registryView(registry, host.appData));
-  app.get<{ Params: { slug: string } }>('/api/registry/:slug', { schema: { params: slugParams } }, async (request) => registryDetail(registry, request.params.slug, host.appData));
-  app.post<{ Params: { slug: string } }>('/api/plugins/:slug/install', { schema: { params: slugParams } }, async (request) => {
+  app.get<{ Params: { slug: string } }>('/api/registry/:slug', { schema: { params: slugParams } }, async (request) => registryDetail(registry, request.params.slug, host));
+  app.post<{ Params: { slug: string }; Body: { allowUnisolated?: boolean } | undefined }>('/api/plugins/:slug/install', { schema: { params: slugParams, ...schemas.pluginInstall } }, async (request) => {
     try {
-      const installed = await installFromRegistry(request.params.slug, { ...host, registry });
+      // Where plugins cannot be isolated, the install dialog asks before it sets this (`--allow-unisolated`).
+      const allowUnisolated = request.body?.allowUnisolated === true;
+      const installed = await installFromRegistry(request.params.slug, { ...host, allowUnisolated, registry });
       return pluginView(installed, host);
     } finally {
       destinations.forget();
@@ -321,9 +325,12 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
       return pluginSettingsView(d, host);
     },
   );
-  app.post<{ Params: { slug: string } }>('/api/plugins/:slug/check', { schema: { params: slugParams } }, async (request) =>
-    checkView(await destinations.usable(request.params.slug), host, (detail) => request.log.info({ slug: request.params.slug, detail }, 'check')),
-  );
+  // Check tests the values in the form (over the stored ones) and stores nothing: only Save stores.
+  app.post<{ Params: { slug: string }; Body: UnsavedSettings | undefined }>('/api/plugins/:slug/check', { schema: { params: slugParams, ...schemas.pluginCheck } }, async (request) => {
+    const d = await destinations.usable(request.params.slug);
+    const form = request.body ?? {};
+    return checkView(d, host, (detail) => request.log.info({ slug: request.params.slug, detail }, 'check'), { settings: form.settings ?? {}, secrets: form.secrets ?? {} });
+  });
   app.post<{ Params: { slug: string }; Body: { withSecrets: boolean } }>('/api/plugins/:slug/config/export', { schema: { params: slugParams, ...schemas.configExport } }, async (request): Promise<ConfigExportView> => {
     const d = await destinations.usable(request.params.slug);
     const fileName = `${d.slug}-settings.json`;
@@ -335,6 +342,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
       secretsWritten: report.secretsWritten,
       secretsUnreadable: report.secretsUnreadable,
       secretsNotSet: report.secretsNotSet,
+      warnings: request.body.withSecrets ? exportWarnings(report) : [],
     };
   });
   app.post<{ Params: { slug: string }; Body: { content: string } }>('/api/plugins/:slug/config/import', { schema: { params: slugParams, ...schemas.configImport } }, async (request): Promise<ConfigImportView> => {

@@ -11,6 +11,7 @@ import { exportRegistry, listExports, type ExportRequest } from '../export/index
 import { visiblePages, type ProjectManifest } from '../project/index.js';
 import { CHECK_KIND_LABELS, type InstalledDestination, type PluginHostOptions } from '../plugins/index.js';
 import { missingSettings } from '../settings/index.js';
+import { formatBytes } from '../util/index.js';
 import type { ExporterCard, ExportResult, GuiSettings } from './api-types.js';
 import type { GuiDocument } from './documents.js';
 import { HttpError } from '../http/index.js';
@@ -134,7 +135,7 @@ export async function runExport(
     const [written] = await writeExports(project, [request], staging, { onWritten: (o) => onProgress({ type: 'export', format: o.format, path: o.path }) });
     if (!slug) {
       const fileName = basename(written.path);
-      return { kind: 'download', download: { url: await ctx.offerDownload(written.path, fileName), fileName, bytes: written.bytes } };
+      return { kind: 'download', download: { url: await ctx.offerDownload(written.path, fileName), fileName, bytes: written.bytes, size: formatBytes(written.bytes) } };
     }
     const converted = { name: manifest.name, pages: visiblePages(manifest).length, outputs: [written], ...(manifest.ocr ? { ocr: manifest.ocr } : {}) };
     const outcomes = await send(converted, [slug], ctx.host);

@@ -90,6 +90,23 @@ export const schemas = {
     },
     response: errors,
   },
+  /** Optional: a POST without a body installs as before. */
+  pluginInstall: {
+    body: { type: ['object', 'null'], additionalProperties: false, properties: { allowUnisolated: { type: 'boolean' } } },
+    response: errors,
+  },
+  /** Optional: the values typed into the settings dialog, checked and never stored. */
+  pluginCheck: {
+    body: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      properties: {
+        settings: { type: 'object', additionalProperties: { anyOf: [{ type: 'string', maxLength: 65536 }, { type: 'number' }, { type: 'boolean' }] }, maxProperties: 100 },
+        secrets: { type: 'object', additionalProperties: { type: 'string', maxLength: 65536 }, maxProperties: 100 },
+      },
+    },
+    response: errors,
+  },
   configExport: {
     body: { type: 'object', additionalProperties: false, properties: { withSecrets: { type: 'boolean' } }, required: ['withSecrets'] },
     response: errors,

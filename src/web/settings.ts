@@ -4,12 +4,12 @@
  * (`secretsOf('remoteocr')`: the OS keychain, else the config-file fallback), since a remote OCR
  * engine is a plugin kind of its own, and it is never sent back to the page.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseOcrSpec } from '../ocr/index.js';
 import { isPresetName } from '../pipeline/index.js';
 import type { PluginHostOptions } from '../plugins/index.js';
-import { secretsOf } from '../settings/index.js';
+import { secretsOf, writePrivateFile } from '../settings/index.js';
 import type { GuiSettings, SettingsView } from './api-types.js';
 import { HttpError } from '../http/index.js';
 
@@ -65,9 +65,8 @@ export async function saveGuiSettings(appData: string, change: SettingsChange, h
   if (next.preset !== 'auto' && !isPresetName(next.preset)) throw new HttpError(400, 'bad_setting', `There is no pipeline preset called ${String(next.preset)}.`);
   checkOcrChoice(next.ocrEngine, next.ocrLanguages);
   const path = settingsPath(appData);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(`${path}.tmp`, `${JSON.stringify(next, null, 2)}\n`);
-  await rename(`${path}.tmp`, path);
+  // A settings file like any other: 0600 in a 0700 folder.
+  writePrivateFile(path, `${JSON.stringify(next, null, 2)}\n`);
   const secrets = secretsOf(REMOTE_OCR_SLUG, host);
   if (change.forgetRemoteOcrKey) secrets.delete(REMOTE_OCR_KEY);
   else if (change.remoteOcrKey !== undefined && change.remoteOcrKey.trim() !== '') secrets.set(REMOTE_OCR_KEY, change.remoteOcrKey.trim());

@@ -2,10 +2,11 @@
  * `quire gui` in a real browser, as a person uses it: open the example bundle, watch the progress,
  * look at the pages and a before/after, rerun, hide a page, export a PDF, run OCR, install the
  * corpus destination from the registry, set it up from the Export button, check it against a
- * corpus server, send a textpack, and export its settings with the secret after a confirmation.
+ * corpus server, save it, export its settings with the secret after a confirmation, check a wrong
+ * key without saving it (the stored one keeps working), and send a textpack.
  * Screenshots of each main screen land in test/web/artifacts/.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -189,7 +190,16 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await shot('09-settings-dialog.png');
     await settings.getByRole('button', { name: 'Check' }).click();
     await expect(settings.getByRole('status', { name: 'Check result' }).innerText({ timeout: 20_000 })).resolves.toMatch(/^OK — /);
+    // Check stored nothing; Save does.
+    await expect(settings.getByLabel('API key').inputValue()).resolves.toBe(API_KEY);
+    await settings.getByRole('button', { name: 'Save', exact: true }).click();
+    await settings.getByRole('status').filter({ hasText: /^Saved\.$/ }).waitFor();
     await expect(settings.getByLabel('API key').inputValue()).resolves.toBe(''); // a stored secret never comes back
+    // Where it lives: no keychain in this session, so plain text in the plugin's settings file, said as a warning.
+    await expect(settings.locator('.warn-text').filter({ hasText: "Stored as plain text in the plugin's own settings file (mode 0600)" }).count()).resolves.toBe(1);
+    const data = join(root, 'home', 'plugins', 'data', 'send-to-corpus');
+    expect(statSync(join(data, 'config.db')).mode & 0o777).toBe(0o600);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
   }, 40_000);
 
   it('asks before writing secrets into a settings export, naming them', async () => {
@@ -207,7 +217,8 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await download.saveAs(saved);
     expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({ plugin: 'send-to-corpus', settings: { base_url: corpus.url }, secrets: { api_key: API_KEY } });
     const done = page.getByRole('dialog', { name: 'Export settings of Send to corpus' });
-    await done.getByText('Warning: 1 secret is in it as readable text (api_key).').waitFor();
+    await done.getByText('Warning: 1 secret is in that file as readable text (api_key); keep it private and delete it once imported.').waitFor();
+    await expect(done.getByRole('status').getAttribute('class')).resolves.toContain('warn');
     await done.getByRole('button', { name: 'Done' }).click();
     await settings.getByRole('button', { name: 'Close', exact: true }).click();
   }, 30_000);
@@ -224,6 +235,26 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     expect(corpus.books[0].bytes.subarray(0, 2).toString()).toBe('PK');
     await shot('11-sent.png');
   }, 90_000);
+
+  it('checks a wrong key typed in the settings without saving it: the card stays ready and the stored key still works', async () => {
+    await rail('Plugins').click();
+    const item = panel().getByRole('list', { name: 'Installed destinations' }).getByRole('listitem').filter({ hasText: 'Send to corpus' });
+    await expect(item.innerText()).resolves.toMatch(/Ready/);
+    await item.getByRole('button', { name: 'Settings of Send to corpus' }).click();
+    const settings = page.getByRole('dialog', { name: 'Send to corpus settings' });
+    await settings.getByLabel('API key').fill('a-wrong-key');
+    await settings.getByRole('button', { name: 'Check' }).click();
+    const result = settings.getByRole('status', { name: 'Check result' });
+    await expect(result.innerText({ timeout: 20_000 })).resolves.toMatch(/^Wrong credentials — The corpus refused the API key\.\s+These are the values in the form; they are not saved until you press Save\.$/);
+    await expect(result.getAttribute('class')).resolves.toContain('bad');
+    await expect(settings.getByText(/^Saved/).count()).resolves.toBe(0); // no "Saved" beside the failed check
+    await shot('10b-check-unsaved.png');
+    await settings.getByRole('button', { name: 'Close', exact: true }).click();
+    await expect(item.innerText()).resolves.toMatch(/Ready/);
+    await item.getByRole('button', { name: 'Check Send to corpus' }).click();
+    await item.getByRole('status').filter({ hasText: /^OK — / }).waitFor({ timeout: 20_000 });
+    await rail('Export').click();
+  }, 40_000);
 
   it('stays readable on a narrow window', async () => {
     await rail('Export').click(); // close the panel

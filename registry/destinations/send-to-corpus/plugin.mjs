@@ -17,7 +17,6 @@ import {
   HttpNetworkError,
   SendResult,
   extensionOf,
-  formatBinaryBytes,
   formatBytes,
   headersField,
   multipartBody,
@@ -165,7 +164,7 @@ class SendToCorpus extends Destination {
       case 413:
         return SendResult.failed(
           CheckResult.SERVER,
-          `The corpus refused ${fileName} (${formatBytes(size)}) as too large; it takes files up to ${formatBinaryBytes(CORPUS_LIMIT)}.`,
+          `The corpus refused ${fileName} (${formatBytes(size)}) as too large; it takes files up to ${formatBytes(CORPUS_LIMIT)}.`,
           detail,
         );
       case 401:

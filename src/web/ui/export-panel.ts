@@ -7,7 +7,7 @@
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { DocumentSummary, ExporterCard, ExportResult } from '../api-types.js';
-import { api, ApiFailure, formatBytes, messageOf, startDownload } from './api.js';
+import { api, ApiFailure, messageOf, startDownload } from './api.js';
 import { Icon } from './icons.js';
 
 const FORMAT_NAMES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack' };
@@ -33,7 +33,7 @@ interface Outcome {
 
 function outcomeOf(result: ExportResult): Outcome {
   if (result.kind === 'download' && result.download) {
-    return { tone: 'ok', lines: [`${result.download.fileName} (${formatBytes(result.download.bytes)}) is ready; your browser saves it.`] };
+    return { tone: 'ok', lines: [`${result.download.fileName} (${result.download.size}) is ready; your browser saves it.`] };
   }
   const sends = result.sends ?? [];
   if (sends.length === 0) return { tone: 'bad', lines: ['Nothing was sent: the destination takes none of the written files.'] };
