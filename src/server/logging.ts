@@ -1,11 +1,19 @@
 import type { FastifyRequest } from 'fastify';
+import { isJobId, jobTag } from './secrets.js';
 
 /** Query and body fields that carry a credential: their values never reach a log line. */
 const SECRET_FIELDS = new Set(['api_key', 'secret']);
 const REDACTED = '[redacted]';
 
-/** A request URL with the values of `api_key` and `secret` replaced, however their names are percent-encoded. */
+/** Routes whose path holds a job id, which is the download credential: logged as its tag (see `jobTag`). */
+const JOB_PATHS = /^(\/(?:check|get|download|cancel|delete)\/)([^/?#]+)/;
+
+/**
+ * A request URL as the log shows it: the values of `api_key` and `secret` replaced, however their names are
+ * percent-encoded, and a job id in the path replaced by its tag (`/check/job:1a2b3c4d5e6f`).
+ */
 export function redactUrl(url: string): string {
+  url = url.replace(JOB_PATHS, (whole, route: string, id: string) => (isJobId(id) ? `${route}job:${jobTag(id)}` : whole));
   const q = url.indexOf('?');
   if (q < 0) return url;
   const hash = url.indexOf('#', q);
@@ -35,7 +43,7 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
     level,
     ...(stream ? { stream } : {}),
     redact: {
-      paths: ['api_key', 'secret', '*.api_key', '*.secret', 'req.headers.authorization', 'req.headers.cookie', 'body', '*.body'],
+      paths: ['api_key', 'secret', '*.api_key', '*.secret', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'req.headers["x-admin-secret"]', 'body', '*.body'],
       censor: REDACTED,
     },
     serializers: {
