@@ -36,9 +36,11 @@ export function declaredLength(headers: IncomingHttpHeaders): number | null {
  * `100 Continue`, so a client that asks first never sends a refused body).
  */
 export interface Admission {
-  /** Refusals that need neither key nor body: the disk, the uploads in flight. `declared` is the body's length. */
-  checkServer(declared: number | null): Promise<void>;
-  /** Refusals for this key: its uploads in flight, and {@link checkQuota}. */
+  /** Refusal for want of disk: `declared` is the body's length. */
+  checkDisk(declared: number | null): Promise<void>;
+  /** Refusal when every upload slot is taken (for a request that holds none yet: `enter` checks its own). */
+  checkSlots(): void;
+  /** Refusals for this key: its uploads in flight (other than one `bind` counted already), and {@link checkQuota}. */
   checkKey(key: ApiKey, declared: number | null): Promise<void>;
   /** Refusals for this key's allowance: its waiting jobs, and its stored bytes with `bytes` more. */
   checkQuota(key: ApiKey, bytes: number): Promise<void>;
@@ -62,9 +64,9 @@ export function createAdmission(store: JobStore, dataDir: string, limits: () => 
   };
 
   return {
-    async checkServer(declared) {
+    checkDisk: diskRoom,
+    checkSlots() {
       if (total >= limits().uploadsTotal) throw retryLater('busy', BUSY_RETRY_S);
-      await diskRoom(declared);
     },
     async checkKey(key, declared) {
       if ((perKey.get(key.keyId) ?? 0) >= limits().uploadsPerKey) throw retryLater('too_many_uploads', BUSY_RETRY_S);

@@ -334,7 +334,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       if (context.draining()) throw apiError('shutting_down');
       const declared = declaredLength(req.headers);
       if (declared !== null && declared > context.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
-      await context.admission.checkServer(declared);
+      context.admission.checkSlots();
+      await context.admission.checkDisk(declared);
       const raw = headerKey(req.headers);
       if (raw !== null) {
         const key = await context.store.findActiveKey(hashKey(raw));

@@ -101,7 +101,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     // Everything that can be refused without the body is refused before a byte of it is read.
     const slot = admission.enter();
     try {
-      await admission.checkServer(declared);
+      await admission.checkDisk(declared);
       let key: ApiKey | null = null;
       const admit = async (raw: string): Promise<void> => {
         const k = await authenticate(raw);
