@@ -29,6 +29,30 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q + 1)}${redacted}${hash < 0 ? '' : url.slice(hash)}`;
 }
 
+/** A job id as a folder in a path (`…/server_data/<id>/input.zip`): what an error's detail may carry. */
+const JOB_IN_PATH = /\/([A-Za-z0-9_-]{22})(?=\/)/g;
+
+/** Text for the log with every job folder in it named by the job's tag instead of its id. */
+export function scrubJobIds(text: string): string {
+  return text.replace(JOB_IN_PATH, (_whole, id: string) => `/job:${jobTag(id)}`);
+}
+
+interface Log {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** A log whose string fields go through {@link scrubJobIds}: errors of a job name its files by path. */
+export function scrubbingLog<L extends Log>(log: L): Log {
+  const scrub = (obj: object): object => Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, typeof v === 'string' ? scrubJobIds(v) : v]));
+  return {
+    info: (obj, msg) => log.info(scrub(obj), msg),
+    warn: (obj, msg) => log.warn(scrub(obj), msg),
+    error: (obj, msg) => log.error(scrub(obj), msg),
+  };
+}
+
 function decodeName(name: string): string {
   try {
     return decodeURIComponent(name.replace(/\+/g, ' '));

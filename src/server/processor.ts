@@ -6,6 +6,7 @@ import { describeError, ERROR_CODES, isQuireError } from '../errors.js';
 import { DEFAULT_RETENTION, type Retention } from './config.js';
 import { freeBytes, isDiskFull } from './disk.js';
 import { inputPath, jobDir, OUTPUT_STEM, outputPath, projectDir } from './layout.js';
+import { scrubbingLog } from './logging.js';
 import { jobTag } from './secrets.js';
 import type { Job, JobOutcome, JobStatus, JobStore } from './store.js';
 
@@ -142,7 +143,9 @@ export function newWorkerId(): string {
 
 /** The job queue's worker: one job at a time, claimed atomically, so several workers can share one store. */
 export function createProcessor(options: ProcessorOptions): Processor {
-  const { store, dataDir, log } = options;
+  const { store, dataDir } = options;
+  // A job's errors name its files by path, and the path holds the job id: the log gets the job's tag instead.
+  const log = scrubbingLog(options.log);
   const workerId = options.workerId ?? newWorkerId();
   const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
   const heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;

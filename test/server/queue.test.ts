@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setServerConfig, type CreateAppOptions } from '../../src/server/index.js';
+import { scrubJobIds } from '../../src/server/logging.js';
 import { jobTag } from '../../src/server/secrets.js';
 import { FakeEngine } from './fake-engine.js';
 import { listTree, multipart, testServer, type TestServer } from './helpers.js';
@@ -162,6 +163,9 @@ describe('revoking a key', () => {
     const log = lines.join('');
     expect(log).toContain(`/check/job:${jobTag(others)}?api_key=[redacted]`);
     expect(log).toContain(`/download/job:${jobTag(others)}/pdf`);
+    // Errors that name a job's files by path get the tag too.
+    const id = 'AbCdEfGhIjKlMnOpQrStUv';
+    expect(scrubJobIds(`ENOENT: open '/srv/quire/server_data/${id}/input.zip'`)).toBe(`ENOENT: open '/srv/quire/server_data/job:${jobTag(id)}/input.zip'`);
     for (const id of [running, ...waiting, others]) {
       expect(log).not.toContain(id);
       expect(log).toContain(jobTag(id));
