@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ConvertEngine, ConvertOptions, ConvertResult, OcrCheck, ProgressEvent } from '../convert/index.js';
 import { ERROR_CODES, QuireError, type ErrorCode } from '../errors.js';
@@ -46,7 +47,9 @@ export interface Engine extends ConvertEngine {
  * Linux applies to every private writable mapping, so native decoders' buffers count), V8's old-space limit for the
  * JavaScript heap, and a watchdog that reads the process's resident size from /proc and ends it past the ceiling.
  *
- * Under the test runner (sources are TypeScript, no built child exists) the verbs run in this process.
+ * One process is started ahead and waits with its modules loaded, so a job does not wait for Node to start; it
+ * still takes one job and exits. Under the test runner (sources are TypeScript, no built child exists) the verbs
+ * run in this process.
  */
 export function createEngine(options: EngineOptions = {}): Engine {
   const memoryLimit = options.memoryLimit ?? DEFAULT_JOB_MEMORY;
@@ -60,9 +63,39 @@ export function createEngine(options: EngineOptions = {}): Engine {
     };
   }
   const children = new Set<ChildProcess>();
+  let spare: ChildProcess | null = null;
+  let closed = false;
+
+  /**
+   * One job process started ahead, its modules loaded while it waits, so the next job does not pay for Node's start
+   * (a second or more): still one process per job, never reused. It keeps nothing alive on its own.
+   */
+  const prime = (): void => {
+    if (closed || spare) return;
+    const child = spawnJob(script, memoryLimit);
+    child.on('error', () => undefined);
+    child.once('exit', () => {
+      if (spare === child) spare = null;
+    });
+    child.unref();
+    child.channel?.unref();
+    (child.stderr as Socket | null)?.unref();
+    spare = child;
+  };
+
+  const take = (): ChildProcess => {
+    const ready = spare !== null && spare.exitCode === null && spare.signalCode === null && spare.connected ? spare : null;
+    spare = null;
+    const child = ready ?? spawnJob(script, memoryLimit);
+    child.ref();
+    child.channel?.ref();
+    (child.stderr as Socket | null)?.ref();
+    prime();
+    return child;
+  };
 
   function run<T>(request: ChildRequest, label: string, onProgress?: (e: ProgressEvent) => void, signal?: AbortSignal): Promise<T> {
-    const child = spawnJob(script, memoryLimit);
+    const child = take();
     children.add(child);
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => {
@@ -109,6 +142,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     });
   }
 
+  // Warm from the start, as the job server's spec has it: the first job does not wait for a process either.
+  prime();
   return {
     convert(input, opts) {
       const { signal, onProgress, ...plain } = opts;
@@ -117,6 +152,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     checkOcr: (projectDir) => run<OcrCheck>({ type: 'check-ocr', projectDir }, 'the OCR batch'),
     cancelOcr: (projectDir) => run<void>({ type: 'cancel-ocr', projectDir }, 'the OCR batch'),
     async close() {
+      closed = true;
+      spare?.kill('SIGKILL');
+      spare = null;
       for (const child of children) child.kill('SIGKILL');
       children.clear();
     },

@@ -96,7 +96,7 @@ describe('a hostile input fails its job, never the server', () => {
     const fine = await bundle(home, 'fine.aglbundle', { file: 'images/0001.jpg', data: await jpeg(800, 600) });
     expect((await ended(server, key, await submit(server, key, 'fine.aglbundle', fine))).status).toBe('done');
     expect(server.child.exitCode).toBeNull();
-  });
+  }, 240_000);
 });
 
 describe('the admin secret', () => {
@@ -137,5 +137,5 @@ describe('the admin secret', () => {
     expect(rotated).not.toBe(secret);
     expect((await fetch(`${third.address}/admin`, { headers: { 'x-admin-secret': secret! } })).status).toBe(401);
     expect((await fetch(`${third.address}/admin`, { headers: { 'x-admin-secret': rotated! } })).status).toBe(200);
-  });
+  }, 180_000);
 });
