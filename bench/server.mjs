@@ -108,7 +108,7 @@ async function main() {
     while ((await json(`${address}/check/${job}?api_key=${apiKey}`)).status !== 'done') await new Promise((r) => setTimeout(r, 100));
     rows.push(['example bundle (3 frames, 6 pages), submit → done', `${fmt((performance.now() - t0) / 1000)} s`, '', 'the job in a process of its own (started for it)']);
     const start = jobProcessStart();
-    rows.push(['a job process starting (node + the conversion modules)', `${fmt(start)} ms`, '', 'paid by each job and each OCR poll, once']);
+    rows.push(['a job process starting (node + the conversion modules)', `${fmt(start)} ms`, '', 'one is started ahead and waits loaded, so a job pays this only when jobs come faster']);
 
     const check = await cannon({ url: `${address}/check/${job}?api_key=${apiKey}`, connections: 10, duration: seconds });
     rows.push(['GET /check', `${fmt(check.requests.average)} req/s`, `p99 ${check.latency.p99} ms`, '']);
