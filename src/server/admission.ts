@@ -13,6 +13,9 @@ const QUEUE_RETRY_S = 60;
 /** When every upload slot is taken: uploads end all the time. */
 const BUSY_RETRY_S = 5;
 
+/** Room for the form's boundaries and short fields around the file, when judging a request by its Content-Length. */
+export const FORM_OVERHEAD = 64 * 1024;
+
 /** An API key given in a header: `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
 export function headerKey(headers: IncomingHttpHeaders): string | null {
   const auth = headers.authorization;

@@ -11,7 +11,7 @@ import { describeError } from '../errors.js';
 import { DEFAULT_RETRY_AFTER_S, describeFailure, errorBody } from '../http/index.js';
 import { appDataDir } from '../project/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
-import { createAdmission, declaredLength, headerKey } from './admission.js';
+import { createAdmission, declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
 import {
   ADMIN_SECRET_HASH_KEY,
   DEFAULT_RETENTION,
@@ -122,8 +122,6 @@ export interface QuireServer {
   close(): Promise<void>;
 }
 
-/** Room for the form's boundaries and short fields around the file, when judging a request by its Content-Length. */
-const FORM_OVERHEAD = 64 * 1024;
 
 /** Build the job server: database, folders, routes and worker, without listening. */
 export async function createApp(options: CreateAppOptions = {}): Promise<QuireServer> {

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { declaredLength, headerKey } from './admission.js';
+import { declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
 import type { ServerContext } from './context.js';
 import { isDiskFull } from './disk.js';
 import { sendArtifact } from './download.js';
@@ -12,8 +12,6 @@ import { hashKey, isJobId, jobTag, newJobId } from './secrets.js';
 import { ACTIVE_STATUSES, type ApiKey, type Job } from './store.js';
 import { apiKeyQuery, checkSchema, errorSchema, getSchema, jobCheck, jobGet, jobParams, listSchema, runSchema } from './views.js';
 
-/** Room for the form's boundaries and short fields around the file, when judging a request by its Content-Length. */
-const FORM_OVERHEAD = 64 * 1024;
 
 export interface RunOptions {
   emailNotif: boolean;
