@@ -1,10 +1,35 @@
 import { defineConfig } from 'vitest/config';
+import { postgresBin } from './scripts/pg-cluster.mjs';
+
+/**
+ * Two projects: `main`, every test as the project ships (the job server on SQLite), and `postgres`, the job server's
+ * tests again on PostgreSQL (one throwaway cluster for the run). Files that never open a job store run once. Without
+ * PostgreSQL installed the second project is left out, except under CI=true, where that is a failure.
+ */
+const SERVER_TESTS_WITHOUT_A_STORE = ['test/server/download.test.ts', 'test/server/forms.test.ts', 'test/server/server-command.test.ts'];
+const withPostgres = postgresBin() !== null || process.env.CI === 'true';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'] } },
+      ...(withPostgres
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'postgres',
+                include: ['test/server/**/*.test.ts'],
+                exclude: SERVER_TESTS_WITHOUT_A_STORE,
+                globalSetup: ['test/server/pg-setup.ts'],
+                env: { QUIRE_TEST_STORE: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });
