@@ -15,11 +15,11 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'] } },
+      { extends: true as const, test: { name: 'main', include: ['test/**/*.test.ts'] } },
       ...(withPostgres
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: 'postgres',
                 include: ['test/server/**/*.test.ts'],

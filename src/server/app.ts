@@ -39,7 +39,7 @@ import { startPresence, type Presence } from './presence.js';
 import { createProcessor, type OcrBatch, type Processor } from './processor.js';
 import { hashKey, jobTag, newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
-import { DEFAULT_LEASE_MS, type ApiKey, type Job, type JobStore } from './store.js';
+import { DEFAULT_LEASE_MS, type ApiKey, type JobStore } from './store.js';
 import { sweepLeftovers } from './sweep.js';
 import { createWebhookSender, type WebhookSender } from './webhooks.js';
 

@@ -251,19 +251,32 @@ export function createProcessor(options: ProcessorOptions): Processor {
     };
     // The lease as this worker last renewed it: past it without a renewal, another worker may have the job.
     let leaseUntil = job.leaseUntil ?? Date.now() + leaseMs;
-    const renew = (progress?: Progress): void => {
+    // One write at a time, the latest progress only: on a networked store, writes in flight must not land out of order.
+    let writing: Promise<void> | null = null;
+    let next: { progress?: Progress } | null = null;
+    const write = async (progress?: Progress): Promise<void> => {
       const at = Date.now();
-      store.heartbeat(job.jobId, workerId, at, progress, leaseMs).then(
-        (held) => {
-          if (!held) return stop('lost');
-          leaseUntil = Math.max(leaseUntil, at + leaseMs);
-        },
-        (e: unknown) => {
-          log.warn({ job: jobTag(job.jobId), err: describeError(e) }, progress ? 'progress update failed' : 'lease renewal failed');
-          // The database did not answer for a whole lease: the job may be running elsewhere by now.
-          if (Date.now() > leaseUntil) stop('lost');
-        },
-      );
+      try {
+        if (!(await store.heartbeat(job.jobId, workerId, at, progress, leaseMs))) return stop('lost');
+        leaseUntil = Math.max(leaseUntil, at + leaseMs);
+      } catch (e) {
+        log.warn({ job: jobTag(job.jobId), err: describeError(e) }, progress ? 'progress update failed' : 'lease renewal failed');
+        // The database did not answer for a whole lease: the job may be running elsewhere by now.
+        if (Date.now() > leaseUntil) stop('lost');
+      }
+    };
+    const renew = (progress?: Progress): void => {
+      // A plain renewal queued behind a progress write adds nothing; progress replaces whatever is queued.
+      if (!next || progress) next = { ...(progress ? { progress } : next) };
+      if (writing) return;
+      writing = (async () => {
+        while (next) {
+          const { progress: p } = next;
+          next = null;
+          await write(p);
+        }
+        writing = null;
+      })();
     };
     // A crashed run may have left its project behind; every run starts from the upload alone.
     await rm(proj, { recursive: true, force: true });
