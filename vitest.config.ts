@@ -3,10 +3,11 @@ import { postgresBin } from './scripts/pg-cluster.mjs';
 
 /**
  * Two projects: `main`, every test as the project ships (the job server on SQLite), and `postgres`, the job server's
- * tests again on PostgreSQL (one throwaway cluster for the run). Files that never open a job store run once. Without
- * PostgreSQL installed the second project is left out, except under CI=true, where that is a failure.
+ * tests again on PostgreSQL (one throwaway cluster for the run). Files that never open a job store run once, and so
+ * does process.test.ts, which is about the SQLite file of a lone server (cluster.test.ts runs processes on both).
+ * Without PostgreSQL installed the second project is left out, except under CI=true, where that is a failure.
  */
-const SERVER_TESTS_WITHOUT_A_STORE = ['test/server/download.test.ts', 'test/server/forms.test.ts', 'test/server/server-command.test.ts'];
+const SERVER_TESTS_ONCE = ['test/server/download.test.ts', 'test/server/forms.test.ts', 'test/server/server-command.test.ts', 'test/server/process.test.ts'];
 const withPostgres = postgresBin() !== null || process.env.CI === 'true';
 
 export default defineConfig({
@@ -23,7 +24,7 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['test/server/**/*.test.ts'],
-                exclude: SERVER_TESTS_WITHOUT_A_STORE,
+                exclude: SERVER_TESTS_ONCE,
                 globalSetup: ['test/server/pg-setup.ts'],
                 env: { QUIRE_TEST_STORE: 'postgres' },
               },

@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pdfPageCount, QUIRE_BIN, SAMPLE } from '../helpers.js';
+import { waitFor } from './helpers.js';
+import { adminSecretIn, startServer, type ServerProcess } from './server-process.js';
+import { sqlIn, STORE, storeEnv } from './stores.js';
+
+// A server that serves HTTP only and `quire worker` processes beside it, all built CLIs (`npm run build` first) on one
+// database: the folder's PostgreSQL schema in the `postgres` test project, its SQLite file (workers on one machine)
+// in the other.
+
+interface WorkerProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+const homes: string[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const h of homes.splice(0)) await rm(h, { recursive: true, force: true });
+});
+
+async function startWorker(home: string, args: string[]): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [QUIRE_BIN, 'worker', '--workers', '1', ...args], {
+    env: { ...process.env, QUIRE_HOME: home, ...(await storeEnv(home)) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await waitFor(async () => /^Quire worker \S+ converting jobs of .*\n/m.test(out) || child.exitCode !== null, 30_000);
+  if (child.exitCode !== null) throw new Error(`worker did not start:\n${out}\n${err}`);
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function newKey(server: ServerProcess): Promise<string> {
+  const secret = adminSecretIn(server.stdout());
+  const res = await fetch(`${server.address}/admin/keys?email=team%40example.org`, { method: 'POST', headers: { authorization: `Bearer ${secret}` } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { api_key: string }).api_key;
+}
+
+async function submit(server: ServerProcess, key: string, sample: Buffer): Promise<string> {
+  const form = new FormData();
+  form.set('api_key', key);
+  form.set('file', new Blob([sample]), 'sample.aglbundle');
+  const res = await fetch(`${server.address}/run`, { method: 'POST', body: form });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { job_id: string }).job_id;
+}
+
+interface Check {
+  status: string;
+  error: string | null;
+  progress: { pages_done: number; pages_total: number | null; step: string | null };
+}
+
+async function check(server: ServerProcess, key: string, id: string): Promise<Check> {
+  return (await fetch(`${server.address}/check/${id}?api_key=${key}`)).json() as Promise<Check>;
+}
+
+/** The jobs each worker's log says it finished, by job tag (logs name jobs by tag, never by id). */
+function jobsDone(log: string): string[] {
+  return log
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg?: string; job?: string })
+    .filter((entry) => entry.msg === 'job done')
+    .map((entry) => entry.job!);
+}
+
+function metric(text: string, name: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`no ${name} in\n${text}`);
+  return Number(line.slice(name.length + 1));
+}
+
+describe(`a server without a worker and two quire worker processes (${STORE === 'postgres' ? 'PostgreSQL' : 'SQLite'})`, () => {
+  it('finish six jobs exactly once after one worker is killed with -9 mid-job; its job is taken back by the other', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'quire-cluster-'));
+    homes.push(home);
+    const server = await startServer(home, ['--no-worker']);
+    children.push(server.child);
+    expect(server.stdout()).toContain('No worker in this process');
+    const key = await newKey(server);
+    const sample = await readFile(SAMPLE);
+
+    // A server with no worker queues jobs and converts none.
+    const first = await submit(server, key, sample);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await check(server, key, first)).toMatchObject({ status: 'pending', progress: { pages_done: 0, pages_total: null, step: null } });
+
+    const a = await startWorker(home, ['--lease', '3']);
+    const b = await startWorker(home, ['--lease', '3']);
+    const ids = [first];
+    for (let i = 1; i < 6; i++) ids.push(await submit(server, key, sample));
+
+    // Mid-job: a job is running and its progress came through the database from the worker holding it.
+    const victimJob = await waitFor(
+      async () => {
+        for (const id of ids) {
+          const c = await check(server, key, id);
+          if (c.status === 'processing' && c.progress.step !== null) return id;
+        }
+        return null;
+      },
+      120_000,
+      20,
+    );
+    const [held] = await sqlIn(home, 'SELECT worker_id, attempts FROM jobs WHERE job_id = ?', [victimJob]);
+    expect(held.attempts).toBe(1);
+    const holderPid = Number(/^[^:]+:(\d+):/.exec(String(held.worker_id))?.[1]);
+    const victim = holderPid === a.child.pid ? a : b;
+    const survivor = victim === a ? b : a;
+    expect(survivor.child.pid).not.toBe(holderPid);
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+
+    // The other worker takes the job back and finishes everything.
+    await waitFor(async () => {
+      const statuses = await Promise.all(ids.map(async (id) => (await check(server, key, id)).status));
+      expect(statuses.filter((s) => s === 'failed')).toEqual([]);
+      return statuses.every((s) => s === 'done');
+    }, 300_000, 250);
+
+    const rows = await sqlIn(home, `SELECT job_id, status, attempts, worker_id, error, pages_done FROM jobs ORDER BY seq`);
+    expect(rows).toHaveLength(6);
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: 'done', worker_id: null, error: null, pages_done: 6 });
+      expect(row.attempts).toBe(row.job_id === victimJob ? 2 : 1);
+      expect(pdfPageCount(join(home, 'server_data', String(row.job_id), 'output.pdf'))).toBe(6);
+      expect(existsSync(join(home, 'server_data', String(row.job_id), 'proj'))).toBe(false);
+    }
+    const finished = await check(server, key, victimJob);
+    expect(finished).toEqual({ job_id: victimJob, status: 'done', error: null, progress: { pages_done: 6, pages_total: 6, step: null } });
+
+    // Finished once each: six "job done" between the two logs, none twice, and six in the cluster's counters.
+    const done = [...jobsDone(a.stderr()), ...jobsDone(b.stderr())];
+    expect(done).toHaveLength(6);
+    expect(new Set(done).size).toBe(6);
+    expect(jobsDone(survivor.stderr()).length).toBeGreaterThanOrEqual(1);
+    const metrics = await (await fetch(`${server.address}/metrics`)).text();
+    expect(metric(metrics, 'quire_jobs_ended_total{status="done"}')).toBe(6);
+    expect(metric(metrics, 'quire_jobs{status="done"}')).toBe(6);
+    expect(metric(metrics, 'quire_pages_processed_total')).toBe(36);
+    // The killed worker's lease ran out: one worker is alive.
+    expect(metric(metrics, 'quire_workers')).toBe(1);
+
+    // The survivor stops cleanly and signs off.
+    survivor.child.kill('SIGTERM');
+    expect(await survivor.exited).toBe(0);
+    expect(await sqlIn(home, 'SELECT worker_id FROM workers WHERE pid = ?', [survivor.child.pid])).toEqual([]);
+    expect(await server.stop()).toBe(0);
+  }, 420_000);
+});
