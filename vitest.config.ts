@@ -4,10 +4,11 @@ import { postgresBin } from './scripts/pg-cluster.mjs';
 /**
  * Two projects: `main`, every test as the project ships (the job server on SQLite), and `postgres`, the job server's
  * tests again on PostgreSQL (one throwaway cluster for the run). Files that never open a job store run once, and so
- * does process.test.ts, which is about the SQLite file of a lone server (cluster.test.ts runs processes on both).
+ * do process.test.ts, about the SQLite file of a lone server (cluster.test.ts runs processes on both), and
+ * openapi.test.ts, whose document is the same on either.
  * Without PostgreSQL installed the second project is left out, except under CI=true, where that is a failure.
  */
-const SERVER_TESTS_ONCE = ['test/server/download.test.ts', 'test/server/forms.test.ts', 'test/server/server-command.test.ts', 'test/server/process.test.ts'];
+const SERVER_TESTS_ONCE = ['test/server/download.test.ts', 'test/server/forms.test.ts', 'test/server/server-command.test.ts', 'test/server/process.test.ts', 'test/server/openapi.test.ts'];
 const withPostgres = postgresBin() !== null || process.env.CI === 'true';
 
 export default defineConfig({

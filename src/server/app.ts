@@ -33,7 +33,7 @@ import { jobDir, uploadsDir } from './layout.js';
 import { loggerOptions } from './logging.js';
 import { completionMailer } from './mailer.js';
 import { renderMetrics } from './metrics.js';
-import { errorResponses, registerOpenApi } from './openapi.js';
+import { registerOpenApi } from './openapi.js';
 import { openPgStore } from './pg-store.js';
 import { startPresence, type Presence } from './presence.js';
 import { createProcessor, type OcrBatch, type Processor } from './processor.js';
@@ -41,6 +41,7 @@ import { hashKey, jobTag, newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { DEFAULT_LEASE_MS, type ApiKey, type JobStore } from './store.js';
 import { sweepLeftovers } from './sweep.js';
+import { errorSchema } from './views.js';
 import { createWebhookSender, type WebhookSender } from './webhooks.js';
 
 export const DEFAULT_PORT = 4674;
@@ -312,7 +313,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       503: {
         type: 'object',
         description: 'The database does not answer.',
-        properties: { ok: { type: 'boolean', const: false }, error: errorResponses('database_unavailable')[503] },
+        properties: { ok: { type: 'boolean', const: false }, error: { ...errorSchema.properties.error, description: `\`database_unavailable\`: ${HTTP_ERRORS.database_unavailable.message}` } },
         required: ['ok', 'error'],
       },
     },
