@@ -5,6 +5,7 @@
  */
 export * from './decisions.js';
 export * from './ocr-model.js';
+export * from './proofreading.js';
 export * from './types.js';
 export * from './paths.js';
 export * from './project.js';
