@@ -9,12 +9,12 @@ import yazl from 'yazl';
 import type { OcrPage, OcrWord, ProjectManifest } from '../../src/project/index.js';
 
 export const PAGE = { width: 1240, height: 1754, dpi: 150 };
-const FONT = 36;
+const FONT = 52;
 /** DejaVu Sans Mono advances 1233/2048 em per character. */
 const ADVANCE = (FONT * 1233) / 2048;
 const LEFT = 110;
-const TOP = 160;
-const LEADING = 58;
+const TOP = 200;
+const LEADING = 84;
 
 /** One word as drawn, and as the engine "read" it. */
 interface Reading {
