@@ -278,7 +278,7 @@ export function App(): ComponentChild {
     return true;
   };
   const startProofreading = (): void => {
-    const first = detail?.pageList.find((p) => (p.proofreading?.doubtful ?? 0) > 0) ?? detail?.pageList.find((p) => p.hasText);
+    const first = detail?.pageList.find((p) => (p.proofreading?.doubtful ?? 0) > 0) ?? detail?.pageList.find((p) => p.proofreading);
     if (!first) return;
     setMode('proofread');
     openPage(first.index, 'first-doubtful');
@@ -307,7 +307,7 @@ export function App(): ComponentChild {
       else if (e.key === 'Home') go(0);
       else if (e.key === 'End') go(pages.length - 1);
       else if (e.key === 'Escape') backToGrid();
-      else if ((e.key === 'p' || e.key === 'P') && pages[at].hasText) setMode(mode === 'proofread' ? 'compare' : 'proofread');
+      else if ((e.key === 'p' || e.key === 'P') && pages[at].hasText && pages[at].kind !== 'pdf') setMode(mode === 'proofread' ? 'compare' : 'proofread');
       else handled = false;
     } else handled = false;
     if (handled) e.preventDefault();

@@ -168,7 +168,9 @@ export function PageViewer({
   const [frameError, setFrameError] = useState<string | null>(null);
   const [text, setText] = useState<PageText | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
-  const proofreading = mode === 'proofread' && page.hasText;
+  // A page kept from its PDF keeps the PDF's own text: there is nothing to proofread on it.
+  const canProofread = page.hasText && page.kind !== 'pdf';
+  const proofreading = mode === 'proofread' && canProofread;
 
   useEffect(() => {
     let live = true;
@@ -244,7 +246,7 @@ export function PageViewer({
       { class: 'viewer-bar' },
       h('button', { type: 'button', class: 'button', onClick: onBack, 'aria-keyshortcuts': 'Escape' }, h(Icon, { name: 'grid' }), 'All pages'),
       h('h2', { id: 'viewer-title', ref: heading, tabIndex: -1 }, `Page ${page.index} of ${doc.pageList.length}`, h('span', { class: 'muted' }, ` — ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}`)),
-      page.hasText
+      canProofread
         ? h(
             'div',
             { class: 'mode', role: 'group', 'aria-label': 'How to show the page' },
