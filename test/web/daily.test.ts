@@ -157,7 +157,11 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await text.getByRole('button').first().waitFor();
     await tabTo(text.getByRole('button').first());
     const wordInFocus = () => page.evaluate(() => document.activeElement?.firstChild?.textContent);
-    for (let i = 0; i < 12 && (await wordInFocus()) !== 'lamplight'; i++) await page.keyboard.press('ArrowRight');
+    // One word at a time: the first → picks the first word, each next one the word after it.
+    for (let n = 0; n < 12 && (await wordInFocus()) !== 'lamplight'; n++) {
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction((at) => document.activeElement?.getAttribute('data-n') === String(at), n);
+    }
     await expect(wordInFocus()).resolves.toBe('lamplight');
     await page.keyboard.press('Enter');
     const field = page.getByLabel('Correct “lamplight”');

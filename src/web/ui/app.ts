@@ -88,10 +88,10 @@ function PresetRerun({ doc, presets, busy }: { doc: DocumentSummary; presets: Bo
   );
 }
 
-function LastTaskNote({ doc }: { doc: DocumentSummary }): ComponentChild {
+function LastTaskNote({ doc, exportPanel }: { doc: DocumentSummary; exportPanel: boolean }): ComponentChild {
   const last = doc.lastTask;
-  // An export's outcome is told in the Export panel.
-  if (!last || doc.status === 'working' || last.outcome === 'done' || last.kind === 'export') return null;
+  // An export's outcome is told in the Export panel, when it is open.
+  if (!last || doc.status === 'working' || last.outcome === 'done' || (last.kind === 'export' && exportPanel)) return null;
   const what = { open: 'Opening', rerun: 'The rerun', ocr: 'OCR', export: 'The export' }[last.kind];
   return h('p', { class: last.outcome === 'failed' ? 'error' : 'notice', role: last.outcome === 'failed' ? 'alert' : 'status' }, last.outcome === 'cancelled' ? `${what} was cancelled.` : `${what} failed: ${last.message ?? ''}`);
 }
@@ -391,7 +391,7 @@ export function App(): ComponentChild {
         h('button', { type: 'button', class: 'button subtle', onClick: closeDocument, disabled: busy }, 'Close document'),
       ),
       busy ? h(TaskPanel, { doc, onCancel: cancel, compact: true }) : null,
-      h(LastTaskNote, { doc }),
+      h(LastTaskNote, { doc, exportPanel: panel === 'export' }),
       shownError ? h('p', { class: 'error', role: 'alert' }, shownError) : null,
       pageIndex === null
         ? h(PageGrid, { doc: detail, onOpen: (i) => openPage(i), onToggle: toggle, busy, focusIndex: gridFocus })

@@ -116,6 +116,9 @@ export function ProofreadView({
 
   const all = useMemo(() => words?.lines.flatMap((l) => l.words) ?? [], [words]);
   const current = selected === null ? undefined : all.find((w) => w.n === selected);
+  // Keys pressed faster than the page renders go from the word just picked, not from the one last drawn.
+  const latest = useRef({ selected, all, loaded: false });
+  latest.current = { selected, all, loaded: words?.index === page.index };
 
   // The picked word takes the focus when the keyboard moved to it, and shows on the page and in the text.
   useEffect(() => {
@@ -131,19 +134,24 @@ export function ProofreadView({
   const pick = (n: number, viaKeyboard = true): void => {
     setNote(null);
     stopEditing();
+    latest.current.selected = n;
     setSelected(n);
     focusWord.current = viaKeyboard;
   };
 
   const nextDoubtful = (direction: 1 | -1): void => {
-    const from = selected ?? (direction === 1 ? -1 : Number.MAX_SAFE_INTEGER);
-    const candidates = all.filter((w) => w.doubtful && (direction === 1 ? w.n > from : w.n < from));
+    const { selected: at, all: list, loaded } = latest.current;
+    // The next page is still loading (a key pressed right after moving to it): that key waits for nothing.
+    if (!loaded) return;
+    const from = at ?? (direction === 1 ? -1 : Number.MAX_SAFE_INTEGER);
+    const candidates = list.filter((w) => w.doubtful && (direction === 1 ? w.n > from : w.n < from));
     const target = direction === 1 ? candidates[0] : candidates[candidates.length - 1];
     if (target) {
       pick(target.n);
       return;
     }
-    if (!onOtherPage(direction)) setNote({ tone: 'ok', text: direction === 1 ? 'No word to check after this one, on this page or the next ones.' : 'No word to check before this one.' });
+    if (onOtherPage(direction)) latest.current.loaded = false;
+    else setNote({ tone: 'ok', text: direction === 1 ? 'No word to check after this one, on this page or the next ones.' : 'No word to check before this one.' });
   };
 
   // N and Shift+N work anywhere in the page view, not only in the text.
@@ -188,6 +196,8 @@ export function ProofreadView({
   const onTextKey = (e: KeyboardEvent): void => {
     if (editing || isTyping(e) || !words) return;
     const lines = words.lines;
+    const at0 = latest.current.selected;
+    const current = at0 === null ? undefined : all.find((w) => w.n === at0);
     const at = current ? lines.findIndex((l) => l.words.some((w) => w.n === current.n)) : -1;
     let handled = true;
     switch (e.key) {
