@@ -334,6 +334,8 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   app.get<{ Params: { id: string } }>('/api/downloads/:id', { schema: { params: idParams } }, async (request, reply) => {
     const file = downloads.get(request.params.id);
     if (!file) throw notFound('download');
+    // A file in the export folder may have been moved or deleted since.
+    if (!(await stat(file.path).catch(() => undefined))?.isFile()) throw new HttpError(404, 'not_found', `${file.fileName} is no longer where Quire wrote it; export it again.`);
     return reply.type('application/octet-stream').header('content-disposition', attachment(file.fileName)).header('cache-control', 'no-store').send(createReadStream(file.path));
   });
 

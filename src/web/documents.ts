@@ -378,24 +378,30 @@ export class DocumentStore {
     doc.status = 'working';
     delete doc.error;
     this.#changed(doc);
+    // The outcome lands all at once, when the task is gone: a document never reads as ready while its task still holds it.
+    let ended: Pick<GuiDocument, 'status' | 'lastTask' | 'error'> = { status: 'failed', lastTask: { kind, outcome: 'failed' } };
     try {
       const result = await work(controller.signal, this.#reporter(doc, progress));
       endStages(progress, true);
-      doc.status = 'ready';
-      doc.lastTask = { kind, outcome: 'done' };
+      ended = { status: 'ready', lastTask: { kind, outcome: 'done' } };
       return result;
     } catch (e) {
       endStages(progress, false);
       const failure = userFailure(e, doc);
       const cancelled = isCancel(e) || controller.signal.aborted;
-      doc.lastTask = { kind, outcome: cancelled ? 'cancelled' : 'failed', message: failure.message };
       // Pages already there stay usable; a document whose first run did not finish has none.
-      doc.status = doc.manifest ? 'ready' : cancelled ? 'cancelled' : 'failed';
-      if (!cancelled) doc.error = failure;
+      ended = {
+        status: doc.manifest ? 'ready' : cancelled ? 'cancelled' : 'failed',
+        lastTask: { kind, outcome: cancelled ? 'cancelled' : 'failed', message: failure.message },
+        ...(cancelled ? {} : { error: failure }),
+      };
       throw e;
     } finally {
       await this.#countWords(doc).catch(() => undefined);
       delete doc.task;
+      doc.status = ended.status;
+      doc.lastTask = ended.lastTask;
+      if (ended.error) doc.error = ended.error;
       doc.revision++;
       this.#changed(doc);
     }

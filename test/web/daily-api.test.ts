@@ -221,8 +221,14 @@ describe('quire gui server: proofreading and exports', () => {
     // Exporting again replaces the document's own file; another document of the same name never overwrites it.
     expect((await exportAs(id, 'md')).lastExport?.files?.[0].fileName).toBe('Proof sample.md');
     const other = await openSlim();
-    expect((await exportAs(other, 'md')).lastExport?.files?.[0].fileName).toBe('Proof sample (2).md');
+    const second = (await exportAs(other, 'md')).lastExport?.files?.[0];
+    expect(second?.fileName).toBe('Proof sample (2).md');
     expect(readFileSync(join(exportDir, 'Proof sample.md'), 'utf8')).toBe(text);
+    // A file deleted from the folder since is said to be gone.
+    rmSync(join(exportDir, 'Proof sample (2).md'));
+    const gone = await gui.app.inject({ method: 'GET', url: second?.url ?? '', headers: auth });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().error.message).toBe('Proof sample (2).md is no longer where Quire wrote it; export it again.');
   }, 60_000);
 
   it('speaks of the window, not of the command line, and an engine becomes usable once its key is saved', async () => {
