@@ -21,6 +21,10 @@ const REMEDIES: Remedy[] = [
   { pattern: /; import it with:? quire plugins config (\S+) --import\.?$/, words: (m, d) => `; import it from Plugins → ${d(m[1])} → Settings → Import….` },
   { pattern: /; see quire plugins available\.?$/, words: () => '; see Plugins, under Available from the registry.' },
   {
+    pattern: /; to run it anyway, install it with --allow-unisolated\.?$/,
+    words: () => '; to run it anyway, tick “I trust this plugin” in its install dialog.',
+  },
+  {
     pattern: /; set (?:one|it|the right one) with quire config set-secret remoteocr\.api_key(?:, or the \S+ environment variable)?\.?$/,
     words: () => '; type it in Settings → Remote OCR key.',
   },

@@ -299,7 +299,7 @@ describe('quire gui server: where plugins cannot be isolated (bubblewrap pretend
       const refused = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: {} });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().error.message).toBe(
-        'The plugin echo-dest was not installed: it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, install it with --allow-unisolated.',
+        'The plugin echo-dest was not installed: it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, tick “I trust this plugin” in its install dialog.',
       );
       const allowed = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: { allowUnisolated: true } });
       expect(allowed.statusCode, allowed.body).toBe(200);
