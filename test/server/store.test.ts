@@ -141,6 +141,42 @@ describe(`the ${STORE === 'postgres' ? 'PostgreSQL' : 'SQLite'} store`, () => {
     });
   });
 
+  it('hands each job to one of several workers claiming at once on their own connections', async () => {
+    await withTempDir(async (dir) => {
+      const stores = await Promise.all([openStore(dir), openStore(dir), openStore(dir), openStore(dir)]);
+      try {
+        await stores[0].createKey('a@x.org', 'ha', 1);
+        await stores[0].createKey('b@x.org', 'hb', 1);
+        const ids: string[] = [];
+        for (let i = 0; i < 120; i++) {
+          ids.push(`job${String(i).padStart(3, '0')}`);
+          await stores[i % 4].insertJob(job(ids[i], 1 + (i % 2)), 5);
+        }
+        // Each worker claims as fast as it can until the queue is empty, several claims in flight per worker.
+        const drain = async (store: JobStore, w: number): Promise<string[]> => {
+          const got: string[] = [];
+          const lane = async (l: number): Promise<void> => {
+            for (;;) {
+              const claimed = await store.claimNextJob(`w${w}/${l}`, 10);
+              if (!claimed) return;
+              expect(claimed.workerId).toBe(`w${w}/${l}`);
+              got.push(claimed.jobId);
+            }
+          };
+          await Promise.all([lane(1), lane(2), lane(3)]);
+          return got;
+        };
+        const got = await Promise.all(stores.map(drain));
+        const all = got.flat();
+        expect(all).toHaveLength(120);
+        expect([...all].sort()).toEqual(ids);
+        expect(await sqlIn(dir, "SELECT COUNT(*) AS n FROM jobs WHERE status = 'processing' AND attempts = 1")).toEqual([{ n: 120 }]);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+  });
+
   it('takes back a job whose holder’s lease ran out, unless the holder renewed it since; fails it after the last attempt', async () => {
     await withStore(async (store) => {
       await store.createKey('a@x.org', 'ha', 1);
