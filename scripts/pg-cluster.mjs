@@ -57,7 +57,7 @@ export async function startPgCluster() {
   } catch (e) {
     const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : '';
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`PostgreSQL did not start: ${e.stderr?.toString() ?? e}\n${log}`);
+    throw new Error(`PostgreSQL did not start: ${e.stderr?.toString() ?? e}\n${log}`, { cause: e });
   }
   let stopped = false;
   return {

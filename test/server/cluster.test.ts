@@ -54,7 +54,7 @@ async function newKey(server: ServerProcess): Promise<string> {
 async function submit(server: ServerProcess, key: string, sample: Buffer): Promise<string> {
   const form = new FormData();
   form.set('api_key', key);
-  form.set('file', new Blob([sample]), 'sample.aglbundle');
+  form.set('file', new Blob([new Uint8Array(sample)]), 'sample.aglbundle');
   const res = await fetch(`${server.address}/run`, { method: 'POST', body: form });
   expect(res.status).toBe(200);
   return ((await res.json()) as { job_id: string }).job_id;
