@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,7 +90,9 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
   it('finish six jobs exactly once after one worker is killed with -9 mid-job; its job is taken back by the other', async () => {
     const home = await mkdtemp(join(tmpdir(), 'quire-cluster-'));
     homes.push(home);
-    const server = await startServer(home, ['--no-worker']);
+    // The job folders in a folder of their own, as a network mount shared by the machines would be.
+    const shared = join(home, 'mnt', 'quire-data');
+    const server = await startServer(home, ['--no-worker', '--data-dir', shared]);
     children.push(server.child);
     expect(server.stdout()).toContain('No worker in this process');
     const key = await newKey(server);
@@ -103,8 +105,8 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
 
     // The dead worker's job is seen at once by the other on this machine (its process is gone); a worker on another
     // machine would wait for its lease, which is kept well above a loaded machine's pauses.
-    const a = await startWorker(home, ['--lease', '15']);
-    const b = await startWorker(home, ['--lease', '15']);
+    const a = await startWorker(home, ['--lease', '15', '--data-dir', shared]);
+    const b = await startWorker(home, ['--lease', '15', '--data-dir', shared]);
     const ids = [first];
     for (let i = 1; i < 6; i++) ids.push(await submit(server, key, sample));
 
@@ -141,9 +143,14 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     for (const row of rows) {
       expect(row).toMatchObject({ status: 'done', worker_id: null, error: null, pages_done: 6 });
       expect(row.attempts).toBe(row.job_id === victimJob ? 2 : 1);
-      expect(pdfPageCount(join(home, 'server_data', String(row.job_id), 'output.pdf'))).toBe(6);
-      expect(existsSync(join(home, 'server_data', String(row.job_id), 'proj'))).toBe(false);
+      expect(pdfPageCount(join(shared, String(row.job_id), 'output.pdf'))).toBe(6);
+      expect(existsSync(join(shared, String(row.job_id), 'proj'))).toBe(false);
     }
+    expect(existsSync(join(home, 'server_data'))).toBe(false);
+    // Any server serves what any worker wrote.
+    const pdf = await fetch(`${server.address}/download/${victimJob}/pdf`);
+    expect(pdf.status).toBe(200);
+    expect((await pdf.arrayBuffer()).byteLength).toBe(statSync(join(shared, victimJob, 'output.pdf')).size);
     const finished = await check(server, key, victimJob);
     expect(finished).toEqual({ job_id: victimJob, status: 'done', error: null, progress: { pages_done: 6, pages_total: 6, step: null } });
 

@@ -32,6 +32,7 @@ interface ServerFlags {
   rotateAdminSecret?: boolean;
   trustProxy?: string;
   databaseUrl?: string;
+  dataDir?: string;
   worker: boolean;
   lease: number;
   allowPrivateWebhooks?: boolean;
@@ -53,6 +54,7 @@ export function serverCommand(): Command {
     .option('--rotate-admin-secret', 'replace the admin secret (ending every admin session) and print the new one')
     .option('--trust-proxy <addresses>', 'believe X-Forwarded-* headers (incl. X-Forwarded-Prefix) from these proxies: addresses or subnets, comma-separated, or true for any')
     .addOption(databaseOption())
+    .option('--data-dir <dir>', 'the job folders (default: QUIRE_HOME/server_data); with workers on other machines, a folder they share')
     .option('--no-worker', 'serve HTTP only: `quire worker` processes convert the jobs (with --database-url, on any machine)')
     .addOption(leaseOption())
     .addOption(allowPrivateWebhooksOption())
@@ -96,7 +98,7 @@ async function runServer(flags: ServerFlags): Promise<void> {
   const quire = await createApp({
     dbPath: join(home, 'quire-server.db'),
     ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
-    dataDir: join(home, 'server_data'),
+    dataDir: flags.dataDir ?? join(home, 'server_data'),
     worker: flags.worker,
     leaseMs: flags.lease,
     allowPrivateWebhooks: privateWebhooksAllowed(flags.allowPrivateWebhooks),
