@@ -4,7 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import yauzl from 'yauzl';
 import { pdfPageCount, QUIRE_BIN, SAMPLE } from '../helpers.js';
+import { bundleFiles, writeBundleZip } from '../ingest/fixtures.js';
 import { waitFor } from './helpers.js';
 import { adminSecretIn, startServer, type ServerProcess } from './server-process.js';
 import { sqlIn, STORE, storeEnv } from './stores.js';
@@ -28,8 +30,11 @@ afterEach(async () => {
   for (const h of homes.splice(0)) await rm(h, { recursive: true, force: true });
 });
 
-async function startWorker(home: string, args: string[]): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [QUIRE_BIN, 'worker', '--workers', '1', ...args], {
+/** `quire worker`; `machine` runs it under another host name (bubblewrap's own UTS namespace), as on another machine. */
+async function startWorker(home: string, args: string[], machine?: string): Promise<WorkerProcess> {
+  const command = [process.execPath, QUIRE_BIN, 'worker', '--workers', '1', ...args];
+  const wrapped = machine ? ['bwrap', '--dev-bind', '/', '/', '--unshare-uts', '--hostname', machine, '--die-with-parent', ...command] : command;
+  const child = spawn(wrapped[0], wrapped.slice(1), {
     env: { ...process.env, QUIRE_HOME: home, ...(await storeEnv(home)) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -174,4 +179,77 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     expect(await sqlIn(home, 'SELECT worker_id FROM workers WHERE pid = ?', [survivor.child.pid])).toEqual([]);
     expect(await server.stop()).toBe(0);
   }, 420_000);
+
+  it('take back the job of a worker on another machine that died once its lease has run out, and not before', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'quire-cluster-'));
+    homes.push(home);
+    const server = await startServer(home, ['--no-worker']);
+    children.push(server.child);
+    const key = await newKey(server);
+    // The other machine's worker: its process cannot be seen from here, only its lease.
+    const remote = await startWorker(home, ['--lease', '5'], 'scanner-2');
+    // A longer book than the sample (its frames four times over), so the job is still running when the worker dies.
+    const id = await submit(server, key, await longerBook(4));
+    await waitFor(async () => (await check(server, key, id)).progress.pages_done >= 2, 120_000, 20);
+    const [held] = await sqlIn(home, 'SELECT worker_id FROM jobs WHERE job_id = ?', [id]);
+    expect(String(held.worker_id)).toMatch(/^scanner-2:\d+:[0-9a-f]+$/);
+
+    // A worker here looks every 2 s for jobs whose holder is gone: a live holder renews its lease and keeps the job.
+    const local = await startWorker(home, ['--lease', '5']);
+    await new Promise((r) => setTimeout(r, 7_000));
+    expect(await sqlIn(home, 'SELECT status, worker_id, attempts FROM jobs WHERE job_id = ?', [id])).toEqual([
+      { status: 'processing', worker_id: held.worker_id, attempts: 1 },
+    ]);
+
+    remote.child.kill('SIGKILL');
+    await remote.exited;
+    await waitFor(async () => (await check(server, key, id)).status === 'done', 300_000, 250);
+    expect(await sqlIn(home, 'SELECT status, attempts, worker_id, error FROM jobs WHERE job_id = ?', [id])).toEqual([
+      { status: 'done', attempts: 2, worker_id: null, error: null },
+    ]);
+    expect(jobsDone(remote.stderr())).toEqual([]);
+    expect(jobsDone(local.stderr())).toHaveLength(1);
+    const log = local.stderr().split('\n').filter((line) => line.includes('job of a stopped worker put back to pending'));
+    expect(log).toHaveLength(1);
+    expect(JSON.parse(log[0])).toMatchObject({ worker: held.worker_id, attempts: 1 });
+    expect(pdfPageCount(join(home, 'server_data', id, 'output.pdf'))).toBe(24);
+  }, 420_000);
 });
+
+/** The example bundle with its frames `times` over, as one bundle. */
+async function longerBook(times: number): Promise<Buffer> {
+  const entries = await readZip(SAMPLE);
+  const frames = ['images/0001.jpg', 'images/0002.jpg', 'images/0003.jpg'].map((f) => entries.get(f)!);
+  const images = Array.from({ length: frames.length * times }, (_, i) => ({ index: i + 1, file: `images/${String(i + 1).padStart(4, '0')}.jpg`, data: frames[i % frames.length] }));
+  const dir = await mkdtemp(join(tmpdir(), 'quire-longer-'));
+  try {
+    await writeBundleZip(join(dir, 'longer.aglbundle'), bundleFiles({ images }));
+    return await readFile(join(dir, 'longer.aglbundle'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every entry of a zip, by name. */
+function readZip(path: string): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) =>
+    yauzl.open(path, { lazyEntries: true }, (err, zip) => {
+      if (err) return reject(err);
+      const out = new Map<string, Buffer>();
+      zip.on('entry', (entry: yauzl.Entry) =>
+        zip.openReadStream(entry, (e, stream) => {
+          if (e) return reject(e);
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('end', () => {
+            out.set(entry.fileName, Buffer.concat(chunks));
+            zip.readEntry();
+          });
+        }),
+      );
+      zip.on('end', () => resolve(out));
+      zip.on('error', reject);
+      zip.readEntry();
+    }),
+  );
+}
