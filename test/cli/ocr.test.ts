@@ -4,30 +4,8 @@ import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
-import { SAMPLE, pdfPageCount, qpdfCheck, runQuire, withTempDir } from '../helpers.js';
+import { SAMPLE, pdfPageCount, qpdfCheck, readZip, runQuire, withTempDir } from '../helpers.js';
 
-function zipEntries(path: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.readEntry();
-    });
-  });
-}
 
 const PAGE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="1240" height="600"><rect width="100%" height="100%" fill="#fff"/>
   <text x="100" y="200" font-family="DejaVu Serif" font-size="50">The quick brown fox jumps</text>
@@ -68,7 +46,7 @@ describe('quire run --ocr on the example bundle', () => {
       expect(md).not.toMatch(/^Pride and Prejudice$/m);
       expect(md).not.toMatch(/^\d+$/m);
 
-      const pack = await zipEntries(byFormat.textpack);
+      const pack = await readZip(byFormat.textpack);
       expect([...pack.keys()].sort()).toEqual(['ocr.json', 'source.pdf', 'text.md']);
       expect(pack.get('text.md')!.toString('utf8')).toBe(md);
       const ocr = JSON.parse(pack.get('ocr.json')!.toString('utf8'));

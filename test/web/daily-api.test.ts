@@ -9,38 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import type { OpenedDocument, ProcessOptions } from '../../src/convert/index.js';
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import type { OcrPage } from '../../src/project/index.js';
 import { createGuiApp, type DocumentDetail, type DocumentSummary, type GuiApp, type PageWords, type WordEditResult } from '../../src/web/index.js';
+import { readZip } from '../helpers.js';
 import { formBody } from './form-body.js';
 import { writeProofProject } from './proof-project.js';
 
 const TOKEN = 'a-test-token-that-is-long-enough';
 
-/** The entries of a zip, by name. */
-function unzip(path: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.readEntry();
-    });
-  });
-}
 
 describe('quire gui server: proofreading and exports', () => {
   let root: string;
@@ -202,7 +180,7 @@ describe('quire gui server: proofreading and exports', () => {
 
     // The slim project keeps each edit with the text it replaced.
     await exportAs(id, 'slim');
-    const entries = await unzip(join(exportDir, 'Proof sample.quire'));
+    const entries = await readZip(join(exportDir, 'Proof sample.quire'));
     const ocr = JSON.parse(entries.get('ocr/0001.json')?.toString() ?? '{}') as OcrPage;
     const edited = ocr.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words))).filter((w) => w.edit);
     expect(edited.map((w) => [w.text, w.edit?.from])).toEqual([
