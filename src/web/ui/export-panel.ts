@@ -10,7 +10,7 @@ import type { DocumentSummary, ExporterCard, ExportResult } from '../api-types.j
 import { api, ApiFailure, messageOf, startDownload } from './api.js';
 import { Icon } from './icons.js';
 
-const FORMAT_NAMES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack' };
+const FORMAT_NAMES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', epub: 'EPUB', textpack: 'OCR textpack' };
 
 function stateLine(card: ExporterCard): ComponentChild {
   if (card.kind !== 'destination') return null;
