@@ -120,7 +120,9 @@ function splitChapters(blocks: readonly Block[], maxChars: number): Block[][] {
     if (block.kind !== 'page' && block.kind !== 'heading') hasText = true;
     size += roughSize(block);
   }
-  return keepNotesWithCalls(files.filter((f) => f.length > 0));
+  const filled = files.filter((f) => f.length > 0);
+  // A document with no text still has one (empty) content document: a publication needs one.
+  return filled.length > 0 ? keepNotesWithCalls(filled) : [[]];
 }
 
 /**

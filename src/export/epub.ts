@@ -22,9 +22,11 @@ const MAX_IMAGE_SIDE = 1600;
 /** `dcterms:modified` when `SOURCE_DATE_EPOCH` does not say: fixed, so the same document gives the same bytes. */
 const FIXED_MODIFIED = '2000-01-01T00:00:00Z';
 
-/** The document's languages as BCP-47 tags, main first: those the OCR read it in. */
+/** The document's languages as BCP-47 tags, main first: those the OCR read it in (`und` when none is known). */
 export function documentLanguages(target: ExportTarget): string[] {
-  const codes = target.manifest.ocr?.languages ?? [...new Set([...target.ocr.values()].flatMap((p) => p.languages))];
+  const listed = target.manifest.ocr?.languages ?? [];
+  // A project that lists none still has its pages' own.
+  const codes = listed.length > 0 ? listed : [...new Set([...target.ocr.values()].flatMap((p) => p.languages))];
   const tags = [...new Set(codes.map((c) => languageTag(c)).filter((t): t is string => t !== undefined))];
   return tags.length > 0 ? tags : ['und'];
 }

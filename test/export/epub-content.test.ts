@@ -71,6 +71,14 @@ describe('chapters', () => {
     const untitled = content([heading(1, 'Only'), para(text('Text.'))]).chapters;
     expect(untitled).toHaveLength(1);
   });
+
+  it('are one empty content document when the document has nothing at all, since a publication needs one', () => {
+    const { chapters, toc, pages } = content([], 0);
+    expect(chapters.map((c) => [c.file, c.title])).toEqual([['chapter-1.xhtml', 'A Book']]);
+    expect(outline(chapters[0].xhtml)).toEqual([]);
+    expect(toc).toEqual([]);
+    expect(pages).toEqual([]);
+  });
 });
 
 describe('notes', () => {

@@ -32,6 +32,7 @@ import {
   type OpenedEpub,
 } from './epub-read.js';
 import { removeTempDirs, tempDir } from './helpers.js';
+import { drawSetter, PageSetter } from './markdown-builder.js';
 
 const CI = process.env.CI === 'true';
 const markdown = exportRegistry.get('md');
@@ -241,6 +242,52 @@ describe('the epub export', () => {
     expect(text).toContain('Ο Νίκος βοηθούσε τη γιαγιά του στο καφενείο');
     expect(text).toContain('ΚΕΦΑΛΑΙΟ ΤΡΙΤΟ');
   }, 120_000);
+});
+
+describe('the epub of a document with no heading, and of one with no text', () => {
+  let plain: Written;
+  let empty: Written;
+
+  beforeAll(async () => {
+    const prose = new PageSetter().paragraph('Just one paragraph & nothing else <here>, with no heading at all and no page number anywhere.');
+    // The project lists no language: the pages' own (English) is declared.
+    plain = await exportBoth(await writeProject(tempDir('epub-plain'), 'Plain', [{ ocr: prose.page(), png: await drawSetter(prose) }], { languages: [], extension: '.epub' }));
+    const blank = new PageSetter();
+    // A language code no table knows: the book's language is declared undetermined.
+    empty = await exportBoth(await writeProject(tempDir('epub-empty'), 'Empty', [{ ocr: blank.page(), png: await drawSetter(blank) }], { languages: ['xyz_abc'], extension: '.epub' }));
+  }, 60_000);
+
+  it.skipIf(!hasEpubcheck() && !CI)('passes Debian’s epubcheck with no error and no warning', async () => {
+    expect(hasEpubcheck(), "Debian's epubcheck is missing: apt-get install epubcheck").toBe(true);
+    for (const report of await epubcheck([plain.epub, empty.epub])) {
+      expect(problems(report.messages), report.path).toEqual([]);
+      expect(report.code, report.path).toBe(0);
+    }
+  }, 120_000);
+
+  it('shows the text after the cover in one content document, the navigation pointing at it under the title', () => {
+    expect(epubTextBlocks(plain.opened)).toEqual(['Just one paragraph & nothing else <here>, with no heading at all and no page number anywhere.']);
+    expect(epubTextBlocks(plain.opened)).toEqual(markdownTextBlocks(plain.md));
+    expect(epubTextBlocks(empty.opened)).toEqual([]);
+    expect(markdownTextBlocks(empty.md)).toEqual([]);
+    for (const [book, title] of [[plain, 'Plain'], [empty, 'Empty']] as const) {
+      expect(book.opened.spine.map((p) => posix.basename(p))).toEqual(['cover.xhtml', 'chapter-1.xhtml']);
+      expect(book.opened.titles).toEqual([title]);
+      const nav = book.opened.doc(book.opened.nav);
+      const toc = elements(nav, XHTML_NS, 'nav').find((n) => epubType(n) === 'toc');
+      expect(elements(toc as never, XHTML_NS, 'a').map((a) => [a.textContent, a.getAttribute('href')])).toEqual([[title, 'chapter-1.xhtml']]);
+      // No printed page number: no page list.
+      expect(elements(nav, XHTML_NS, 'nav').some((n) => epubType(n) === 'page-list')).toBe(false);
+    }
+  });
+
+  it('declares the pages’ language when the project lists none, and an undetermined one for a code no table knows', () => {
+    expect(plain.opened.languages).toEqual(['en']);
+    expect(empty.opened.languages).toEqual(['und']);
+    const html = empty.opened.doc(empty.opened.spine[1]).documentElement;
+    expect(html?.getAttribute('lang')).toBe('und');
+    expect(empty.opened.text(empty.opened.nav)).toContain('<h1>Contents</h1>');
+  });
 });
 
 describe('figureRegions', () => {
