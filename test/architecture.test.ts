@@ -12,8 +12,9 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
  * Root files (`errors.ts`, `version.ts`) are the ground under everything; `index` is the package's own entry.
  */
 const LAYERS: string[][] = [
-  ['errors', 'version', 'util'],
-  ['project', 'plugin-api'],
+  ['errors', 'version', 'plugin-api'],
+  ['util'],
+  ['project'],
   ['imaging', 'settings'],
   ['ingest'],
   ['pipeline'],

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFObject, type PDFPage } from 'pdf-lib';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
+import { checkImagePixels, MAX_IMAGE_PIXELS } from '../imaging/index.js';
 import { workFolderPrefix } from '../project/index.js';
 import { readPageContent, type Matrix } from './pdf-content.js';
 import { hasRealText, ocrPageFromText, type PdfTextContent } from './pdf-text.js';
@@ -172,6 +173,8 @@ async function parseWithPdfjs(pdfjs: Pdfjs, bytes: Buffer, label: string): Promi
     data: new Uint8Array(bytes),
     ...pdfjsAssets(),
     isEvalSupported: false,
+    // An image past the limit that slipped by the check of each page is left blank rather than decoded.
+    maxImageSize: MAX_IMAGE_PIXELS,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
   try {
@@ -213,7 +216,7 @@ async function planPage(doc: PDFDocumentProxy, n: number, structure: PDFPage | u
     const size = { width: Math.abs(x1 - x0), height: Math.abs(y1 - y0) };
     // Text pdfjs cannot read counts as none: the page is then rasterised and OCR'd, as before.
     const content: PdfTextContent | undefined = await page.getTextContent().catch(() => undefined);
-    const scan = structure ? planScanSafely(structure, bytes) : null;
+    const scan = structure ? planScanSafely(structure, bytes, `${label}: page ${n}`) : null;
     const plan: PagePlan = scan
       ? scan.mode === 'render'
         ? { ...scan, dpi: capDpi(scan.dpi, size) }
@@ -288,17 +291,24 @@ function smallestTextPt(content: PdfTextContent): number | undefined {
 }
 
 /** pdf-lib throws on objects of an unexpected type (a malformed but renderable page): rasterise those. */
-function planScanSafely(page: PDFPage, bytes: Buffer): PagePlan | null {
+function planScanSafely(page: PDFPage, bytes: Buffer, what: string): PagePlan | null {
   try {
-    return planScan(page, bytes);
-  } catch {
+    return planScan(page, bytes, what);
+  } catch (e) {
+    if (e instanceof QuireError) throw e;
     return null;
   }
 }
 
-/** A page that is one scanned image, and how to take it; null when the page must be rasterised as a vector page. */
-function planScan(page: PDFPage, bytes: Buffer): PagePlan | null {
+/**
+ * A page that is one scanned image, and how to take it; null when the page must be rasterised as a vector page.
+ * An image on the page larger than Quire decodes is refused here, by the size its dictionary declares.
+ */
+function planScan(page: PDFPage, bytes: Buffer, what: string): PagePlan | null {
   const content = readPageContent(page);
+  for (const drawn of content.images) {
+    checkImagePixels(what, numberOf(drawn.stream.dict.lookup(PDFName.of('Width'))), numberOf(drawn.stream.dict.lookup(PDFName.of('Height'))));
+  }
   if (content.unknown || content.visibleText || content.vector || content.images.length !== 1) return null;
   const image = content.images[0];
   const dict = image.stream.dict;

@@ -11,10 +11,15 @@ export interface OcrBox {
 }
 
 export interface OcrWord {
+  /** The word as exports write it: the engine's reading, corrected (by the correction step, then by a person) when it was. */
   text: string;
   box: OcrBox;
   /** 0–100. */
   confidence: number;
+  /** The OCR correction step changed this word: what the engine read, and why it was changed. */
+  correction?: { from: string; reason: string };
+  /** A person checked this word while proofreading: `from` is the text before their edit (the same as `text` when they confirmed it). */
+  edit?: { from: string };
 }
 
 export interface OcrLine {

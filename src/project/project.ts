@@ -6,6 +6,7 @@ import { fileSystemError } from './file-errors.js';
 import { workFolderPrefix } from './leftovers.js';
 import { makeFolder } from './output-folder.js';
 import type { OcrPage } from './ocr-model.js';
+import { withoutRemovedWords } from './proofreading.js';
 import type { ProjectManifest, ProjectPage } from './types.js';
 
 export const PROJECT_FILE = 'project.json';
@@ -71,13 +72,16 @@ export function visiblePages(manifest: ProjectManifest): ProjectPage[] {
   return manifest.pages.filter((p) => !p.hidden).sort((a, b) => a.index - b.index);
 }
 
-/** The OCR results of the visible pages, in page order; pages without OCR are left out. */
+/**
+ * The OCR results of the visible pages, in page order, as every export reads them: with a person's proofreading
+ * edits (they are in the results) and without the words they removed; pages without OCR are left out.
+ */
 export async function loadOcrPages(dir: string, manifest: ProjectManifest): Promise<Map<number, OcrPage>> {
   const out = new Map<number, OcrPage>();
   for (const page of visiblePages(manifest)) {
     if (!page.ocr) continue;
     try {
-      out.set(page.index, JSON.parse(await readFile(join(dir, page.ocr), 'utf8')) as OcrPage);
+      out.set(page.index, withoutRemovedWords(JSON.parse(await readFile(join(dir, page.ocr), 'utf8')) as OcrPage));
     } catch (e) {
       throw new QuireError(ERROR_CODES.BAD_PROJECT, `The OCR result of page ${page.index} cannot be read.`, describeError(e));
     }

@@ -1,2 +1,2 @@
 /** Small pure helpers with no home of their own. The page in the browser does not import them: the server formats what it shows. */
-export { formatBytes } from './bytes.js';
+export { formatBytes, parseByteSize } from './bytes.js';

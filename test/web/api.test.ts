@@ -8,14 +8,8 @@ import type { OpenedDocument, ProcessOptions } from '../../src/convert/index.js'
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import { cookieName, createGuiApp, type DocumentDetail, type GuiApp } from '../../src/web/index.js';
 import { startCorpus } from '../registry/corpus-server.js';
+import { formBody } from './form-body.js';
 
-/** A multipart body as a browser's FormData would send it. */
-async function formBody(files: Array<{ name: string; data: string | Buffer }>): Promise<{ payload: Buffer; headers: Record<string, string> }> {
-  const form = new FormData();
-  for (const f of files) form.append('file', new Blob([typeof f.data === 'string' ? f.data : new Uint8Array(f.data)]), f.name);
-  const request = new Request('http://localhost/', { method: 'POST', body: form });
-  return { payload: Buffer.from(await request.arrayBuffer()), headers: { 'content-type': request.headers.get('content-type') ?? '' } };
-}
 
 describe('quire gui server: the session token and the JSON API', () => {
   let root: string;
@@ -315,7 +309,7 @@ describe('quire gui server: where plugins cannot be isolated (bubblewrap pretend
       const refused = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: {} });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().error.message).toBe(
-        'The plugin echo-dest was not installed: it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, install it with --allow-unisolated.',
+        'The plugin echo-dest was not installed: it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, tick “I trust this plugin” in its install dialog.',
       );
       const allowed = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: { allowUnisolated: true } });
       expect(allowed.statusCode, allowed.body).toBe(200);

@@ -34,7 +34,8 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     root = mkdtempSync(join(tmpdir(), 'quire-gui-browser-'));
     corpus = await startCorpus({ apiKey: API_KEY });
     // No Secret Service in this session: secrets go to each plugin's config file, the same on every machine.
-    gui = await startGui({ QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
+    // HOME too: exports go to Documents/Quire (else Quire) in the person's home.
+    gui = await startGui({ HOME: join(root, 'user'), QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
     browser = await launchBrowser(join(root, 'profile'));
     page = browser.pages()[0] ?? (await browser.newPage());
   }, 60_000);
@@ -124,12 +125,15 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await rail('Export').click();
     await expect(panel().getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
     await panel().getByLabel('PDF profile').selectOption('auto');
-    const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export', exact: true }).click()]);
+    await panel().getByRole('button', { name: 'Export', exact: true }).click();
+    await panel().getByRole('status').filter({ hasText: /^PDF written at / }).waitFor({ timeout: 60_000 });
+    const inFolder = join(root, 'user', 'Quire', 'Pride and Prejudice · Candide — Quire sample.pdf');
+    expect(pdfPageCount(inFolder)).toBe(5);
+    const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('link', { name: 'Download Pride and Prejudice · Candide — Quire sample.pdf' }).click()]);
     expect(download.suggestedFilename()).toBe('Pride and Prejudice · Candide — Quire sample.pdf');
     const saved = join(root, 'export.pdf');
     await download.saveAs(saved);
     expect(pdfPageCount(saved)).toBe(5);
-    await panel().getByRole('status').filter({ hasText: 'is ready' }).waitFor();
     await shot('05-export.png');
   }, 60_000);
 
@@ -229,6 +233,8 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await expect(card.getByLabel('Export as').inputValue()).resolves.toBe('textpack');
     await panel().getByRole('button', { name: 'Export', exact: true }).click();
     await panel().getByRole('status').filter({ hasText: /^Sent — / }).waitFor({ timeout: 60_000 });
+    // The export went through its stages, the sending one named after the destination.
+    await expect(panel().locator('.stages-done .steps').textContent()).resolves.toMatch(/Writing the OCR textpack — took .*Sending to Send to corpus — took /);
     expect(corpus.books).toHaveLength(1);
     expect(corpus.books[0].filename).toBe('Pride and Prejudice · Candide — Quire sample_OCR.textpack');
     expect(corpus.books[0].fields.title).toBe('Pride and Prejudice · Candide — Quire sample');

@@ -10,7 +10,7 @@ import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { PluginsView, PluginView, RegistryDetail, RegistryView } from '../api-types.js';
 import { api, messageOf } from './api.js';
-import { Modal } from './dialog.js';
+import { ConfirmDialog, Modal } from './dialog.js';
 
 function FirstParty(): ComponentChild {
   return h('span', { class: 'badge first-party', title: 'Written by the makers of Quire; installed the same way as any plugin' }, 'First-party');
@@ -114,6 +114,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
   const [installing, setInstalling] = useState<string | null>(null);
   const [checks, setChecks] = useState<Record<string, string>>({});
   const [note, setNote] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<PluginView | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -131,7 +132,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
   }, [version]);
 
   const remove = async (plugin: PluginView): Promise<void> => {
-    if (!window.confirm(`Remove ${plugin.display}, its settings and its secrets?`)) return;
+    setRemoving(null);
     try {
       await api('DELETE', `/api/plugins/${plugin.slug}`);
       setNote(`${plugin.display} was removed.`);
@@ -185,7 +186,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
                   { class: 'row' },
                   p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: () => onSettings(p.slug), 'aria-label': `Settings of ${p.display}` }, 'Settings…') : null,
                   p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: () => void check(p), 'aria-label': `Check ${p.display}` }, 'Check') : null,
-                  h('button', { type: 'button', class: 'button subtle', onClick: () => void remove(p), 'aria-label': `Remove ${p.display}` }, 'Remove'),
+                  h('button', { type: 'button', class: 'button subtle', onClick: () => setRemoving(p), 'aria-label': `Remove ${p.display}` }, 'Remove'),
                 ),
                 checks[p.slug] ? h('p', { class: 'small', role: 'status' }, checks[p.slug]) : null,
               ),
@@ -217,13 +218,22 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
                 h(
                   'div',
                   { class: 'row' },
-                  h('button', { type: 'button', class: 'button', onClick: () => setInstalling(e.slug), 'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…` }, e.installed ? 'Installed — reinstall…' : 'Install…'),
+                  // The accessible name starts with the words shown, as speech input users say them.
+                  e.installed ? h('span', { class: 'badge ok' }, 'Installed') : null,
+                  h('button', { type: 'button', class: 'button', onClick: () => setInstalling(e.slug), 'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…` }, e.installed ? 'Reinstall…' : 'Install…'),
                 ),
               ),
             ),
           )
         : null,
     ),
+    removing
+      ? h(
+          ConfirmDialog,
+          { title: `Remove ${removing.display}?`, confirmLabel: 'Remove', onConfirm: () => void remove(removing), onCancel: () => setRemoving(null) },
+          h('p', null, `${removing.display} goes, with its settings and its secrets. Installing it again later starts from nothing.`),
+        )
+      : null,
     installing
       ? h(InstallDialog, {
           slug: installing,

@@ -111,7 +111,16 @@ describe('quire config', () => {
       }
     };
     expect(await run('show')).toBeUndefined();
-    expect(out).toBe(['remoteocr.base_url     https://api.mistral.ai (default)', 'remoteocr.model        mistral-ocr-latest (default)', 'remoteocr.api_key      not set', ''].join('\n'));
+    expect(out).toBe(
+      [
+        'remoteocr.base_url         https://api.mistral.ai (default)',
+        'remoteocr.model            mistral-ocr-latest (default)',
+        'remoteocr.connect_timeout  10 (default)',
+        'remoteocr.response_timeout 30 (default)',
+        'remoteocr.api_key          not set',
+        '',
+      ].join('\n'),
+    );
     expect(await run('set', 'remoteocr.base_url', 'http://127.0.0.1:9/ocr/')).toBeUndefined();
     expect(await run('set', 'remoteocr.model', 'ocr-2')).toBeUndefined();
     expect(await run('set', 'remoteocr.base_url', 'ftp://x')).toMatch(/remoteocr.base_url must be an http or https URL/);
@@ -122,7 +131,16 @@ describe('quire config', () => {
     expect(statSync(join(appData, '.env')).mode & 0o777).toBe(0o600);
     out = '';
     expect(await run('show')).toBeUndefined();
-    expect(out).toBe(['remoteocr.base_url     http://127.0.0.1:9/ocr', 'remoteocr.model        ocr-2', `remoteocr.api_key      set (in ${appData}/.env)`, ''].join('\n'));
+    expect(out).toBe(
+      [
+        'remoteocr.base_url         http://127.0.0.1:9/ocr',
+        'remoteocr.model            ocr-2',
+        'remoteocr.connect_timeout  10 (default)',
+        'remoteocr.response_timeout 30 (default)',
+        `remoteocr.api_key          set (in ${appData}/.env)`,
+        '',
+      ].join('\n'),
+    );
     // The same store the web app's settings page uses.
     const { readRemoteOcrSettings } = await import('../../../src/ocr/index.js');
     expect(readRemoteOcrSettings({ appData, keychain: null }, {})).toEqual({ baseUrl: 'http://127.0.0.1:9/ocr', model: 'ocr-2', apiKey: 'sk-secret-123' });
