@@ -124,30 +124,45 @@ export function deepFolder(root: string, length: number): string {
   return dir;
 }
 
-/** The files of a zip (folders left out), by entry name. */
-export function readZip(path: string): Promise<Map<string, Buffer>> {
+/** One entry of a zip as stored: its bytes, and the header fields some formats (EPUB) constrain. */
+export interface ZipEntry {
+  name: string;
+  data: Buffer;
+  /** 0 stored, 8 deflated. */
+  compressionMethod: number;
+  extraFieldLength: number;
+}
+
+/** Every entry of a zip, in the order stored. */
+export function readZipEntries(path: string): Promise<ZipEntry[]> {
   return new Promise((resolve, reject) => {
     yauzl.open(path, { lazyEntries: true }, (error, zip) => {
       if (error || !zip) return reject(error ?? new Error('no zip'));
-      const files = new Map<string, Buffer>();
+      const entries: ZipEntry[] = [];
       zip.on('entry', (entry: yauzl.Entry) => {
-        if (entry.fileName.endsWith('/')) return zip.readEntry();
         zip.openReadStream(entry, (streamError, stream) => {
           if (streamError || !stream) return reject(streamError ?? new Error('no stream'));
           const chunks: Buffer[] = [];
           stream.on('data', (chunk: Buffer) => chunks.push(chunk));
           stream.on('error', reject);
           stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(chunks));
+            const extraFieldLength = entry.extraFields.reduce((n, f) => n + 4 + f.data.length, 0);
+            entries.push({ name: entry.fileName, data: Buffer.concat(chunks), compressionMethod: entry.compressionMethod, extraFieldLength });
             zip.readEntry();
           });
         });
       });
-      zip.on('end', () => resolve(files));
+      zip.on('end', () => resolve(entries));
       zip.on('error', reject);
       zip.readEntry();
     });
   });
+}
+
+/** The files of a zip (folders left out), by entry name. */
+export async function readZip(path: string): Promise<Map<string, Buffer>> {
+  const entries = await readZipEntries(path);
+  return new Map(entries.filter((e) => !e.name.endsWith('/')).map((e) => [e.name, e.data]));
 }
 
 /** Set environment variables for a test file; the function returned puts back what was there before. */

@@ -13,6 +13,7 @@ import type { OpenedDocument, ProcessOptions } from '../../src/convert/index.js'
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import type { OcrPage } from '../../src/project/index.js';
 import { createGuiApp, type DocumentDetail, type DocumentSummary, type GuiApp, type PageWords, type WordEditResult } from '../../src/web/index.js';
+import { epubTextBlocks, openEpub } from '../export/epub-read.js';
 import { readZip } from '../helpers.js';
 import { formBody } from './form-body.js';
 import { writeProofProject } from './proof-project.js';
@@ -177,6 +178,15 @@ describe('quire gui server: proofreading and exports', () => {
     expect(layer).toContain('It was the best of times');
     expect(layer).toMatch(/one\s+doubtful word/);
     expect(layer).not.toMatch(/tbe|wisd0m|doubtfu1/);
+
+    const epub = await exportAs(id, 'epub');
+    expect(epub.lastExport?.files?.[0]).toMatchObject({ fileName: 'Proof sample.epub', format: 'epub' });
+    expect(epub.lastExport?.stages.map((s) => [s.key, s.label, s.state])).toEqual([['write:epub', 'Writing the EPUB', 'done']]);
+    const book = epubTextBlocks(await openEpub(join(exportDir, 'Proof sample.epub'))).join('\n');
+    expect(book).toContain('It was the best of times');
+    expect(book).toContain('age of wisdom.');
+    expect(book).toContain('has one doubtful word');
+    expect(book).not.toMatch(/tbe|wisd0m|doubtfu1|clean\./);
 
     // The slim project keeps each edit with the text it replaced.
     await exportAs(id, 'slim');
