@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import yauzl from 'yauzl';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SAMPLE = join(ROOT, 'examples', 'sample.aglbundle');
@@ -121,4 +122,57 @@ export function deepFolder(root: string, length: number): string {
   dir = join(dir, 'e'.repeat(Math.max(1, length - dir.length - 1)));
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** One entry of a zip as stored: its bytes, and the header fields some formats (EPUB) constrain. */
+export interface ZipEntry {
+  name: string;
+  data: Buffer;
+  /** 0 stored, 8 deflated. */
+  compressionMethod: number;
+  extraFieldLength: number;
+}
+
+/** Every entry of a zip, in the order stored. */
+export function readZipEntries(path: string): Promise<ZipEntry[]> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true }, (error, zip) => {
+      if (error || !zip) return reject(error ?? new Error('no zip'));
+      const entries: ZipEntry[] = [];
+      zip.on('entry', (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (streamError, stream) => {
+          if (streamError || !stream) return reject(streamError ?? new Error('no stream'));
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('error', reject);
+          stream.on('end', () => {
+            const extraFieldLength = entry.extraFields.reduce((n, f) => n + 4 + f.data.length, 0);
+            entries.push({ name: entry.fileName, data: Buffer.concat(chunks), compressionMethod: entry.compressionMethod, extraFieldLength });
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on('end', () => resolve(entries));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+/** The files of a zip (folders left out), by entry name. */
+export async function readZip(path: string): Promise<Map<string, Buffer>> {
+  const entries = await readZipEntries(path);
+  return new Map(entries.filter((e) => !e.name.endsWith('/')).map((e) => [e.name, e.data]));
+}
+
+/** Set environment variables for a test file; the function returned puts back what was there before. */
+export function setEnv(values: Record<string, string>): () => void {
+  const before = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, values);
+  return () => {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
 }

@@ -209,7 +209,7 @@ async function sizeOf(paths: string[]): Promise<number> {
 async function checkOcr(ocr: OcrSpec | undefined, needsText: boolean, docs: Inspected[]): Promise<void> {
   if (!ocr || !docs.some((d) => d.needsOcr)) return;
   if (ocr.engine === 'none' && needsText) {
-    throw new QuireError(ERROR_CODES.USAGE, 'Markdown and textpack exports are made from the text, and --ocr none reads none; choose an OCR engine (e.g. --ocr auto) or export pdf only.');
+    throw new QuireError(ERROR_CODES.USAGE, 'Markdown, EPUB and textpack exports are made from the text, and --ocr none reads none; choose an OCR engine (e.g. --ocr auto) or export pdf only.');
   }
   // An engine that cannot run (no API key, no language data) is said now, not after the pipeline's minutes.
   await assertOcrReady(ocr);
@@ -227,8 +227,9 @@ async function checkOutputs(outDir: string, requests: ExportRequest[], docs: Ins
   const longestExt = Math.max(0, ...extensions.map((e) => Buffer.byteLength(e)));
   const longestName = Math.max(...stems.map((s) => Buffer.byteLength(s) + longestExt));
 
-  // Markdown is text; every other export carries the page images (a textpack holds the PDF, a slim project the pages).
-  for (const d of docs) d.expected.outputs = requests.reduce((n, r) => n + (r.format === 'md' ? d.size.text : d.size.images + d.size.text), 0);
+  // Markdown and EPUB are text (an EPUB's cover and figures are small); every other export carries the page images (a
+  // textpack holds the PDF, a slim project the pages).
+  for (const d of docs) d.expected.outputs = requests.reduce((n, r) => n + (r.format === 'md' || r.format === 'epub' ? d.size.text : d.size.images + d.size.text), 0);
   const outputs = docs.reduce((n, d) => n + d.expected.outputs, 0);
   const working = Math.max(...docs.map((d) => d.expected.working));
   const workDir = options.keepProject ? resolve(options.keepProject) : tmpdir();

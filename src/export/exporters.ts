@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { ERROR_CODES, QuireError } from '../errors.js';
-import { type OcrPage, replaceAtomically, visiblePages, writeFileAtomically } from '../project/index.js';
+import { type OcrBox, type OcrPage, replaceAtomically, visiblePages, writeFileAtomically } from '../project/index.js';
 import { ExportRegistry, type Exporter, type ExportRequest, type ExportTarget } from './formats.js';
+import { writeEpub } from './epub.js';
+import { findFigures } from './figures.js';
 import { structureToMarkdown } from './markdown.js';
 import { openWordCheck, readStructure, type DocumentStructure } from './structure.js';
 import { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
@@ -24,6 +26,7 @@ export const pdfExporter: Exporter = {
     },
   },
   shorthand: 'profile',
+  sendable: true,
   async write(target, options) {
     const profile = (options.profile as PdfProfile | undefined) ?? 'auto';
     const { bytes } = await writePdf(pdfPages(target), target.path, { profile, title: target.manifest.name });
@@ -50,11 +53,28 @@ export const markdownExporter: Exporter = {
     pages: { values: ['on', 'off'], description: 'page markers between paragraphs: on (default, <!-- page N --> comments) or off' },
   },
   needsOcr: true,
+  sendable: true,
   async write(target, options) {
     const structure = await documentStructure(target);
     const text = Buffer.from(structureToMarkdown(structure, { pageMarkers: options.pages !== 'off' }));
     await writeFileAtomically(target.path, text);
     return text.length;
+  },
+};
+
+export const epubExporter: Exporter = {
+  name: 'epub',
+  description: 'EPUB 3 for e-readers: the text reflowed by chapter, with linked footnotes, table of contents, page list, language and cover (turns on OCR)',
+  extension: '.epub',
+  options: {
+    author: { description: "the book's author, for the reader's library (several joined by \" & \")" },
+  },
+  needsOcr: true,
+  sendable: true,
+  async write(target, options) {
+    const structure = await documentStructure(target);
+    const authors = typeof options.author === 'string' ? options.author.split(' & ').map((a) => a.trim()).filter((a) => a !== '') : [];
+    return writeEpub(target, structure, { authors });
   },
 };
 
@@ -64,6 +84,7 @@ export const textpackExporter: Exporter = {
   extension: '_OCR.textpack',
   options: {},
   needsOcr: true,
+  sendable: true,
   async write(target) {
     const ocrPages = ocrPagesInOrder(target);
     const pdfTemp = join(target.projectDir, `textpack-source-${process.pid}.pdf`);
@@ -96,28 +117,41 @@ function pdfPages(target: ExportTarget): PdfOutputPage[] {
 
 /**
  * The structure of the project's document, from the OCR of its visible pages; line-end hyphens are checked against
- * the lexicons of the languages the OCR read.
+ * the lexicons of the languages the OCR read, and the page images are looked at for the regions the OCR read no text
+ * in (figures).
  */
 export async function documentStructure(target: ExportTarget): Promise<DocumentStructure> {
   const pages = ocrPagesInOrder(target);
   const languages = target.manifest.ocr?.languages ?? [...new Set(pages.flatMap((p) => p.languages))];
   const isWord = await openWordCheck(languages);
+  const visible = visiblePages(target.manifest);
   // The printed numbers the project keeps (read when the OCR ran, perhaps corrected since) win over a new reading.
-  const folios = visiblePages(target.manifest).map((p) => p.printed?.folio);
-  return readStructure(pages, { title: target.manifest.name, ...(isWord ? { isWord } : {}), ...(folios.some((f) => f !== undefined) ? { folios } : {}) });
+  const folios = visible.map((p) => p.printed?.folio);
+  const figures: OcrBox[][] = [];
+  // One page at a time: a long book must not hold all its images at once.
+  // Figures add to the text: a page image that cannot be read gives none, and the text is still written.
+  for (const [i, page] of visible.entries()) {
+    figures.push(page.kind === 'pdf' ? [] : await findFigures(join(target.projectDir, page.file), pages[i]).catch(() => []));
+  }
+  return readStructure(pages, {
+    title: target.manifest.name,
+    ...(isWord ? { isWord } : {}),
+    ...(folios.some((f) => f !== undefined) ? { folios } : {}),
+    ...(figures.some((f) => f.length > 0) ? { figures } : {}),
+  });
 }
 
 /** The OCR of every visible page, in reading order; a format made from text cannot do without it. */
 function ocrPagesInOrder(target: ExportTarget): OcrPage[] {
   const pages = visiblePages(target.manifest);
   if (pages.some((p) => !target.ocr.has(p.index))) {
-    throw new QuireError(ERROR_CODES.USAGE, 'Markdown and textpack exports need OCR; run again with --ocr auto.');
+    throw new QuireError(ERROR_CODES.USAGE, 'Markdown, EPUB and textpack exports need OCR; run again with --ocr auto.');
   }
   return pages.map((p) => target.ocr.get(p.index) as OcrPage);
 }
 
 /** The exporters Quire ships; a later format registers the same way. */
-export const exportRegistry = new ExportRegistry([pdfExporter, markdownExporter, textpackExporter, slimExporter]);
+export const exportRegistry = new ExportRegistry([pdfExporter, markdownExporter, epubExporter, textpackExporter, slimExporter]);
 
 /** Parse a `--export` format list against the built-in exporters. */
 export function parseExportList(spec: string): ExportRequest[] {

@@ -20,6 +20,8 @@ export interface Exporter {
   shorthand?: string;
   /** The format is made from OCR text: asking for it turns OCR on. */
   needsOcr?: boolean;
+  /** The file is a document a destination may take (a slim project is not): destinations that accept it offer it. */
+  sendable?: boolean;
   /** Write the project to `target.path` (all or nothing) and return the size written, in bytes. */
   write(target: ExportTarget, options: Record<string, string | true>): Promise<number>;
 }

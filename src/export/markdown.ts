@@ -16,6 +16,8 @@
  *   before each page's first block, `<!-- page N (p. 305) -->` when the page's printed number is known; a page
  *   that begins inside a paragraph has its marker after that paragraph (and after the notes that follow it).
  *   `pageMarkers: false` leaves them out.
+ * - **Figures** (regions the OCR read no text in) have no text to give: a comment marks where one stands
+ *   (`<!-- figure on page 3 (p. 305) -->`), written with the page markers.
  * - **Escaping**: `\`, `` ` ``, `*`, `_`, `[^` and `<` before a letter are escaped everywhere; `#`, `>`, `+`, `-`,
  *   `=`, `~`, `|` and `1.`/`1)` at the start of a block. The text's Unicode is kept as it is.
  */
@@ -38,10 +40,11 @@ export function structureToMarkdown(structure: DocumentStructure, options: Pick<
   const { pageMarkers = true } = options;
   const out: string[] = [];
   let deferred: number[] = [];
-  const marker = (page: number): string => {
+  const pageName = (page: number): string => {
     const { number, folio } = structure.pages[page];
-    return `<!-- page ${number}${folio !== undefined ? ` (p. ${folio})` : ''} -->`;
+    return `page ${number}${folio !== undefined ? ` (p. ${folio})` : ''}`;
   };
+  const marker = (page: number): string => `<!-- ${pageName(page)} -->`;
   /** The text of inline content; a page break inside it is held back, to be marked after the block. */
   const inline = (content: Inline[]): string =>
     content
@@ -81,6 +84,9 @@ export function structureToMarkdown(structure: DocumentStructure, options: Pick<
       }
       case 'apparatus':
         out.push(block.lines.map((line) => escapeLineStart(inline(line))).join('\\\n'));
+        break;
+      case 'figure':
+        if (pageMarkers) out.push(`<!-- figure on ${pageName(block.page)} -->`);
         break;
     }
   }

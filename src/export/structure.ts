@@ -15,11 +15,12 @@
  * 4. **Footnotes** (`structure-notes.ts`): numbered from their sequence, linked to their calls in the text.
  * 5. **Blocks** (here): paragraphs stitched across page breaks (the break kept inline), line-end hyphens decided by
  *    evidence (the document, then the language's lexicon), side notes before the paragraph they stand beside,
- *    footnotes and apparatus after the paragraph open at their page's end.
+ *    figures (regions the OCR read no text in, found on the page images by the caller) at their place, footnotes and
+ *    apparatus after the paragraph open at their page's end.
  */
 import { openLexicon } from '../ocr/index.js';
-import type { OcrPage } from '../project/index.js';
-import { headingLevels, layoutPage, sideNotes, usualTextWidth, type PageLayout } from './structure-classify.js';
+import type { OcrBox, OcrPage } from '../project/index.js';
+import { headingLevels, layoutPage, sideNotes, usualTextWidth, type HeadingItem, type LineItem, type PageLayout } from './structure-classify.js';
 import { linkNotes, type LinkedNote, type NoteLinks } from './structure-notes.js';
 import { measureDocument, pageRegions, type Row } from './structure-rows.js';
 import { findRunningRows } from './structure-running.js';
@@ -47,7 +48,12 @@ export type Block =
    */
   | { kind: 'footnote'; id?: string; marker?: string; content: Inline[] }
   /** Lines of a critical apparatus, kept line by line. */
-  | { kind: 'apparatus'; lines: Inline[][] };
+  | { kind: 'apparatus'; lines: Inline[][] }
+  /**
+   * A region of a page the OCR could not read as text (a picture, a diagram, a ruled table), to be shown as that part
+   * of the page image: `box` is in the page's OCR pixels (those of its page image).
+   */
+  | { kind: 'figure'; page: number; box: OcrBox };
 
 /** What the document says about one of its pages. */
 export interface PageInfo {
@@ -73,6 +79,31 @@ export interface StructureOptions {
   folios?: (string | undefined)[];
   /** The languages' lexicon, for line-end hyphens the document alone cannot decide ({@link openWordCheck}). */
   isWord?: (word: string) => boolean;
+  /**
+   * Regions of each page (by page index, in its OCR pixels) the OCR read no text in: each becomes a `figure` block at
+   * its place, and the doubtful words the engine made of the picture inside it are dropped.
+   */
+  figures?: OcrBox[][];
+}
+
+/** Below this confidence, a word inside a figure is the engine's reading of the picture, not text. */
+const FIGURE_WORD_CONFIDENCE = 60;
+
+/** The page without the doubtful words read inside its figures (strokes of a drawing read as `| ~ =`). */
+function withoutFigureWords(page: OcrPage, figures: OcrBox[] | undefined): OcrPage {
+  if (!figures?.length) return page;
+  const inside = (b: OcrBox): boolean => {
+    const [x, y] = [(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2];
+    return figures.some((f) => x >= f.x0 && x < f.x1 && y >= f.y0 && y < f.y1);
+  };
+  const blocks = page.blocks.map((block) => ({
+    ...block,
+    paragraphs: block.paragraphs.map((paragraph) => ({
+      ...paragraph,
+      lines: paragraph.lines.map((line) => ({ ...line, words: line.words.filter((w) => w.confidence >= FIGURE_WORD_CONFIDENCE || !inside(w.box)) })),
+    })),
+  }));
+  return { ...page, blocks };
 }
 
 /**
@@ -94,7 +125,8 @@ export function readPrintedPages(pages: OcrPage[], options: Pick<StructureOption
 }
 
 /** The structure of a whole document, pages in order. Pure: OCR pages in, structure out. */
-export function readStructure(pages: OcrPage[], options: StructureOptions = {}): DocumentStructure {
+export function readStructure(ocrPages: OcrPage[], options: StructureOptions = {}): DocumentStructure {
+  const pages = ocrPages.map((page, i) => withoutFigureWords(page, options.figures?.[i]));
   const regions = pages.map((page, i) => pageRegions(page, i));
   const rowsByPage = regions.map((r) => r.rows);
   const metrics = measureDocument(rowsByPage);
@@ -123,7 +155,11 @@ export function readStructure(pages: OcrPage[], options: StructureOptions = {}):
   const documentSpaced = punctuation.reduce((sum, p) => sum + p.apart - p.glued, 0) > 0;
   const spaced = punctuation.map(({ apart, glued }) => (apart > glued + 2 ? true : glued > apart + 2 ? false : documentSpaced));
   const links = linkNotes(layouts, (i) => spaced[i]);
-  const blocks = arrangeBlocks(layouts, margins, links, (h) => levelOf(h) as 1 | 2 | 3, evidence);
+  const figures = pages.map((page, i) => {
+    const scale = 72 / (page.dpi > 0 ? page.dpi : 72);
+    return (options.figures?.[i] ?? []).map((box) => ({ box, x0: box.x0 * scale, x1: box.x1 * scale, top: box.y0 * scale }));
+  });
+  const blocks = arrangeBlocks(layouts, margins, figures, links, (h) => levelOf(h) as 1 | 2 | 3, evidence);
   return { pages: info, blocks };
 }
 
@@ -137,7 +173,16 @@ type Draft =
   | { kind: 'paragraph'; tokens: Token[]; lastText: string }
   | { kind: 'sideNote'; tokens: Token[] }
   | { kind: 'footnote'; id?: string; marker?: string; tokens: Token[] }
-  | { kind: 'apparatus'; lines: Token[][] };
+  | { kind: 'apparatus'; lines: Token[][] }
+  | { kind: 'figure'; page: number; box: OcrBox };
+
+/** A figure and where it stands on its page, in points. */
+interface PlacedFigure {
+  box: OcrBox;
+  x0: number;
+  x1: number;
+  top: number;
+}
 
 type ParagraphDraft = Extract<Draft, { kind: 'paragraph' }>;
 
@@ -227,6 +272,8 @@ function finish(draft: Draft): Block {
       };
     case 'apparatus':
       return { kind: 'apparatus', lines: draft.lines.map(toInline) };
+    case 'figure':
+      return draft;
   }
 }
 
@@ -234,11 +281,15 @@ function finish(draft: Draft): Block {
  * Pages to blocks. A paragraph broken across a page break is stitched back together when the page's last body line
  * does not end a sentence and the next page's first body line starts in lower case or is not indented; the break
  * stays inside it. A page's footnotes and apparatus come after the paragraph open at the page's end. A side note
- * goes before the paragraph holding the first body line level with it (or below it).
+ * goes before the paragraph holding the first body line level with it (or below it). A figure goes before the first
+ * heading or paragraph that starts below its top (in its column); inside a paragraph that runs on past it (the line
+ * below it goes on with an unfinished sentence), after that paragraph; when nothing follows it on its page, after the
+ * paragraph open at the page's end.
  */
 function arrangeBlocks(
   layouts: PageLayout[],
   margins: Row[][][],
+  figures: PlacedFigure[][],
   links: NoteLinks,
   levelOf: (heading: { size: number; style: number }) => 1 | 2 | 3,
   evidence: HyphenEvidence,
@@ -246,10 +297,13 @@ function arrangeBlocks(
   const drafts: Draft[] = [];
   let open: ParagraphDraft | null = null;
   let pendingFoot: Draft[] = [];
+  /** Figures waiting for the paragraph they stand in to end: they go before its notes. */
+  let pendingFigures: Draft[] = [];
   const written = new Set<LinkedNote>();
   const close = (): void => {
     open = null;
-    drafts.push(...pendingFoot);
+    drafts.push(...pendingFigures, ...pendingFoot);
+    pendingFigures = [];
     pendingFoot = [];
   };
 
@@ -273,7 +327,30 @@ function arrangeBlocks(
       close();
       drafts.push({ kind: 'page', page });
     }
+    // Each figure is anchored to the first item of the page starting below its top, in its column when one is.
+    const figureAnchors = new Map<HeadingItem | LineItem, Draft[]>();
+    for (const figure of [...figures[page]].sort((a, b) => a.top - b.top)) {
+      const rowOf = (item: HeadingItem | LineItem): Row => (item.kind === 'heading' ? item.rows[0] : item.row);
+      const below = layout.items.filter((item) => rowOf(item).top >= figure.top);
+      const anchor = below.find((item) => Math.min(rowOf(item).x1, figure.x1) > Math.max(rowOf(item).x0, figure.x0)) ?? below[0];
+      const draft: Draft = { kind: 'figure', page, box: figure.box };
+      if (anchor) figureAnchors.set(anchor, [...(figureAnchors.get(anchor) ?? []), draft]);
+      else pendingFigures.push(draft);
+    }
     layout.items.forEach((item, k) => {
+      const anchoredFigures = figureAnchors.get(item);
+      // The space a figure takes is no paragraph break: a line below it that goes on with the sentence continues.
+      const pastFigure =
+        anchoredFigures !== undefined && item.kind === 'line' && open !== null && !isTerminated((open as ParagraphDraft).lastText) && startsLowercase(item.row.text) && !item.indented;
+      if (anchoredFigures) {
+        const continuesParagraph = item.kind === 'line' && ((k === 0 && stitched !== null) || (open !== null && k > 0 && (!item.startsParagraph || pastFigure)));
+        if (continuesParagraph) {
+          pendingFigures.push(...anchoredFigures);
+        } else {
+          close();
+          drafts.push(...anchoredFigures);
+        }
+      }
       if (item.kind === 'heading') {
         close();
         drafts.push({ kind: 'heading', level: levelOf(item), tokens: tokensOfLines(item.rows.map((r) => rowTokens(r, links)), evidence) });
@@ -284,7 +361,7 @@ function arrangeBlocks(
         stitched.tokens.push({ pageBreak: page });
         appendLine(stitched.tokens, line, evidence);
         stitched.lastText = item.row.text;
-      } else if (open && k > 0 && !item.startsParagraph) {
+      } else if (open && k > 0 && (!item.startsParagraph || pastFigure)) {
         appendLine(open.tokens, line, evidence);
         open.lastText = item.row.text;
       } else {

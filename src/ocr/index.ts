@@ -8,7 +8,7 @@ export { parseOcrLanguages, parseOcrSpec, type OcrSpec } from './spec.js';
 export { detectLanguages } from './detect.js';
 export { detectDocumentLanguages, firstGuessLanguages, recognizeAuto, resolveLanguages } from './auto.js';
 export { describeOcrEngines } from './describe.js';
-export { languageName, toTesseractCode } from './languages.js';
+export { languageName, languageTag, toTesseractCode } from './languages.js';
 export { listInstalledLanguages } from './tesseract-data.js';
 export { ocrPageText } from './tesseract-result.js';
 export { createTesseractEngine, type TesseractEngine } from './tesseract.js';

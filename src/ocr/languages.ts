@@ -194,6 +194,33 @@ export function tesseractToFranc(code: string): string {
   return code;
 }
 
+/** Tesseract codes whose BCP-47 tag is not found by reversing the tables above. */
+const TESSERACT_TO_BCP47: Readonly<Record<string, string>> = {
+  chi_sim: 'zh-Hans',
+  chi_tra: 'zh-Hant',
+  srp_latn: 'sr-Latn',
+  aze_cyrl: 'az-Cyrl',
+  uzb_cyrl: 'uz-Cyrl',
+  frk: 'de',
+  swa: 'sw',
+  nep: 'ne',
+  mon: 'mn',
+  uzb: 'uz',
+  aze: 'az',
+};
+
+/**
+ * The BCP-47 tag for a tesseract code, as a document's language is declared (`fra` → `fr`, `ell` → `el`, `grc` →
+ * `grc`, `chi_tra` → `zh-Hant`); a three-letter code our tables do not know is taken as its own ISO 639-3 tag.
+ * Undefined when the code is neither.
+ */
+export function languageTag(code: string): string | undefined {
+  const lower = code.trim().toLowerCase();
+  const known = TESSERACT_TO_BCP47[lower] ?? Object.entries(BCP47_TO_TESSERACT).find(([, tess]) => tess === lower)?.[0];
+  if (known) return known;
+  return /^[a-z]{3}$/.test(lower) ? lower : undefined;
+}
+
 /** A person's name for a tesseract language, or the code itself. */
 export function languageName(code: string): string {
   return LANGUAGE_NAMES[code] ?? code;

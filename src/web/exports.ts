@@ -20,15 +20,15 @@ import type { GuiDocument, TaskReporter } from './documents.js';
 import { HttpError } from '../http/index.js';
 import { FORMAT_TITLES, ocrStage, sendStage, writeStage } from './stages.js';
 
-/** The formats Quire writes that a destination may take; `slim` is a project, not a document to send. */
-export const SENDABLE_FORMATS = ['pdf', 'md', 'textpack'] as const;
-
 const TITLES = FORMAT_TITLES;
 const OPTION_LABELS: Record<string, string> = { profile: 'PDF profile', pages: 'Page markers' };
 
-/** The formats of `accepts` Quire can write, in the destination's order; formats Quire cannot write are never offered. */
+/**
+ * The formats of `accepts` Quire can write as a document to send, in the destination's order; formats Quire cannot
+ * write are never offered (nor a slim project, which is not a document).
+ */
 export function writableFormats(accepts: readonly string[]): string[] {
-  return accepts.filter((f): f is (typeof SENDABLE_FORMATS)[number] => (SENDABLE_FORMATS as readonly string[]).includes(f));
+  return accepts.filter((f) => exportRegistry.get(f)?.sendable === true);
 }
 
 /** The cards, built-in formats first, then each installed destination with its state. */

@@ -6,7 +6,7 @@
 import type { StageProgress, TaskProgress } from './api-types.js';
 
 /** Titles of the formats, as a person names them. */
-export const FORMAT_TITLES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack', slim: 'Slim project' };
+export const FORMAT_TITLES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', epub: 'EPUB', textpack: 'OCR textpack', slim: 'Slim project' };
 
 export function pagesStage(frames: number): StageProgress {
   return { key: 'pages', label: 'Making the pages', state: 'waiting', done: 0, total: frames, unit: 'frame' };

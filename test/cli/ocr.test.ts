@@ -4,30 +4,9 @@ import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
-import { SAMPLE, pdfPageCount, qpdfCheck, runQuire, withTempDir } from '../helpers.js';
+import { epubcheck, epubTextBlocks, hasEpubcheck, markdownTextBlocks, openEpub, problems } from '../export/epub-read.js';
+import { SAMPLE, pdfPageCount, qpdfCheck, readZip, runQuire, withTempDir } from '../helpers.js';
 
-function zipEntries(path: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.readEntry();
-    });
-  });
-}
 
 const PAGE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="1240" height="600"><rect width="100%" height="100%" fill="#fff"/>
   <text x="100" y="200" font-family="DejaVu Serif" font-size="50">The quick brown fox jumps</text>
@@ -36,9 +15,9 @@ const PAGE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="1240" height="6
 const words = (s: string): Set<string> => new Set(s.toLowerCase().match(/\p{L}{4,}/gu) ?? []);
 
 describe('quire run --ocr on the example bundle', () => {
-  it('writes a searchable PDF, Markdown that reads like the book, and a textpack', async () => {
+  it('writes a searchable PDF, Markdown that reads like the book, a textpack and an EPUB of the same text', async () => {
     await withTempDir(async (dir) => {
-      const r = await runQuire(['run', SAMPLE, '--ocr', 'auto', '--export', 'pdf+md+textpack', '-o', dir, '--json']);
+      const r = await runQuire(['run', SAMPLE, '--ocr', 'auto', '--export', 'pdf+md+textpack+epub', '-o', dir, '--json']);
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout)[0];
       // The native engine when Debian's tesseract is installed (CI installs it), else tesseract.js.
@@ -68,13 +47,26 @@ describe('quire run --ocr on the example bundle', () => {
       expect(md).not.toMatch(/^Pride and Prejudice$/m);
       expect(md).not.toMatch(/^\d+$/m);
 
-      const pack = await zipEntries(byFormat.textpack);
+      const pack = await readZip(byFormat.textpack);
       expect([...pack.keys()].sort()).toEqual(['ocr.json', 'source.pdf', 'text.md']);
       expect(pack.get('text.md')!.toString('utf8')).toBe(md);
       const ocr = JSON.parse(pack.get('ocr.json')!.toString('utf8'));
       expect(ocr).toHaveLength(6);
       expect(ocr[0].blocks.length).toBeGreaterThan(0);
       expect(pack.get('source.pdf')!.subarray(0, 5).toString()).toBe('%PDF-');
+
+      // The EPUB: valid, the Markdown's text reflowed, in the languages the OCR read, under the bundle's name.
+      expect(byFormat.epub.endsWith('.epub')).toBe(true);
+      if (hasEpubcheck() || process.env.CI === 'true') {
+        const [report] = await epubcheck([byFormat.epub]);
+        expect(problems(report.messages)).toEqual([]);
+        expect(report.code).toBe(0);
+      }
+      const epub = await openEpub(byFormat.epub);
+      expect(epubTextBlocks(epub)).toEqual(markdownTextBlocks(md));
+      expect(epub.languages).toEqual(expect.arrayContaining(['en', 'fr']));
+      expect(summary.name).toBe('Pride and Prejudice · Candide — Quire sample');
+      expect(epub.titles).toEqual([summary.name]);
     });
   }, 240_000);
 });

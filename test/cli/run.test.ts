@@ -130,8 +130,9 @@ describe('quire run refuses bad input clearly', () => {
   });
 
   it('an unknown export format: exit 2, listing the valid ones', async () => {
-    const r = await runQuire(['run', SAMPLE, '--export', 'pdf+epub']);
+    const r = await runQuire(['run', SAMPLE, '--export', 'pdf+docx']);
     expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/docx/);
     expect(r.stderr).toMatch(/epub/);
     expect(r.stderr).toMatch(/pdf/);
     expect(r.stderr).toMatch(/slim/);
@@ -164,6 +165,7 @@ describe('quire list, version and help', () => {
     expect(e.code).toBe(0);
     expect(e.stdout).toMatch(/^pdf /m);
     expect(e.stdout).toMatch(/^slim /m);
+    expect(e.stdout).toMatch(/^epub .*→ <name>\.epub$/m);
     expect(e.stdout).toMatch(/g4/);
     const bad = await runQuire(['list', 'colours']);
     expect(bad.code).toBe(2);

@@ -8,32 +8,12 @@ import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
-import { CAN_MOUNT, deepFolder, fillUp, QUIRE_BIN, ROOT, SAMPLE, runQuire, withTempDir, withTmpfs } from '../helpers.js';
+import { CAN_MOUNT, deepFolder, fillUp, QUIRE_BIN, readZip, ROOT, SAMPLE, runQuire, withTempDir, withTmpfs } from '../helpers.js';
 
 /** The example bundle's files, by name. */
-let sample: Map<string, Buffer> | undefined;
+let sample: Promise<Map<string, Buffer>> | undefined;
 function sampleFiles(): Promise<Map<string, Buffer>> {
-  if (sample) return Promise.resolve(sample);
-  return new Promise((resolve, reject) => {
-    const files = new Map<string, Buffer>();
-    yauzl.open(SAMPLE, { lazyEntries: true }, (err, zip) => {
-      if (err) return reject(err);
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve((sample = files)));
-      zip.readEntry();
-    });
-  });
+  return (sample ??= readZip(SAMPLE));
 }
 
 /** An unpacked scan bundle of the example's first `frames` frames, under the project name `project`. */

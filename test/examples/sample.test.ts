@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
+import { readZip } from '../helpers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bundlePath = join(root, 'examples', 'sample.aglbundle');
@@ -53,30 +53,6 @@ interface PageLine {
   h: number;
 }
 
-function readZip(path: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true }, (error, zip) => {
-      if (error || !zip) return reject(error ?? new Error('no zip'));
-      const files = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        if (entry.fileName.endsWith('/')) return zip.readEntry();
-        zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) return reject(streamError ?? new Error('no stream'));
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('error', reject);
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(files));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 /** Share of a box's pixels dark enough to be ink (luma below 110). */
 async function inkShare(jpeg: Buffer, box: Box): Promise<number> {

@@ -34,7 +34,7 @@ describe('parseExportList', () => {
   });
 
   it('names the valid formats when one is unknown', () => {
-    expect(errorOf('epub')).toEqual({ code: 'unknown_format', message: 'Unknown export format "epub"; valid formats are: pdf, md, textpack, slim.' });
+    expect(errorOf('docx')).toEqual({ code: 'unknown_format', message: 'Unknown export format "docx"; valid formats are: pdf, md, epub, textpack, slim.' });
     expect(errorOf('pdf+docx').code).toBe('unknown_format');
   });
 
@@ -57,7 +57,7 @@ describe('parseExportList', () => {
     expect(errorOf('pdf+slim+pdf:g4').message).toBe('The export list names pdf twice; name each format once.');
     expect(errorOf('pdf:g4:jpeg').message).toBe('The pdf option profile is given twice; give it once.');
     // Every one of these is a one-sentence message for the user.
-    for (const spec of ['', 'epub', 'pdf:x', 'pdf:g4:g4', 'pdf+pdf']) {
+    for (const spec of ['', 'docx', 'pdf:x', 'pdf:g4:g4', 'pdf+pdf']) {
       expect(errorOf(spec).message.match(/\.(\s|$)/g)?.length).toBe(1);
     }
   });
@@ -102,6 +102,7 @@ describe('listExports', () => {
     expect(exports.map((e) => [e.name, e.extension])).toEqual([
       ['pdf', '.pdf'],
       ['md', '.md'],
+      ['epub', '.epub'],
       ['textpack', '_OCR.textpack'],
       ['slim', '.quire'],
     ]);

@@ -4,6 +4,7 @@
  * Glyph boxes follow a serif face: capitals, digits and ascenders reach 0.72 em above the baseline, x-height
  * letters 0.5 em, descenders 0.21 em below; a character advances 0.5 em (capitals 0.68 em), a space 0.28 em.
  */
+import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { OcrLine, OcrPage, OcrWord } from '../../src/project/index.js';
 
 export interface Frame {
@@ -25,8 +26,8 @@ export interface Frame {
 /** An A5 page at 300 dpi: 11 pt type on 14 pt leading, 15 mm margins. */
 export const A5: Frame = { dpi: 300, width: 1748, height: 2480, left: 177, right: 1571, top: 260, size: 46, pitch: 58 };
 
-const TALL = /[\p{Lu}\p{N}bdfhkltijàâéèêëîïôûùç'"“”‘’!?()[\]/]/u;
-const DESCENDING = /[gjpqy,;()[\]]/u;
+const TALL = /[\p{Lu}\p{N}bdfhkltijàâéèêëîïôûùç'"“”‘’!?()[\]/βδζθλξάέήίόύώϊϋΐΰ]/u;
+const DESCENDING = /[gjpqy,;()[\]βγζημξρςφχψ]/u;
 
 function charWidth(ch: string, size: number): number {
   if (ch === ' ') return 0.28 * size;
@@ -170,4 +171,30 @@ export class PageSetter {
     const box = { x0: 0, y0: 0, x1: width, y1: height };
     return { width, height, dpi, engine: 'none', languages: ['eng'], blocks: [{ box, paragraphs: [{ box, lines }] }] };
   }
+}
+
+/**
+ * The page as a PNG: every word drawn in DejaVu Serif at its box, scaled across to the box's width; `extra` draws
+ * what no OCR reads (a picture).
+ */
+export async function drawSetter(setter: PageSetter, extra?: (ctx: SKRSContext2D) => void): Promise<Buffer> {
+  const { width, height } = setter.frame;
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, width, height);
+  ctx.fillStyle = '#000';
+  setter.lines.forEach((words, i) => {
+    const { baseline, size } = setter.set[i];
+    ctx.font = `${size}px "DejaVu Serif"`;
+    for (const w of words) {
+      ctx.save();
+      ctx.translate(w.box.x0, baseline);
+      ctx.scale((w.box.x1 - w.box.x0) / ctx.measureText(w.text).width, 1);
+      ctx.fillText(w.text, 0, 0);
+      ctx.restore();
+    }
+  });
+  extra?.(ctx);
+  return canvas.encode('png');
 }

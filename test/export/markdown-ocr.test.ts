@@ -6,14 +6,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCanvas } from '@napi-rs/canvas';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentToMarkdown } from '../../src/export/markdown.js';
 import { openWordCheck } from '../../src/export/structure.js';
 import { createTesseractEngine } from '../../src/ocr/index.js';
 import { bookCorpus, drawPage as drawCorpusPage } from './book-corpus.js';
 import { bookSetters } from './markdown-book.js';
-import type { PageSetter } from './markdown-builder.js';
+import { drawSetter, type PageSetter } from './markdown-builder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'quire-md-ocr-'));
 const engine = createTesseractEngine({ workers: 2 });
@@ -23,26 +22,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The page as an image: every word drawn in DejaVu Serif at its box, scaled across to the box's width. */
+/** The page as an image file. */
 async function drawPage(setter: PageSetter, file: string): Promise<void> {
-  const { width, height } = setter.frame;
-  const canvas = createCanvas(width, height);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, width, height);
-  ctx.fillStyle = '#000';
-  setter.lines.forEach((words, i) => {
-    const { baseline, size } = setter.set[i];
-    ctx.font = `${size}px "DejaVu Serif"`;
-    for (const w of words) {
-      ctx.save();
-      ctx.translate(w.box.x0, baseline);
-      ctx.scale((w.box.x1 - w.box.x0) / ctx.measureText(w.text).width, 1);
-      ctx.fillText(w.text, 0, 0);
-      ctx.restore();
-    }
-  });
-  writeFileSync(file, await canvas.encode('png'));
+  writeFileSync(file, await drawSetter(setter));
 }
 
 describe('documentToMarkdown on pages read by tesseract', () => {

@@ -3,9 +3,13 @@
  * from the registry and run through the host's sandbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { truncateSync } from 'node:fs';
+import { readFileSync, rmSync, truncateSync } from 'node:fs';
+import { epubExporter } from '../../src/export/index.js';
 import { viewSettings } from '../../src/settings/index.js';
-import { check, configure, expectPlainMessage, exportFile, install, onePagePdf, startedTogether, sendOne, type Installation } from './helpers.js';
+import { writeProject } from '../export/epub-book.js';
+import { bookSetters } from '../export/markdown-book.js';
+import { drawSetter } from '../export/markdown-builder.js';
+import { check, configure, expectPlainMessage, exportFile, install, onePagePdf, startedTogether, sendOne, tempDir, type Installation } from './helpers.js';
 import { readMail, startSmtp, type SmtpPeer } from './smtp-server.js';
 
 const USER = 'reader@example.org';
@@ -60,6 +64,25 @@ describe('send-to-ereader with a real SMTP server', () => {
     expect(read.attachments).toHaveLength(1);
     expect(read.attachments[0]).toMatchObject({ filename: 'The Quiet Orchard.pdf', contentType: 'application/pdf' });
     expect(Buffer.compare(read.attachments[0].content, Buffer.from(pdf))).toBe(0);
+  });
+
+  it('mails an EPUB export as application/epub+zip, byte for byte', async () => {
+    setUp();
+    const dir = tempDir('quire-ereader-epub-');
+    try {
+      const pages = await Promise.all(bookSetters().map(async (setter) => ({ ocr: setter.page(), png: await drawSetter(setter) })));
+      const book = await writeProject(dir, 'Pride and Prejudice', pages, { languages: ['eng'], extension: '.epub' });
+      await epubExporter.write(book, {});
+      const result = await sendOne(inst, { format: 'epub', path: book.path }, { title: 'Pride and Prejudice' });
+      expect(result).toMatchObject({ ok: true, alreadyThere: false });
+      const read = readMail(smtp.messages.at(-1)?.raw ?? Buffer.alloc(0));
+      expect(read.subject).toBe('Pride and Prejudice');
+      expect(read.attachments).toHaveLength(1);
+      expect(read.attachments[0]).toMatchObject({ filename: 'Pride and Prejudice.epub', contentType: 'application/epub+zip' });
+      expect(Buffer.compare(read.attachments[0].content, readFileSync(book.path))).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps a non-ASCII title and file name intact, and sends the extra headers', async () => {

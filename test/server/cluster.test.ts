@@ -4,8 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
-import { pdfPageCount, QUIRE_BIN, SAMPLE } from '../helpers.js';
+import { pdfPageCount, QUIRE_BIN, readZip, SAMPLE } from '../helpers.js';
 import { bundleFiles, writeBundleZip } from '../ingest/fixtures.js';
 import { waitFor } from './helpers.js';
 import { adminSecretIn, startServer, type ServerProcess } from './server-process.js';
@@ -228,28 +227,4 @@ async function longerBook(times: number): Promise<Buffer> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** Every entry of a zip, by name. */
-function readZip(path: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) =>
-    yauzl.open(path, { lazyEntries: true }, (err, zip) => {
-      if (err) return reject(err);
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) =>
-        zip.openReadStream(entry, (e, stream) => {
-          if (e) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        }),
-      );
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    }),
-  );
 }

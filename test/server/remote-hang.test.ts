@@ -15,9 +15,10 @@ import { readRemoteOcrTimeouts, setRemoteOcrSetting } from '../../src/ocr/index.
 import { FakeRemoteOcr } from '../ocr/remote/fake-remote-ocr.js';
 import { textPdf } from '../ocr/remote/helpers.js';
 import { multipart, testServer, waitFor, type TestServer } from './helpers.js';
+import { setEnv } from '../helpers.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
-const saved = { home: process.env.QUIRE_HOME, key: process.env.QUIRE_REMOTEOCR_API_KEY };
+let restoreEnv = (): void => undefined;
 let fake: FakeRemoteOcr;
 let hang: Server;
 let hangUrl: string;
@@ -31,8 +32,7 @@ beforeAll(async () => {
   fake = await new FakeRemoteOcr().start();
   home = await mkdtemp(join(tmpdir(), 'quire-remote-hang-'));
   appData = join(home, 'app');
-  process.env.QUIRE_HOME = appData;
-  process.env.QUIRE_REMOTEOCR_API_KEY = fake.apiKey;
+  restoreEnv = setEnv({ QUIRE_HOME: appData, QUIRE_REMOTEOCR_API_KEY: fake.apiKey });
   hang = createServer((request) => {
     // Reads the request, then says nothing, ever.
     held.push(request.socket);
@@ -48,13 +48,7 @@ afterAll(async () => {
   hang.close();
   await fake.stop();
   await rm(home, { recursive: true, force: true });
-  for (const [name, value] of [
-    ['QUIRE_HOME', saved.home],
-    ['QUIRE_REMOTEOCR_API_KEY', saved.key],
-  ] as const) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnv();
 });
 
 describe('a remote OCR service that never answers', () => {

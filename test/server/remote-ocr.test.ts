@@ -18,10 +18,11 @@ import { serverOcrSpec } from '../../src/server/job-routes.js';
 import { FakeRemoteOcr } from '../ocr/remote/fake-remote-ocr.js';
 import { textPdf } from '../ocr/remote/helpers.js';
 import { listTree, multipart, testServer, waitFor, type TestServer } from './helpers.js';
+import { setEnv } from '../helpers.js';
 
 const MIN = 60_000;
 const T0 = Date.parse('2030-01-01T00:00:00Z');
-const saved = { home: process.env.QUIRE_HOME, key: process.env.QUIRE_REMOTEOCR_API_KEY };
+let restoreEnv = (): void => undefined;
 
 let fake: FakeRemoteOcr;
 let home: string;
@@ -37,8 +38,7 @@ const clock = (): number => now;
 beforeAll(async () => {
   fake = await new FakeRemoteOcr().start();
   home = await mkdtemp(join(tmpdir(), 'quire-remote-server-'));
-  process.env.QUIRE_HOME = join(home, 'app');
-  process.env.QUIRE_REMOTEOCR_API_KEY = fake.apiKey;
+  restoreEnv = setEnv({ QUIRE_HOME: join(home, 'app'), QUIRE_REMOTEOCR_API_KEY: fake.apiKey });
   setRemoteOcrSetting('base_url', fake.url, { appData: join(home, 'app'), keychain: null });
   pdf = Buffer.from(await textPdf([300, 340]));
   smtp = new SMTPServer({
@@ -60,13 +60,7 @@ afterAll(async () => {
   await fake.stop();
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
   await rm(home, { recursive: true, force: true });
-  for (const [name, value] of [
-    ['QUIRE_HOME', saved.home],
-    ['QUIRE_REMOTEOCR_API_KEY', saved.key],
-  ] as const) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnv();
 });
 
 beforeEach(() => {

@@ -118,10 +118,20 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(install.statusCode, install.body).toBe(200);
     expect(install.json()).toMatchObject({ slug: 'send-to-corpus', firstParty: true, state: 'needs-settings' });
 
-    const cards = (await gui.app.inject({ method: 'GET', url: '/api/exporters', headers: auth })).json() as Array<{ key: string; formats?: string[]; state?: string; missing?: string[] }>;
+    const cards = (await gui.app.inject({ method: 'GET', url: '/api/exporters', headers: auth })).json() as Array<{
+      key: string;
+      title: string;
+      kind: string;
+      needsOcr?: boolean;
+      formats?: string[];
+      state?: string;
+      missing?: string[];
+    }>;
+    expect(cards.filter((c) => c.kind === 'format').map((c) => c.title)).toEqual(['PDF', 'Markdown', 'EPUB', 'OCR textpack', 'Slim project']);
+    expect(cards.find((c) => c.key === 'epub')).toMatchObject({ needsOcr: true });
     const corpus = cards.find((c) => c.key === 'send:send-to-corpus');
-    // It takes pdf, md, txt, epub, html and textpack: only what Quire writes is offered.
-    expect(corpus?.formats).toEqual(['pdf', 'md', 'textpack']);
+    // It takes pdf, md, txt, epub, html and textpack: only what Quire writes is offered, in its order.
+    expect(corpus?.formats).toEqual(['pdf', 'md', 'epub', 'textpack']);
     expect(corpus?.state).toBe('needs-settings');
 
     const put = await gui.app.inject({

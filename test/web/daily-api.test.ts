@@ -9,38 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import type { OpenedDocument, ProcessOptions } from '../../src/convert/index.js';
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import type { OcrPage } from '../../src/project/index.js';
 import { createGuiApp, type DocumentDetail, type DocumentSummary, type GuiApp, type PageWords, type WordEditResult } from '../../src/web/index.js';
+import { epubTextBlocks, openEpub } from '../export/epub-read.js';
+import { readZip } from '../helpers.js';
 import { formBody } from './form-body.js';
 import { writeProofProject } from './proof-project.js';
 
 const TOKEN = 'a-test-token-that-is-long-enough';
 
-/** The entries of a zip, by name. */
-function unzip(path: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.readEntry();
-    });
-  });
-}
 
 describe('quire gui server: proofreading and exports', () => {
   let root: string;
@@ -200,9 +179,18 @@ describe('quire gui server: proofreading and exports', () => {
     expect(layer).toMatch(/one\s+doubtful word/);
     expect(layer).not.toMatch(/tbe|wisd0m|doubtfu1/);
 
+    const epub = await exportAs(id, 'epub');
+    expect(epub.lastExport?.files?.[0]).toMatchObject({ fileName: 'Proof sample.epub', format: 'epub' });
+    expect(epub.lastExport?.stages.map((s) => [s.key, s.label, s.state])).toEqual([['write:epub', 'Writing the EPUB', 'done']]);
+    const book = epubTextBlocks(await openEpub(join(exportDir, 'Proof sample.epub'))).join('\n');
+    expect(book).toContain('It was the best of times');
+    expect(book).toContain('age of wisdom.');
+    expect(book).toContain('has one doubtful word');
+    expect(book).not.toMatch(/tbe|wisd0m|doubtfu1|clean\./);
+
     // The slim project keeps each edit with the text it replaced.
     await exportAs(id, 'slim');
-    const entries = await unzip(join(exportDir, 'Proof sample.quire'));
+    const entries = await readZip(join(exportDir, 'Proof sample.quire'));
     const ocr = JSON.parse(entries.get('ocr/0001.json')?.toString() ?? '{}') as OcrPage;
     const edited = ocr.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words))).filter((w) => w.edit);
     expect(edited.map((w) => [w.text, w.edit?.from])).toEqual([

@@ -182,7 +182,7 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await card.getByText('Not set up yet — needs Corpus address, API key').waitFor();
     await card.getByRole('radio').check();
     const as = card.getByLabel('Export as');
-    await expect(as.locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).resolves.toEqual(['pdf', 'md', 'textpack']);
+    await expect(as.locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).resolves.toEqual(['pdf', 'md', 'epub', 'textpack']);
     await as.selectOption('textpack');
     await panel().getByRole('button', { name: 'Export', exact: true }).click();
 

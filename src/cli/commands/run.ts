@@ -34,7 +34,7 @@ export interface ConversionFlags {
 
 export function runCommand(): Command {
   const cmd = new Command('run')
-    .description('convert scan bundles, PDFs or images into clean page PDFs (and Markdown, textpacks, slim projects)')
+    .description('convert scan bundles, PDFs or images into clean page PDFs (and Markdown, EPUBs, textpacks, slim projects)')
     .argument('<inputs...>', 'a scan bundle (.aglbundle, .zip or folder), a PDF, a slim project (.quire), or image files (taken together as one document)')
     .option('-e, --export <formats>', 'exports, +-joined, each with :options (e.g. pdf:g4+md); see `quire list exports`', 'pdf')
     .option('-o, --output <dir>', 'folder for the outputs', '.')

@@ -11,9 +11,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { DocumentSummary, ExporterCard, ExportResult } from '../api-types.js';
 import { api, ApiFailure, messageOf } from './api.js';
 import { Icon } from './icons.js';
+import { FORMAT_TITLES } from '../stages.js';
 import { formatSeconds, StageList } from './progress.js';
-
-const FORMAT_NAMES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack' };
 
 function stateLine(card: ExporterCard): ComponentChild {
   if (card.kind !== 'destination') return null;
@@ -213,11 +212,11 @@ export function ExportPanel({
                     h(
                       'select',
                       { id: `${id}-as`, value: choice(c.key, 'as', c.formats[0]), onChange: (e: Event) => setChoice(c.key, 'as', (e.currentTarget as HTMLSelectElement).value) },
-                      c.formats.map((f) => h('option', { value: f }, `${f} — ${FORMAT_NAMES[f] ?? f}`)),
+                      c.formats.map((f) => h('option', { value: f }, `${f} — ${FORMAT_TITLES[f] ?? f}`)),
                     ),
                   )
                 : null,
-              isSelected && c.kind === 'destination' && c.formats?.length === 1 ? h('p', { class: 'muted small' }, `Sends ${FORMAT_NAMES[c.formats[0]] ?? c.formats[0]}.`) : null,
+              isSelected && c.kind === 'destination' && c.formats?.length === 1 ? h('p', { class: 'muted small' }, `Sends ${FORMAT_TITLES[c.formats[0]] ?? c.formats[0]}.`) : null,
               isSelected && c.kind === 'destination' && c.state !== 'refused'
                 ? h('button', { type: 'button', class: 'link-button', onClick: () => onSetUp(slugOf(c)) }, `${c.title} settings…`)
                 : null,

@@ -16,11 +16,12 @@ import { registerOcrEngine } from '../../../src/ocr/index.js';
 import { type OcrLine, type OcrPage } from '../../../src/project/index.js';
 import { FakeRemoteOcr } from './fake-remote-ocr.js';
 import { PAGE_HEIGHT_PTS, textPdf } from './helpers.js';
+import { setEnv } from '../../helpers.js';
 
 let fake: FakeRemoteOcr;
 let home: string;
 let work: string;
-const saved = { home: process.env.QUIRE_HOME, key: process.env.QUIRE_REMOTEOCR_API_KEY };
+let restoreEnv = (): void => undefined;
 
 async function quire(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -71,8 +72,7 @@ beforeAll(async () => {
   registerLayoutEngine();
   fake = await new FakeRemoteOcr().start();
   home = await mkdtemp(join(tmpdir(), 'quire-remote-cli-'));
-  process.env.QUIRE_HOME = join(home, 'app');
-  process.env.QUIRE_REMOTEOCR_API_KEY = fake.apiKey;
+  restoreEnv = setEnv({ QUIRE_HOME: join(home, 'app'), QUIRE_REMOTEOCR_API_KEY: fake.apiKey });
   const set = await quire('config', 'set', 'remoteocr.base_url', fake.url);
   expect(set).toMatchObject({ code: 0, out: 'remoteocr.base_url set.\n' });
 });
@@ -80,13 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.stop();
   await rm(home, { recursive: true, force: true });
-  for (const [name, value] of [
-    ['QUIRE_HOME', saved.home],
-    ['QUIRE_REMOTEOCR_API_KEY', saved.key],
-  ] as const) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnv();
 });
 
 beforeEach(async () => {
