@@ -8,9 +8,9 @@ import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import Tesseract from 'tesseract.js';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
-import { createLanguageFolder, listInstalledLanguages, type LanguageFolder } from './tesseract-data.js';
+import { parseHocr } from './tesseract-cli-hocr.js';
+import { createLanguageFolder, listInstalledLanguages, MODEL_FOLDER, type LanguageFolder } from './tesseract-data.js';
 import { preparePage, type PreparedPage } from './tesseract-page.js';
-import { toOcrPage, type TesseractBlock } from './tesseract-result.js';
 import type { OcrEngine, OcrInput } from './types.js';
 import type { OcrPage } from '../project/index.js';
 import { createWorkerPool, type PoolWorker, type WorkerPoolStats } from './worker-pool.js';
@@ -31,7 +31,8 @@ export interface TesseractEngine extends OcrEngine {
 }
 
 interface TesseractWorker extends PoolWorker {
-  recognize(page: PreparedPage): Promise<TesseractBlock[] | null>;
+  /** The page's hOCR: the layout and, per character, the LSTM's choices (which the JSON blocks leave out). */
+  recognize(page: PreparedPage): Promise<string>;
 }
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -69,7 +70,11 @@ function pageParameters(page: PreparedPage): Partial<Tesseract.WorkerParams> {
     tessedit_pageseg_mode: PSM_AUTO as Tesseract.PSM,
     user_defined_dpi: String(page.dpi),
     thresholding_method: page.bitonal ? THRESHOLD_OTSU : THRESHOLD_SAUVOLA,
-  };
+    // Our pages are black on white: trying every line again as white on black only costs time.
+    tessedit_do_invert: '0',
+    // Each character's alternatives in the hOCR, for the correction step's dictionary check.
+    lstm_choice_mode: '2',
+  } as Partial<Tesseract.WorkerParams>;
 }
 
 /**
@@ -120,8 +125,8 @@ async function startWorker(languages: readonly string[], folder: LanguageFolder,
     recognize(page) {
       return working(async () => {
         await worker.setParameters(pageParameters(page));
-        const result = await worker.recognize(page.png, {}, { text: false, blocks: true });
-        return result.data.blocks as TesseractBlock[] | null;
+        const result = await worker.recognize(page.png, {}, { text: false, blocks: false, hocr: true });
+        return result.data.hocr ?? '';
       });
     },
   };
@@ -172,6 +177,10 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Tes
     languages() {
       return listInstalledLanguages();
     },
+    models() {
+      const languages = listInstalledLanguages();
+      return languages.length > 0 ? [{ languages, model: `${MODEL_FOLDER} (npm @tesseract.js-data)` }] : [];
+    },
     async recognize(page: OcrInput, languages: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
       const langs = checkLanguages(languages);
       return pool.run(
@@ -179,13 +188,13 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Tes
         async (worker) => {
           // Decoded only once a worker is free: a long queue then holds file names, not pixels.
           const prepared = await preparePage(page);
-          let blocks: TesseractBlock[] | null;
+          let hocr: string;
           try {
-            blocks = await worker.recognize(prepared);
+            hocr = await worker.recognize(prepared);
           } catch (e) {
             throw new QuireError(ERROR_CODES.INTERNAL, `OCR failed on the page image ${page.file}.`, describeError(e));
           }
-          return toOcrPage(blocks, { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY }, langs);
+          return parseHocr(hocr, { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY }, langs, 'tesseract');
         },
         recognizeOptions?.signal,
       );

@@ -60,6 +60,11 @@ export interface OcrEngine {
   readonly modes?: ReadonlyArray<{ readonly name: string; readonly description: string }>;
   /** Tesseract codes of the languages this engine has installed. */
   languages(): string[];
+  /**
+   * Which recognition model reads which of those languages (`4.0.0_best_int (npm @tesseract.js-data)`), for
+   * `quire list ocr`; absent for engines whose model is not ours to say (a remote service).
+   */
+  models?(): Array<{ languages: string[]; model: string }>;
   recognize(page: OcrInput, languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage>;
   /**
    * Recognise a whole document at once (a remote service reading PDFs). When present, `recognizeProject` calls it

@@ -20,6 +20,7 @@ export function listCommand(): Command {
           const state = e.available ? 'available' : `not available: ${e.reason ?? 'unknown reason'}`;
           process.stdout.write(`${e.name.padEnd(9)} ${e.description} (${state})\n`);
           if (e.languages.length > 0) process.stdout.write(`          languages: ${e.languages.map((l) => `${l} (${languageName(l)})`).join(', ')}\n`);
+          for (const m of e.models ?? []) process.stdout.write(`          model: ${m.model} for ${m.languages.join(', ')}\n`);
         }
         return;
       }
