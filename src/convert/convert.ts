@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { exportRegistry, parseExportList, type ExportRequest } from '../export/index.js';
 import { parseOcrSpec, type OcrSpec } from '../ocr/index.js';
-import { loadManifest, saveManifest, type ProjectManifest, type ProjectOcrBatch } from '../project/index.js';
+import { loadManifest, saveManifest, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
+import { correctProjectText } from './correct-text.js';
 import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
 import type { ProgressEvent } from './progress.js';
 import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject } from './recognize.js';
@@ -33,6 +34,13 @@ export interface ConvertOptions extends Omit<OpenOptions, 'projectDir'>, Omit<Pr
   ocrLang?: string;
   /** Rasterise and OCR every page even when it has a text layer (`--force-ocr`): overrides `keepTextPages`, turns OCR on. */
   forceOcr?: boolean;
+  /**
+   * Correct OCR confusions against the language's dictionary (default true), each change recorded on its word;
+   * false (`--no-correct`) keeps the words as the engine read them — also for a project corrected before.
+   */
+  correct?: boolean;
+  /** Turn pages found the wrong way up before reading them (default true); false (`--rotate-pages off`) keeps them. */
+  rotatePages?: boolean;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -48,8 +56,8 @@ export interface ConvertResult {
   projectDir?: string;
   /** Milliseconds: wall time per phase and summed CPU time per pipeline step. */
   timings: { total: number; pipeline: number; ocr: number; export: number; steps: Record<string, number> };
-  /** The OCR engine and languages, when OCR ran. */
-  ocr?: { engine: string; languages: string[] };
+  /** The OCR engine and languages, when OCR ran, and what the correction step did. */
+  ocr?: ProjectOcr;
   /**
    * Set when the OCR was submitted as a batch (`remoteocr:batch`): only the exports that need no text were written,
    * the project is kept (`projectDir`), and `checkProjectOcr(projectDir)` finishes the OCR and the other exports.
@@ -111,9 +119,10 @@ export async function convert(input: string | string[], options: ConvertOptions 
     let pipeline = 0;
     let steps: Record<string, number> = {};
     let ocr = 0;
+    const correct = options.correct !== false;
     if (doc.source) {
       ({ ms: pipeline, steps } = await processPages(doc, options));
-      if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...stemSignalAndProgress(options) });
+      if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options) });
     } else {
       if (doc.manifest.ocrBatch && options.ocr === undefined && ocrSpec) {
         throw new QuireError(ERROR_CODES.USAGE, `This project's OCR batch is not finished yet; finish it with quire run ${doc.dir} --check-ocr.`);
@@ -123,7 +132,12 @@ export async function convert(input: string | string[], options: ConvertOptions 
       }
       // A project opened again is recognised only when asked, or when a text export needs text it does not have yet.
       const hasOcr = doc.manifest.pages.every((p) => p.hidden || p.ocr);
-      if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...stemSignalAndProgress(options) });
+      if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options) });
+      // Text recognised before: corrected, or put back as read, as this run asks.
+      else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) {
+        await correctProjectText(doc.dir, doc.manifest, correct);
+        await saveManifest(doc.dir, doc.manifest);
+      }
     }
     const tExport = performance.now();
     const outputs = await writeExports(doc, exportsNow(doc.manifest, requests), outDir, {
@@ -164,6 +178,10 @@ export interface RecognizeOptions {
   fileStem?: string;
   /** With `ocr` given as a string: `--ocr-lang`. */
   ocrLang?: string;
+  /** Run the correction step on the recognised text (default true). */
+  correct?: boolean;
+  /** Turn pages found the wrong way up (default true). */
+  rotatePages?: boolean;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -178,11 +196,15 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
   const t0 = performance.now();
   const outcome = await recognizeProject(doc.dir, doc.manifest, spec, {
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.rotatePages === false ? { rotatePages: false } : {}),
     onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
   });
+  const correct = options.correct !== false;
+  if (outcome.state === 'done') await correctProjectText(doc.dir, doc.manifest, correct);
   if (outcome.state === 'submitted') {
     doc.manifest.ocrBatch = {
       ...outcome.batch,
+      ...(correct ? {} : { correct: false }),
       exports: options.requests ?? [],
       ...(options.outDir ? { outDir: options.outDir } : {}),
       ...(options.fileStem ? { fileStem: options.fileStem } : {}),
@@ -210,6 +232,7 @@ export async function checkProjectOcr(projectDir: string, options: Pick<ConvertO
   const polled = await pollProjectOcr(dir, manifest, options.signal ? { signal: options.signal } : {});
   if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
   if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
+  await correctProjectText(dir, manifest, batch.correct !== false);
   await saveManifest(dir, manifest);
   const ocr = performance.now() - t0;
   const tExport = performance.now();
@@ -233,8 +256,9 @@ export async function cancelProjectOcr(projectDir: string): Promise<void> {
   await cancelProjectBatch(await loadManifest(dir));
 }
 
-function stemSignalAndProgress(options: ConvertOptions): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress'> {
+function stemSignalAndProgress(options: ConvertOptions): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress' | 'rotatePages'> {
   return {
+    ...(options.rotatePages === false ? { rotatePages: false } : {}),
     ...(options.fileStem ? { fileStem: options.fileStem } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

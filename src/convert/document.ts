@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { openSlim } from '../export/index.js';
 import { inputType, openImages, openInput, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
-import { createFramePool, type FramePage, type FrameTask } from '../pipeline/index.js';
+import { createFramePool, matchPageSizes, type FramePage, type FrameTask } from '../pipeline/index.js';
 import {
   createProjectFolder,
   loadManifest,
@@ -189,6 +189,9 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   const pool = createFramePool(options.workers);
   try {
     const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs);
+    const t1 = performance.now();
+    await matchPageSizes(doc.dir, pages);
+    steps['page-size'] = performance.now() - t1;
     doc.manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(doc.dir, doc.manifest);
     return { ms: performance.now() - t0, steps };

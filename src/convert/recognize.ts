@@ -1,13 +1,20 @@
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { type PdfPageInput, writePdf } from '../export/index.js';
-import { alignOntoLayout, bestLocalEngine, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec } from '../ocr/index.js';
+import { turnPage } from '../pipeline/index.js';
+import { alignOntoLayout, bestLocalEngine, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec } from '../ocr/index.js';
 import { type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, visiblePages } from '../project/index.js';
 
 export interface RecognizeOptions {
   signal?: AbortSignal;
   onPage?: (pagesDone: number, pagesTotal: number) => void;
+  /**
+   * Turn pages found the wrong way up (default true): a page whose text reads as nonsense is checked with the
+   * engine's orientation detection, turned, and read again. False (`--rotate-pages off`) keeps pages as they are.
+   */
+  rotatePages?: boolean;
 }
 
 /** OCR ran to its end, or (batch mode) was submitted and waits in `manifest.ocrBatch`. */
@@ -102,7 +109,14 @@ async function recognizePages(
     while (next < pages.length) {
       if (signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       const i = next++;
-      const result = done.get(i) ?? (await recognizePage(engine.recognize.bind(engine), inputs[i], languages, signal, pages[i]));
+      let result = done.get(i) ?? (await recognizePage(engine.recognize.bind(engine), inputs[i], languages, signal, pages[i]));
+      if (options.rotatePages !== false && engine.detectOrientation && looksMisoriented(result)) {
+        const turned = await turnIfNeeded(dir, pages[i], engine, inputs[i], signal);
+        if (turned) {
+          inputs[i] = inputOf(dir, pages[i]);
+          result = await recognizePage(engine.recognize.bind(engine), inputs[i], languages, signal, pages[i]);
+        }
+      }
       await save(i, result);
     }
   };
@@ -110,7 +124,29 @@ async function recognizePages(
   return { languages, engine };
 }
 
+/** The page as OCR should read it: its grey reading image when the project has one, else the page image. */
+/**
+ * Ask the engine how far a page that read as nonsense must turn; turn it (page image and reading image) when the
+ * answer is sure enough. The answer is recorded either way. True when the page was turned.
+ */
+async function turnIfNeeded(dir: string, page: ProjectPage, engine: OcrEngine, input: OcrInput, signal: AbortSignal | undefined): Promise<boolean> {
+  const found = await engine.detectOrientation!(input, signal ? { signal } : {});
+  const confidence = Math.round((found?.confidence ?? 0) * 100) / 100;
+  if (!found || found.rotate === 0 || found.confidence < MIN_ORIENTATION_CONFIDENCE) {
+    page.decisions.orientation = { rotated: 0, confidence };
+    return false;
+  }
+  await turnPage(dir, page, found.rotate, confidence);
+  return true;
+}
+
 function inputOf(dir: string, p: ProjectPage): OcrInput {
+  const reading = p.ocrImage ? join(dir, p.ocrImage) : undefined;
+  return { file: reading && existsSync(reading) ? reading : join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi };
+}
+
+/** The page image itself (what a PDF of the pages shows), for engines that read whole documents. */
+function imageOf(dir: string, p: ProjectPage): OcrInput {
   return { file: join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi };
 }
 
@@ -119,7 +155,7 @@ function inputOf(dir: string, p: ProjectPage): OcrInput {
  * image data copied as it is), read back and removed.
  */
 async function projectDocument(dir: string, pages: ProjectPage[]): Promise<OcrDocument> {
-  const inputs = pages.map((p) => inputOf(dir, p));
+  const inputs = pages.map((p) => imageOf(dir, p));
   const pageBytes = await Promise.all(inputs.map(async (p) => (await stat(p.file)).size));
   return {
     pages: inputs,

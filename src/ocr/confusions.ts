@@ -63,9 +63,16 @@ function confusionsOf(ch: string): readonly string[] {
 export function confusionSegments(word: string): Segment[] {
   const chars = Array.from(word);
   const segments: Segment[] = [];
+  const capitals = chars.filter((c) => c !== c.toLowerCase()).length;
   for (let i = 0; i < chars.length; i++) {
     const ch = chars[i];
     const next = chars[i + 1];
+    if (ch === 'l') {
+      // l for I only where a capital I can stand: in a word in capitals, or as the I of "Il", "Ils".
+      const allCaps = capitals > 0 && capitals === chars.filter((c) => /\p{L}/u.test(c)).length - 1;
+      segments.push({ read: ch, options: allCaps || (i === 0 && next === 'l') ? ['I'] : [] });
+      continue;
+    }
     if ((ch === 'o' && next === 'e') || (ch === 'O' && next === 'E')) {
       const ligature = ch === 'o' ? 'œ' : 'Œ';
       const firsts = [ch, ...confusionsOf(ch)];
@@ -132,6 +139,28 @@ export function* variants(segments: readonly Segment[], changes: number, limit =
     }
   }
   yield* pick(0, changes, []);
+}
+
+/**
+ * The accented letters each language writes: a candidate that brings in another is not one of its words, whatever
+ * its dictionary says (Latin and English write none; the Latin dictionary still knows a few circumflexed forms).
+ */
+const ACCENTED_LETTERS: Readonly<Record<string, string>> = {
+  fra: 'éèêëàâçôûùîïœÿæ',
+  ita: 'àèéìíòóùú',
+  spa: 'áéíóúñü',
+  por: 'áâãàçéêíóôõú',
+  deu: 'äöüß',
+  eng: '',
+  lat: '',
+};
+
+/** Whether `language` writes every accented letter `candidate` brings in that `word` did not have. */
+export function writesAccentsOf(language: string, word: string, candidate: string): boolean {
+  const allowed = ACCENTED_LETTERS[language];
+  if (allowed === undefined) return true;
+  const before = new Set(Array.from(word.toLowerCase()));
+  return Array.from(candidate.toLowerCase()).every((c) => before.has(c) || (c.codePointAt(0) ?? 0) < 0x80 || allowed.includes(c));
 }
 
 /** `g→ç, c→e`: what a candidate changed, in the word's order. */

@@ -9,7 +9,7 @@
  * audited and undone (`undoCorrections`, `--no-correct`).
  */
 import type { OcrCorrection, OcrCorrectionReason, OcrPage, OcrPageCorrection, OcrWord } from '../project/index.js';
-import { choiceSegments, confusionSegments, describeChange, variants, type Candidate, type Segment } from './confusions.js';
+import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { isGreekLetter, latinLookAlikes, wordScript } from './scripts.js';
@@ -26,7 +26,7 @@ const LATIN_CONTEXT_SHARE = 0.6;
  * Languages quoted in books of any language: a word their dictionary knows is a quotation ("the" in a French
  * page, a Latin tag), never a misreading to correct. Loaded when a first correction is about to be made.
  */
-const QUOTED_LANGUAGES = ['eng', 'lat'];
+const QUOTED_LANGUAGES = ['eng', 'lat', 'fra'];
 /**
  * One change per word: with two, a dictionary finds a word for almost anything ("Arius" → "Arles"), and
  * the misreadings that matter (a lost accent, e read as c, ç as g) are one character each.
@@ -240,8 +240,9 @@ function correctPage(
     if (verdict.kind === 'unknown') unknown += 1;
     for (const word of token.words) {
       if (verdict.kind === 'unknown') word.unknown = true;
-      // The engine's choices are kept where a proofreader may want them: on words left unknown.
-      if (verdict.kind !== 'unknown' && verdict.kind !== 'unchecked') delete word.alternatives;
+      // The engine's choices are kept where a proofreader may want them (words left unknown, words changed) and
+      // where a later correction needs them again (`--no-correct` then a correction undone and made anew).
+      if (verdict.kind === 'known') delete word.alternatives;
     }
   }
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
@@ -284,7 +285,8 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   // A single letter is a word in too many ways (a, à, y, ô) to choose for it.
   if (letters < 2) return { kind: 'unknown' };
 
-  const accept = (w: string): string | undefined => lexicons.find((l) => l.has(w))?.language ?? (context.document?.has(w) ? 'document' : undefined);
+  const accept = (w: string): string | undefined =>
+    lexicons.find((l) => l.has(w) && writesAccentsOf(l.language, core, w))?.language ?? (context.document?.has(w) ? 'document' : undefined);
   const choices = choiceSegmentsOf(token);
   const tiers: Array<{ reason: OcrCorrectionReason; segments: Segment[] }> = [
     ...(choices ? [{ reason: 'engine-choice' as const, segments: choices }] : []),
@@ -408,7 +410,6 @@ function apply(token: Token, segments: readonly Segment[], candidate: Candidate,
     const text = `${parts.prefix}${core}${parts.suffix}${hyphen}`;
     word.correction = { original: word.text, ...what };
     word.text = text;
-    delete word.alternatives;
     delete word.unknown;
   });
 }

@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { parseHocr } from './tesseract-cli-hocr.js';
-import { listInstalledLanguages, MODEL_FOLDER, nativeDataFolder, type NativeDataFolder } from './tesseract-data.js';
+import { parseOrientation, type PageOrientation } from './orientation.js';
+import { listInstalledLanguages, MODEL_FOLDER, nativeDataFolder, ORIENTATION_DATA, type NativeDataFolder } from './tesseract-data.js';
 import { createProcessQueue, runProgram, type ProcessOutcome } from './tesseract-cli-process.js';
 import { preparePage, type PreparedPage } from './tesseract-page.js';
 import type { OcrEngine, OcrInput } from './types.js';
@@ -189,6 +190,19 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     return parseHocr(outcome.stdout, frame, langs);
   };
 
+  const readOrientation = async (page: OcrInput, major: number, signal: AbortSignal): Promise<PageOrientation | null> => {
+    const prepared = await preparePage(page);
+    if (signal.aborted) throw cancelled();
+    if (models) await models.ensure([ORIENTATION_DATA], system().folder);
+    const dataDir = models?.path ?? tessdataDir;
+    const args = ['-', 'stdout', ...(dataDir ? ['--tessdata-dir', dataDir] : []), '--dpi', String(prepared.dpi), '--psm', '0'];
+    const outcome = await runProgram(binary, args, { input: prepared.png, env: { ...process.env, OMP_THREAD_LIMIT: '1' }, timeoutMs, signal });
+    if (outcome.kind === 'cancelled') throw cancelled();
+    // Too little text to tell: tesseract says so and exits non-zero.
+    if (outcome.kind !== 'exited' || outcome.code !== 0 || major < OLDEST_MAJOR) return null;
+    return parseOrientation(outcome.stdout) ?? null;
+  };
+
   return {
     name: 'tesseract-cli',
     display: 'Tesseract (native)',
@@ -213,6 +227,13 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       const own = recognizeOptions?.signal;
       const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
       return queue.run(() => readPage(page, langs, probed.major, signal), signal);
+    },
+    async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
+      const probed = await probeVersion();
+      if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
+      const own = detectOptions?.signal;
+      const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
+      return queue.run(() => readOrientation(page, probed.major, signal), signal);
     },
     running() {
       return queue.running();

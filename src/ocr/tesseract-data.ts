@@ -86,7 +86,7 @@ export async function createLanguageFolder(parent: string = tmpdir()): Promise<L
       // Scanned again each time something new is asked for: a package installed while a server runs is found.
       const data = findLanguageData();
       for (const code of missing) {
-        const file = data.get(code);
+        const file = data.get(code) ?? (code === ORIENTATION_DATA ? findOrientationData() : undefined);
         if (!file) throw new Error(`no installed data for language ${code}`);
         await symlink(file, join(path, `${code}.traineddata.gz`)).catch((e: NodeJS.ErrnoException) => {
           if (e.code !== 'EEXIST') throw e;

@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import Tesseract from 'tesseract.js';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 import { parseHocr } from './tesseract-cli-hocr.js';
-import { createLanguageFolder, listInstalledLanguages, MODEL_FOLDER, type LanguageFolder } from './tesseract-data.js';
+import { orientationFromDegrees, type PageOrientation } from './orientation.js';
+import { createLanguageFolder, findOrientationData, listInstalledLanguages, MODEL_FOLDER, ORIENTATION_DATA, type LanguageFolder } from './tesseract-data.js';
 import { preparePage, type PreparedPage } from './tesseract-page.js';
 import type { OcrEngine, OcrInput } from './types.js';
 import type { OcrPage } from '../project/index.js';
@@ -142,6 +143,27 @@ function tesseractInstalled(): boolean {
   }
 }
 
+/** Orientation detection runs on tesseract's legacy engine, in a worker of its own started on first use. */
+async function startOrientationWorker(folder: LanguageFolder, timeoutMs: number): Promise<Tesseract.Worker> {
+  await folder.ensure([ORIENTATION_DATA]);
+  const worker = await withTimeout(
+    Tesseract.createWorker(ORIENTATION_DATA, Tesseract.OEM.TESSERACT_ONLY, {
+      langPath: folder.path,
+      gzip: true,
+      cacheMethod: 'none',
+      legacyCore: true,
+      legacyLang: true,
+      errorHandler: () => undefined,
+      logger: () => undefined,
+    }),
+    timeoutMs,
+    ORIENTATION_DATA,
+    (late) => void late.terminate(),
+  );
+  threadOf(worker)?.unref();
+  return worker;
+}
+
 export function createTesseractEngine(options: TesseractEngineOptions = {}): TesseractEngine {
   const { workers = availableParallelism(), startTimeoutMs = DEFAULT_START_TIMEOUT_MS, dataParent } = options;
   let folder: Promise<LanguageFolder> | undefined;
@@ -150,6 +172,9 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Tes
     size: workers,
     create: async (languages) => startWorker(languages, await languageFolder(), startTimeoutMs),
   });
+
+  let orientationWorker: Promise<Tesseract.Worker> | undefined;
+  let orientationQueue: Promise<unknown> = Promise.resolve();
 
   const checkLanguages = (languages: readonly string[]): string[] => {
     const installed = listInstalledLanguages();
@@ -199,11 +224,37 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Tes
         recognizeOptions?.signal,
       );
     },
+    async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
+      if (!findOrientationData()) return null;
+      const worker = await (orientationWorker ??= languageFolder().then((folder) => startOrientationWorker(folder, startTimeoutMs)));
+      // One page at a time on the one worker; a cancelled run stops before its page.
+      const run = orientationQueue.then(async () => {
+        if (detectOptions?.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'OCR was cancelled.');
+        const prepared = await preparePage(page);
+        const thread = threadOf(worker);
+        thread?.ref();
+        try {
+          const { data } = await worker.detect(prepared.png);
+          if (data.orientation_degrees === null || data.orientation_confidence === null) return null;
+          return orientationFromDegrees(data.orientation_degrees, data.orientation_confidence) ?? null;
+        } catch {
+          // Too little text to tell: tesseract gives up on the page.
+          return null;
+        } finally {
+          thread?.unref();
+        }
+      });
+      orientationQueue = run.catch(() => undefined);
+      return run;
+    },
     stats() {
       return pool.stats();
     },
     async close() {
       await pool.close();
+      const osd = orientationWorker;
+      orientationWorker = undefined;
+      if (osd) await (await osd.catch(() => undefined))?.terminate();
       const made = folder;
       folder = undefined;
       if (made) await (await made).remove();

@@ -34,8 +34,9 @@ export interface OcrWord {
   unknown?: boolean;
   /**
    * The engine's alternatives per character, best first: `alternatives[i][0]` is the i-th character as read
-   * (joined, they give the engine's reading). Engines that report them (tesseract's LSTM choices) set them; the
-   * correction step uses them and keeps them only on `unknown` words, for the proofreader.
+   * (joined, they give the engine's reading, `correction.original` when the word was corrected). Engines that
+   * report them (tesseract's LSTM choices, those it really weighed) set them; the correction step uses them and
+   * keeps them on words it changed or left `unknown`, for the proofreader.
    */
   alternatives?: string[][];
 }

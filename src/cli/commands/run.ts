@@ -27,6 +27,10 @@ export interface ConversionFlags {
   forceOcr?: boolean;
   /** `quire run <project> --check-ocr`: finish the project's OCR batch if it is done. */
   checkOcr?: boolean;
+  /** `--no-correct` sets it false: keep the words as the OCR engine read them. */
+  correct?: boolean;
+  /** `--rotate-pages off`: keep pages found the wrong way up as they are. */
+  rotatePages?: boolean;
 }
 
 export function runCommand(): Command {
@@ -46,6 +50,8 @@ export function runCommand(): Command {
 export function addSharedOptions(cmd: Command): Command {
   return cmd
     .option('--ocr-lang <langs>', 'OCR languages, +-joined BCP-47 (fr-FR+la) or tesseract codes (fra+lat), or auto (default)')
+    .option('--rotate-pages <on|off>', 'turn pages found upside down or sideways before reading them (default on)', parseOnOff)
+    .option('--no-correct', "keep the words as the OCR engine read them: no dictionary check of accents and look-alike letters (each correction is otherwise recorded in the project's ocr/*.json)")
     .option('--dpi <N|force:N>', 'input resolution where the input does not say it; force:N overrides it everywhere', parseDpi)
     .option('--keep-project <dir>', 'keep the working project folder (project.json with every decision, page images, OCR) in <dir>')
     .option('--workers <n>', 'pipeline threads (default: number of cores)', parsePositiveInt)
@@ -80,6 +86,8 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
       ...(flags.marginMm !== undefined ? { marginMm: flags.marginMm } : {}),
       ...(flags.keepTextPages ? { keepTextPages: true } : {}),
       ...(flags.forceOcr ? { forceOcr: true } : {}),
+      ...(flags.correct === false ? { correct: false } : {}),
+      ...(flags.rotatePages === false ? { rotatePages: false } : {}),
       onProgress: progressReporter(mode),
     });
     results.push(result);
@@ -177,6 +185,12 @@ function printSummary(r: ConvertResult): void {
   const ocr = r.ocr ? `, OCR ${r.ocr.engine}${r.ocr.languages.length > 0 ? ` (${r.ocr.languages.join('+')})` : ''}` : '';
   const kept = r.keptPages ? ` (${r.keptPages} kept with their own text)` : '';
   process.stdout.write(`${r.name}: ${r.frames} frame${r.frames === 1 ? '' : 's'} → ${r.pages} page${r.pages === 1 ? '' : 's'}${kept}${ocr} in ${secs} s\n`);
+  const correction = r.ocr?.correction;
+  if (correction?.enabled) {
+    const words = (n: number): string => `${n} word${n === 1 ? '' : 's'}`;
+    process.stdout.write(`  ${words(correction.corrected)} corrected against the ${correction.checked.join('+') || 'no'} dictionary, ${words(correction.unknown)} left as read for lack of a single match\n`);
+    if (correction.unchecked.length > 0) process.stdout.write(`  no dictionary for ${correction.unchecked.join(', ')}: those words were left as read\n`);
+  }
   for (const o of r.outputs) process.stdout.write(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})\n`);
   if (r.projectDir) process.stdout.write(`  project kept in ${r.projectDir}\n`);
   if (r.ocrPending && r.projectDir) {
@@ -207,4 +221,10 @@ function parseMargin(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 50) throw new InvalidArgumentError('give a margin from 0 to 50 mm.');
   return n;
+}
+
+function parseOnOff(value: string): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new InvalidArgumentError('use on or off.');
 }
