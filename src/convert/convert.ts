@@ -13,7 +13,7 @@ import { loadManifest, saveManifest, type ProjectManifest, type ProjectOcr, type
 import { correctProjectText } from './correct-text.js';
 import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
 import type { ProgressEvent } from './progress.js';
-import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject } from './recognize.js';
+import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject, startRecognitionAsMade, type RecognizeOptions as RecognizeProjectOptions } from './recognize.js';
 import { writeExports, type WrittenExport } from './write-exports.js';
 
 export interface ConvertOptions extends Omit<OpenOptions, 'projectDir'>, Omit<ProcessOptions, 'onProgress' | 'signal'> {
@@ -54,7 +54,10 @@ export interface ConvertResult {
   keptPages?: number;
   /** Set when the working folder was kept. */
   projectDir?: string;
-  /** Milliseconds: wall time per phase and summed CPU time per pipeline step. */
+  /**
+   * Milliseconds: wall time per phase and summed CPU time per pipeline step. When pages are read as the pipeline
+   * makes them, `ocr` runs from the first page made to the last one read and overlaps `pipeline`.
+   */
   timings: { total: number; pipeline: number; ocr: number; export: number; steps: Record<string, number> };
   /** The OCR engine and languages, when OCR ran, and what the correction step did. */
   ocr?: ProjectOcr;
@@ -121,8 +124,16 @@ export async function convert(input: string | string[], options: ConvertOptions 
     let ocr = 0;
     const correct = options.correct !== false;
     if (doc.source) {
-      ({ ms: pipeline, steps } = await processPages(doc, options));
-      if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options) });
+      // Pages are read as the pipeline makes them where the engine and languages allow it.
+      const asMade = ocrSpec ? await startRecognitionAsMade(doc.dir, ocrSpec, recognizeOptionsOf(options)) : undefined;
+      const t0Pages = performance.now();
+      ({ ms: pipeline, steps } = await processPages(doc, { ...options, ...(asMade ? { onPages: (pages) => asMade.add(pages), settle: () => asMade.settle() } : {}) }));
+      if (asMade) {
+        await asMade.finish(doc.manifest);
+        await correctProjectText(doc.dir, doc.manifest, correct);
+        await saveManifest(doc.dir, doc.manifest);
+        ocr = performance.now() - t0Pages;
+      } else if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options) });
     } else {
       if (doc.manifest.ocrBatch && options.ocr === undefined && ocrSpec) {
         throw new QuireError(ERROR_CODES.USAGE, `This project's OCR batch is not finished yet; finish it with quire run ${doc.dir} --check-ocr.`);
@@ -254,6 +265,15 @@ export async function cancelProjectOcr(projectDir: string): Promise<void> {
   const dir = resolve(projectDir);
   if (!existsSync(join(dir, 'project.json'))) return;
   await cancelProjectBatch(await loadManifest(dir));
+}
+
+/** What reading pages as they are made needs of the conversion's options. */
+function recognizeOptionsOf(options: ConvertOptions): RecognizeProjectOptions {
+  return {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.rotatePages === false ? { rotatePages: false } : {}),
+    onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
+  };
 }
 
 function stemSignalAndProgress(options: ConvertOptions): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress' | 'rotatePages'> {

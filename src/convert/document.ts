@@ -173,6 +173,10 @@ export interface ProcessOptions {
   marginMm?: number;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
+  /** Handed each frame's pages as soon as they are made (OCR reading them while the pipeline goes on). */
+  onPages?: (pages: readonly FramePage[]) => void;
+  /** Awaited once every frame is done, before the pages get their final size (the OCR of them finishing). */
+  settle?: () => Promise<void>;
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
@@ -189,6 +193,7 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   const pool = createFramePool(options.workers);
   try {
     const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs);
+    await options.settle?.();
     const t1 = performance.now();
     await matchPageSizes(doc.dir, pages);
     steps['page-size'] = performance.now() - t1;
@@ -262,6 +267,7 @@ async function runFrames(
       };
       const result = await pool.run(task);
       results[i] = result.pages;
+      options.onPages?.(result.pages);
       for (const [step, ms] of Object.entries(result.timings)) steps[step] = (steps[step] ?? 0) + ms;
       framesDone++;
       pagesDone += result.pages.length;

@@ -9,7 +9,7 @@ import { listInstalledLanguages } from '../../src/ocr/tesseract-data.js';
 import type { OcrInput } from '../../src/ocr/types.js';
 import type { OcrPage } from '../../src/project/index.js';
 import { cer } from './cer.js';
-import { ENGLISH, FRENCH, renderTextPage, toG4Tiff, writePage, type TextPage } from './pages.js';
+import { ENGLISH, FRENCH, renderTextPage, toG4Tiff, writePage, writeTurnedPage, type TextPage } from './pages.js';
 
 /** What tesseract 5.3 writes, trimmed, with the cases a parser can trip on. The image was read at twice the page's size. */
 const HOCR = `<?xml version="1.0" encoding="UTF-8"?>
@@ -305,6 +305,15 @@ needsProgram('the tesseract-cli engine, with Debian’s tesseract', () => {
     const result = await native.recognize(await writePage(dir, 'french.png', page), ['fra']);
     expect(cer(page.lines.join('\n'), ocrPageText(result))).toBeLessThan(0.02);
     expect(ocrPageText(result)).toContain('pêcheur');
+  });
+
+  it('tells how far a page photographed upside down or sideways must turn, from the npm orientation data', async () => {
+    const page = await renderTextPage(`${ENGLISH} ${ENGLISH} ${ENGLISH}`);
+    expect(await native.detectOrientation!(await writePage(dir, 'upright.png', page), {})).toMatchObject({ rotate: 0 });
+    const upsideDown = await native.detectOrientation!(await writeTurnedPage(dir, 'upside-down.png', page, 180), {});
+    expect(upsideDown).toMatchObject({ rotate: 180 });
+    expect(upsideDown!.confidence).toBeGreaterThan(2);
+    expect(await native.detectOrientation!(await writeTurnedPage(dir, 'sideways.png', page, 90), {})).toMatchObject({ rotate: 270 });
   });
 
   it('says which page image it could not read', async () => {
