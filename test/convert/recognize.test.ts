@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, openDocument, processPages, recognize, writeExports } from '../../src/convert/index.js';
 import { decodeGray, type GrayImage } from '../../src/imaging/index.js';
 import { registerOcrEngine, type OcrEngine, type OcrInput } from '../../src/ocr/index.js';
-import type { OcrPage, OcrWord } from '../../src/project/index.js';
+import type { OcrPage, OcrWord, ProjectPage } from '../../src/project/index.js';
 import { FRENCH, renderTextPage } from '../ocr/pages.js';
 
 let dir: string;
@@ -100,6 +100,26 @@ describe('recognising a project', () => {
     const again = await convert(project, { exports: 'md', correct: false, outDir: join(dir, 'raw') });
     expect(again.ocr?.correction).toMatchObject({ enabled: false, corrected: 0 });
     expect(readFileSync(join(dir, 'raw', again.outputs[0].path.split('/').pop()!), 'utf8')).toContain('J’avangais clle disait ct riait');
+  });
+
+  it('moves the words of a page set on the document’s page size with it', async () => {
+    // Two scans of one page size, one with a short last line of text: its crop is smaller, and it is set, centred,
+    // on the other's size after it was read.
+    const [short, full] = [join(dir, 'short.png'), join(dir, 'full.png')];
+    await sharp((await renderTextPage('Fin du chapitre.', { dpi: 300, heightMm: 80 })).png).withMetadata({ density: 300 }).png().toFile(short);
+    await sharp((await renderTextPage(`${FRENCH} ${FRENCH}`, { dpi: 300, heightMm: 80 })).png).withMetadata({ density: 300 }).png().toFile(full);
+    const project = join(dir, 'sizes');
+    await convert([short, full], { exports: 'pdf', ocr: 'scripted-fr', ocrLang: 'fra', keepProject: project, outDir: join(dir, 'sizes-out') });
+    const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8')) as { pages: ProjectPage[] };
+    const [narrow, broad] = manifest.pages;
+    expect([narrow.width, narrow.height]).toEqual([broad.width, broad.height]);
+    const x = narrow.decisions.pageSize!.x;
+    expect(x).toBeGreaterThan(0);
+    const words = (p: ProjectPage) => (JSON.parse(readFileSync(join(project, p.ocr!), 'utf8')) as OcrPage).blocks[0].paragraphs[0].lines[0].words;
+    // The scripted engine puts its first word at x 100 of the page it reads.
+    expect(words(narrow)[0].box.x0).toBe(100 + x);
+    expect(words(broad)[0].box.x0).toBe(100);
+    expect((JSON.parse(readFileSync(join(project, narrow.ocr!), 'utf8')) as OcrPage).width).toBe(narrow.width);
   });
 
   it('keeps pages as they are with --rotate-pages off', async () => {

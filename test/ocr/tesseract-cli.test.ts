@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -212,7 +213,8 @@ cat "${dir}/answer.hocr"`,
     // One tessdata folder as it is: no models to unpack before the program starts.
     const engine = createTesseractCliEngine({ binary, workers: 1, tessdataDir: '/fake/' });
     const running = engine.recognize(input, ['eng']);
-    await new Promise((r) => setTimeout(r, 300));
+    // Closed once the program runs (a loaded machine may take a while to start it).
+    for (let waited = 0; !existsSync(join(dir, 'slow-once')) && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     await engine.close();
     await expect(running).rejects.toMatchObject({ code: 'cancelled' });
     expect(ocrPageText(await engine.recognize(input, ['eng']))).toContain('Légende');
