@@ -45,7 +45,7 @@ async function sampleQuality() {
   const t0 = performance.now();
   const r = runQuire(['run', join(root, 'examples', 'sample.aglbundle'), '--ocr', 'auto', '--export', 'pdf+md', '-o', out, '--json']);
   const seconds = (performance.now() - t0) / 1000;
-  const summary = JSON.parse(r);
+  const [summary] = JSON.parse(r);
   const truth = JSON.parse(readFileSync(join(root, 'examples', 'sample.truth.json'), 'utf8'));
   const truthPages = truth.frames.flatMap((f) => f.pages);
   const md = readFileSync(summary.outputs.find((o) => o.format === 'md').path, 'utf8');
@@ -84,10 +84,10 @@ async function cleanPdfSpeed() {
 
   // `auto` (native tesseract when installed), then tesseract.js named explicitly.
   let t0 = performance.now();
-  const summary = JSON.parse(runQuire(['ocr', input, '--ocr-lang', 'eng', '-o', join(work, 'quire-auto'), '--json']));
+  const [summary] = JSON.parse(runQuire(['ocr', input, '--ocr-lang', 'eng', '-o', join(work, 'quire-auto'), '--json']));
   rows.push(measure(`quire ocr, auto → ${summary.ocr.engine}`, (performance.now() - t0) / 1000, summary.outputs[0].path, truth));
   t0 = performance.now();
-  const wasm = JSON.parse(runQuire(['ocr', input, '--ocr', 'tesseract', '--ocr-lang', 'eng', '-o', join(work, 'quire-wasm'), '--json']));
+  const [wasm] = JSON.parse(runQuire(['ocr', input, '--ocr', 'tesseract', '--ocr-lang', 'eng', '-o', join(work, 'quire-wasm'), '--json']));
   rows.push(measure('quire ocr, tesseract.js', (performance.now() - t0) / 1000, wasm.outputs[0].path, truth));
 
   if (has('ocrmypdf')) {

@@ -122,6 +122,6 @@ function line(label, k, t) {
 /** A page's words as the engine read them: every recorded correction undone. */
 function asEngineRead(page) {
   const copy = JSON.parse(JSON.stringify(page));
-  for (const block of copy.blocks) for (const p of block.paragraphs) for (const l of p.lines) for (const w of l.words) if (w.correction) w.text = w.correction.original;
+  for (const block of copy.blocks) for (const p of block.paragraphs) for (const l of p.lines) for (const w of l.words) if (w.correction) w.text = w.correction.from;
   return copy;
 }

@@ -41,10 +41,16 @@ export function cer(truth, got) {
 /** The body text of Quire's Markdown: no page comments, heading marks, footnote items or escapes. */
 export function markdownBody(md) {
   return md
-    .replace(/<!-- page \d+ -->/g, ' ')
+    .replace(/<!-- page [^>]*-->/g, ' ')
     .split('\n')
-    .filter((line) => !/^\s*(\d+\.|\\\*|†)\s/.test(line))
-    .map((line) => line.replace(/^#+\s+/, '').replace(/\\([\\`*_{}[\]()#+\-.!>])/g, '$1'))
+    .filter((line) => !/^\s*(\d+\.|\\\*|†|\[\^[^\]]+\]:)\s/.test(line))
+    .map((line) =>
+      line
+        .replace(/^(#+|>)\s+/, '')
+        .replace(/\[\^[^\]]+\]/g, '')
+        .replace(/\\$/, '')
+        .replace(/\\([\\`*_{}[\]()#+\-.!>])/g, '$1'),
+    )
     .join('\n');
 }
 

@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   SEND_FAILED: 'send_failed',
   REMOTE_OCR_FAILED: 'remote_ocr_failed',
   CANCELLED: 'cancelled',
+  /** A job needed more memory (or other resource) than the host allows it. */
+  RESOURCE_LIMIT: 'resource_limit',
   INTERNAL: 'internal',
 } as const;
 

@@ -12,9 +12,10 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
  * Root files (`errors.ts`, `version.ts`) are the ground under everything; `index` is the package's own entry.
  */
 const LAYERS: string[][] = [
-  ['errors', 'version'],
-  ['project', 'plugin-api'],
-  ['imaging', 'util', 'settings'],
+  ['errors', 'version', 'plugin-api'],
+  ['util'],
+  ['project'],
+  ['imaging', 'settings'],
   ['ingest'],
   ['pipeline'],
   ['ocr'],

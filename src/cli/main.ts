@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { describeError, isQuireError } from '../errors.js';
+import { ERROR_CODES } from '../errors.js';
 import { VERSION } from '../version.js';
 import { configCommand } from './commands/config.js';
 import { guiCommand } from './commands/gui.js';
@@ -8,6 +8,8 @@ import { ocrCommand } from './commands/ocr.js';
 import { pluginsCommand } from './commands/plugins.js';
 import { serverCommand } from './commands/server.js';
 import { runCommand } from './commands/run.js';
+import { asQuireError, Reported } from './failure.js';
+import { printable, printableJson } from './print.js';
 import { closeOcrEngines } from '../ocr/index.js';
 
 export function buildProgram(): Command {
@@ -25,30 +27,44 @@ export function buildProgram(): Command {
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);
   }));
-  program.exitOverride();
-  for (const cmd of program.commands) cmd.exitOverride();
+  // What commander prints comes partly from the command line (an unknown option, an argument): escaped like the rest.
+  const output = {
+    outputError: (text: string, write: (s: string) => void) => write(`${printable(text.replace(/\n$/, ''))}\n`),
+  };
+  const configure = (cmd: Command): void => {
+    cmd.exitOverride().configureOutput(output);
+    cmd.commands.forEach(configure);
+  };
+  configure(program);
   return program;
 }
 
-/** Run the CLI; returns the exit code: 0 ok, 2 usage error, 1 conversion error. */
+/**
+ * Run the CLI; returns the exit code: 0 ok, 2 usage error, 1 conversion error, 130/143 stopped by SIGINT/SIGTERM.
+ * With `--json`, a failure before any document (a usage error included) is printed on stdout as
+ * `[{"error":{"code","message"}}]`, with the same exit code.
+ */
 export async function main(argv: string[]): Promise<number> {
   const wantsJson = argv.includes('--json');
+  const fail = (code: string, message: string, exitCode: number, detail?: string): number => {
+    if (wantsJson) process.stdout.write(printableJson([{ error: { code, message } }]) + '\n');
+    process.stderr.write(`quire: ${printable(message)}\n`);
+    if (detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(detail)}\n`);
+    return exitCode;
+  };
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (e) {
+    if (e instanceof Reported) return e.exitCode;
     if (e instanceof CommanderError) {
-      // Help and version end here too, with code 0; commander has already printed them.
-      return e.exitCode === 0 ? 0 : 2;
+      // Help and version end here too, with code 0; commander has already printed them, and the error on stderr.
+      if (e.exitCode === 0) return 0;
+      if (wantsJson) process.stdout.write(printableJson([{ error: { code: ERROR_CODES.USAGE, message: e.message.replace(/^error: /, '') } }]) + '\n');
+      return 2;
     }
-    if (isQuireError(e)) {
-      if (wantsJson) process.stdout.write(JSON.stringify({ error: { code: e.code, message: e.message } }) + '\n');
-      process.stderr.write(`quire: ${e.message}\n`);
-      if (e.detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${e.detail}\n`);
-      return e.exitCode;
-    }
-    process.stderr.write(`quire: something went wrong that Quire did not expect: ${describeError(e)}\n`);
-    return 1;
+    const error = await asQuireError(e);
+    return fail(error.code, error.message, error.exitCode, error.detail);
   } finally {
     await closeOcrEngines();
   }

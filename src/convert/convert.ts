@@ -6,17 +6,19 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ERROR_CODES, QuireError } from '../errors.js';
+import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.js';
+import { checkConversions, type CheckedDocument } from './check.js';
 import { exportRegistry, parseExportList, type ExportRequest } from '../export/index.js';
 import { parseOcrSpec, type OcrSpec } from '../ocr/index.js';
-import { loadManifest, saveManifest, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
+import { checkOutputFolder, loadManifest, saveManifest, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
 import { correctProjectText } from './correct-text.js';
 import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
+import { notePrintedPages } from './printed.js';
 import type { ProgressEvent } from './progress.js';
 import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject, startRecognitionAsMade, type RecognizeOptions as RecognizeProjectOptions } from './recognize.js';
 import { writeExports, type WrittenExport } from './write-exports.js';
 
-export interface ConvertOptions extends Omit<OpenOptions, 'projectDir'>, Omit<ProcessOptions, 'onProgress' | 'signal'> {
+export interface ConvertOptions extends Omit<OpenOptions, 'projectDir' | 'opened'>, Omit<ProcessOptions, 'onProgress' | 'signal'> {
   /** `+`-joined export list (`pdf:g4+slim`) or parsed requests. Default `pdf`. */
   exports?: string | ExportRequest[];
   /** Where outputs go. Default: the current directory. */
@@ -41,6 +43,9 @@ export interface ConvertOptions extends Omit<OpenOptions, 'projectDir'>, Omit<Pr
   correct?: boolean;
   /** Turn pages found the wrong way up before reading them (default true); false (`--rotate-pages off`) keeps them. */
   rotatePages?: boolean;
+  /** This document as `checkConversions` checked it with these options, in a run of several; by default it is checked here. */
+  checked?: CheckedDocument;
+  /** Stops the conversion: the pipeline's threads and OCR processes are ended, nothing is written, the working folder removed. */
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -97,25 +102,39 @@ export type OcrCheck =
 
 /**
  * Convert one document: a scan bundle, a PDF, a slim project (`.quire`) or a kept project folder, or several images
- * taken together. Nothing is written to `outDir` unless every export succeeds.
+ * taken together. Everything that can be refused is refused before the first page is processed (see
+ * `checkConversions`); a run of several documents checks them all first and hands each one's check in `checked`.
+ * Nothing is written to `outDir` unless every export succeeds, and an earlier output of the same name is replaced
+ * only then.
  */
 export async function convert(input: string | string[], options: ConvertOptions = {}): Promise<ConvertResult> {
   const t0 = performance.now();
+  const run = options.checked ? undefined : await checkConversions([input], options);
+  const checked = options.checked ?? run!.documents[0];
+  try {
+    return await convertChecked(checked, options, t0);
+  } finally {
+    await run?.close();
+  }
+}
+
+async function convertChecked(checked: CheckedDocument, options: ConvertOptions, t0: number): Promise<ConvertResult> {
   const requests = typeof options.exports === 'string' || options.exports === undefined ? parseExportList(options.exports ?? 'pdf') : options.exports;
   const outDir = resolve(options.outDir ?? '.');
   const needsText = requests.some((r) => exportRegistry.get(r.format)?.needsOcr);
   const ocrSpec = ocrSpecFor(options.ocr, options.ocrLang, needsText || options.forceOcr === true);
   const keepTextPages = options.keepTextPages === true && options.forceOcr !== true;
-  // An engine that cannot run (no API key, no language data) is said before the pipeline's minutes, not after.
-  // `quire ocr` may keep every page of a PDF with its own text and run no engine at all, so it is not asked there.
-  if (ocrSpec && !keepTextPages) await assertOcrReady(ocrSpec);
+  // Between documents of a run the disk may have filled up: looked at again, it costs one statfs.
+  if (options.checked) await checkOutputFolder(outDir, { needed: checked.expected.outputs });
 
   // A batch is finished by a later process, which needs the project: it is kept, beside the outputs unless told where.
   const keepForBatch = !options.keepProject && ocrSpec?.mode === 'batch';
-  const doc = await openDocument(input, {
+  const opened = checked.takeOpened();
+  const doc = await openDocument(checked.inputs.length === 1 ? checked.inputs[0] : checked.inputs, {
     ...(options.label ? { label: options.label } : {}),
     ...(options.name ? { name: options.name } : {}),
     keepTextPages,
+    ...(opened ? { opened } : {}),
     ...(keepForBatch ? { projectDir: (name: string) => freeProjectDir(outDir, name) } : options.keepProject ? { projectDir: options.keepProject } : {}),
   });
   try {
@@ -131,9 +150,10 @@ export async function convert(input: string | string[], options: ConvertOptions 
       if (asMade) {
         await asMade.finish(doc.manifest);
         await correctProjectText(doc.dir, doc.manifest, correct);
+        await notePrintedPages(doc.dir, doc.manifest);
         await saveManifest(doc.dir, doc.manifest);
         ocr = performance.now() - t0Pages;
-      } else if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options) });
+      } else if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options, checked.fileStem) });
     } else {
       if (doc.manifest.ocrBatch && options.ocr === undefined && ocrSpec) {
         throw new QuireError(ERROR_CODES.USAGE, `This project's OCR batch is not finished yet; finish it with quire run ${doc.dir} --check-ocr.`);
@@ -143,16 +163,19 @@ export async function convert(input: string | string[], options: ConvertOptions 
       }
       // A project opened again is recognised only when asked, or when a text export needs text it does not have yet.
       const hasOcr = doc.manifest.pages.every((p) => p.hidden || p.ocr);
-      if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options) });
+      if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options, checked.fileStem) });
       // Text recognised before: corrected, or put back as read, as this run asks.
       else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) {
         await correctProjectText(doc.dir, doc.manifest, correct);
+        await notePrintedPages(doc.dir, doc.manifest);
         await saveManifest(doc.dir, doc.manifest);
       }
     }
     const tExport = performance.now();
     const outputs = await writeExports(doc, exportsNow(doc.manifest, requests), outDir, {
-      ...(options.fileStem ? { fileStem: options.fileStem } : {}),
+      fileStem: checked.fileStem,
+      expectedBytes: checked.expected.outputs,
+      ...(options.signal ? { signal: options.signal } : {}),
       onWritten: (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }),
     });
     if (doc.source) options.onProgress?.({ type: 'done', pages: doc.manifest.pages.length });
@@ -166,6 +189,9 @@ export async function convert(input: string | string[], options: ConvertOptions 
   } catch (e) {
     // A project kept only for a batch that was never submitted is of no use to anyone.
     if (keepForBatch && doc.source && !doc.manifest.ocrBatch) await rm(doc.dir, { recursive: true, force: true });
+    if (options.signal?.aborted && !(isQuireError(e) && e.code === ERROR_CODES.CANCELLED)) {
+      throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.', describeError(e));
+    }
     throw e;
   } finally {
     await doc.close();
@@ -199,8 +225,8 @@ export interface RecognizeOptions {
 
 /**
  * Recognise the text of an opened document's visible pages with `ocr` (an OCR spec such as `auto`, or one parsed
- * with `--ocr-lang`), saving it in the project. A batch engine submits the pages instead and records the batch in
- * the manifest. Returns the milliseconds it took.
+ * with `--ocr-lang`), saving it in the project with each page's printed number and running head. A batch engine
+ * submits the pages instead and records the batch in the manifest. Returns the milliseconds it took.
  */
 export async function recognize(doc: { dir: string; manifest: ProjectManifest }, ocr: OcrSpec | string, options: RecognizeOptions = {}): Promise<number> {
   const spec = typeof ocr === 'string' ? parseOcrSpec(ocr, options.ocrLang) : ocr;
@@ -220,6 +246,8 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
       ...(options.outDir ? { outDir: options.outDir } : {}),
       ...(options.fileStem ? { fileStem: options.fileStem } : {}),
     };
+  } else {
+    await notePrintedPages(doc.dir, doc.manifest);
   }
   await saveManifest(doc.dir, doc.manifest);
   return performance.now() - t0;
@@ -244,6 +272,7 @@ export async function checkProjectOcr(projectDir: string, options: Pick<ConvertO
   if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
   if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
   await correctProjectText(dir, manifest, batch.correct !== false);
+  await notePrintedPages(dir, manifest);
   await saveManifest(dir, manifest);
   const ocr = performance.now() - t0;
   const tExport = performance.now();
@@ -276,10 +305,10 @@ function recognizeOptionsOf(options: ConvertOptions): RecognizeProjectOptions {
   };
 }
 
-function stemSignalAndProgress(options: ConvertOptions): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress' | 'rotatePages'> {
+function stemSignalAndProgress(options: ConvertOptions, fileStem: string): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress' | 'rotatePages'> {
   return {
+    fileStem,
     ...(options.rotatePages === false ? { rotatePages: false } : {}),
-    ...(options.fileStem ? { fileStem: options.fileStem } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };

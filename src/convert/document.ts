@@ -6,8 +6,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
-import { openSlim } from '../export/index.js';
-import { inputType, openImages, openInput, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
+import { inputType, openImages, openInput, openSlim, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
 import { createFramePool, matchPageSizes, type FramePage, type FrameTask } from '../pipeline/index.js';
 import {
   createProjectFolder,
@@ -37,6 +36,8 @@ export interface OpenOptions {
   projectDir?: string | ((name: string) => string);
   /** Keep PDF pages that already have a text layer as they are (`quire ocr`); `processPages` then skips them. */
   keepTextPages?: boolean;
+  /** The input, already opened (by the check before work): taken over instead of opened again, closed at `close()`. */
+  opened?: OpenedInput;
 }
 
 /** A document opened for conversion: its project folder and manifest, and the input its pages come from. */
@@ -70,7 +71,7 @@ export async function openDocument(input: string | string[], options: OpenOption
   if (inputs.length === 0) throw new QuireError(ERROR_CODES.USAGE, 'No input was given.');
   if (inputs.length === 1 && inputType(inputs[0]) === 'project') return reopenProject(inputs[0], options);
 
-  const opened = await openInputs(inputs, options.label);
+  const opened = options.opened ?? (await openInputs(inputs, options.label));
   let folder: ProjectFolder | undefined;
   try {
     // An input named only by its extension (an upload called `.pdf`) still gives the document a name.
@@ -107,7 +108,7 @@ async function reopenProject(path: string, options: OpenOptions): Promise<Opened
   const keep = isFolder ? undefined : typeof options.projectDir === 'function' ? options.projectDir(basename(path).replace(/\.quire$/i, '')) : options.projectDir;
   const folder = await createProjectFolder(keep);
   try {
-    const { dir, manifest } = isFolder ? { dir: path, manifest: await loadManifest(path) } : await openSlim(path, join(folder.dir, 'project'));
+    const { dir, manifest } = isFolder ? { dir: path, manifest: await loadManifest(path) } : await openSlim(path, join(folder.dir, 'project'), options.label ?? path);
     if (options.name) manifest.name = options.name;
     return {
       name: manifest.name,
@@ -125,7 +126,8 @@ async function reopenProject(path: string, options: OpenOptions): Promise<Opened
   }
 }
 
-async function openInputs(inputs: string[], label: string | undefined): Promise<OpenedInput> {
+/** Open the input(s) of one document: one bundle, PDF or image, or several images taken together. */
+export async function openInputs(inputs: string[], label: string | undefined): Promise<OpenedInput> {
   const labelOf = (p: string): string => (inputs.length === 1 && label ? label : p);
   for (const p of inputs) {
     try {
@@ -191,6 +193,9 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   const t0 = performance.now();
   options.onProgress?.({ type: 'start', name: doc.name, frames: doc.frames });
   const pool = createFramePool(options.workers);
+  // Stopping means stopping now: the frames in the workers are dropped rather than finished.
+  const stop = (): void => void pool.close();
+  options.signal?.addEventListener('abort', stop, { once: true });
   try {
     const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs);
     await options.settle?.();
@@ -200,7 +205,11 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
     doc.manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(doc.dir, doc.manifest);
     return { ms: performance.now() - t0, steps };
+  } catch (e) {
+    if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.', describeError(e));
+    throw e;
   } finally {
+    options.signal?.removeEventListener('abort', stop);
     await pool.close();
   }
 }

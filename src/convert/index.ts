@@ -1,6 +1,7 @@
 /**
- * The conversion core, as named verbs: `openDocument` (an input or a project, as a project folder),
- * `processPages` (frames through the pipeline), `recognize` (OCR), `writeExports`, `send`; `convert()` composes
+ * The conversion core, as named verbs: `checkConversions` (everything that can be refused, before any work),
+ * `openDocument` (an input or a project, as a project folder), `processPages` (frames through the pipeline),
+ * `recognize` (OCR), `writeExports` (all of a document's files, as one transaction), `send`; `convert()` composes
  * them. The CLI, the job server's worker and the web app convert through this module only.
  */
 export {
@@ -17,7 +18,8 @@ export {
   type OcrPending,
   type RecognizeOptions,
 } from './convert.js';
+export { checkConversions, type CheckedDocument, type CheckedRun, type CheckOptions } from './check.js';
 export { openDocument, processPages, type OpenedDocument, type OpenOptions, type ProcessOptions } from './document.js';
 export type { ProgressEvent } from './progress.js';
 export { send, type Sendable } from './send.js';
-export { writeExports, type WrittenExport } from './write-exports.js';
+export { writeExports, type WriteExportsOptions, type WrittenExport } from './write-exports.js';

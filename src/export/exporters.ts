@@ -7,7 +7,8 @@ import yazl from 'yazl';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { type OcrPage, replaceAtomically, visiblePages, writeFileAtomically } from '../project/index.js';
 import { ExportRegistry, type Exporter, type ExportRequest, type ExportTarget } from './formats.js';
-import { documentToMarkdown } from './markdown.js';
+import { structureToMarkdown } from './markdown.js';
+import { openWordCheck, readStructure, type DocumentStructure } from './structure.js';
 import { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 import { pdfPagesFromProject, writePdf, type PdfOutputPage } from './pdf.js';
 import { writeSlim } from './slim.js';
@@ -43,12 +44,15 @@ export const slimExporter: Exporter = {
 
 export const markdownExporter: Exporter = {
   name: 'md',
-  description: 'Markdown from the OCR layout: headings, paragraphs, footnotes, in reading order (turns on OCR)',
+  description: 'Markdown from the OCR layout: headings, paragraphs, linked footnotes, side notes, in reading order (turns on OCR)',
   extension: '.md',
-  options: {},
+  options: {
+    pages: { values: ['on', 'off'], description: 'page markers between paragraphs: on (default, <!-- page N --> comments) or off' },
+  },
   needsOcr: true,
-  async write(target) {
-    const text = Buffer.from(documentToMarkdown(ocrPagesInOrder(target), { title: target.manifest.name }));
+  async write(target, options) {
+    const structure = await documentStructure(target);
+    const text = Buffer.from(structureToMarkdown(structure, { pageMarkers: options.pages !== 'off' }));
     await writeFileAtomically(target.path, text);
     return text.length;
   },
@@ -68,7 +72,7 @@ export const textpackExporter: Exporter = {
       return await replaceAtomically(target.path, async (temp) => {
         const zip = new yazl.ZipFile();
         zip.addFile(pdfTemp, 'source.pdf', { compress: false });
-        zip.addBuffer(Buffer.from(documentToMarkdown(ocrPages, { title: target.manifest.name })), 'text.md');
+        zip.addBuffer(Buffer.from(structureToMarkdown(await documentStructure(target))), 'text.md');
         zip.addBuffer(Buffer.from(JSON.stringify(ocrPages)), 'ocr.json');
         zip.end();
         await pipeline(zip.outputStream, createWriteStream(temp));
@@ -88,6 +92,19 @@ function pdfPages(target: ExportTarget): PdfOutputPage[] {
     const ocr = p.kind === 'pdf' ? undefined : target.ocr.get(pages[i].index);
     return ocr ? { ...p, ocr } : p;
   });
+}
+
+/**
+ * The structure of the project's document, from the OCR of its visible pages; line-end hyphens are checked against
+ * the lexicons of the languages the OCR read.
+ */
+export async function documentStructure(target: ExportTarget): Promise<DocumentStructure> {
+  const pages = ocrPagesInOrder(target);
+  const languages = target.manifest.ocr?.languages ?? [...new Set(pages.flatMap((p) => p.languages))];
+  const isWord = await openWordCheck(languages);
+  // The printed numbers the project keeps (read when the OCR ran, perhaps corrected since) win over a new reading.
+  const folios = visiblePages(target.manifest).map((p) => p.printed?.folio);
+  return readStructure(pages, { title: target.manifest.name, ...(isWord ? { isWord } : {}), ...(folios.some((f) => f !== undefined) ? { folios } : {}) });
 }
 
 /** The OCR of every visible page, in reading order; a format made from text cannot do without it. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { decodeGray, histogram, otsuThreshold, readImage } from '../imaging/index.js';
-import { encodeBitonalTiff, PAGE_JPEG_QUALITY, type PageKind } from '../project/index.js';
+import { encodeBitonalTiff, PAGE_JPEG_QUALITY, pdfReadyJpeg, type PageKind } from '../project/index.js';
 import { singleG4Segment, type G4Segment } from './tiff.js';
 
 /** A page image in the form a PDF image XObject stores it. */
@@ -32,14 +32,10 @@ export async function g4ImageOf(file: string, dpi: number): Promise<PdfImageData
  */
 export async function jpegImageOf(file: string, kind: PageKind): Promise<PdfImageData> {
   const bytes = await readFile(file);
-  const meta = await readImage(bytes).metadata();
-  const channels = meta.channels;
-  const upright = (meta.orientation ?? 1) === 1;
-  if (meta.format === 'jpeg' && upright && (channels === 1 || channels === 3) && (meta.space === 'b-w' || meta.space === 'srgb')) {
-    return { encoding: 'jpeg', width: meta.width, height: meta.height, components: channels, data: bytes };
-  }
+  const ready = await pdfReadyJpeg(bytes);
+  if (ready) return { encoding: 'jpeg', ...ready, data: bytes };
 
-  const color = kind === 'color' && channels >= 3;
+  const color = kind === 'color' && ((await readImage(bytes).metadata()).channels ?? 1) >= 3;
   const { data, info } = await readImage(bytes)
     .rotate()
     .flatten({ background: '#ffffff' })

@@ -3,7 +3,7 @@ import { basename, extname, join } from 'node:path';
 import { concatTransformationMatrix, drawObject, PDFDocument, PDFName, type PDFPage, type PDFRef, popGraphicsState, pushGraphicsState } from 'pdf-lib';
 import { describeError, isQuireError, QuireError } from '../errors.js';
 import type { OcrPage } from '../project/index.js';
-import { type PageKind, type ProjectManifest, replaceAtomically, visiblePages } from '../project/index.js';
+import { fileSystemError, type PageKind, type ProjectManifest, replaceAtomically, visiblePages } from '../project/index.js';
 import { UnicodeCidFont } from './cid-font.js';
 import { g4ImageOf, jpegImageOf, type PdfImageData } from './pdf-images.js';
 import { copyKeptPages } from './pdf-kept-pages.js';
@@ -85,7 +85,7 @@ export async function writePdf(pages: PdfOutputPage[], outPath: string, options:
   try {
     await replaceAtomically(outPath, (temp) => writeFile(temp, bytes));
   } catch (e) {
-    throw new QuireError('output', `Could not write the PDF "${outPath}".`, describeError(e));
+    throw await fileSystemError(e, outPath);
   }
   return { pages: pages.length, bytes: bytes.length };
 }

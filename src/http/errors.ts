@@ -4,6 +4,7 @@
  * sentence, and its code decides the status (bad input is a 4xx, never a 500); anything unexpected
  * answers a plain 5xx sentence and goes to the log whole.
  */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError, ERROR_CODES, isQuireError, type ErrorCode } from '../errors.js';
 
@@ -13,14 +14,70 @@ export class HttpError extends Error {
   readonly code: string;
   /** The settings still to fill in, when that is why (`not_set_up`). */
   readonly missing?: string[];
+  /** Headers the answer carries (`Retry-After`, `Allow`). */
+  readonly headers?: Record<string, string>;
 
-  constructor(statusCode: number, code: string, message: string, missing?: string[]) {
+  constructor(statusCode: number, code: string, message: string, missing?: string[], headers?: Record<string, string>) {
     super(message);
     this.name = 'HttpError';
     this.statusCode = statusCode;
     this.code = code;
     if (missing) this.missing = missing;
+    if (headers) this.headers = headers;
   }
+}
+
+/** Seconds a client is told to wait on a 429, 503 or 507 that does not say otherwise. */
+export const DEFAULT_RETRY_AFTER_S = 30;
+
+/** Errors that mean the client went away mid-request: not ours, and nothing to answer. */
+const GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH']);
+
+/** The request's client hung up (or its connection broke) before an answer: logged as information, never answered. */
+export function clientWentAway(request: FastifyRequest, error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : '';
+  return request.raw.socket?.destroyed === true || (typeof code === 'string' && GONE.has(code)) || message === 'aborted' || message === 'Premature close';
+}
+
+/** What a refusal reads of a body still coming in, at most, before the connection goes. */
+export const LINGER = { bytes: 1024 * 1024, ms: 5_000 };
+
+/**
+ * Answer a request whose body is still coming in, then close its connection without losing the answer. Closing at
+ * once, with unread bytes in the socket, makes the kernel reset the connection, and a client still sending (most
+ * do not read before they finish) may never see the status. So the connection is half-closed after the answer and
+ * the rest of the body read and dropped, up to `bounds`, before it is closed for good.
+ */
+export function lingeringClose(request: FastifyRequest, reply: FastifyReply, bounds = LINGER): void {
+  reply.header('connection', 'close');
+  const req = request.raw;
+  const socket = req.socket as Socket | null;
+  if (!socket || typeof socket.destroySoon !== 'function' || req.readableEnded || socket.destroyed) return;
+  let left = bounds.bytes;
+  const finish = (): void => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const timer = setTimeout(finish, bounds.ms);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  // Whatever was reading the body (the multipart parser) is done with it: the rest is counted and dropped.
+  req.unpipe();
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) finish();
+  });
+  req.once('end', () => {
+    if (socket.writableEnded) finish();
+  });
+  req.resume();
+  // Node ends a `connection: close` answer with destroySoon (close once written); for this socket, close only the
+  // sending side, and let the reading above end it.
+  socket.destroySoon = function lingering(this: Socket): void {
+    this.end();
+    if (req.readableEnded) finish();
+  };
 }
 
 export interface ErrorBody {
@@ -65,8 +122,8 @@ const DEFAULT_WORDS: ErrorWords = {
 };
 
 /** The answer for any thrown value, as status and body; 5xx bodies never carry internals. */
-export function describeFailure(error: unknown, words: ErrorWords = DEFAULT_WORDS): { status: number; body: ErrorBody } {
-  if (error instanceof HttpError) return { status: error.statusCode, body: errorBody(error.code, error.message, error.missing) };
+export function describeFailure(error: unknown, words: ErrorWords = DEFAULT_WORDS): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  if (error instanceof HttpError) return { status: error.statusCode, body: errorBody(error.code, error.message, error.missing), ...(error.headers ? { headers: error.headers } : {}) };
   if (isQuireError(error)) {
     const status = statusOfQuireError(error.code);
     return { status, body: errorBody(error.code, status === 500 ? words.internal : error.message) };
@@ -92,11 +149,19 @@ export function describeFailure(error: unknown, words: ErrorWords = DEFAULT_WORD
 /** A fastify error handler speaking this vocabulary in `words`. */
 export function createErrorHandler(words: ErrorWords = DEFAULT_WORDS): (error: unknown, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
-    const { status, body } = describeFailure(error, words);
-    if (status >= 500) request.log.error({ err: describeError(error), detail: isQuireError(error) ? error.detail : undefined, stack: (error as Error | undefined)?.stack }, 'request failed');
+    if (clientWentAway(request, error)) {
+      request.log.info({ err: describeError(error) }, 'client went away before the answer');
+      if (!reply.sent) void reply.code(499).send();
+      return;
+    }
+    const { status, body, headers } = describeFailure(error, words);
+    if (status >= 500 && status !== 503 && status !== 507) request.log.error({ err: describeError(error), detail: isQuireError(error) ? error.detail : undefined, stack: (error as Error | undefined)?.stack }, 'request failed');
     else request.log.info({ code: body.error.code, status }, 'request refused');
-    // A refused upload may still be streaming in: close the connection rather than read the rest of it.
-    if (status === 413 || (request.method === 'POST' && !request.raw.readableEnded)) reply.header('connection', 'close');
+    if (headers) reply.headers(headers);
+    // Whoever should wait is told how long.
+    if ((status === 429 || status === 503 || status === 507) && !reply.hasHeader('retry-after')) reply.header('retry-after', String(DEFAULT_RETRY_AFTER_S));
+    // A refused upload may still be streaming in: answer, read a little more of it, then close (see lingeringClose).
+    if (status === 413 || ((request.method === 'POST' || request.method === 'PUT') && !request.raw.readableEnded)) lingeringClose(request, reply);
     void reply.code(status).send(body);
   };
 }

@@ -1,2 +1,14 @@
 /** HTTP: the error vocabulary the job server and the web app answer in. */
-export { createErrorHandler, describeFailure, errorBody, HttpError, statusOfQuireError, type ErrorBody, type ErrorWords } from './errors.js';
+export {
+  clientWentAway,
+  createErrorHandler,
+  DEFAULT_RETRY_AFTER_S,
+  describeFailure,
+  errorBody,
+  HttpError,
+  lingeringClose,
+  LINGER,
+  statusOfQuireError,
+  type ErrorBody,
+  type ErrorWords,
+} from './errors.js';

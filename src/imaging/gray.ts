@@ -1,14 +1,28 @@
 import { readFile } from 'node:fs/promises';
 import sharp, { type Sharp } from 'sharp';
+import { ERROR_CODES, QuireError } from '../errors.js';
 import type { Box } from '../project/index.js';
 
 export type { Box };
 
 /**
- * The most pixels Quire decodes from one image (sharp's own default, stated once): a 600-dpi A3 page is ~70 MP,
- * a camera frame far less; past this lies a decompression bomb, not a page.
+ * The most pixels Quire decodes from one image: a 50-megapixel camera frame or a 600-dpi A4 page (35 MP) fits;
+ * past this lies a decompression bomb, not a page (a 1.5 KB JPEG can declare 16000×9000 and take gigabytes to decode).
  */
-export const MAX_IMAGE_PIXELS = 268_402_689;
+export const MAX_IMAGE_PIXELS = 60_000_000;
+
+/**
+ * Refuse an image whose header declares more than {@link MAX_IMAGE_PIXELS}, before a pixel is decoded. `what`
+ * names it as the user knows it ("book.aglbundle: page 3 (images/0003.jpg)").
+ */
+export function checkImagePixels(what: string, width: number | undefined, height: number | undefined): void {
+  if (width === undefined || height === undefined || width * height <= MAX_IMAGE_PIXELS) return;
+  throw new QuireError(
+    ERROR_CODES.BAD_IMAGE,
+    `${what} is ${width}×${height} pixels, more than the ${MAX_IMAGE_PIXELS / 1_000_000} megapixels Quire accepts.`,
+    `declared ${width * height} pixels; limit ${MAX_IMAGE_PIXELS}`,
+  );
+}
 
 /** An 8-bit, one-channel image, row-major. 0 is black, 255 is white. */
 export interface GrayImage {

@@ -1,6 +1,8 @@
+import sharp from 'sharp';
 import { ERROR_CODES, QuireError } from '../errors.js';
+import { checkImagePixels } from '../imaging/index.js';
 import { formatBytes } from '../util/index.js';
-import { unsafeEntryReason } from './entry-path.js';
+import { unsafeEntryReason } from '../project/index.js';
 import { sniffImage } from './sniff.js';
 import type { OpenedInput, SourceFrame } from './types.js';
 
@@ -26,6 +28,11 @@ export const MAX_ENTRIES = 10_000;
 /** manifest.json and pages.jsonl are read whole; real ones are a few hundred bytes and ~100 bytes per page. */
 const MAX_MANIFEST_BYTES = 1 << 20;
 const MAX_PAGES_BYTES = 16 << 20;
+/**
+ * The start of a page image read to find its size: a camera JPEG's EXIF (with its thumbnail) stays under 64 KB, so
+ * its frame header is well inside this; a TIFF that keeps its header at the end is read whole.
+ */
+const IMAGE_HEAD_BYTES = 256 * 1024;
 /** A manifest resolution outside this range is a typo, not a capture. */
 const MIN_DPI = 50;
 const MAX_DPI = 4800;
@@ -176,9 +183,24 @@ async function checkPageImage(source: BundleSource, prefix: string, page: Bundle
   if (!source.files.has(prefix + page.file)) {
     throw new QuireError(ERROR_CODES.BUNDLE_MISSING, `${label} is incomplete: page ${page.index} in pages.jsonl names ${page.file}, which is not in the bundle.`);
   }
-  const head = await source.readHead(prefix + page.file, 16);
+  const name = prefix + page.file;
+  const head = await source.readHead(name, IMAGE_HEAD_BYTES);
   if (!sniffImage(head)) {
     throw new QuireError(ERROR_CODES.BAD_IMAGE, `${label} is not a usable scan bundle: ${page.file} (page ${page.index}) is not an image.`);
+  }
+  // Its size from its header, so that a decompression bomb is refused here, before anything decodes it.
+  const size = (await imageSize(head)) ?? (head.length < (source.files.get(name) ?? 0) ? await imageSize(await source.read(name)) : null);
+  if (!size) throw new QuireError(ERROR_CODES.BAD_IMAGE, `${label} is not a usable scan bundle: on page ${page.index}, ${page.file} is not an image Quire can read.`);
+  checkImagePixels(`${label}: page ${page.index} (${page.file})`, size.width, size.height);
+}
+
+/** Width and height as the image's header declares them (no pixel is decoded); null when the header cannot be read. */
+async function imageSize(bytes: Buffer): Promise<{ width: number; height: number } | null> {
+  try {
+    const { width, height } = await sharp(bytes).metadata();
+    return width && height ? { width, height } : null;
+  } catch {
+    return null;
   }
 }
 

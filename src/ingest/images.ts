@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import sharp, { type Metadata } from 'sharp';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
+import { checkImagePixels } from '../imaging/index.js';
 import { hasCameraExif } from './exif.js';
 import { readHead, sniffImage } from './sniff.js';
 import type { FrameKind, OpenedInput, SourceFrame } from './types.js';
@@ -46,6 +47,8 @@ async function describeImageFile(path: string, label: string): Promise<SourceFra
     throw notImage(describeError(e));
   }
   const name = basename(label);
+  // The header's size, checked before anything decodes it (sharp's metadata reads no pixel).
+  checkImagePixels(name, meta.width, meta.pageHeight ?? meta.height);
   const pages = format === 'tiff' ? Math.max(1, meta.pages ?? 1) : 1;
   if (pages === 1) {
     return [frameOf(path, name, meta, undefined)];
@@ -54,6 +57,7 @@ async function describeImageFile(path: string, label: string): Promise<SourceFra
   for (let page = 0; page < pages; page++) {
     // Each page of a TIFF has its own resolution tags.
     const pageMeta = page === 0 ? meta : await sharp(path, { page }).metadata().catch(() => meta);
+    checkImagePixels(`${name} page ${page + 1}`, pageMeta.width, pageMeta.height);
     frames.push(frameOf(path, `${name}#${page + 1}`, pageMeta, page));
   }
   return frames;

@@ -16,6 +16,7 @@ import { openZipSource } from './zip.js';
 
 export type { FrameImage, FrameKind, OpenedInput, SourceFrame, TextLayerPage } from './types.js';
 export { frameSharp } from './frame-image.js';
+export { openSlim } from './slim.js';
 
 const EXTENSIONS: Record<string, InputType> = {
   '.aglbundle': 'bundle',

@@ -1,9 +1,11 @@
-import { open, readFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFObject, type PDFPage } from 'pdf-lib';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
+import { checkImagePixels, MAX_IMAGE_PIXELS } from '../imaging/index.js';
+import { workFolderPrefix } from '../project/index.js';
 import { readPageContent, type Matrix } from './pdf-content.js';
 import { hasRealText, ocrPageFromText, type PdfTextContent } from './pdf-text.js';
 import type { FrameImage, FrameKind, OpenedInput, SourceFrame, TextLayerPage } from './types.js';
@@ -57,16 +59,31 @@ function pdfjsAssets(): { standardFontDataUrl: string; cMapUrl: string; iccUrl: 
 
 /**
  * Open a PDF: parse it now (so a locked or broken file is refused before any work), decide for every page how
- * it becomes pixels, and render nothing until a frame is loaded.
+ * it becomes pixels, and render nothing until a frame is loaded. A PDF restricted by an owner password only (it
+ * opens without a password) is read through a decrypted copy in a working folder of its own, removed at `close()`;
+ * one that needs a password to open is refused.
  */
 export async function openPdf(path: string, label: string): Promise<OpenedInput> {
   const bytes = await readFile(path);
   if (bytes.length === 0) throw new QuireError(ERROR_CODES.BAD_PDF, `${label} is not a readable PDF: the file is empty.`);
+  return openPdfBytes(path, bytes, label, 'as-is');
+}
+
+/** `as-is`: the file as given; `decrypted`: our decrypted copy; `pdfjs-only`: an encrypted file read by pdfjs alone. */
+type OpenMode = 'as-is' | 'decrypted' | 'pdfjs-only';
+
+async function openPdfBytes(path: string, bytes: Buffer, label: string, mode: OpenMode): Promise<OpenedInput> {
   const pdfjs = await loadPdfjs();
   const doc = await parseWithPdfjs(pdfjs, bytes, label);
   try {
-    if ((await doc.getPermissions()) !== null) throw encrypted(label, 'pdfjs: document has an Encrypt dictionary');
-    const structure = await parseWithPdfLib(bytes, label);
+    const locked = (await doc.getPermissions()) !== null;
+    const structure = mode === 'pdfjs-only' || (locked && mode === 'as-is') ? null : await parseWithPdfLib(bytes);
+    if (mode !== 'pdfjs-only' && (locked || structure?.isEncrypted)) {
+      // pdfjs opened it without a password, so only an owner password guards it: read a decrypted copy.
+      if (mode === 'decrypted') throw encrypted(label, 'still encrypted after decryption');
+      await doc.destroy();
+      return openDecrypted(path, bytes, label);
+    }
     const pages = structure && structure.getPageCount() === doc.numPages ? structure.getPages() : null;
     if (doc.numPages === 0) throw new QuireError(ERROR_CODES.BAD_PDF, `${label} is not a readable PDF: it has no pages.`);
     const plans: PlannedPage[] = [];
@@ -91,6 +108,57 @@ export async function openPdf(path: string, label: string): Promise<OpenedInput>
   }
 }
 
+/**
+ * An owner-password PDF, decrypted into a working folder named after this process (a killed run's is removed by the
+ * next) and opened from there, so its JPEG pages can be taken byte for byte and its text pages copied as they are.
+ * When the decryption fails, pdfjs alone reads it: every page is rasterised.
+ */
+async function openDecrypted(path: string, bytes: Buffer, label: string): Promise<OpenedInput> {
+  let plain: Uint8Array;
+  try {
+    const { PDFDocument: DecryptingPdf, PDFDict: Dict, PDFInvalidObject: Invalid, PDFName: Name, PDFRawStream: RawStream } = await import('@cantoo/pdf-lib');
+    const decrypted = await DecryptingPdf.load(bytes, { password: '', updateMetadata: false });
+    // The file's own structure comes along as plain objects: its cross-reference streams (which still name the
+    // /Encrypt dictionary, so a reader trusting them takes the copy for encrypted), its object streams and the
+    // /Encrypt dictionary itself. The new file gets its own; these go.
+    const structural = /\/Type\s*\/(XRef|ObjStm)\b/;
+    for (const [ref, object] of decrypted.context.enumerateIndirectObjects()) {
+      const dict = object instanceof Dict ? object : object instanceof RawStream ? object.dict : undefined;
+      const type = dict?.get(Name.of('Type'));
+      const isEncryptDict = dict !== undefined && dict.get(Name.of('Filter')) === Name.of('Standard') && dict.has(Name.of('O')) && dict.has(Name.of('U'));
+      const isStructure = type === Name.of('XRef') || type === Name.of('ObjStm') || (object instanceof Invalid && structural.test(rawText(object)));
+      if (isEncryptDict || isStructure) decrypted.context.delete(ref);
+    }
+    // A whole new file: an incremental save would keep the encrypted original under the decrypted objects.
+    plain = await decrypted.save({ rewrite: true, useObjectStreams: false, addDefaultPage: false, updateFieldAppearances: false });
+  } catch {
+    return openPdfBytes(path, bytes, label, 'pdfjs-only');
+  }
+  const folder = await mkdtemp(workFolderPrefix('input'));
+  try {
+    const copy = join(folder, 'decrypted.pdf');
+    await writeFile(copy, plain);
+    const opened = await openPdfBytes(copy, Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength), label, 'decrypted');
+    return {
+      ...opened,
+      close: async () => {
+        await opened.close();
+        await rm(folder, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await rm(folder, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** The bytes of an object the parser could not read, as text. */
+function rawText(object: { sizeInBytes(): number; copyBytesInto(buffer: Uint8Array, offset: number): number }): string {
+  const raw = new Uint8Array(object.sizeInBytes());
+  object.copyBytesInto(raw, 0);
+  return Buffer.from(raw).toString('latin1');
+}
+
 function encrypted(label: string, detail?: string): QuireError {
   return new QuireError(ERROR_CODES.ENCRYPTED_PDF, `${label} is encrypted; remove the password and try again.`, detail);
 }
@@ -105,6 +173,8 @@ async function parseWithPdfjs(pdfjs: Pdfjs, bytes: Buffer, label: string): Promi
     data: new Uint8Array(bytes),
     ...pdfjsAssets(),
     isEvalSupported: false,
+    // An image past the limit that slipped by the check of each page is left blank rather than decoded.
+    maxImageSize: MAX_IMAGE_PIXELS,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
   try {
@@ -116,16 +186,16 @@ async function parseWithPdfjs(pdfjs: Pdfjs, bytes: Buffer, label: string): Promi
   }
 }
 
-/** pdf-lib gives us the raw image streams pdfjs keeps to itself. It is stricter than pdfjs: when it fails, every page is rasterised. */
-async function parseWithPdfLib(bytes: Buffer, label: string): Promise<PDFDocument | null> {
-  let doc: PDFDocument;
+/**
+ * pdf-lib gives us the raw image streams pdfjs keeps to itself (the caller checks `isEncrypted`). It is stricter
+ * than pdfjs: when it fails, every page is rasterised.
+ */
+async function parseWithPdfLib(bytes: Buffer): Promise<PDFDocument | null> {
   try {
-    doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    return await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
   } catch {
     return null;
   }
-  if (doc.isEncrypted) throw encrypted(label, 'pdf-lib: document is encrypted');
-  return doc;
 }
 
 /** A page's plan, and its size in pixels at the plan's resolution when it has text of its own. */
@@ -146,7 +216,7 @@ async function planPage(doc: PDFDocumentProxy, n: number, structure: PDFPage | u
     const size = { width: Math.abs(x1 - x0), height: Math.abs(y1 - y0) };
     // Text pdfjs cannot read counts as none: the page is then rasterised and OCR'd, as before.
     const content: PdfTextContent | undefined = await page.getTextContent().catch(() => undefined);
-    const scan = structure ? planScanSafely(structure, bytes) : null;
+    const scan = structure ? planScanSafely(structure, bytes, `${label}: page ${n}`) : null;
     const plan: PagePlan = scan
       ? scan.mode === 'render'
         ? { ...scan, dpi: capDpi(scan.dpi, size) }
@@ -221,17 +291,24 @@ function smallestTextPt(content: PdfTextContent): number | undefined {
 }
 
 /** pdf-lib throws on objects of an unexpected type (a malformed but renderable page): rasterise those. */
-function planScanSafely(page: PDFPage, bytes: Buffer): PagePlan | null {
+function planScanSafely(page: PDFPage, bytes: Buffer, what: string): PagePlan | null {
   try {
-    return planScan(page, bytes);
-  } catch {
+    return planScan(page, bytes, what);
+  } catch (e) {
+    if (e instanceof QuireError) throw e;
     return null;
   }
 }
 
-/** A page that is one scanned image, and how to take it; null when the page must be rasterised as a vector page. */
-function planScan(page: PDFPage, bytes: Buffer): PagePlan | null {
+/**
+ * A page that is one scanned image, and how to take it; null when the page must be rasterised as a vector page.
+ * An image on the page larger than Quire decodes is refused here, by the size its dictionary declares.
+ */
+function planScan(page: PDFPage, bytes: Buffer, what: string): PagePlan | null {
   const content = readPageContent(page);
+  for (const drawn of content.images) {
+    checkImagePixels(what, numberOf(drawn.stream.dict.lookup(PDFName.of('Width'))), numberOf(drawn.stream.dict.lookup(PDFName.of('Height'))));
+  }
   if (content.unknown || content.visibleText || content.vector || content.images.length !== 1) return null;
   const image = content.images[0];
   const dict = image.stream.dict;

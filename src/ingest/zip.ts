@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { formatBytes } from '../util/index.js';
+import { isDirectoryName, unsafeEntryReason } from '../project/index.js';
 import { MAX_ENTRIES, type BundleSource } from './bundle.js';
-import { isDirectoryName, unsafeEntryReason } from './entry-path.js';
 
 /**
  * Zip bomb limits. Camera JPEGs do not compress, so a real bundle unpacks to about its own size; we allow
@@ -20,32 +20,38 @@ const RATIO_CHECKED_FROM = 16 << 20;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
-/** List a zipped scan bundle, refusing unsafe or absurd archives before anything is read from it. */
-export async function openZipSource(path: string, label: string): Promise<BundleSource> {
+/** What an archive holds, in the user's words: the one safe zip reader serves scan bundles and slim projects. */
+export type ArchiveKind = 'scan bundle' | 'slim project';
+
+/**
+ * List a zip (a scan bundle or a slim project), refusing unsafe or absurd archives — names that climb out, symbolic
+ * links, more than `MAX_ENTRIES` entries, zip bombs, a name given twice — before anything is read from it.
+ */
+export async function openZipSource(path: string, label: string, kind: ArchiveKind = 'scan bundle'): Promise<BundleSource> {
   const archiveSize = (await stat(path)).size;
   let zip: yauzl.ZipFile;
   try {
     // decodeStrings: false so that we see names as written (backslashes included) and judge them ourselves.
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true });
   } catch (e) {
-    throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable scan bundle: it is not a zip file, or it is damaged.`, describeError(e));
+    throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable ${kind}: it is not a zip file, or it is damaged.`, describeError(e));
   }
   // An error after listing (closing the file) must not crash the process; reads report their own errors.
   zip.on('error', () => undefined);
   try {
-    const entries = await listEntries(zip, label, archiveSize);
-    return zipSource(zip, label, entries);
+    const entries = await listEntries(zip, label, kind, archiveSize);
+    return zipSource(zip, label, kind, entries);
   } catch (e) {
     zip.close();
     throw e;
   }
 }
 
-async function listEntries(zip: yauzl.ZipFile, label: string, archiveSize: number): Promise<Map<string, yauzl.Entry>> {
+async function listEntries(zip: yauzl.ZipFile, label: string, kind: ArchiveKind, archiveSize: number): Promise<Map<string, yauzl.Entry>> {
   if (zip.entryCount > MAX_ENTRIES) {
     throw new QuireError(
       ERROR_CODES.BUNDLE_TOO_LARGE,
-      `${label} is not a scan bundle Quire will open: it holds ${zip.entryCount.toLocaleString('en')} entries, more than the ${MAX_ENTRIES.toLocaleString('en')} allowed.`,
+      `${label} is not a ${kind} Quire will open: it holds ${zip.entryCount.toLocaleString('en')} entries, more than the ${MAX_ENTRIES.toLocaleString('en')} allowed.`,
     );
   }
   const files = new Map<string, yauzl.Entry>();
@@ -53,29 +59,29 @@ async function listEntries(zip: yauzl.ZipFile, label: string, archiveSize: numbe
   try {
     for await (const entry of zip.eachEntry()) {
       const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
-      checkEntry(label, name, entry);
+      checkEntry(label, kind, name, entry);
       total += entry.uncompressedSize;
       if (isDirectoryName(name)) continue;
       if (files.has(name)) {
-        throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable scan bundle: it holds two entries named ${name}.`);
+        throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable ${kind}: it holds two entries named ${name}.`);
       }
       files.set(name, entry);
     }
   } catch (e) {
     if (e instanceof QuireError) throw e;
-    throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable scan bundle: its list of contents is damaged.`, describeError(e));
+    throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable ${kind}: its list of contents is damaged.`, describeError(e));
   }
   if (total > MAX_TOTAL_RATIO * archiveSize + TOTAL_ALLOWANCE) {
     throw new QuireError(
       ERROR_CODES.BUNDLE_TOO_LARGE,
-      `${label} is not a scan bundle Quire will open: it would unpack to ${formatBytes(total)} from ${formatBytes(archiveSize)}, which is what a zip bomb does.`,
+      `${label} is not a ${kind} Quire will open: it would unpack to ${formatBytes(total)} from ${formatBytes(archiveSize)}, which is what a zip bomb does.`,
     );
   }
   return files;
 }
 
-function checkEntry(label: string, name: string, entry: yauzl.Entry): void {
-  const unsafe = unsafeEntryReason(name);
+function checkEntry(label: string, kind: ArchiveKind, name: string, entry: yauzl.Entry): void {
+  const unsafe = unsafeEntryReason(name, kind === 'scan bundle' ? 'the bundle' : `the ${kind}`);
   if (unsafe) throw new QuireError(ERROR_CODES.BUNDLE_UNSAFE_PATH, `${label} is not safe to open: its entry "${name}" ${unsafe}.`);
   // Unix mode bits live in the high half of the external attributes.
   if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) {
@@ -85,22 +91,22 @@ function checkEntry(label: string, name: string, entry: yauzl.Entry): void {
   if (size > RATIO_CHECKED_FROM && size > MAX_ENTRY_RATIO * Math.max(1, entry.compressedSize)) {
     throw new QuireError(
       ERROR_CODES.BUNDLE_TOO_LARGE,
-      `${label} is not a scan bundle Quire will open: its entry "${name}" would unpack to ${formatBytes(size)} from ${formatBytes(entry.compressedSize)}, which is what a zip bomb does.`,
+      `${label} is not a ${kind} Quire will open: its entry "${name}" would unpack to ${formatBytes(size)} from ${formatBytes(entry.compressedSize)}, which is what a zip bomb does.`,
     );
   }
 }
 
-function zipSource(zip: yauzl.ZipFile, label: string, entries: Map<string, yauzl.Entry>): BundleSource {
+function zipSource(zip: yauzl.ZipFile, label: string, kind: ArchiveKind, entries: Map<string, yauzl.Entry>): BundleSource {
   const files = new Map([...entries].map(([name, entry]) => [name, entry.uncompressedSize] as const));
   const open = async (name: string): Promise<Readable> => {
     const entry = entries.get(name);
     if (!entry) throw new Error(`no entry ${name}`);
     if (!zip.isOpen) throw new Error(`${label} was closed before ${name} was read`);
     if (entry.isEncrypted()) {
-      throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable scan bundle: its entry ${name} is password-protected.`);
+      throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable ${kind}: its entry ${name} is password-protected.`);
     }
     if (!entry.canDecodeFileData()) {
-      throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable scan bundle: its entry ${name} uses a compression method Quire cannot read.`);
+      throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable ${kind}: its entry ${name} uses a compression method Quire cannot read.`);
     }
     return zip.openReadStreamPromise(entry);
   };

@@ -47,7 +47,7 @@ export function documentWords(): DocumentWords {
       for (const word of pageWords(page)) {
         if (word.confidence < DOCUMENT_WORD_CONFIDENCE) continue;
         // What the engine read, not what an earlier correction made of it.
-        const { core } = splitWord(word.correction?.original ?? word.text);
+        const { core } = splitWord(word.correction?.from ?? word.text);
         if (Array.from(core).filter((c) => /\p{L}/u.test(c)).length < DOCUMENT_WORD_LETTERS) continue;
         counts.set(core, (counts.get(core) ?? 0) + 1);
       }
@@ -98,12 +98,16 @@ export async function openCorrector(languages: readonly string[]): Promise<Corre
   };
 }
 
-/** The page as the engine read it: every recorded correction undone, the page's correction summary removed. */
+/**
+ * The page as the engine read it: every recorded correction undone, the page's correction summary removed. Words a
+ * person checked while proofreading keep their text (and the record of what the correction step did before them).
+ */
 export function undoCorrections(page: OcrPage): OcrPage {
   const copy = structuredClone(page);
   delete copy.correction;
   for (const word of pageWords(copy)) {
-    if (word.correction) word.text = word.correction.original;
+    if (word.edit) continue;
+    if (word.correction) word.text = word.correction.from;
     delete word.correction;
     delete word.unknown;
   }
@@ -235,6 +239,8 @@ function correctPage(
   let unknown = 0;
 
   for (const token of tokensOf(page)) {
+    // A word a person checked while proofreading is theirs: never corrected again.
+    if (token.words.some((w) => w.edit)) continue;
     const verdict = checkToken(token, { latin, greek, quotations, greekRead, latinRead, document });
     if (verdict.kind === 'corrected') corrected += 1;
     if (verdict.kind === 'unknown') unknown += 1;
@@ -392,7 +398,7 @@ function* everyGreekReplaced(segments: readonly Segment[], at: readonly number[]
 }
 
 /** Write a candidate back into the token's words, recording what each word was. */
-function apply(token: Token, segments: readonly Segment[], candidate: Candidate, what: Omit<OcrCorrection, 'original'>): void {
+function apply(token: Token, segments: readonly Segment[], candidate: Candidate, what: Omit<OcrCorrection, 'from'>): void {
   // The segments run through the words' cores in order: cut the candidate where each core's segments end.
   let at = 0;
   token.words.forEach((word, i) => {
@@ -408,7 +414,7 @@ function apply(token: Token, segments: readonly Segment[], candidate: Candidate,
     if (core === parts.core) return;
     const hyphen = i === 0 && token.words.length === 2 ? (HYPHEN_END.exec(word.text)?.[0] ?? '') : '';
     const text = `${parts.prefix}${core}${parts.suffix}${hyphen}`;
-    word.correction = { original: word.text, ...what };
+    word.correction = { from: word.text, ...what };
     word.text = text;
     delete word.unknown;
   });

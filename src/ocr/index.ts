@@ -20,6 +20,7 @@ export {
   REMOTE_OCR_SETTINGS,
   REMOTE_OCR_SLUG,
   readRemoteOcrSettings,
+  readRemoteOcrTimeouts,
   setRemoteOcrKey,
   setRemoteOcrSetting,
 } from './remote/settings.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 import { cropGray, decodeGray, type GrayImage, isBitonal } from '../imaging/index.js';
 import { frameSharp, type FrameImage, type FrameKind } from '../ingest/index.js';
-import { type DpiSource, type PageKind, type PresetName, type ProjectPage, writePageImage } from '../project/index.js';
+import { type DpiSource, fileSystemError, type PageKind, pdfReadyJpeg, type PresetName, type ProjectPage, writeFileAtomically, writePageImage } from '../project/index.js';
 import { estimateDpi } from './dpi.js';
 import { PRESETS } from './presets.js';
 import { padForG4 } from './resample.js';
@@ -126,6 +126,8 @@ export function resolveDpi(task: DpiTask, estimate: () => number | undefined): {
 
 /** `flat`: keep the page's pixels as they are; only decide how to store them. */
 async function processFlat(task: FrameTask): Promise<FramePage> {
+  const kept = await keepJpeg(task);
+  if (kept) return kept;
   let image;
   try {
     image = await frameSharp(task.frame).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -153,6 +155,38 @@ async function processFlat(task: FrameTask): Promise<FramePage> {
     kind,
     width: page.width,
     height: page.height,
+    dpi: round2(dpi.value),
+    source: { input: task.input, frame: task.frameIndex, side: 'single' },
+    decisions: { preset: 'flat', inputDpi: { value: round2(dpi.value), source: dpi.source } },
+  };
+}
+
+/**
+ * A frame that is a JPEG a PDF shows as it is (a scanned PDF page, a photo without EXIF rotation) is kept byte
+ * for byte: the page image is the input's own JPEG, and the PDF carries it unchanged.
+ */
+async function keepJpeg(task: FrameTask): Promise<FramePage | null> {
+  if (task.frame.raw || task.frame.page) return null;
+  const jpeg = await pdfReadyJpeg(task.frame.data);
+  if (!jpeg) return null;
+  // Decoded once all the same: a truncated or damaged JPEG is refused here, as it would be when re-encoded.
+  try {
+    await frameSharp(task.frame).stats();
+  } catch (e) {
+    throw new QuireError(ERROR_CODES.BAD_IMAGE, `${task.input} is not an image Quire can read.`, describeError(e));
+  }
+  const dpi = resolveDpi(task, () => undefined);
+  const path = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-single.jpg`);
+  try {
+    await writeFileAtomically(path, task.frame.data);
+  } catch (e) {
+    throw await fileSystemError(e, path);
+  }
+  return {
+    file: relativePageFile(path),
+    kind: jpeg.components === 3 ? 'color' : 'gray',
+    width: jpeg.width,
+    height: jpeg.height,
     dpi: round2(dpi.value),
     source: { input: task.input, frame: task.frameIndex, side: 'single' },
     decisions: { preset: 'flat', inputDpi: { value: round2(dpi.value), source: dpi.source } },

@@ -74,12 +74,15 @@ export interface DestinationInit {
  * registerDestination(SendToShelf);
  * ```
  *
- * **Where it runs.** Never in the host process: each check or send starts a child Node process
- * under the permission model, constructs the class there with its settings and its own secrets
- * (handed over IPC), calls one method, and exits. The child may read its own code, the staged
- * file and the host's installed modules, and write only {@link DestinationContext.dataDir};
- * it cannot start processes or workers or load native addons, and it never sees the keychain,
- * `config.db` or another plugin's data. Outgoing network access is allowed.
+ * **Where it runs.** Never in the host process: each check or send starts a child Node process,
+ * isolated by bubblewrap (its own PID and network namespaces, a read-only view) where the system
+ * has it and by Node's permission model, constructs the class there with its settings and its own
+ * secrets (handed over IPC), calls one method, and exits. The child may read its own code and the
+ * staged file, and write only {@link DestinationContext.dataDir}; it cannot start processes or
+ * workers, load native addons, signal processes or use the network modules, and it never sees the
+ * keychain, `config.db` or another plugin's data. It has no network of its own: the HTTP and mail
+ * helpers ask the host, which makes the request when the manifest declares `network = true` and
+ * only to a host the plugin's settings name.
  *
  * **What it may import.** Only `quire/plugin-api` and harmless Node built-ins (`node:fs`,
  * `node:path`, `node:crypto`, `node:buffer`, `node:url`, `node:util`, `node:stream`, …),

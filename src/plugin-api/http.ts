@@ -3,7 +3,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { basicAuthorization, canAnswerDigest, digestAuthorization, parseChallenges, type AuthChallenge } from './digest.js';
-import type { MultipartBody } from './multipart.js';
+import { hostBridge, type BridgeBody, type BridgeHttpReply } from './bridge.js';
+import { multipartSource, type MultipartBody } from './multipart.js';
 
 /**
  * How {@link httpRequest} signs in:
@@ -95,21 +96,62 @@ interface PreparedBody {
   length: number;
   contentType?: string;
   open(): Readable | Buffer;
+  /** The body as it crosses to the host from a sandbox. */
+  bridged(): BridgeBody;
 }
 
 function prepareBody(body: HttpBody | undefined, contentType: string | undefined): PreparedBody | undefined {
   if (body === undefined) return undefined;
   if (typeof body === 'string' || body instanceof Uint8Array) {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    return { length: bytes.length, contentType, open: () => bytes };
+    return { length: bytes.length, contentType, open: () => bytes, bridged: () => ({ kind: 'bytes', base64: bytes.toString('base64') }) };
   }
-  if ('kind' in body && body.kind === 'multipart') return { length: body.length, contentType: body.contentType, open: () => body.stream() };
+  if ('kind' in body && body.kind === 'multipart') {
+    return {
+      length: body.length,
+      contentType: body.contentType,
+      open: () => body.stream(),
+      bridged: () => {
+        const source = multipartSource(body);
+        if (!source) throw new TypeError('a multipart body must come from multipartBody()');
+        return { kind: 'multipart', ...source };
+      },
+    };
+  }
   const file = (body as { file: string }).file;
-  return { length: statSync(file).size, contentType: contentType ?? 'application/octet-stream', open: () => createReadStream(file) };
+  return { length: statSync(file).size, contentType: contentType ?? 'application/octet-stream', open: () => createReadStream(file), bridged: () => ({ kind: 'file', path: file }) };
 }
 
-/** Send once; no auth handling. */
+/** A reply as the host handed it over. */
+function bridgedResponse(reply: BridgeHttpReply): HttpResponse {
+  const bytes = Buffer.from(reply.body, 'base64');
+  return {
+    status: reply.status,
+    statusText: reply.statusText,
+    headers: { ...reply.headers },
+    body: bytes,
+    text: () => bytes.toString('utf8'),
+    json: () => JSON.parse(bytes.toString('utf8')) as unknown,
+    challenges: reply.challenges,
+  };
+}
+
+/** Send once; no auth handling. In a sandbox the host sends it. */
 function sendOnce(url: URL, method: string, headers: Record<string, string>, body: PreparedBody | undefined, options: HttpRequestOptions): Promise<HttpResponse> {
+  const bridge = hostBridge();
+  if (bridge) {
+    return bridge
+      .http({
+        url: url.href,
+        method,
+        headers: { ...headers },
+        ...(body ? { body: body.bridged(), ...(body.contentType ? { contentType: body.contentType } : {}) } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
+        ...(options.ca ? { ca: options.ca } : {}),
+      })
+      .then(bridgedResponse);
+  }
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
   const transport = url.protocol === 'https:' ? https : http;

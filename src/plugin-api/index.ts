@@ -4,8 +4,9 @@
  * A destination is a place a finished export goes (a library server, an e-reader mailbox, a
  * document corpus). A plugin is a directory `<APP_DATA>/plugins/destinations/<slug>/` holding a
  * manifest `quire-plugin.toml` and one ESM module that subclasses {@link Destination} and calls
- * {@link registerDestination}. The host runs it in a child process under Node's permission
- * model; see `docs/plugins.md`.
+ * {@link registerDestination}. The host runs it in a child process isolated by the operating
+ * system (bubblewrap: its own PID and network namespaces, a read-only view) and by Node's
+ * permission model; its HTTP and mail requests go out through the host. See `docs/plugins.md`.
  *
  * Everything here exists since API 1 ({@link API_VERSION}).
  *
@@ -26,6 +27,9 @@ export { normalizeBookMeta, type BookMeta } from './meta.js';
 export { CheckResult, SendResult, CHECK_KINDS, CHECK_KIND_LABELS, isCheckKind, type CheckKind } from './results.js';
 export { HttpClient, HttpNetworkError, httpRequest, type HttpAuth, type HttpAuthMode, type HttpBody, type HttpRequestOptions, type HttpResponse } from './http.js';
 export { multipartBody, type MultipartBody, type MultipartFile } from './multipart.js';
-export { MailError, sendMail, verifySmtp, type MailAttachment, type MailMessage, type MailReceipt, type SmtpSecurity, type SmtpSettings } from './mail.js';
+export { MailError, sendMail, verifySmtp } from './mail.js';
+export type { MailAttachment, MailMessage, MailReceipt, SmtpSecurity, SmtpSettings } from './mail-types.js';
 export { contentTypeFor, extensionOf, formatBinaryBytes, formatBytes, quotePathSegment } from './text.js';
 export type { AuthChallenge } from './digest.js';
+export { parseBaseUrl, type BaseUrlProblem } from './url.js';
+export { routeNetworkThroughHost, type BridgeBody, type BridgeHttpReply, type BridgeHttpRequest, type BridgeMailRequest, type NetworkBridge } from './bridge.js';

@@ -1,69 +1,7 @@
+/** SMTP submission through nodemailer; in a sandbox, the host submits for the plugin. */
+import { hostBridge } from './bridge.js';
+import type { MailMessage, MailReceipt, SmtpSettings } from './mail-types.js';
 import type { CheckKind } from './results.js';
-
-/**
- * How the SMTP connection is protected: `starttls` plain connection upgraded with STARTTLS
- * (required; port 587), `tls` TLS from the first byte (port 465), `none` no encryption (only for
- * a server on this machine).
- *
- * @since API 1
- */
-export type SmtpSecurity = 'starttls' | 'tls' | 'none';
-
-/** Where and how to submit mail. @since API 1 */
-export interface SmtpSettings {
-  /** The submission server's host name or address. */
-  host: string;
-  /** Default 587. */
-  port?: number;
-  /** Default `starttls`. */
-  security?: SmtpSecurity;
-  /** Sign in with these; leave both out for a server without AUTH. */
-  user?: string;
-  /** The password; for many providers an app-specific one. */
-  password?: string;
-  /** Give up when the server is silent this long. Default 60 000 ms. */
-  timeoutMs?: number;
-  /** Extra trusted CA certificates (PEM), for a server with its own certificate. */
-  ca?: string;
-}
-
-/** One attachment, streamed from disk. @since API 1 */
-export interface MailAttachment {
-  /** The file to attach, streamed from disk. */
-  path: string;
-  /** The name the recipient sees; defaults to the path's base name. */
-  filename?: string;
-  /** Defaults to the type of the file name's extension. */
-  contentType?: string;
-}
-
-/** One message. @since API 1 */
-export interface MailMessage {
-  /** The sender; for an e-reader mailbox it must be on the approved-sender list. */
-  from: string;
-  /** One address or several. */
-  to: string | readonly string[];
-  /** The subject line (the document's title, for an e-reader). */
-  subject: string;
-  /** The plain-text body. */
-  text?: string;
-  /** Files to attach. */
-  attachments?: readonly MailAttachment[];
-  /** Extra message headers (the destination's `headers` setting). */
-  headers?: Readonly<Record<string, string>>;
-}
-
-/** What the server said when it took the message. @since API 1 */
-export interface MailReceipt {
-  /** Recipients the server accepted. */
-  accepted: string[];
-  /** Recipients the server refused. */
-  rejected: string[];
-  /** The server's final reply (`250 2.0.0 OK …`), for `detail`. */
-  response: string;
-  /** The `Message-ID` the message went out with. */
-  messageId: string;
-}
 
 /**
  * Sending mail failed. `kind` says why as a {@link CheckKind}: `AUTH` the server refused the
@@ -122,14 +60,33 @@ function asMailError(e: unknown): MailError {
   return new MailError(err.message ?? String(e), mailErrorKind(code, err.responseCode), code, err.response ?? '');
 }
 
+/** A message as plain data, to cross to the host. */
+function plainMessage(message: MailMessage): MailMessage {
+  return {
+    from: message.from,
+    to: typeof message.to === 'string' ? message.to : [...message.to],
+    subject: message.subject,
+    ...(message.text !== undefined ? { text: message.text } : {}),
+    ...(message.attachments ? { attachments: message.attachments.map((a) => ({ ...a })) } : {}),
+    ...(message.headers ? { headers: { ...message.headers } } : {}),
+  };
+}
+
 /**
  * Submit one message over SMTP (nodemailer underneath), attachments streamed from disk.
  * Resolves with the server's receipt once it accepted the message for delivery — which says
- * nothing about whether the mailbox will keep it. Rejects with {@link MailError}.
+ * nothing about whether the mailbox will keep it. Rejects with {@link MailError}. In a sandbox the
+ * host submits it, to a mail server the plugin's settings name.
  *
  * @since API 1
  */
 export async function sendMail(smtp: SmtpSettings, message: MailMessage): Promise<MailReceipt> {
+  const bridge = hostBridge();
+  if (bridge) {
+    const receipt = await bridge.mail({ op: 'send', smtp: { ...smtp }, message: plainMessage(message) });
+    if (!receipt) throw new MailError('the host answered no receipt', 'UNKNOWN', 'EPROTOCOL', '');
+    return receipt;
+  }
   const nodemailer = await import('nodemailer');
   const transport = nodemailer.createTransport(transportOptions(smtp));
   try {
@@ -161,6 +118,11 @@ export async function sendMail(smtp: SmtpSettings, message: MailMessage): Promis
  * @since API 1
  */
 export async function verifySmtp(smtp: SmtpSettings): Promise<void> {
+  const bridge = hostBridge();
+  if (bridge) {
+    await bridge.mail({ op: 'verify', smtp: { ...smtp } });
+    return;
+  }
   const nodemailer = await import('nodemailer');
   const transport = nodemailer.createTransport(transportOptions(smtp));
   try {

@@ -32,6 +32,14 @@ export interface MultipartBody {
   stream(): Readable;
 }
 
+/** What each multipart body was built from: the sandbox hands these to the host, which builds the form again. */
+const sources = new WeakMap<MultipartBody, { fields: Record<string, string>; files: MultipartFile[] }>();
+
+/** The fields and files `body` was built from; `undefined` for an object {@link multipartBody} did not make. */
+export function multipartSource(body: MultipartBody): { fields: Record<string, string>; files: MultipartFile[] } | undefined {
+  return sources.get(body);
+}
+
 /** Quote a form name or file name for a Content-Disposition header (RFC 7578: escape `"`, drop line breaks). */
 function dispositionValue(text: string): string {
   return text.replace(/[\r\n]/g, ' ').replace(/"/g, '%22');
@@ -59,7 +67,7 @@ export function multipartBody(fields: Readonly<Record<string, string>>, files: r
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   const length = chunks.reduce((n, c) => n + (Buffer.isBuffer(c) ? c.length : c.size), 0);
-  return Object.freeze({
+  const body: MultipartBody = Object.freeze({
     kind: 'multipart' as const,
     contentType: `multipart/form-data; boundary=${boundary}`,
     length,
@@ -73,4 +81,6 @@ export function multipartBody(fields: Readonly<Record<string, string>>, files: r
         })(),
       ),
   });
+  sources.set(body, { fields: { ...fields }, files: files.map((f) => ({ ...f })) });
+  return body;
 }

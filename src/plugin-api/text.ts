@@ -15,38 +15,33 @@ export function quotePathSegment(segment: string): string {
 }
 
 /**
- * A byte count for people: `950 bytes`, `12.3 KB`, `48.0 MB`, `2.00 GB` (powers of 1000 for KB–GB,
- * the units mail providers state limits in; see {@link formatBinaryBytes} for GiB).
+ * A byte count for people, in powers of 1024 with one decimal: `950 bytes`, `12.3 KiB`,
+ * `48.0 MiB`, `2.0 GiB`. Quire prints every size with this one formatter (its own messages
+ * re-export it), so a file has the same size in every message.
  *
- * @since API 1
+ * @since API 1 (in API 1 as first published it counted in powers of 1000)
  */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} bytes`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 && unit >= 2 ? 2 : 1)} ${units[unit]}`;
-}
-
-/**
- * A byte count in powers of 1024: `2 GiB`, `1.5 MiB`. For limits stated that way (the corpus's 2 GiB).
- *
- * @since API 1
- */
-export function formatBinaryBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  if (!(Math.abs(bytes) >= 1024)) return `${bytes} bytes`;
   let value = bytes / 1024;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
     value /= 1024;
     unit += 1;
   }
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * The same as {@link formatBytes}, kept for plugins written when `formatBytes` counted in
+ * powers of 1000.
+ *
+ * @since API 1
+ * @deprecated Use {@link formatBytes}.
+ */
+export function formatBinaryBytes(bytes: number): string {
+  return formatBytes(bytes);
 }
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {

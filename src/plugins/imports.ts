@@ -3,8 +3,11 @@
  * discovery makes before any plugin code is loaded. A small JavaScript lexer (comments, strings,
  * template literals, regular expressions) finds every `import`/`export … from` specifier and
  * every dynamic `import()`; anything but `quire/plugin-api` and a short list of harmless Node
- * built-ins is refused. The sandbox is the real wall; this check turns most attempts into a
- * clear refusal before the plugin ever runs.
+ * built-ins is refused, and so are the usual dynamic tricks: `require()`, `getBuiltinModule`,
+ * `createRequire`, a computed member of `process` or `globalThis` (`process['getBuiltin' + 'Module']`),
+ * and code built from text (`eval`, `Function`, `….constructor(…)`). The sandbox is the real wall
+ * (bubblewrap, the permission model and the lockdown hold whatever the source hides); this check
+ * turns most attempts into a clear refusal before the plugin ever runs.
  */
 
 /** The module a plugin imports the API from. */
@@ -233,6 +236,10 @@ export function scanImports(source: string): ImportScan {
       problems.push('it calls require(), and a plugin is one ES module that imports only quire/plugin-api');
     } else if (t.value === 'getBuiltinModule' || t.value === 'createRequire') {
       problems.push(`it uses ${t.value}, which reaches modules outside what a plugin may import`);
+    } else if (['process', 'globalThis', 'global'].includes(t.value) && !isMember && next?.value === '[') {
+      problems.push(`it reaches into ${t.value} by a computed name, which hides what it uses`);
+    } else if ((['eval', 'Function'].includes(t.value) && !isMember && next?.value === '(') || (t.value === 'constructor' && isMember && next?.value === '(')) {
+      problems.push('it builds code from text at run time (eval or Function), which hides what it runs');
     } else if (t.value.includes('\\')) {
       problems.push('it spells a name with escape sequences, which hides what it uses');
     }

@@ -5,14 +5,15 @@
  * third-party plugin directory takes. Nothing in the registry is active until installed.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findDestination, inspectPluginDir, type UsableDestination } from './discovery.js';
+import { inspectPluginDir, type UsableDestination } from './discovery.js';
+import { installRecord, writeInstallRecord, type InstallRecord } from './install-record.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
 import { type PluginHostOptions, type ResolvedHostOptions, resolveHostOptions } from './options.js';
 import { destinationsDir, pluginPaths } from './paths.js';
-import { secretsOf, SLUG_PATTERN } from '../settings/index.js';
+import { ensurePrivateDir, secretsOf, SLUG_PATTERN } from '../settings/index.js';
 
 export const REGISTRY_FORMAT = 'quire-plugin-registry';
 
@@ -44,15 +45,6 @@ export interface RegistryIndex {
   format: typeof REGISTRY_FORMAT;
   version: 1;
   destinations: RegistryEntry[];
-}
-
-/** What `install` records beside the plugin's data. */
-export interface InstallRecord {
-  slug: string;
-  version: string;
-  first_party: boolean;
-  source: string;
-  installed: string;
 }
 
 /** This repository's `registry/` folder (beside `src/` and `dist/`). */
@@ -128,17 +120,6 @@ function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** The install record of a plugin, when it was installed by `install`. */
-export function installRecord(slug: string, appData: string): InstallRecord | undefined {
-  const path = join(pluginPaths(slug, appData).dataDir, 'install.json');
-  if (!existsSync(path)) return undefined;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as InstallRecord;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A fresh private folder under `<APP_DATA>/plugins/` for a plugin on its way in. */
 function incomingDir(host: ResolvedHostOptions): string {
   const dir = join(host.appData, 'plugins', `.incoming-${randomBytes(6).toString('hex')}`);
@@ -151,7 +132,9 @@ function incomingDir(host: ResolvedHostOptions): string {
  * directory's name must be the manifest's slug. Its files are copied into a staging folder,
  * checked exactly as discovery checks an installed plugin (manifest, API number, imports, a
  * sandboxed load), and only then moved into `<APP_DATA>/plugins/destinations/<slug>/`,
- * replacing an older version. A refused plugin leaves nothing behind.
+ * replacing an older version. A refused plugin leaves nothing behind. Where plugins cannot be
+ * isolated, a plugin that is not first-party is refused unless `allowUnisolated` is set
+ * (`--allow-unisolated`), which the install record then remembers.
  */
 export async function installPluginDirectory(
   sourceDir: string,
@@ -199,9 +182,18 @@ async function installStaged(staged: string, slug: string, host: ResolvedHostOpt
   renameSync(staged, target);
   rmSync(old, { recursive: true, force: true });
   const paths = pluginPaths(slug, host.appData);
-  mkdirSync(paths.filesDir, { recursive: true });
-  const record: InstallRecord = { slug, version: inspected.manifest.version, first_party: how.firstParty, source: how.source, installed: new Date().toISOString() };
-  writeFileSync(join(paths.dataDir, 'install.json'), `${JSON.stringify(record, null, 2)}\n`);
+  ensurePrivateDir(paths.dataDir);
+  ensurePrivateDir(paths.filesDir);
+  const record: InstallRecord = {
+    slug,
+    version: inspected.manifest.version,
+    first_party: how.firstParty,
+    source: how.source,
+    installed: new Date().toISOString(),
+    ...(host.allowUnisolated && inspected.isolation.level === 'partial' ? { allow_unisolated: true } : {}),
+    secrets: inspected.descriptor.secretFields.map((f) => f.id),
+  };
+  writeInstallRecord(record, host.appData);
   return { ...inspected, dir: target, plugin: { ...inspected.plugin, codeDir: target } };
 }
 
@@ -240,18 +232,30 @@ export interface RemoveReport {
   data: boolean;
 }
 
-/** Remove a plugin: its code, its data (settings, files) and its secrets in every store. */
+/**
+ * Remove a plugin: its code, its data (settings, files) and its secrets in every store. None of
+ * its code runs, so a plugin that crashes, hangs or misbehaves can always be removed: its secrets
+ * are found from the install record and from what the host recorded writing.
+ */
 export async function removePlugin(slug: string, options: PluginHostOptions = {}): Promise<RemoveReport> {
   const host = resolveHostOptions(options);
   if (!SLUG_PATTERN.test(slug)) throw pluginError(PLUGIN_ERRORS.NOT_READY, `No plugin called ${slug} is installed.`);
   const paths = pluginPaths(slug, host.appData);
-  const hasCode = existsSync(paths.codeDir);
+  const hasCode = existsSync(paths.codeDir) || isLink(paths.codeDir);
   const hasData = existsSync(paths.dataDir);
   if (!hasCode && !hasData) throw pluginError(PLUGIN_ERRORS.NOT_READY, `No plugin called ${slug} is installed.`);
-  const installed = hasCode ? await findDestination(slug, options) : undefined;
-  const declared = installed?.state === 'usable' ? installed.descriptor.secretFields.map((f) => f.id) : [];
-  secretsOf(slug, host).deleteAll(declared);
+  secretsOf(slug, host).deleteAll(installRecord(slug, host.appData)?.secrets ?? []);
+  // A link placed by hand is removed, never what it points to.
+  if (isLink(paths.codeDir)) unlinkSync(paths.codeDir);
   rmSync(paths.codeDir, { recursive: true, force: true });
   rmSync(paths.dataDir, { recursive: true, force: true });
   return { code: hasCode, data: hasData };
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }

@@ -5,12 +5,11 @@
  * From a build these are the compiled files `dist/plugins/sandbox/` and `dist/plugin-api/`. From
  * the TypeScript sources (tests run them directly) the child cannot run `.ts`, so the API and
  * sandbox sources are transpiled once into `node_modules/.cache/quire-plugin-runtime/<hash>/`,
- * laid out as under `src/` (inside `node_modules`, so the API's own dependency, nodemailer,
- * resolves as in a build).
+ * laid out as under `src/`. The child needs nothing else: the API's one dependency, nodemailer,
+ * runs in the host, which submits a sandboxed plugin's mail for it.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -20,7 +19,7 @@ export interface SandboxRuntime {
   childScript: string;
   /** The plugin API module as a `file:` URL: what `quire/plugin-api` is rewritten to. */
   apiUrl: string;
-  /** Folders and files the child must read: its own code and the API's installed dependencies. */
+  /** Folders and files the child must read: its own code and the `package.json` that makes it ES modules. */
   readPaths: string[];
 }
 
@@ -37,19 +36,13 @@ export function sandboxRuntime(): Promise<SandboxRuntime> {
   return cached;
 }
 
-/** The installed package folder of a dependency of the API module. */
-function dependencyDir(name: string): string {
-  const require = createRequire(import.meta.url);
-  return realpathSync(dirname(require.resolve(`${name}/package.json`)));
-}
-
 /** The runtime under `root` (`dist/`, or the transpiled copy of `src/`): the child reads only its two folders. */
 function runtimeAt(root: string, extraReads: string[]): SandboxRuntime {
   const real = realpathSync(root);
   return {
     childScript: join(real, SANDBOX_FOLDER, 'child.js'),
     apiUrl: pathToFileURL(join(real, API_FOLDER, 'index.js')).href,
-    readPaths: [...RUNTIME_FOLDERS.map((folder) => join(real, folder)), ...extraReads, dependencyDir('nodemailer')],
+    readPaths: [...RUNTIME_FOLDERS.map((folder) => join(real, folder)), ...extraReads],
   };
 }
 

@@ -7,13 +7,14 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { CheckResult, SendResult, isCheckKind, normalizeBookMeta, type BookMeta } from '../plugin-api/index.js';
-import { handedConfig, missingSettings } from '../settings/index.js';
+import { CHECK_KIND_LABELS, CheckResult, SendResult, isCheckKind, normalizeBookMeta, type BookMeta } from '../plugin-api/index.js';
+import { handedConfig, missingSettings, unreadableSecrets } from '../settings/index.js';
 import { findDestination, outcomeReason, type UsableDestination } from './discovery.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
+import { describeHosts, networkPolicy } from './network.js';
 import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';
 import { pluginPaths } from './paths.js';
-import { runInSandbox, type SandboxOutcome } from './sandbox.js';
+import { runInSandbox, type SandboxRequest, type SandboxResult } from './sandbox.js';
 
 /** The command that sets up `descriptor`'s plugin: one `--set` per missing setting, one `--set-secret` per missing secret. */
 export function setupCommand(destination: UsableDestination, missing: readonly string[]): string {
@@ -46,6 +47,10 @@ export async function checkSendTargets(slugs: readonly string[], formats?: reado
     if (found.state === 'refused') {
       throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} cannot be used: ${found.reason}; reinstall it with: quire plugins install ${slug}`, found.detail);
     }
+    const unreadable = unreadableSecrets(found.descriptor, host);
+    if (unreadable.length > 0) {
+      throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} cannot read its ${unreadable.map((u) => u.label).join(', ')}: ${unreadable[0].reason}; open (unlock) the keychain and try again.`);
+    }
     const missing = missingSettings(found.descriptor, host);
     if (missing.length > 0) {
       throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} is not set up (missing: ${missing.join(', ')}); set it up with: ${setupCommand(found, missing)}`);
@@ -72,8 +77,18 @@ export interface SendOutcome {
   result: SendResult;
 }
 
+/** What the sandbox stopped, as the one sentence of a `PERMISSION` result; `undefined` when nothing. */
+function refusalOf(outcome: SandboxResult): { message: string; detail: string } | undefined {
+  if (outcome.refused.length === 0) return undefined;
+  const thrown = outcome.type === 'failed' ? `; ${outcome.detail}` : '';
+  return { message: `${outcome.refused[0]}, and was stopped.`, detail: `${outcome.refused.join('; ')}${thrown}` };
+}
+
 /** A SendResult from whatever the child answered; a plugin's own faults become failed sends. */
-function sendResultOf(outcome: SandboxOutcome, display: string): SendResult {
+function sendResultOf(outcome: SandboxResult, display: string): SendResult {
+  // Something refused counts whatever the plugin then said: it may have caught the error and answered "sent".
+  const refused = refusalOf(outcome);
+  if (refused) return SendResult.failed('PERMISSION', `${refused.message.slice(0, -1)}, so the file was not sent.`, refused.detail);
   if (outcome.type === 'sent') {
     const r = outcome.result as Partial<SendResult> | null;
     if (r && typeof r.ok === 'boolean' && typeof r.message === 'string') {
@@ -91,7 +106,9 @@ function sendResultOf(outcome: SandboxOutcome, display: string): SendResult {
 }
 
 /** Same for a check. */
-function checkResultOf(outcome: SandboxOutcome, display: string): CheckResult {
+function checkResultOf(outcome: SandboxResult, display: string): CheckResult {
+  const refused = refusalOf(outcome);
+  if (refused) return CheckResult.failed('PERMISSION', refused.message, refused.detail);
   if (outcome.type === 'checked') {
     const r = outcome.result as Partial<CheckResult> | null;
     if (r && typeof r.ok === 'boolean' && typeof r.message === 'string') {
@@ -107,21 +124,53 @@ function checkResultOf(outcome: SandboxOutcome, display: string): CheckResult {
   return CheckResult.failed('UNKNOWN', `${display} failed: ${reason}.`, detail);
 }
 
-/** Run a destination's check in the sandbox with its settings and secrets. */
-export async function checkDestination(destination: UsableDestination, options: PluginHostOptions = {}): Promise<CheckResult> {
-  const host = resolveHostOptions(options);
-  const config = handedConfig(destination.descriptor, host);
-  const outcome = await runInSandbox({
-    op: 'check',
+/** Values typed into a settings form and not saved: a check tests them without storing anything. */
+export interface UnsavedValues {
+  settings?: Readonly<Record<string, string | number | boolean>>;
+  /** Non-empty ones replace the stored secrets for this check only. */
+  secrets?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What `destination` may reach through the host with its stored settings: `null` when its
+ * manifest declares no network use, else the hosts its settings name (`[]`: none yet).
+ */
+export function reachableHosts(destination: UsableDestination, options: PluginHostOptions = {}): string[] | null {
+  if (!destination.manifest.capabilities.network) return null;
+  const config = handedConfig(destination.descriptor, resolveHostOptions(options));
+  return describeHosts(networkPolicy(true, destination.descriptor.configFields, config.settings));
+}
+
+/** What a run of `destination` in the sandbox gets: its config, its isolation, and the hosts its settings name. */
+function runFor(destination: UsableDestination, host: ResolvedHostOptions, form: UnsavedValues = {}): Omit<SandboxRequest, 'op' | 'timeoutMs'> {
+  const config = handedConfig(destination.descriptor, host, form);
+  return {
     plugin: destination.plugin,
     filesDir: pluginPaths(destination.slug, host.appData).filesDir,
+    isolation: destination.isolation,
+    network: networkPolicy(destination.manifest.capabilities.network, destination.descriptor.configFields, config.settings),
+    display: destination.descriptor.display,
     settings: config.settings,
     secrets: config.secrets,
     secretStore: config.store,
-    timeoutMs: host.timeouts.check,
     onLog: (line) => host.onLog(destination.slug, line),
-  });
-  return checkResultOf(outcome, destination.descriptor.display);
+  };
+}
+
+/**
+ * Run a destination's check in the sandbox with its stored settings and secrets, or with `form`'s
+ * values over them (never stored: a check does not save).
+ */
+export async function checkDestination(destination: UsableDestination, options: PluginHostOptions = {}, form: UnsavedValues = {}): Promise<CheckResult> {
+  const host = resolveHostOptions(options);
+  const unreadable = unreadableSecrets(destination.descriptor, host).filter((u) => !form.secrets?.[u.id]?.trim());
+  if (unreadable.length > 0) {
+    return CheckResult.failed('CONFIG', `${destination.descriptor.display} cannot read its ${unreadable.map((u) => u.label).join(', ')}: ${unreadable[0].reason}.`, unreadable.map((u) => `${u.id}: ${u.reason}`).join('; '));
+  }
+  const outcome = await runInSandbox({ op: 'check', timeoutMs: host.timeouts.check, ...runFor(destination, host, form) });
+  const result = checkResultOf(outcome, destination.descriptor.display);
+  host.onLog(destination.slug, `check: ${result.ok ? 'OK' : CHECK_KIND_LABELS[result.kind ?? 'UNKNOWN']} — ${result.message}${result.detail ? ` [${result.detail}]` : ''}`);
+  return result;
 }
 
 /** Send one file from a private staging copy, removed afterwards whatever happens. */
@@ -131,20 +180,10 @@ async function sendOne(destination: UsableDestination, file: { format: string; p
   try {
     const staged = join(staging, fileName);
     copyFileSync(file.path, staged);
-    const config = handedConfig(destination.descriptor, host);
-    const outcome = await runInSandbox({
-      op: 'send',
-      plugin: destination.plugin,
-      filesDir: pluginPaths(destination.slug, host.appData).filesDir,
-      settings: config.settings,
-      secrets: config.secrets,
-      secretStore: config.store,
-      file: staged,
-      meta,
-      timeoutMs: host.timeouts.send,
-      onLog: (line) => host.onLog(destination.slug, line),
-    });
-    return { slug: destination.slug, display: destination.descriptor.display, format: file.format, fileName, result: sendResultOf(outcome, destination.descriptor.display) };
+    const outcome = await runInSandbox({ op: 'send', file: staged, meta, timeoutMs: host.timeouts.send, ...runFor(destination, host) });
+    const sent: SendOutcome = { slug: destination.slug, display: destination.descriptor.display, format: file.format, fileName, result: sendResultOf(outcome, destination.descriptor.display) };
+    host.onLog(destination.slug, `send ${fileName}: ${describeState(sent.result)} — ${sent.result.message}${sent.result.detail ? ` [${sent.result.detail}]` : ''}`);
+    return sent;
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -175,8 +214,11 @@ export async function sendExports(
   return outcomes;
 }
 
-/** One line for a person: `send-to-library: "My Book" was added (My Book.pdf).` */
+function describeState(result: SendResult): string {
+  return result.ok ? (result.alreadyThere ? 'already there' : 'sent') : 'FAILED';
+}
+
+/** One line for a person: `send-to-library [My Book.pdf] sent: "My Book" was added to the calibre library.` */
 export function describeSendOutcome(outcome: SendOutcome): string {
-  const state = outcome.result.ok ? (outcome.result.alreadyThere ? 'already there' : 'sent') : 'FAILED';
-  return `${outcome.slug} [${outcome.fileName}] ${state}: ${outcome.result.message}`;
+  return `${outcome.slug} [${outcome.fileName}] ${describeState(outcome.result)}: ${outcome.result.message}`;
 }

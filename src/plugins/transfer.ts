@@ -4,9 +4,9 @@
  * Plaintext-fallback rows (secrets kept in `config.db`) never ride out as settings: the bundle's
  * settings come from the hidden-row-free view a settings form reads.
  */
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseFieldValue, type FieldValue } from '../plugin-api/index.js';
-import { applySettings, configField, secretField, secretsOf, storedSettings } from '../settings/index.js';
+import { applySettings, configField, secretField, secretsOf, storedSettings, writePrivateFile } from '../settings/index.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
 import { resolveHostOptions, type PluginHostOptions } from './options.js';
 import type { DestinationDescriptor } from './sandbox/protocol.js';
@@ -66,9 +66,24 @@ export function exportSettings(descriptor: DestinationDescriptor, path: string, 
     }
     bundle.secrets = values;
   }
-  writeFileSync(path, `${JSON.stringify(bundle, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600); // an existing file keeps its old mode otherwise
+  // Written 0600 from its first byte (an existing file is replaced, not rewritten in its old mode).
+  writePrivateFile(path, `${JSON.stringify(bundle, null, 2)}\n`, { privateFolder: false });
   return report;
+}
+
+/**
+ * What an export with secrets must tell the person, the same words wherever it was asked for (the
+ * CLI prints them, the web app shows them beside its download): which secrets are in the file as
+ * readable text, which could not be read, which are not set.
+ */
+export function exportWarnings(report: ExportReport): string[] {
+  const lines: string[] = [];
+  const n = report.secretsWritten.length;
+  if (n > 0) lines.push(`Warning: ${n} secret${n === 1 ? ' is' : 's are'} in that file as readable text (${report.secretsWritten.join(', ')}); keep it private and delete it once imported.`);
+  else lines.push('No secret could be written: none has a value.');
+  for (const u of report.secretsUnreadable) lines.push(`Warning: the secret ${u.id} could not be read and is NOT in the file: ${u.reason}.`);
+  if (report.secretsNotSet.length > 0) lines.push(`Not set, so not in the file: ${report.secretsNotSet.join(', ')}.`);
+  return lines;
 }
 
 /** Read and check a bundle file; usage errors for anything else. */

@@ -16,7 +16,7 @@ export interface OcrBox {
  *
  * ```json
  * { "text": "avançais", "box": { "x0": 120, "y0": 300, "x1": 262, "y1": 331 }, "confidence": 71.5,
- *   "correction": { "original": "avangais", "reason": "engine-choice", "change": "g→ç", "language": "fra" } }
+ *   "correction": { "from": "avangais", "reason": "engine-choice", "change": "g→ç", "language": "fra" } }
  * ```
  *
  * A word the language's dictionary does not know and that was left as read (no single candidate was in the
@@ -24,38 +24,43 @@ export interface OcrBox {
  * most likely to want to look at.
  */
 export interface OcrWord {
+  /** The word as exports write it: the engine's reading, corrected (by the correction step, then by a person) when it was. */
   text: string;
   box: OcrBox;
   /** 0–100, the engine's own confidence in the word as it read it (not changed by a correction). */
   confidence: number;
-  /** Set when the correction step replaced the engine's reading. Undo it by putting `original` back. */
+  /** Set when the OCR correction step replaced the engine's reading. Undo it by putting `from` back. */
   correction?: OcrCorrection;
+  /** A person checked this word while proofreading: `from` is the text before their edit (the same as `text` when they confirmed it). */
+  edit?: { from: string };
   /** True when the word was checked against a dictionary, was not in it, and was left as read. */
   unknown?: boolean;
   /**
    * The engine's alternatives per character, best first: `alternatives[i][0]` is the i-th character as read
-   * (joined, they give the engine's reading, `correction.original` when the word was corrected). Engines that
+   * (joined, they give the engine's reading, `correction.from` when the word was corrected). Engines that
    * report them (tesseract's LSTM choices, those it really weighed) set them; the correction step uses them and
    * keeps them on words it changed or left `unknown`, for the proofreader.
    */
   alternatives?: string[][];
 }
 
-/** Why a word was changed: see `OcrCorrection.reason`. */
+/** Why Quire's correction step changed a word: see `OcrCorrection.reason`. */
 export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script';
 
-/** What the correction step did to one word. */
+/** What the OCR correction step did to one word: what the engine read, and why it was changed. */
 export interface OcrCorrection {
   /** The word as the engine read it. */
-  original: string;
+  from: string;
   /**
+   * Why it was changed. Quire's correction step writes one of `OcrCorrectionReason`:
    * `engine-choice`: the only dictionary word made from the engine's own alternative characters;
    * `known-confusion`: the only dictionary word made by undoing a known OCR confusion (e/é/è/ê, c/ç, g→ç, oe→œ, l/1/I…);
    * `script`: Greek look-alike letters read inside a Latin-script word, mapped back to Latin letters.
+   * Results written by other tools may carry any short reason.
    */
-  reason: OcrCorrectionReason;
+  reason: OcrCorrectionReason | (string & {});
   /** The characters changed, read → written, comma-separated (`g→ç`, `c→e, c→e`). */
-  change: string;
+  change?: string;
   /** The tesseract code of the dictionary that accepted the new word; absent for `script` changes with no dictionary. */
   language?: string;
 }

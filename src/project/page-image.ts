@@ -1,5 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
 import type { PageKind } from './types.js';
+import { fileSystemError } from './file-errors.js';
 import { writeFileAtomically } from './files.js';
 
 /** Raw page pixels as the pipeline hands them over. 0 is black, 255 is white. */
@@ -22,6 +23,32 @@ export function roundUpToTile(pixels: number): number {
   return Math.ceil(pixels / TILE_STEP) * TILE_STEP;
 }
 
+/** A JPEG a PDF can show exactly as it is (`DCTDecode`): its size and number of colour components. */
+export interface PdfReadyJpeg {
+  width: number;
+  height: number;
+  components: 1 | 3;
+}
+
+/**
+ * Whether `bytes` is a JPEG that a PDF shows unchanged: grey or sRGB (not CMYK, whose Adobe inversion PDFs read
+ * differently), upright (PDF viewers ignore EXIF orientation). Such a page is carried into the output byte for
+ * byte; anything else is re-encoded.
+ */
+export async function pdfReadyJpeg(bytes: Uint8Array): Promise<PdfReadyJpeg | null> {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return null;
+  let meta;
+  try {
+    meta = await sharp(bytes).metadata();
+  } catch {
+    return null;
+  }
+  const { format, width, height, channels, space, orientation } = meta;
+  if (format !== 'jpeg' || (orientation ?? 1) !== 1 || !(width > 0 && height > 0)) return null;
+  if (!((channels === 1 && space === 'b-w') || (channels === 3 && space === 'srgb'))) return null;
+  return { width, height, components: channels };
+}
+
 /**
  * Write a final page image and return its path: a CCITT G4 TIFF (`.tif`) for bitonal pages,
  * a JPEG (`.jpg`) for gray and colour pages. The file appears whole or not at all.
@@ -29,7 +56,11 @@ export function roundUpToTile(pixels: number): number {
 export async function writePageImage(image: PageRaster, kind: PageKind, dpi: number, pathNoExt: string): Promise<string> {
   const path = `${pathNoExt}${kind === 'bitonal' ? '.tif' : '.jpg'}`;
   const bytes = kind === 'bitonal' ? await encodeBitonalTiff(image, dpi) : await encodePageJpeg(image, kind, dpi);
-  await writeFileAtomically(path, bytes);
+  try {
+    await writeFileAtomically(path, bytes);
+  } catch (e) {
+    throw await fileSystemError(e, path);
+  }
   return path;
 }
 

@@ -43,6 +43,12 @@ export interface ProjectPage {
   ocr?: string;
   /** Hidden pages are kept in the project but left out of exports. */
   hidden?: boolean;
+  /**
+   * What the page prints about itself, read from the running heads and feet of the whole document once OCR has run:
+   * its page number as printed (`305`, `xiv`; read, or inferred from its neighbours) and its running head. Exports
+   * use this number (Markdown page markers, an EPUB's page list); edit it here to correct it.
+   */
+  printed?: { folio?: string; runningHead?: string };
   source: {
     /** The input file or bundle entry the page came from (`images/0001.jpg`, `book.pdf#3`). */
     input: string;

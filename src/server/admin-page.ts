@@ -24,14 +24,14 @@ function date(ms: number): string {
 }
 
 /** The admin page: job counts by status and the key table, with plain forms to create and revoke keys (no script). */
-export function adminPage(secret: string, counts: Record<JobStatus, number>, keys: ApiKeyRow[]): string {
-  const s = encodeURIComponent(secret);
+export function adminPage(prefix: string, csrf: string, counts: Record<JobStatus, number>, keys: ApiKeyRow[]): string {
+  const token = `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
   const countRows = JOB_STATUSES.map((st) => `<tr><td>${st}</td><td class="n">${counts[st]}</td></tr>`).join('');
   const keyRows = keys
     .map((k) => {
       const active = k.revoked === null;
       const action = active
-        ? `<form class="inline" method="post" action="/admin/keys/${k.keyId}/revoke?secret=${s}"><button type="submit">Revoke</button></form>`
+        ? `<form class="inline" method="post" action="${escapeHtml(prefix)}/admin/keys/${k.keyId}/revoke">${token}<button type="submit">Revoke</button></form>`
         : '';
       return `<tr${active ? '' : ' class="revoked"'}><td class="n">${k.keyId}</td><td>${escapeHtml(k.email)}</td><td>${active ? 'active' : 'revoked'}</td><td>${date(k.created)}</td><td class="n">${k.jobCount}</td><td>${action}</td></tr>`;
     })
@@ -43,21 +43,33 @@ export function adminPage(secret: string, counts: Record<JobStatus, number>, key
 <table><thead><tr><th>Status</th><th>Jobs</th></tr></thead><tbody>${countRows}</tbody></table>
 <h2>API keys</h2>
 ${keys.length === 0 ? '<p>No API keys yet.</p>' : `<table><thead><tr><th>Id</th><th>Email</th><th>State</th><th>Created</th><th>Jobs</th><th></th></tr></thead><tbody>${keyRows}</tbody></table>`}
+<p>Revoking a key also cancels its jobs that have not ended.</p>
 <h2>New API key</h2>
-<form method="post" action="/admin/keys?secret=${s}">
+<form method="post" action="${escapeHtml(prefix)}/admin/keys">${token}
 <label>Email for completion mail <input type="email" name="email" required></label> <button type="submit">Create key</button>
-</form>`,
+</form>
+<form method="post" action="${escapeHtml(prefix)}/admin/logout">${token}<button type="submit">Sign out</button></form>`,
   );
 }
 
 /** Shown once after creating a key from the admin page: the raw key is never shown again. */
-export function keyCreatedPage(secret: string, key: { key_id: number; email: string; api_key: string }): string {
+export function keyCreatedPage(prefix: string, key: { key_id: number; email: string; api_key: string }): string {
   return page(
     'Quire server — new API key',
     `<h1>New API key</h1>
 <p>Key ${key.key_id} for ${escapeHtml(key.email)}:</p>
 <p><code>${escapeHtml(key.api_key)}</code></p>
 <p>Copy it now: only its hash is stored, so it cannot be shown again.</p>
-<p><a href="/admin?secret=${encodeURIComponent(secret)}">Back to the admin page</a></p>`,
+<p><a href="${escapeHtml(prefix)}/admin">Back to the admin page</a></p>`,
+  );
+}
+
+/** Shown at the admin address to a browser without a session: how to get one. */
+export function signInPage(): string {
+  return page(
+    'Quire server — admin',
+    `<h1>Quire server</h1>
+<p>Open the admin link with the admin secret (<code>/admin?secret=…</code>), printed when the secret was made, to sign in.
+A lost secret is replaced with <code>quire server --rotate-admin-secret</code>.</p>`,
   );
 }

@@ -1,12 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { adminPage, keyCreatedPage } from './admin-page.js';
+import { adminPage, keyCreatedPage, signInPage } from './admin-page.js';
+import { ADMIN_SECRET_HASH_KEY } from './config.js';
 import type { ServerContext } from './context.js';
 import { readFields } from './forms.js';
 import { apiError } from './http-errors.js';
-import { hashKey, newApiKey, secretMatches } from './secrets.js';
+import { hashKey, matchesHash, newApiKey, newSessionToken } from './secrets.js';
+import type { AdminSession } from './store.js';
 import { errorSchema } from './views.js';
 
 type AdminRequest = FastifyRequest<{ Querystring: { secret?: string; email?: string } }>;
+
+/** The admin session cookie: HttpOnly (no script reads it), SameSite=Strict (no other site sends it). */
+export const SESSION_COOKIE = 'quire_admin';
+/** How long an admin session lasts. */
+export const SESSION_MS = 12 * 3600_000;
 
 /** A browser posting the admin page's forms gets pages back; programs (curl, scripts) get JSON. */
 function wantsHtml(request: FastifyRequest): boolean {
@@ -18,7 +25,7 @@ export function isEmailAddress(text: string): boolean {
   return text.length <= 254 && /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(text);
 }
 
-/** Pages carrying the secret in their URL: never cached, never sent on as a Referer, no script. */
+/** Admin pages: never cached, never sent on as a Referer, no script. */
 function htmlHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
@@ -28,18 +35,84 @@ function htmlHeaders(reply: FastifyReply): FastifyReply {
     .header('x-content-type-options', 'nosniff');
 }
 
+/** One cookie's value from a `Cookie` header. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The admin secret as a program sends it: `Authorization: Bearer <secret>` or `X-Admin-Secret`. */
+function headerSecret(request: FastifyRequest): string | undefined {
+  const auth = request.headers.authorization;
+  const m = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+  if (m) return m[1];
+  const x = request.headers['x-admin-secret'];
+  return typeof x === 'string' ? x.trim() : undefined;
+}
+
+/** How an admin request proved itself: the secret (header or query) or a session cookie, which forms back with CSRF. */
+type AdminAuth = { by: 'secret'; via: 'header' | 'query' } | { by: 'session'; session: AdminSession };
+
 export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const { store } = ctx;
   const secretQuery = { type: 'object', properties: { secret: { type: 'string' }, email: { type: 'string' } } };
+  const auths = new WeakMap<FastifyRequest, AdminAuth>();
 
-  // Checked before any body is read: a caller without the secret costs nothing.
-  const requireAdmin = async (request: AdminRequest): Promise<void> => {
-    if (!secretMatches(request.query.secret, ctx.adminSecret)) throw apiError('admin_unauthorized');
+  // Checked before any body is read: a caller without the secret or a session costs nothing. The hash is read each
+  // time, so a secret rotated by another process takes effect at once.
+  const requireAdmin = async (request: AdminRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const stored = await store.getConfig(ADMIN_SECRET_HASH_KEY);
+    const fromHeader = headerSecret(request);
+    let auth: AdminAuth | null = null;
+    if (fromHeader !== undefined && matchesHash(fromHeader, stored)) auth = { by: 'secret', via: 'header' };
+    else if (request.query.secret !== undefined && matchesHash(request.query.secret, stored)) auth = { by: 'secret', via: 'query' };
+    else {
+      const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      const session = token ? await store.getAdminSession(hashKey(token), Date.now()) : null;
+      if (session) auth = { by: 'session', session };
+    }
+    if (auth) {
+      auths.set(request, auth);
+      return undefined;
+    }
+    if (request.method === 'GET' && wantsHtml(request)) return htmlHeaders(reply).code(401).send(signInPage());
+    throw apiError('admin_unauthorized');
+  };
+
+  /** Forms posted on the strength of the cookie must carry the page's CSRF token; a secret needs none. */
+  const checkCsrf = (request: FastifyRequest, fields: Record<string, string>): void => {
+    const auth = auths.get(request);
+    if (auth?.by !== 'session') return;
+    const given = fields.csrf ?? request.headers['x-csrf-token'];
+    if (typeof given !== 'string' || !matchesHash(given, hashKey(auth.session.csrf))) throw apiError('bad_csrf');
+  };
+
+  /** Start a session for a browser that came with the secret; the cookie is scoped to the admin pages. */
+  const startSession = async (request: FastifyRequest, reply: FastifyReply): Promise<AdminSession> => {
+    const token = newSessionToken();
+    const now = Date.now();
+    const session: AdminSession = { tokenHash: hashKey(token), csrf: newSessionToken(), created: now, expires: now + SESSION_MS };
+    await store.createAdminSession(session);
+    const secure = request.protocol === 'https' ? '; Secure' : '';
+    reply.header('set-cookie', `${SESSION_COOKIE}=${token}; Path=${ctx.pathPrefix(request)}/admin; Max-Age=${SESSION_MS / 1000}; HttpOnly; SameSite=Strict${secure}`);
+    return session;
+  };
+
+  const pageOf = async (request: FastifyRequest, session: AdminSession): Promise<string> => {
+    const [counts, keys] = await Promise.all([store.countJobsByStatus(), store.listKeys()]);
+    return adminPage(ctx.pathPrefix(request), session.csrf, counts, keys);
   };
 
   app.get<{ Querystring: { secret?: string } }>('/admin', { schema: { querystring: secretQuery }, preHandler: requireAdmin }, async (request, reply) => {
-    const [counts, keys] = await Promise.all([store.countJobsByStatus(), store.listKeys()]);
-    return htmlHeaders(reply).send(adminPage(ctx.adminSecret, counts, keys));
+    const auth = auths.get(request)!;
+    if (auth.by === 'session') return htmlHeaders(reply).send(await pageOf(request, auth.session));
+    const session = await startSession(request, reply);
+    // The secret leaves the address bar (and the browser's history) at once: the cookie carries the session.
+    if (auth.via === 'query') return htmlHeaders(reply).code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
+    return htmlHeaders(reply).send(await pageOf(request, session));
   });
 
   app.post<{ Querystring: { secret?: string; email?: string } }>(
@@ -53,13 +126,14 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     },
     async (request, reply) => {
       const fields = await readFields(request);
+      checkCsrf(request, fields);
       const email = (fields.email ?? request.query.email ?? '').trim();
       if (!isEmailAddress(email)) throw apiError('bad_request', 'Give the email address of the key owner as email.');
       const raw = newApiKey();
       const key = await store.createKey(email, hashKey(raw), Date.now());
       request.log.info({ keyId: key.keyId }, 'API key created');
       const body = { key_id: key.keyId, email: key.email, api_key: raw };
-      if (wantsHtml(request)) return htmlHeaders(reply).send(keyCreatedPage(ctx.adminSecret, body));
+      if (wantsHtml(request)) return htmlHeaders(reply).send(keyCreatedPage(ctx.pathPrefix(request), body));
       return body;
     },
   );
@@ -69,18 +143,33 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     {
       schema: {
         querystring: secretQuery,
-        response: { 200: { type: 'object', properties: { key_id: { type: 'integer' }, revoked: { type: 'boolean' } } }, '4xx': errorSchema },
+        response: {
+          200: { type: 'object', properties: { key_id: { type: 'integer' }, revoked: { type: 'boolean' }, cancelled_jobs: { type: 'integer' } } },
+          '4xx': errorSchema,
+        },
       },
       preHandler: requireAdmin,
     },
     async (request, reply) => {
-      await readFields(request);
+      checkCsrf(request, await readFields(request));
       const id = Number(request.params.key_id);
       const key = /^\d{1,15}$/.test(request.params.key_id) ? await store.revokeKey(id, Date.now()) : null;
       if (!key) throw apiError('no_key');
-      request.log.info({ keyId: key.keyId }, 'API key revoked');
-      if (wantsHtml(request)) return reply.code(303).header('location', `/admin?secret=${encodeURIComponent(ctx.adminSecret)}`).send();
-      return { key_id: key.keyId, revoked: true };
+      // Its jobs that have not ended go with it: a revoked key's queue must not run on.
+      const cancelled = await store.cancelKeyJobs(key.keyId, Date.now());
+      await ctx.stopJobs(cancelled);
+      request.log.info({ keyId: key.keyId, cancelledJobs: cancelled.length }, 'API key revoked');
+      if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
+      return { key_id: key.keyId, revoked: true, cancelled_jobs: cancelled.length };
     },
   );
+
+  app.post<{ Querystring: { secret?: string } }>('/admin/logout', { schema: { querystring: secretQuery }, preHandler: requireAdmin }, async (request, reply) => {
+    checkCsrf(request, await readFields(request));
+    const auth = auths.get(request)!;
+    if (auth.by === 'session') await store.deleteAdminSessions(auth.session.tokenHash);
+    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${ctx.pathPrefix(request)}/admin; Max-Age=0; HttpOnly; SameSite=Strict`);
+    if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
+    return { signed_out: true };
+  });
 }

@@ -1,24 +1,40 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import proxyAddr from '@fastify/proxy-addr';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { ConvertEngine } from '../convert/index.js';
 import { describeError } from '../errors.js';
-import { errorBody } from '../http/index.js';
+import { DEFAULT_RETRY_AFTER_S, describeFailure, errorBody } from '../http/index.js';
 import { appDataDir } from '../project/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
-import { createEngine } from './engine.js';
-import { ADMIN_SECRET_KEY, parseBaseUrl, readSmtpConfig } from './config.js';
+import { createAdmission, declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
+import {
+  ADMIN_SECRET_HASH_KEY,
+  DEFAULT_RETENTION,
+  LEGACY_ADMIN_SECRET_KEY,
+  moveSmtpPassword,
+  parseBaseUrl,
+  parseLimits,
+  parseRetention,
+  readSmtpConfig,
+  serverSecrets,
+  type Retention,
+  type ServerLimits,
+  type ServerSettings,
+} from './config.js';
 import type { ServerContext } from './context.js';
+import { createEngine } from './engine.js';
 import { apiError, errorHandler, HTTP_ERRORS } from './http-errors.js';
 import { registerJobRoutes } from './job-routes.js';
-import { uploadsDir } from './layout.js';
+import { jobDir, uploadsDir } from './layout.js';
 import { loggerOptions } from './logging.js';
 import { sendCompletionMail } from './mailer.js';
 import { createProcessor, type OcrBatch, type Processor } from './processor.js';
-import { newAdminSecret } from './secrets.js';
+import { hashKey, jobTag, newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { ApiKey, Job, JobStore } from './store.js';
 import { sweepLeftovers } from './sweep.js';
@@ -28,11 +44,19 @@ export const DEFAULT_MAX_UPLOAD = 2 * 1024 ** 3;
 /** Generous: a person or a script submitting a book at a time never meets it; a runaway loop does. */
 export const DEFAULT_RUN_RATE = { max: 120, timeWindowMs: 60_000 };
 
+/**
+ * Which reverse proxies to believe (`X-Forwarded-For`, `-Proto`, `-Host`, `-Prefix`), as fastify's `trustProxy`:
+ * true for any, or addresses and subnets (`127.0.0.1`, `10.0.0.0/8`, `loopback`), as a list or comma-separated.
+ */
+export type TrustProxy = boolean | string | string[];
+
 export interface CreateAppOptions {
   /** Default `<APP_DATA>/quire-server.db`. */
   dbPath?: string;
   /** Job folders; default `<APP_DATA>/server_data`. */
   dataDir?: string;
+  /** Where the server's secrets (the SMTP password) are kept, in `.env`; default the folder of `dbPath`. */
+  appData?: string;
   /** Another store (PostgreSQL, later) instead of the SQLite file at `dbPath`. */
   store?: JobStore;
   /** Run the background ticker (default true); with false a test drives `processor.tick()` by hand. */
@@ -43,6 +67,14 @@ export interface CreateAppOptions {
   maxUpload?: number;
   /** `POST /run` per API key; default 120 a minute. */
   runRateLimit?: { max: number; timeWindowMs: number };
+  /** Over the `limits` setting of the config table, which is over the defaults. */
+  limits?: Partial<ServerLimits>;
+  /** Over the `retention` setting of the config table, which is over the defaults. */
+  retention?: Partial<Retention>;
+  /** Replace the admin secret (and end every admin session); the new one is in `adminSecret`. */
+  rotateAdminSecret?: boolean;
+  /** Believe these reverse proxies' forwarded headers; default none. */
+  trustProxy?: TrustProxy;
   /** Background tick; default 2 s. */
   tickMs?: number;
   /** How long shutdown waits for the running job to reach a frame boundary; default 10 s. */
@@ -54,8 +86,14 @@ export interface CreateAppOptions {
   workers?: number;
   /** Leftovers older than this are swept at start and every hour; default 15 minutes. */
   sweepAfterMs?: number;
-  /** The conversion verbs; by default on a thread of their own, or a test's stand-in. */
+  /** How long a job put back for a full disk waits; default a minute. */
+  retryMs?: number;
+  /** A client's look at a parked job polls its batch at most this often; default 10 s (each poll is a process). */
+  clientPollEveryMs?: number;
+  /** The conversion verbs; by default each call in a process of its own (see `engine.ts`), or a test's stand-in. */
   engine?: ConvertEngine;
+  /** The job process's entry point (a test runs the built one under the TypeScript runner). */
+  childScript?: string;
   /** Stands in for the processor's own OCR batch poller (tests of the routes alone). */
   ocrBatch?: OcrBatch;
   /** The clock of the OCR batch schedule (1, 2, 4 … 512 minutes from submission); default `Date.now`. */
@@ -69,8 +107,13 @@ export interface QuireServer {
   app: FastifyInstance;
   processor: Processor;
   store: JobStore;
+  /** The config table and the secrets beside it, as `quire server config` sets them. */
+  settings: ServerSettings;
   dataDir: string;
-  adminSecret: string;
+  /** The admin secret when this start made it (the first start, or a rotation); null otherwise, as only its hash is kept. */
+  adminSecret: string | null;
+  limits: ServerLimits;
+  retention: Retention;
   /** Start the background worker, when `createApp` was told not to (`quire server` starts it once listening). */
   startWorker(): void;
   /** Prefix of links (download links, the admin URL): `base_url`, else the listening address. */
@@ -79,25 +122,32 @@ export interface QuireServer {
   close(): Promise<void>;
 }
 
+
 /** Build the job server: database, folders, routes and worker, without listening. */
 export async function createApp(options: CreateAppOptions = {}): Promise<QuireServer> {
   const dataDir = options.dataDir ?? join(appDataDir(), 'server_data');
-  const store = options.store ?? openSqliteStore(options.dbPath ?? join(appDataDir(), 'quire-server.db'));
+  const dbPath = options.dbPath ?? join(appDataDir(), 'quire-server.db');
+  const store = options.store ?? openSqliteStore(dbPath);
+  const settings: ServerSettings = { store, secrets: serverSecrets(options.appData ?? (options.dbPath ? dirname(options.dbPath) : appDataDir())) };
   const maxUpload = options.maxUpload ?? DEFAULT_MAX_UPLOAD;
   const rate = options.runRateLimit ?? DEFAULT_RUN_RATE;
   const graceMs = options.shutdownGraceMs ?? 10_000;
   const sweepAfterMs = options.sweepAfterMs ?? 15 * 60_000;
+  // Configuration is read and checked once, here: a bad setting stops the start with its sentence.
+  const limits: ServerLimits = { ...parseLimits((await store.getConfig('limits')) ?? '{}'), ...options.limits };
+  const retention: Retention = { ...DEFAULT_RETENTION, ...parseRetention((await store.getConfig('retention')) ?? '{}'), ...options.retention };
   await mkdir(uploadsDir(dataDir), { recursive: true, mode: 0o700 });
   if (options.publicUrl) await store.setConfig('base_url', parseBaseUrl(options.publicUrl));
-  // First writer wins, so two servers starting on one database agree on the secret.
-  const adminSecret = await store.setConfigOnce(ADMIN_SECRET_KEY, newAdminSecret());
+  await moveSmtpPassword(settings);
+  const adminSecret = await adminSecretAtStart(store, options.rotateAdminSecret === true);
 
   const app = Fastify({
     logger: options.logger ? loggerOptions(options.logger.level ?? 'info', options.logger.stream) : false,
-    // Uploads can take long; what ends a stalled one is two minutes without a byte.
-    connectionTimeout: 120_000,
+    // Uploads have timeouts of their own (limits.uploadIdleMs); this ends any other connection that goes quiet.
+    connectionTimeout: Math.max(120_000, limits.uploadIdleMs * 2),
     requestTimeout: 0,
     bodyLimit: 64 * 1024,
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(rateLimit, { global: false });
@@ -106,18 +156,41 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((_request, reply) => {
+  const routes: Array<{ method: string; pattern: RegExp }> = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
+    for (const method of [route.method].flat()) routes.push({ method, pattern });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    // An address that exists answers 405 to another method, naming the ones it takes.
+    const path = request.url.split('?')[0];
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      if (!request.raw.readableEnded && request.method !== 'GET' && request.method !== 'HEAD') void reply.header('connection', 'close');
+      return void reply.code(405).header('allow', allowed.join(', ')).send(errorBody('method_not_allowed', `${HTTP_ERRORS.method_not_allowed.message.slice(0, -1)}: it takes ${allowed.join(', ')}.`));
+    }
     void reply.code(404).send(errorBody('no_route', HTTP_ERRORS.no_route.message));
   });
 
   const runKeys = new WeakMap<FastifyRequest, number>();
   const checkRun = app.createRateLimit({ max: rate.max, timeWindow: rate.timeWindowMs, keyGenerator: (request) => `key:${runKeys.get(request) ?? 0}` });
 
+  const trusted = trustFunction(options.trustProxy);
+  const pathPrefix = (request: FastifyRequest): string => {
+    const header = request.headers['x-forwarded-prefix'];
+    const socket = request.raw.socket;
+    if (typeof header !== 'string' || !trusted || !socket?.remoteAddress || !trusted(socket.remoteAddress, 0)) return '';
+    const prefix = header.split(',')[0].trim().replace(/\/+$/, '');
+    // A path and nothing else: it is written into links and a cookie.
+    return /^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$/.test(prefix) && !prefix.split('/').includes('..') ? prefix : '';
+  };
+
   let draining = false;
   const mails = new Set<Promise<void>>();
   const linkBase = async (request?: FastifyRequest): Promise<string> => {
     const stored = await store.getConfig('base_url');
     if (stored) return stored;
+    if (request && (trusted || !app.server.address())) return `${request.protocol}://${request.host}${pathPrefix(request)}`;
     const address = app.server.address();
     if (address && typeof address === 'object') {
       const wildcard = address.address === '0.0.0.0' || address.address === '::';
@@ -129,9 +202,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   };
 
   const sendMail = async (job: Job): Promise<void> => {
-    const smtp = await readSmtpConfig(store);
+    const smtp = await readSmtpConfig(settings);
     if (!smtp) {
-      app.log.info({ jobId: job.jobId }, 'no smtp setting; completion email not sent');
+      app.log.info({ job: jobTag(job.jobId) }, 'no smtp setting; completion email not sent');
       return;
     }
     const key = await store.getKey(job.keyId);
@@ -143,16 +216,20 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       pdfUrl: `${base}/download/${job.jobId}/pdf`,
       mdUrl: job.hasMd ? `${base}/download/${job.jobId}/md` : null,
     });
-    app.log.info({ jobId: job.jobId, keyId: key.keyId }, 'completion email sent');
+    app.log.info({ job: jobTag(job.jobId), keyId: key.keyId }, 'completion email sent');
   };
 
-  // The engine runs on its own thread; a test may stand in for it.
-  const thread = options.engine ? null : createEngine();
+  // Each job runs in a process of its own; a test may stand in for the engine.
+  const engine = options.engine ? null : createEngine({ memoryLimit: limits.jobMemory, ...(options.childScript ? { childScript: options.childScript } : {}) });
   const processor = createProcessor({
     store,
     dataDir,
-    engine: options.engine ?? thread!,
+    engine: options.engine ?? engine!,
     log: app.log,
+    minFreeDisk: limits.minFreeDisk,
+    retention,
+    ...(options.retryMs ? { retryMs: options.retryMs } : {}),
+    ...(options.clientPollEveryMs !== undefined ? { clientPollEveryMs: options.clientPollEveryMs } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.workers ? { workers: options.workers } : {}),
@@ -161,30 +238,67 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     // The email goes out beside the queue, so a slow mail server never holds up the next job.
     onDone: async (job) => {
       if (!job.emailNotif) return;
-      const sending = sendMail(job).catch((e: unknown) => app.log.warn({ jobId: job.jobId, err: describeError(e) }, 'completion email failed'));
+      const sending = sendMail(job).catch((e: unknown) => app.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'completion email failed'));
       mails.add(sending);
       void sending.finally(() => mails.delete(sending));
     },
   });
 
+  const admission = createAdmission(store, dataDir, () => limits);
   const ctx: ServerContext = {
     store,
     processor,
     dataDir,
     maxUpload,
-    adminSecret,
+    limits,
+    admission,
     draining: () => draining,
     linkBase,
+    pathPrefix,
     async checkRunRate(request: FastifyRequest, key: ApiKey) {
       runKeys.set(request, key.keyId);
       const limit = await checkRun(request);
-      if (!limit.isAllowed && limit.isExceeded) throw apiError('rate_limited');
+      if (!limit.isAllowed && limit.isExceeded) throw apiError('rate_limited', undefined, { 'retry-after': String(Math.max(1, limit.ttlInSeconds)) });
+    },
+    async stopJobs(jobs) {
+      for (const job of jobs) {
+        if (job.status === 'ocr_pending') await processor.cancelBatch(job);
+        processor.abort(job.jobId);
+        await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+      }
     },
   };
   app.get('/health', async () => ({ ok: true }));
   registerJobRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   await app.ready();
+
+  // A client that asks before sending its body (`Expect: 100-continue`) is answered before it sends one byte when
+  // the answer is a refusal; Node would otherwise say "continue" to every request.
+  app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    refusalBeforeBody(req, ctx)
+      .then((refusal) => {
+        if (!refusal) {
+          res.writeContinue();
+          app.server.emit('request', req, res);
+          return;
+        }
+        const { status, body, headers } = describeFailure(refusal);
+        app.log.info({ status, code: body.error.code }, 'upload refused before its body');
+        res.writeHead(status, {
+          'content-type': 'application/json; charset=utf-8',
+          connection: 'close',
+          ...(status === 429 || status === 503 || status === 507 ? { 'retry-after': String(DEFAULT_RETRY_AFTER_S) } : {}),
+          ...headers,
+        });
+        res.end(JSON.stringify(body));
+      })
+      .catch((e: unknown) => {
+        app.log.error({ err: describeError(e) }, 'checking an upload before its body failed');
+        res.writeContinue();
+        app.server.emit('request', req, res);
+      });
+  });
 
   await sweepLeftovers(store, dataDir, sweepAfterMs).catch((e: unknown) => app.log.warn({ err: describeError(e) }, 'sweep failed'));
   const sweeper = setInterval(() => {
@@ -200,7 +314,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       draining = true;
       clearInterval(sweeper);
       await processor.stop(graceMs);
-      await thread?.close();
+      await engine?.close();
       await Promise.race([Promise.allSettled([...mails]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       // Requests in flight get a moment to end; an upload still streaming after it is cut (its partial file is removed).
       const closed = app.close();
@@ -209,5 +323,53 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       clearTimeout(cut);
       await store.close();
     })());
-  return { app, processor, store, dataDir, adminSecret, startWorker, linkBase: () => linkBase(), close };
+  return { app, processor, store, settings, dataDir, adminSecret, limits, retention, startWorker, linkBase: () => linkBase(), close };
+
+  /** A `POST /run` refused on its headers alone (shutting down, too large, full, a bad or over-limit key); else null. */
+  async function refusalBeforeBody(req: IncomingMessage, context: ServerContext): Promise<Error | null> {
+    if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/run') return null;
+    try {
+      if (context.draining()) throw apiError('shutting_down');
+      const declared = declaredLength(req.headers);
+      if (declared !== null && declared > context.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
+      context.admission.checkSlots();
+      await context.admission.checkDisk(declared);
+      const raw = headerKey(req.headers);
+      if (raw !== null) {
+        const key = await context.store.findActiveKey(hashKey(raw));
+        if (!key) throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+        await context.admission.checkKey(key, declared);
+      }
+      return null;
+    } catch (e) {
+      return e as Error;
+    }
+  }
+}
+
+/**
+ * The admin secret at start: an earlier version's raw secret becomes its hash; a new one is made on the first start
+ * (or when rotating) and returned, to be shown once. Null when one exists: it is never shown again.
+ */
+async function adminSecretAtStart(store: JobStore, rotate: boolean): Promise<string | null> {
+  const legacy = await store.getConfig(LEGACY_ADMIN_SECRET_KEY);
+  if (legacy !== null) {
+    await store.setConfigOnce(ADMIN_SECRET_HASH_KEY, hashKey(legacy));
+    await store.deleteConfig(LEGACY_ADMIN_SECRET_KEY);
+  }
+  const fresh = newAdminSecret();
+  if (rotate) {
+    await store.setConfig(ADMIN_SECRET_HASH_KEY, hashKey(fresh));
+    await store.deleteAdminSessions();
+    return fresh;
+  }
+  // First writer wins, so two servers starting on one database agree on the secret; only the winner shows it.
+  return (await store.setConfigOnce(ADMIN_SECRET_HASH_KEY, hashKey(fresh))) === hashKey(fresh) ? fresh : null;
+}
+
+/** Whether a peer address is a trusted proxy, as fastify decides for `X-Forwarded-Host`; null when none is. */
+function trustFunction(trust: TrustProxy | undefined): ((address: string, hop: number) => boolean) | null {
+  if (trust === undefined || trust === false) return null;
+  if (trust === true) return () => true;
+  return proxyAddr.compile(typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust);
 }

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import type { Admission } from './admission.js';
+import type { ServerLimits } from './config.js';
 import type { Processor } from './processor.js';
-import type { ApiKey, JobStore } from './store.js';
+import type { ApiKey, Job, JobStore } from './store.js';
 
 /** What the routes share: built once by `createApp`. */
 export interface ServerContext {
@@ -8,11 +10,16 @@ export interface ServerContext {
   processor: Processor;
   dataDir: string;
   maxUpload: number;
-  adminSecret: string;
+  limits: ServerLimits;
+  admission: Admission;
   /** True once shutdown began: `/run` takes no more uploads. */
   draining(): boolean;
-  /** Prefix of download links: `base_url`, else the listening address, else the request's own origin. */
+  /** Prefix of download links: `base_url`, else the request's own origin (and a trusted proxy's prefix), else the listening address. */
   linkBase(request?: FastifyRequest): Promise<string>;
+  /** The path a trusted reverse proxy serves this server under (`X-Forwarded-Prefix`), '' when none. */
+  pathPrefix(request: FastifyRequest): string;
   /** Count one `/run` against the key's rate limit; throws 429 past it. */
   checkRunRate(request: FastifyRequest, key: ApiKey): Promise<void>;
+  /** Stop these jobs (already cancelled in the store): a running one at its next frame, a parked one's batch; files removed. */
+  stopJobs(jobs: Job[]): Promise<void>;
 }

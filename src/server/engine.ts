@@ -1,115 +1,203 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { ConvertEngine, ConvertOptions, ConvertResult, OcrCheck, ProgressEvent } from '../convert/index.js';
 import { ERROR_CODES, QuireError, type ErrorCode } from '../errors.js';
+import { formatBytes } from '../util/index.js';
 
-/** What crosses to the conversion thread: convert's options without the signal and callback (sent as messages). */
+/** What crosses to a job's process: convert's options without the signal and callback (sent as messages). */
 type PlainOptions = Omit<ConvertOptions, 'signal' | 'onProgress'>;
 
-export type EngineRequest =
-  | { type: 'run'; id: number; input: string | string[]; options: PlainOptions }
-  | { type: 'abort'; id: number; reason: unknown }
+export type ChildRequest =
+  | { type: 'run'; input: string | string[]; options: PlainOptions }
   /** Poll a parked job's OCR batch, finishing its exports when it is done. */
-  | { type: 'check-ocr'; id: number; projectDir: string }
-  | { type: 'cancel-ocr'; id: number; projectDir: string };
+  | { type: 'check-ocr'; projectDir: string }
+  | { type: 'cancel-ocr'; projectDir: string };
 
-export type EngineReply =
-  | { type: 'progress'; id: number; event: ProgressEvent }
-  | { type: 'done'; id: number; result: ConvertResult }
-  | { type: 'checked'; id: number; check: OcrCheck }
-  | { type: 'cancelled'; id: number }
-  | { type: 'error'; id: number; error: { code: ErrorCode | null; message: string; detail?: string } };
+export type ChildReply =
+  | { type: 'progress'; event: ProgressEvent }
+  | { type: 'done'; result: ConvertResult }
+  | { type: 'checked'; check: OcrCheck }
+  | { type: 'cancelled' }
+  | { type: 'error'; error: { code: ErrorCode | null; message: string; detail?: string | undefined; errno?: string | undefined } };
 
-/** The conversion verbs on their thread: finishing a batch writes the PDF, which is the engine's work too. */
+/** The default memory ceiling of one job's process. */
+export const DEFAULT_JOB_MEMORY = 1.5 * 1024 ** 3;
+
+export interface EngineOptions {
+  /** Bytes one job's process may use, all of it (JavaScript heap and decoded images alike); default 1.5 GiB. */
+  memoryLimit?: number;
+  /** The child's entry point; default the built `job-child.js` beside this file. */
+  childScript?: string;
+}
+
+/** The conversion verbs, each call in a process of its own. */
 export interface Engine extends ConvertEngine {
-  /** Stop the thread (after the job in it ended or was given up on). */
+  /** Stop every job process still running (after the server's grace period). */
   close(): Promise<void>;
 }
 
-interface Call {
-  resolve: (r: unknown) => void;
-  reject: (e: unknown) => void;
-  onProgress?: (e: ProgressEvent) => void;
-}
-
 /**
- * `convert` on a long-lived worker thread, so the HTTP thread stays responsive while a job runs. Under the test
- * runner the compiled thread file does not exist (sources are TypeScript), and convert runs in this thread.
+ * The conversion verbs run out of the server's process: every call (a conversion, a poll of an OCR batch, its
+ * cancel) forks a process of its own with a memory ceiling, so that a hostile input fails its job with a clear
+ * sentence and the server carries on. A separate worker process uses the same engine.
+ *
+ * The ceiling is enforced three ways, since no one of them covers everything: `ulimit -d` (RLIMIT_DATA, which
+ * Linux applies to every private writable mapping, so native decoders' buffers count), V8's old-space limit for the
+ * JavaScript heap, and a watchdog that reads the process's resident size from /proc and ends it past the ceiling.
+ *
+ * One process is started ahead and waits with its modules loaded, so a job does not wait for Node to start; it
+ * still takes one job and exits. Under the test runner (sources are TypeScript, no built child exists) the verbs
+ * run in this process.
  */
-export function createEngine(): Engine {
-  const threadUrl = new URL('./convert-thread.js', import.meta.url);
-  // Loaded here only then: the HTTP thread of a built server never loads the engine's modules at all.
-  if (import.meta.url.endsWith('.ts')) {
+export function createEngine(options: EngineOptions = {}): Engine {
+  const memoryLimit = options.memoryLimit ?? DEFAULT_JOB_MEMORY;
+  const script = options.childScript ?? fileURLToPath(new URL('./job-child.js', import.meta.url));
+  if (!options.childScript && import.meta.url.endsWith('.ts')) {
     return {
-      convert: async (input, options) => (await import('../convert/index.js')).convert(input, options),
+      convert: async (input, opts) => (await import('../convert/index.js')).convert(input, opts),
       checkOcr: async (projectDir) => (await import('../convert/index.js')).checkProjectOcr(projectDir),
       cancelOcr: async (projectDir) => (await import('../convert/index.js')).cancelProjectOcr(projectDir),
       close: async () => {},
     };
   }
+  const children = new Set<ChildProcess>();
+  let spare: ChildProcess | null = null;
+  let closed = false;
 
-  let thread: Worker | null = null;
-  let nextId = 1;
-  const calls = new Map<number, Call>();
-
-  const start = (): Worker => {
-    const worker = new Worker(fileURLToPath(threadUrl));
-    worker.on('message', (msg: EngineReply) => {
-      const call = calls.get(msg.id);
-      if (!call) return;
-      if (msg.type === 'progress') return call.onProgress?.(msg.event);
-      calls.delete(msg.id);
-      if (msg.type === 'done') call.resolve(msg.result);
-      else if (msg.type === 'checked') call.resolve(msg.check);
-      else if (msg.type === 'cancelled') call.resolve(undefined);
-      else call.reject(msg.error.code ? new QuireError(msg.error.code, msg.error.message, msg.error.detail) : new Error(msg.error.message));
+  /**
+   * One job process started ahead, its modules loaded while it waits, so the next job does not pay for Node's start
+   * (a second or more): still one process per job, never reused. It keeps nothing alive on its own.
+   */
+  const prime = (): void => {
+    if (closed || spare) return;
+    const child = spawnJob(script, memoryLimit);
+    child.on('error', () => undefined);
+    child.once('exit', () => {
+      if (spare === child) spare = null;
     });
-    // A thread that dies takes its job with it; the next job gets a new thread.
-    const fail = (why: string): void => {
-      if (thread === worker) thread = null;
-      for (const [id, call] of calls) {
-        calls.delete(id);
-        call.reject(new QuireError(ERROR_CODES.INTERNAL, 'The conversion stopped unexpectedly.', why));
+    child.unref();
+    child.channel?.unref();
+    (child.stderr as Socket | null)?.unref();
+    spare = child;
+  };
+
+  const take = (): ChildProcess => {
+    const ready = spare !== null && spare.exitCode === null && spare.signalCode === null && spare.connected ? spare : null;
+    spare = null;
+    const child = ready ?? spawnJob(script, memoryLimit);
+    child.ref();
+    child.channel?.ref();
+    (child.stderr as Socket | null)?.ref();
+    prime();
+    return child;
+  };
+
+  function run<T>(request: ChildRequest, label: string, onProgress?: (e: ProgressEvent) => void, signal?: AbortSignal): Promise<T> {
+    const child = take();
+    children.add(child);
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      // The end of what it said is what explains a crash.
+      stderr = (stderr + d.toString('utf8')).slice(-4000);
+    });
+    let overMemory = false;
+    const watchdog = setInterval(() => {
+      const rss = residentBytes(child.pid);
+      if (rss !== null && rss > memoryLimit) {
+        overMemory = true;
+        child.kill('SIGKILL');
       }
-    };
-    worker.on('error', (e) => fail(String(e)));
-    worker.on('exit', (code) => fail(`conversion thread exited with ${code}`));
-    worker.unref();
-    return worker;
-  };
-
-  /** One request to the thread, answered by one reply. */
-  const ask = <T>(request: (id: number) => EngineRequest): Promise<T> => {
-    thread ??= start();
-    const worker = thread;
-    const id = nextId++;
+    }, 250);
+    watchdog.unref();
     return new Promise<T>((resolve, reject) => {
-      calls.set(id, { resolve: resolve as (r: unknown) => void, reject });
-      worker.postMessage(request(id));
-    });
-  };
-
-  return {
-    checkOcr: (projectDir) => ask<OcrCheck>((id) => ({ type: 'check-ocr', id, projectDir })),
-    cancelOcr: (projectDir) => ask<void>((id) => ({ type: 'cancel-ocr', id, projectDir })),
-    convert(input, options) {
-      thread ??= start();
-      const worker = thread;
-      const id = nextId++;
-      const { signal, onProgress, ...plain } = options;
-      return new Promise<ConvertResult>((resolve, reject) => {
-        calls.set(id, { resolve: resolve as (r: unknown) => void, reject, ...(onProgress ? { onProgress } : {}) });
-        worker.postMessage({ type: 'run', id, input, options: plain } satisfies EngineRequest);
-        // The thread stops at its next frame boundary, as convert does with a signal of its own.
-        const abort = (): void => worker.postMessage({ type: 'abort', id, reason: String(signal?.reason ?? 'abort') } satisfies EngineRequest);
-        if (signal?.aborted) abort();
-        else signal?.addEventListener('abort', abort, { once: true });
+      let answered = false;
+      child.on('message', (msg: ChildReply) => {
+        if (msg.type === 'progress') return onProgress?.(msg.event);
+        answered = true;
+        if (msg.type === 'done') resolve(msg.result as T);
+        else if (msg.type === 'checked') resolve(msg.check as T);
+        else if (msg.type === 'cancelled') resolve(undefined as T);
+        else reject(errorOf(msg.error, label, memoryLimit));
       });
+      child.once('exit', (code, sig) => {
+        clearInterval(watchdog);
+        children.delete(child);
+        signal?.removeEventListener('abort', abort);
+        if (answered) return;
+        if (overMemory || sig === 'SIGKILL' || outOfMemory(stderr)) reject(memoryError(label, memoryLimit, `exit ${code ?? sig}; ${stderr.slice(-500)}`));
+        else reject(new QuireError(ERROR_CODES.INTERNAL, 'The conversion stopped unexpectedly.', `job process exited with ${code ?? sig}: ${stderr.slice(-1000)}`));
+      });
+      child.once('error', (e) => {
+        if (!answered) reject(new QuireError(ERROR_CODES.INTERNAL, 'The conversion could not start.', String(e)));
+      });
+      // The job stops at its next frame boundary, as convert does with a signal of its own.
+      const abort = (): void => {
+        if (child.connected) child.send({ type: 'abort', reason: String(signal?.reason ?? 'abort') });
+      };
+      child.send(request);
+      if (signal?.aborted) abort();
+      else signal?.addEventListener('abort', abort, { once: true });
+    });
+  }
+
+  // Warm from the start, as the job server's spec has it: the first job does not wait for a process either.
+  prime();
+  return {
+    convert(input, opts) {
+      const { signal, onProgress, ...plain } = opts;
+      return run<ConvertResult>({ type: 'run', input, options: plain }, opts.label ?? String(input), onProgress, signal);
     },
+    checkOcr: (projectDir) => run<OcrCheck>({ type: 'check-ocr', projectDir }, 'the OCR batch'),
+    cancelOcr: (projectDir) => run<void>({ type: 'cancel-ocr', projectDir }, 'the OCR batch'),
     async close() {
-      const worker = thread;
-      thread = null;
-      if (worker) await worker.terminate();
+      closed = true;
+      spare?.kill('SIGKILL');
+      spare = null;
+      for (const child of children) child.kill('SIGKILL');
+      children.clear();
     },
   };
+}
+
+/** Fork the child with its ceiling: through `sh` for `ulimit -d` where there is one (it only ever lowers a limit). */
+function spawnJob(script: string, memoryLimit: number): ChildProcess {
+  const heapMb = Math.max(64, Math.floor((memoryLimit * 0.75) / 1024 ** 2));
+  const node = [process.execPath, `--max-old-space-size=${heapMb}`, script];
+  const stdio: ['ignore', 'ignore', 'pipe', 'ipc'] = ['ignore', 'ignore', 'pipe', 'ipc'];
+  if (process.platform === 'win32') return spawn(node[0], node.slice(1), { stdio });
+  const kb = Math.floor(memoryLimit / 1024);
+  return spawn('/bin/sh', ['-c', `ulimit -d ${kb} 2>/dev/null; exec "$@"`, 'quire-job', ...node], { stdio });
+}
+
+/** A process's resident size from /proc (Linux), or null where there is none. */
+export function residentBytes(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What V8, libvips and the C library say when an allocation fails. */
+function outOfMemory(text: string): boolean {
+  return /out of memory|allocation failed|heap limit|ENOMEM|Cannot allocate memory|std::bad_alloc/i.test(text);
+}
+
+function memoryError(label: string, limit: number, detail: string): QuireError {
+  return new QuireError(ERROR_CODES.RESOURCE_LIMIT, `${label} needed more than the ${formatBytes(limit)} of memory this server gives a job, so Quire stopped converting it.`, detail);
+}
+
+/** The error a job's process reported, as a `QuireError` when it was one; an allocation failure says so plainly. */
+function errorOf(error: Extract<ChildReply, { type: 'error' }>['error'], label: string, limit: number): Error {
+  if (error.code && error.code !== ERROR_CODES.INTERNAL) return new QuireError(error.code, error.message, error.detail);
+  if (outOfMemory(`${error.message} ${error.detail ?? ''}`)) return memoryError(label, limit, error.detail ?? error.message);
+  if (error.code) return new QuireError(error.code, error.message, error.detail);
+  const e = new Error(error.message) as NodeJS.ErrnoException;
+  if (error.errno) e.code = error.errno;
+  if (error.detail) e.stack = error.detail;
+  return e;
 }

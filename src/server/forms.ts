@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
+import { isDiskFull } from './disk.js';
 import { apiError } from './http-errors.js';
 
 /** Upload extensions `/run` takes, and how each is stored in the job folder. */
@@ -98,37 +99,82 @@ export interface RunForm {
 /** Form limits: a job's form has a handful of short fields and one file. */
 const FIELD_LIMITS = { fields: 10, fieldSize: 4096, fieldNameSize: 100, parts: 12, headerPairs: 100 };
 
+/** Said to a client that sends its file before its key: the file is not read. */
+export const KEY_FIRST = 'A valid API key is needed before the file: send it in an Authorization: Bearer or X-API-Key header, or as the api_key field before the file.';
+
+export interface RunFormOptions {
+  tempDir: string;
+  maxUpload: number;
+  /** The key came in a header and was checked before the body: the form's api_key is not needed. */
+  keyKnown: boolean;
+  /** Check the form's api_key (and what the key may do); throws to refuse the upload. */
+  checkKey: (apiKey: string) => Promise<void>;
+  /** Nothing arrived for this long, or no key by then: the upload is cut. */
+  idleMs: number;
+  /** The whole upload may not take longer than this. */
+  deadlineMs: number;
+}
+
 /**
- * Read `/run`'s form, streaming the file to `tempDir`. `checkKey` runs as soon as `api_key` has arrived and before
- * any byte of the file is written when the key comes first (curl sends fields in the order given). Any failure
- * (bad extension, size limit, dropped connection, refused key) removes the partial file before it propagates.
+ * Read `/run`'s form, streaming the file to `tempDir`. The key must be known before the file: from a header, or
+ * the `api_key` field sent before it; a file part before a verified key is refused at once, unread. An upload that
+ * stalls (`idleMs`), trickles past `deadlineMs`, or has sent no key within `idleMs` is cut. Any failure (bad
+ * extension, size limit, full disk, dropped connection, refused key, timeout) removes the partial file before it
+ * propagates.
  */
-export async function readRunForm(
-  request: FastifyRequest,
-  options: { tempDir: string; maxUpload: number; checkKey: (apiKey: string) => Promise<void> },
-): Promise<RunForm> {
+export async function readRunForm(request: FastifyRequest, options: RunFormOptions): Promise<RunForm> {
   if (!request.isMultipart()) throw apiError('bad_request', 'The request body must be a multipart form with the file and api_key.');
   const fields: Record<string, string> = {};
   let upload: Upload | null = null;
   let tempPath: string | null = null;
-  let keyChecked = false;
+  let keyChecked = options.keyKnown;
+  const cut = new AbortController();
+  const stop = (e: Error): void => {
+    if (!cut.signal.aborted) cut.abort(e);
+  };
+  let idle: NodeJS.Timeout | undefined;
+  const touch = (): void => {
+    clearTimeout(idle);
+    idle = setTimeout(() => stop(apiError('upload_timeout', `The upload stalled: nothing arrived for ${Math.round(options.idleMs / 1000)} seconds.`)), options.idleMs);
+  };
+  const keyDeadline = keyChecked ? undefined : setTimeout(() => stop(apiError('unauthorized', KEY_FIRST)), options.idleMs);
+  const deadline = setTimeout(() => stop(apiError('upload_timeout', `The upload took longer than the ${Math.round(options.deadlineMs / 60_000)} minutes this server allows one.`)), options.deadlineMs);
+  const aborted = new Promise<never>((_resolve, reject) => cut.signal.addEventListener('abort', () => reject(cut.signal.reason as Error), { once: true }));
+  // Only ever rejects; a race that lost to it is not an unhandled rejection.
+  aborted.catch(() => undefined);
   try {
     const parts = request.parts({ limits: { ...FIELD_LIMITS, files: 1, fileSize: options.maxUpload } });
-    for await (const part of parts) {
+    touch();
+    request.raw.on('data', touch);
+    const iterator = parts[Symbol.asyncIterator]();
+    for (;;) {
+      const next = iterator.next();
+      next.catch(() => undefined);
+      const { value: part, done } = await Promise.race([next, aborted]);
+      if (done) break;
       if (part.type === 'field') {
         fields[part.fieldname] = String(part.value);
         if (part.fieldname === 'api_key' && !keyChecked) {
+          await Promise.race([options.checkKey(fields.api_key), aborted]);
           keyChecked = true;
-          await options.checkKey(fields.api_key);
+          clearTimeout(keyDeadline);
         }
         continue;
       }
+      // Not a byte of the file is read, let alone written, for a caller not known yet.
+      if (!keyChecked) throw apiError('unauthorized', KEY_FIRST);
       if (part.fieldname !== 'file') throw apiError('bad_request', `The form has a file in "${part.fieldname}"; send it as "file".`);
       const name = cleanUploadName(part.filename);
       const type = uploadType(name);
       if (!type) throw apiError('unsupported_file');
       tempPath = join(options.tempDir, `${randomBytes(12).toString('hex')}.part`);
-      await pipeline(part.file, fileSink(tempPath));
+      try {
+        await pipeline(part.file, fileSink(tempPath), { signal: cut.signal });
+      } catch (e) {
+        if (cut.signal.aborted) throw cut.signal.reason as Error;
+        if (isDiskFull(e)) throw apiError('disk_full');
+        throw e;
+      }
       // With throwFileSizeLimit the stream errors first; `truncated` is the belt to those braces.
       if (part.file.truncated) throw apiError('too_large');
       upload = { tempPath, name, type };
@@ -138,6 +184,11 @@ export async function readRunForm(
   } catch (e) {
     if (tempPath) await rm(tempPath, { force: true });
     throw e;
+  } finally {
+    clearTimeout(idle);
+    clearTimeout(keyDeadline);
+    clearTimeout(deadline);
+    request.raw.off('data', touch);
   }
 }
 

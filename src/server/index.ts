@@ -2,9 +2,25 @@
  * The HTTP job server (`quire server`): uploads in, conversions drained from a queue by a background worker,
  * artifacts served by capability URL. `createApp` builds it without listening; the CLI listens.
  */
-export { createApp, DEFAULT_MAX_UPLOAD, DEFAULT_PORT, DEFAULT_RUN_RATE, type CreateAppOptions, type QuireServer } from './app.js';
-export { parseBaseUrl, parseSmtpConfig, setServerConfig, showServerConfig, SETTABLE, type SmtpConfig } from './config.js';
+export { createApp, DEFAULT_MAX_UPLOAD, DEFAULT_PORT, DEFAULT_RUN_RATE, type CreateAppOptions, type QuireServer, type TrustProxy } from './app.js';
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_RETENTION,
+  parseBaseUrl,
+  parseLimits,
+  parseRetention,
+  parseSmtpConfig,
+  serverSecrets,
+  setServerConfig,
+  showServerConfig,
+  SETTABLE,
+  type Retention,
+  type ServerLimits,
+  type ServerSettings,
+  type SmtpConfig,
+} from './config.js';
+export { createEngine, DEFAULT_JOB_MEMORY, residentBytes, type Engine, type EngineOptions } from './engine.js';
 export type { OcrBatch, Processor, TickResult } from './processor.js';
 export { nextOcrPoll, OCR_BACKOFF_MINUTES, OCR_BATCH_TIMED_OUT } from './processor.js';
 export { openSqliteStore } from './sqlite-store.js';
-export { JOB_STATUSES, type ApiKey, type Job, type JobStatus, type JobStore } from './store.js';
+export type { Job, JobStore } from './store.js';

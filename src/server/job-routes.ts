@@ -1,17 +1,17 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
 import type { ServerContext } from './context.js';
+import { isDiskFull } from './disk.js';
 import { sendArtifact } from './download.js';
 import { readFields, readRunForm } from './forms.js';
 import { apiError } from './http-errors.js';
 import { inputPath, jobDir, outputPath, uploadsDir, type ArtifactKind } from './layout.js';
-import { hashKey, isJobId, newJobId } from './secrets.js';
+import { hashKey, isJobId, jobTag, newJobId } from './secrets.js';
 import { ACTIVE_STATUSES, type ApiKey, type Job } from './store.js';
 import { apiKeyQuery, checkSchema, errorSchema, getSchema, jobCheck, jobGet, jobParams, listSchema, runSchema } from './views.js';
 
-/** Room for the form's boundaries and short fields around the file, when judging a request by its Content-Length. */
-const FORM_OVERHEAD = 64 * 1024;
 
 export interface RunOptions {
   emailNotif: boolean;
@@ -46,8 +46,22 @@ export function serverOcrSpec(ocr: string): string {
   return rest === '' ? 'remoteocr:batch' : `remoteocr:batch:${rest}`;
 }
 
+/** `/list` pages: this many jobs unless the client asks, at most 500. */
+export const LIST_DEFAULT = 50;
+export const LIST_MAX = 500;
+
+/** A `/list` cursor: opaque to clients, the submission number of the first job of the next page. */
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number | null {
+  const m = /^s(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  return m ? Number(m[1]) : null;
+}
+
 export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const { store, dataDir } = ctx;
+  const { store, dataDir, admission } = ctx;
 
   async function authenticate(raw: unknown): Promise<ApiKey> {
     if (typeof raw !== 'string' || raw === '') throw apiError('unauthorized');
@@ -56,6 +70,11 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return key;
   }
 
+  /** The key of a GET: a header, else the `api_key` query parameter. */
+  const queryKey = (request: FastifyRequest<{ Querystring: { api_key?: string } }>): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? request.query.api_key);
+  /** The key of a small POST: a header, else the form's `api_key`. */
+  const formKey = async (request: FastifyRequest): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? (await readFields(request)).api_key);
+
   /** The caller's job; another key's job is answered exactly like one that does not exist. */
   async function ownJob(jobId: string, key: ApiKey): Promise<Job> {
     const job = isJobId(jobId) ? await store.getJob(jobId) : null;
@@ -63,84 +82,109 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     return job;
   }
 
-  /** `/check` and `/get` ask a parked OCR batch for its result first, so a client polling sees it at once. */
-  async function freshJob(request: FastifyRequest<{ Params: { job_id: string }; Querystring: { api_key?: string } }>): Promise<Job> {
-    const key = await authenticate(request.query.api_key);
-    const job = await ownJob(request.params.job_id, key);
-    if (job.status !== 'ocr_pending') return job;
-    await ctx.processor.poll(job);
-    return (await store.getJob(job.jobId)) ?? job;
+  /**
+   * `/check` and `/get` answer from the database at once; for a parked OCR batch they also have it polled in the
+   * background, so a client polling sees the result on a later call without ever waiting on the OCR service.
+   */
+  async function currentJob(request: FastifyRequest<{ Params: { job_id: string }; Querystring: { api_key?: string } }>): Promise<Job> {
+    const job = await ownJob(request.params.job_id, await queryKey(request));
+    if (job.status === 'ocr_pending') ctx.processor.requestPoll(job);
+    return job;
   }
 
   app.post('/run', { schema: { response: { 200: runSchema, '4xx': errorSchema, '5xx': errorSchema } } }, async (request) => {
     if (ctx.draining()) throw apiError('shutting_down');
-    const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > ctx.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
-    let key: ApiKey | null = null;
-    const form = await readRunForm(request, {
-      tempDir: uploadsDir(dataDir),
-      maxUpload: ctx.maxUpload,
-      checkKey: async (raw) => {
-        key = await authenticate(raw);
-        await ctx.checkRunRate(request, key);
-      },
-    });
-    // Set inside checkKey, which TypeScript cannot follow.
-    const owner = key as ApiKey | null;
-    const upload = form.upload;
+    const declared = declaredLength(request.headers);
+    if (declared !== null && declared > ctx.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
+    // Everything that can be refused without the body is refused before a byte of it is read.
+    const slot = admission.enter();
     try {
-      if (!owner) throw apiError('unauthorized');
-      if (!upload) throw apiError('missing_file');
-      const options = parseRunOptions(form.fields);
-      if (ctx.draining()) throw apiError('shutting_down');
-      const jobId = newJobId();
-      const dir = jobDir(dataDir, jobId);
-      await mkdir(dir);
+      await admission.checkDisk(declared);
+      let key: ApiKey | null = null;
+      const admit = async (raw: string): Promise<void> => {
+        const k = await authenticate(raw);
+        await ctx.checkRunRate(request, k);
+        await admission.checkKey(k, declared);
+        slot.bind(k);
+        key = k;
+      };
+      const fromHeader = headerKey(request.headers);
+      if (fromHeader !== null) await admit(fromHeader);
+      const form = await readRunForm(request, {
+        tempDir: uploadsDir(dataDir),
+        maxUpload: ctx.maxUpload,
+        keyKnown: fromHeader !== null,
+        checkKey: admit,
+        idleMs: ctx.limits.uploadIdleMs,
+        deadlineMs: ctx.limits.uploadDeadlineMs,
+      });
+      // Set inside admit, which TypeScript cannot follow.
+      const owner = key as ApiKey | null;
+      const upload = form.upload;
       try {
-        await rename(upload.tempPath, inputPath(dataDir, { jobId, inputExt: upload.type }));
-        // The row comes last: a job exists only once its upload is complete and in place.
-        await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, ...options }, Date.now());
+        if (!owner) throw apiError('unauthorized');
+        if (!upload) throw apiError('missing_file');
+        const options = parseRunOptions(form.fields);
+        if (ctx.draining()) throw apiError('shutting_down');
+        const inputBytes = (await stat(upload.tempPath)).size;
+        // A body sent without its length is held to the key's allowance once it is here.
+        if (declared === null) await admission.checkQuota(owner, inputBytes);
+        const jobId = newJobId();
+        const dir = jobDir(dataDir, jobId);
+        await mkdir(dir);
+        try {
+          await rename(upload.tempPath, inputPath(dataDir, { jobId, inputExt: upload.type }));
+          // The row comes last: a job exists only once its upload is complete and in place.
+          await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, ...options }, Date.now());
+        } catch (e) {
+          await rm(dir, { recursive: true, force: true });
+          throw isDiskFull(e) ? apiError('disk_full') : e;
+        }
+        request.log.info({ job: jobTag(jobId), keyId: owner.keyId, bytes: inputBytes }, 'job submitted');
+        ctx.processor.kick();
+        return { job_id: jobId, status: 'pending' };
       } catch (e) {
-        await rm(dir, { recursive: true, force: true });
+        if (upload) await rm(upload.tempPath, { force: true });
         throw e;
       }
-      request.log.info({ jobId, keyId: owner.keyId, upload: upload.name }, 'job submitted');
-      ctx.processor.kick();
-      return { job_id: jobId, status: 'pending' };
-    } catch (e) {
-      if (upload) await rm(upload.tempPath, { force: true });
-      throw e;
+    } finally {
+      slot.leave();
     }
   });
 
-  app.get<{ Querystring: { api_key?: string; limit?: number } }>(
+  app.get<{ Querystring: { api_key?: string; limit?: number; cursor?: string } }>(
     '/list',
     {
       schema: {
-        querystring: { type: 'object', properties: { ...apiKeyQuery.properties, limit: { type: 'integer', minimum: 1, maximum: 100000 } } },
+        querystring: {
+          type: 'object',
+          properties: { ...apiKeyQuery.properties, limit: { type: 'integer', minimum: 1, maximum: LIST_MAX }, cursor: { type: 'string', maxLength: 64 } },
+        },
         response: { 200: listSchema, '4xx': errorSchema },
       },
     },
     async (request, reply) => {
-      const key = await authenticate(request.query.api_key);
-      // Already JSON (see listJobsJson): sent as is, the schema above documents it.
-      const jobs = await store.listJobsJson(key.keyId, request.query.limit);
-      return reply.type('application/json; charset=utf-8').send(`{"jobs":${jobs}}`);
+      const key = await queryKey(request);
+      const cursor = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor);
+      if (request.query.cursor !== undefined && cursor === null) throw apiError('bad_request', 'cursor must be the next value of an earlier /list answer.');
+      const page = await store.listJobsPage(key.keyId, request.query.limit ?? LIST_DEFAULT, cursor);
+      // Already JSON (see listJobsPage): sent as is, the schema above documents it.
+      const next = page.next === null ? '' : `,"next":${JSON.stringify(encodeCursor(page.next))}`;
+      return reply.type('application/json; charset=utf-8').send(`{"jobs":${page.json}${next}}`);
     },
   );
 
   app.get<{ Params: { job_id: string }; Querystring: { api_key?: string } }>(
     '/check/:job_id',
     { schema: { params: jobParams, querystring: apiKeyQuery, response: { 200: checkSchema, '4xx': errorSchema } } },
-    async (request) => jobCheck(await freshJob(request)),
+    async (request) => jobCheck(await currentJob(request)),
   );
 
   app.get<{ Params: { job_id: string }; Querystring: { api_key?: string } }>(
     '/get/:job_id',
     { schema: { params: jobParams, querystring: apiKeyQuery, response: { 200: getSchema, '4xx': errorSchema } } },
-    async (request) => jobGet(await freshJob(request), await ctx.linkBase(request)),
+    async (request) => jobGet(await currentJob(request), await ctx.linkBase(request)),
   );
-
   // No key: the job id is the capability, so links in the completion email work when clicked.
   app.get<{ Params: { job_id: string; kind: string } }>('/download/:job_id/:kind', async (request, reply) => {
     const { job_id: jobId, kind } = request.params;
@@ -148,15 +192,16 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const job = isJobId(jobId) ? await store.getJob(jobId) : null;
     if (!job) throw apiError('not_found');
     if (job.status !== 'done' || (kind === 'md' && !job.hasMd)) throw apiError('no_artifact');
+    if (job.expired) throw apiError('expired');
     const name = job.docName ?? basename(job.uploadName, extname(job.uploadName));
-    return sendArtifact(reply, outputPath(dataDir, jobId, kind as ArtifactKind), kind as ArtifactKind, name, request.headers.range);
+    return sendArtifact(reply, outputPath(dataDir, jobId, kind as ArtifactKind), kind as ArtifactKind, name, request.headers);
   });
 
   app.post<{ Params: { job_id: string } }>(
     '/cancel/:job_id',
     { schema: { params: jobParams, response: { 200: runSchema, '4xx': errorSchema } } },
     async (request) => {
-      const key = await authenticate((await readFields(request)).api_key);
+      const key = await formKey(request);
       const job = await ownJob(request.params.job_id, key);
       if (!ACTIVE_STATUSES.includes(job.status)) throw apiError('not_cancellable');
       if (job.status === 'ocr_pending') await ctx.processor.cancelBatch(job);
@@ -166,7 +211,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
       // A running job stops at its next frame boundary; its worker removes what it wrote after this.
       ctx.processor.abort(job.jobId);
       await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
-      request.log.info({ jobId: job.jobId, was: before.status }, 'job cancelled');
+      request.log.info({ job: jobTag(job.jobId), was: before.status }, 'job cancelled');
       return { job_id: job.jobId, status: 'cancelled' };
     },
   );
@@ -175,13 +220,13 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     '/delete/:job_id',
     { schema: { params: jobParams, response: { 200: { type: 'object', properties: { deleted: { type: 'boolean' } } }, '4xx': errorSchema } } },
     async (request) => {
-      const key = await authenticate((await readFields(request)).api_key);
+      const key = await formKey(request);
       const job = await ownJob(request.params.job_id, key);
       if (job.status === 'ocr_pending') await ctx.processor.cancelBatch(job);
       if (!(await store.deleteJob(job.jobId, key.keyId))) throw apiError('not_found');
       ctx.processor.abort(job.jobId);
       await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
-      request.log.info({ jobId: job.jobId, was: job.status }, 'job deleted');
+      request.log.info({ job: jobTag(job.jobId), was: job.status }, 'job deleted');
       return { deleted: true };
     },
   );

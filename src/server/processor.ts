@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { ConvertEngine, ConvertResult, OcrCheck, ProgressEvent } from '../convert/index.js';
 import { describeError, ERROR_CODES, isQuireError } from '../errors.js';
+import { DEFAULT_RETENTION, type Retention } from './config.js';
+import { freeBytes, isDiskFull } from './disk.js';
 import { inputPath, jobDir, OUTPUT_STEM, outputPath, projectDir } from './layout.js';
+import { scrubbingLog } from './logging.js';
+import { jobTag } from './secrets.js';
 import type { Job, JobOutcome, JobStatus, JobStore } from './store.js';
 
 /**
@@ -63,6 +67,16 @@ export interface ProcessorOptions {
   clock?: () => number;
   /** Called once a job is done (the completion email); errors are logged, never fatal. */
   onDone?: (job: Job) => Promise<void>;
+  /** No job starts while the data folder's disk has less than this free (bytes); default 0. */
+  minFreeDisk?: number;
+  /** How long a job put back for a full disk waits before it runs again; default a minute. */
+  retryMs?: number;
+  /** How long a job's files are kept once it ended (see `sweep`). */
+  retention?: Retention;
+  /** Polls of parked OCR batches running at once, beside the queue; default 2. */
+  pollConcurrency?: number;
+  /** A poll a client asks for (`/check`) is not repeated for the same job within this; default 10 s. */
+  clientPollEveryMs?: number;
 }
 
 export interface TickResult {
@@ -72,16 +86,30 @@ export interface TickResult {
 
 export interface Processor {
   readonly workerId: string;
-  /** Take back orphaned jobs, then claim the oldest pending job and run it to its end; null when none was pending. */
+  /**
+   * One step of everything, for a test driving the worker by hand: poll the parked jobs that are due, beside taking
+   * back orphaned jobs and running the next ready job to its end; the job's result, or null when none was ready.
+   */
   tick(): Promise<TickResult | null>;
+  /** Take back orphaned jobs, then claim the next ready job and run it to its end (what the background loop does). */
+  runNext(): Promise<TickResult | null>;
   /** Run ticks in the background: right after a job ends, else every `intervalMs`. */
   start(intervalMs: number): void;
   /** Tick soon (a job was just submitted). */
   kick(): void;
   /** Stop the job this worker runs, if it is `jobId` (cancelled or deleted): it ends at the next frame boundary. */
   abort(jobId: string): void;
-  /** Ask the parked OCR batch of a job for its result now (a client asked); the schedule is left as it is. */
+  /** Ask the parked OCR batch of a job for its result now, and wait for the answer; the schedule is left as it is. */
   poll(job: Job): Promise<void>;
+  /**
+   * A client asked about a parked job (`/check`, `/get`): poll its batch in the background, unless a poll of it is
+   * running or one ran within the last few seconds. Returns at once; the answer is read from the database.
+   */
+  requestPoll(job: Job): void;
+  /** Apply the retention setting: remove uploads and outputs of jobs that ended long enough ago. */
+  sweep(now?: number): Promise<number>;
+  /** Resolves once no poll of a parked job is running (those `requestPoll` started included). */
+  pollsSettled(): Promise<void>;
   /** Poll the parked jobs whose scheduled poll is due (part of every tick). */
   pollDue(): Promise<TickResult[]>;
   /** Cancel a parked job's batch on the service's side; a failure is logged, never thrown (the job goes anyway). */
@@ -102,7 +130,12 @@ interface Running {
   done: Promise<TickResult>;
 }
 
-const DEFAULTS = { leaseMs: 60_000, heartbeatMs: 5_000, maxAttempts: 3 };
+const DEFAULTS = { leaseMs: 60_000, heartbeatMs: 5_000, maxAttempts: 3, retryMs: 60_000, pollConcurrency: 2, clientPollEveryMs: 10_000 };
+/** The ticker applies retention this often. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+
+/** What a job waiting for disk space says on `/check`. */
+export const DISK_FULL_NOTICE = 'The server is short of disk space; Quire will start this job again once there is room.';
 
 export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -110,7 +143,9 @@ export function newWorkerId(): string {
 
 /** The job queue's worker: one job at a time, claimed atomically, so several workers can share one store. */
 export function createProcessor(options: ProcessorOptions): Processor {
-  const { store, dataDir, log } = options;
+  const { store, dataDir } = options;
+  // A job's errors name its files by path, and the path holds the job id: the log gets the job's tag instead.
+  const log = scrubbingLog(options.log);
   const workerId = options.workerId ?? newWorkerId();
   const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
   const heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
@@ -122,8 +157,19 @@ export function createProcessor(options: ProcessorOptions): Processor {
   let wake: (() => void) | null = null;
   let pollTimer: NodeJS.Timeout | null = null;
   const clock = options.clock ?? Date.now;
+  const minFreeDisk = options.minFreeDisk ?? 0;
+  const retryMs = options.retryMs ?? DEFAULTS.retryMs;
+  const retention = options.retention ?? DEFAULT_RETENTION;
+  const pollConcurrency = options.pollConcurrency ?? DEFAULTS.pollConcurrency;
+  const clientPollEveryMs = options.clientPollEveryMs ?? DEFAULTS.clientPollEveryMs;
   /** Polls in flight, by job: a second poll of the same job waits for the first instead of racing it. */
   const polls = new Map<string, Promise<TickResult>>();
+  /** Which of the polls in flight are scheduled ones. */
+  const scheduledPolls = new Set<string>();
+  /** When a client last had a job polled, so that a client polling `/check` in a loop does not hammer the service. */
+  const clientPolls = new Map<string, number>();
+  let diskShort = false;
+  let lastSweep = 0;
 
   async function recoverOrphans(): Promise<void> {
     const now = Date.now();
@@ -135,20 +181,36 @@ export function createProcessor(options: ProcessorOptions): Processor {
         : await store.requeueJob(job.jobId, job.workerId!, now, false);
       if (!taken) continue;
       await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
-      log.warn({ jobId: job.jobId, worker: job.workerId, attempts: job.attempts }, gaveUp ? 'job interrupted too often, failed' : 'job of a stopped worker put back to pending');
+      log.warn({ job: jobTag(job.jobId), worker: job.workerId, attempts: job.attempts }, gaveUp ? 'job interrupted too often, failed' : 'job of a stopped worker put back to pending');
     }
+  }
+
+  /** True when the data folder has room for a job to start; said once in the log each time that changes. */
+  async function roomOnDisk(needed: number): Promise<boolean> {
+    const free = await freeBytes(dataDir);
+    const room = free === null || free >= minFreeDisk + needed;
+    if (room !== !diskShort) {
+      diskShort = !room;
+      if (diskShort) log.warn({ free, needed: minFreeDisk + needed }, 'disk nearly full: jobs wait until there is room');
+      else log.info({ free }, 'disk has room again: jobs start');
+    }
+    return room;
   }
 
   async function tickOnce(): Promise<TickResult | null> {
     await recoverOrphans();
     if (stopping) return null;
-    await pollDue();
-    if (stopping) return null;
+    // Not even the smallest job fits: take none, rather than claim one only to put it back.
+    if (!(await roomOnDisk(0))) return null;
     const job = await store.claimNextJob(workerId, Date.now());
     if (!job) return null;
     if (stopping) {
       await store.requeueJob(job.jobId, workerId, Date.now(), true);
       return null;
+    }
+    if (!(await roomOnDisk(job.inputBytes))) {
+      await store.deferJob(job.jobId, workerId, Date.now() + retryMs, DISK_FULL_NOTICE, Date.now());
+      return { jobId: job.jobId, status: 'pending' };
     }
     const run: Running = { job, controller: new AbortController(), done: Promise.resolve({ jobId: job.jobId, status: 'processing' }) };
     running = run;
@@ -175,13 +237,13 @@ export function createProcessor(options: ProcessorOptions): Processor {
     // A crashed run may have left its project behind; every run starts from the upload alone.
     await rm(proj, { recursive: true, force: true });
     const timer = setInterval(() => {
-      store.heartbeat(job.jobId, workerId, Date.now()).then(stillHeld, (e: unknown) => log.warn({ jobId: job.jobId, err: describeError(e) }, 'heartbeat failed'));
+      store.heartbeat(job.jobId, workerId, Date.now()).then(stillHeld, (e: unknown) => log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'heartbeat failed'));
     }, heartbeatMs);
     timer.unref();
     const progress = progressTracker((p) => {
-      store.heartbeat(job.jobId, workerId, Date.now(), p).then(stillHeld, (e: unknown) => log.warn({ jobId: job.jobId, err: describeError(e) }, 'progress update failed'));
+      store.heartbeat(job.jobId, workerId, Date.now(), p).then(stillHeld, (e: unknown) => log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'progress update failed'));
     });
-    log.info({ jobId: job.jobId, attempt: job.attempts }, 'job started');
+    log.info({ job: jobTag(job.jobId), attempt: job.attempts }, 'job started');
     try {
       // Messages and the document name come from the name the file was uploaded under, never the server's path.
       const result = await options.engine.convert(input, {
@@ -202,18 +264,26 @@ export function createProcessor(options: ProcessorOptions): Processor {
       const hasMd = hasMarkdown(result);
       await rm(proj, { recursive: true, force: true });
       const docName = result.name;
-      const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages };
+      const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages, outputBytes: outputBytes(result) };
       if (!(await store.finishJob(job.jobId, workerId, outcome, Date.now()))) return await settleStopped(run);
-      log.info({ jobId: job.jobId, pages: result.pages }, 'job done');
+      log.info({ job: jobTag(job.jobId), pages: result.pages }, 'job done');
+      await ended(job.jobId);
       const done = { ...job, status: 'done' as const, docName, hasMd, pagesDone: result.pages, pagesTotal: result.pages };
-      if (options.onDone) await options.onDone(done).catch((e: unknown) => log.warn({ jobId: job.jobId, err: describeError(e) }, 'completion hook failed'));
+      if (options.onDone) await options.onDone(done).catch((e: unknown) => log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'completion hook failed'));
       return { jobId: job.jobId, status: 'done' };
     } catch (e) {
       if (controller.signal.aborted) return await settleStopped(run);
       await removeWork(job.jobId);
+      // A full disk is no fault of the job's: it waits and runs again, its attempt given back.
+      if (isDiskFull(e) || !(await roomOnDisk(0))) {
+        log.warn({ job: jobTag(job.jobId), err: isQuireError(e) ? e.detail ?? e.message : describeError(e) }, 'disk full while converting: job put back to pending');
+        if (!(await store.deferJob(job.jobId, workerId, Date.now() + retryMs, DISK_FULL_NOTICE, Date.now()))) return await settleStopped(run);
+        return { jobId: job.jobId, status: 'pending' };
+      }
       const error = failureMessage(e);
-      log.warn({ jobId: job.jobId, code: isQuireError(e) ? e.code : 'unexpected', err: isQuireError(e) ? e.detail ?? e.message : describeError(e) }, 'job failed');
+      log.warn({ job: jobTag(job.jobId), code: isQuireError(e) ? e.code : 'unexpected', err: isQuireError(e) ? e.detail ?? e.message : describeError(e) }, 'job failed');
       if (!(await store.finishJob(job.jobId, workerId, { status: 'failed', error }, Date.now()))) return await settleStopped(run);
+      await ended(job.jobId);
       return { jobId: job.jobId, status: 'failed' };
     } finally {
       clearInterval(timer);
@@ -230,7 +300,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
       await cancelBatch(job);
       return settleStopped(run);
     }
-    log.info({ jobId: job.jobId, batchIds }, 'OCR batch submitted; job waits in ocr_pending');
+    log.info({ job: jobTag(job.jobId), batchIds }, 'OCR batch submitted; job waits in ocr_pending');
     return { jobId: job.jobId, status: 'ocr_pending' };
   }
 
@@ -238,16 +308,22 @@ export function createProcessor(options: ProcessorOptions): Processor {
     if (options.ocrBatch) return options.ocrBatch.cancel(job);
     try {
       await options.engine.cancelOcr(projectDir(dataDir, job.jobId));
-      log.info({ jobId: job.jobId, batchIds: job.ocrBatchIds }, 'OCR batch cancelled');
+      log.info({ job: jobTag(job.jobId), batchIds: job.ocrBatchIds }, 'OCR batch cancelled');
     } catch (e) {
-      log.warn({ jobId: job.jobId, batchIds: job.ocrBatchIds, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be cancelled');
+      log.warn({ job: jobTag(job.jobId), batchIds: job.ocrBatchIds, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be cancelled');
     }
   }
 
   function pollJob(jobId: string, scheduled: boolean): Promise<TickResult> {
     const inFlight = polls.get(jobId);
+    // A scheduled poll that finds a client's in flight waits for it, then makes its own (which moves the schedule on).
+    if (inFlight && scheduled && !scheduledPolls.has(jobId)) return inFlight.then(() => pollJob(jobId, scheduled));
     if (inFlight) return inFlight;
-    const poll = pollOnce(jobId, scheduled).finally(() => polls.delete(jobId));
+    if (scheduled) scheduledPolls.add(jobId);
+    const poll = pollOnce(jobId, scheduled).finally(() => {
+      polls.delete(jobId);
+      scheduledPolls.delete(jobId);
+    });
     polls.set(jobId, poll);
     return poll;
   }
@@ -264,7 +340,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
     const job = await store.leaseOcrJob(jobId, workerId, now, now - leaseMs);
     if (!job) return { jobId, status: (await store.getJob(jobId))?.status ?? 'cancelled' };
     const timer = setInterval(() => {
-      store.heartbeat(jobId, workerId, Date.now()).catch((e: unknown) => log.warn({ jobId, err: describeError(e) }, 'heartbeat failed'));
+      store.heartbeat(jobId, workerId, Date.now()).catch((e: unknown) => log.warn({ job: jobTag(jobId), err: describeError(e) }, 'heartbeat failed'));
     }, heartbeatMs);
     timer.unref();
     try {
@@ -272,18 +348,18 @@ export function createProcessor(options: ProcessorOptions): Processor {
       try {
         check = await options.engine.checkOcr(projectDir(dataDir, jobId));
       } catch (e) {
-        log.warn({ jobId, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be polled');
+        log.warn({ job: jobTag(jobId), err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be polled');
         return await stillPending(job, scheduled);
       }
       if (check.state === 'pending') return await stillPending(job, scheduled);
       if (check.state === 'failed') {
-        log.warn({ jobId, err: check.detail ?? check.message }, 'OCR batch failed');
+        log.warn({ job: jobTag(jobId), err: check.detail ?? check.message }, 'OCR batch failed');
         return await endParked(job, { status: 'failed', error: check.message });
       }
-      return await endParked(job, { status: 'done', docName: check.result.name, hasMd: hasMarkdown(check.result), pages: check.result.pages });
+      return await endParked(job, { status: 'done', docName: check.result.name, hasMd: hasMarkdown(check.result), pages: check.result.pages, outputBytes: outputBytes(check.result) });
     } catch (e) {
       // The job went from under the poll (deleted), or its store failed: nothing is left half-done.
-      log.warn({ jobId, err: describeError(e) }, 'OCR batch could not be finished');
+      log.warn({ job: jobTag(jobId), err: describeError(e) }, 'OCR batch could not be finished');
       return { jobId, status: (await store.getJob(jobId))?.status ?? 'cancelled' };
     } finally {
       clearInterval(timer);
@@ -293,7 +369,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
   async function stillPending(job: Job, scheduled: boolean): Promise<TickResult> {
     const next = scheduled ? nextOcrPoll(job.ocrSubmittedAt ?? clock(), clock()) : undefined;
     if (next === null) {
-      log.warn({ jobId: job.jobId, batchIds: job.ocrBatchIds }, 'OCR batch still not done after the last poll; given up');
+      log.warn({ job: jobTag(job.jobId), batchIds: job.ocrBatchIds }, 'OCR batch still not done after the last poll; given up');
       await cancelBatch(job);
       return endParked(job, { status: 'failed', error: OCR_BATCH_TIMED_OUT });
     }
@@ -311,24 +387,59 @@ export function createProcessor(options: ProcessorOptions): Processor {
       if (now === null || now.status === 'cancelled') await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
       return { jobId: job.jobId, status: now?.status ?? 'cancelled' };
     }
+    await ended(job.jobId);
     if (outcome.status === 'failed') return { jobId: job.jobId, status: 'failed' };
-    log.info({ jobId: job.jobId, pages: outcome.pages }, 'job done (OCR batch finished)');
+    log.info({ job: jobTag(job.jobId), pages: outcome.pages }, 'job done (OCR batch finished)');
     const done = { ...job, status: 'done' as const, docName: outcome.docName, hasMd: outcome.hasMd, pagesDone: outcome.pages, pagesTotal: outcome.pages };
-    if (options.onDone) await options.onDone(done).catch((e: unknown) => log.warn({ jobId: job.jobId, err: describeError(e) }, 'completion hook failed'));
+    if (options.onDone) await options.onDone(done).catch((e: unknown) => log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'completion hook failed'));
     return { jobId: job.jobId, status: 'done' };
   }
 
+  /** Polls the due parked jobs, `pollConcurrency` at a time: a service that hangs holds up only its own polls. */
   async function pollDue(): Promise<TickResult[]> {
+    const due = await store.listDueOcrJobs(clock());
     const results: TickResult[] = [];
-    for (const job of await store.listDueOcrJobs(clock())) {
-      if (stopping) break;
-      if (options.ocrBatch) {
-        await options.ocrBatch.poll(job);
-        continue;
+    const next = async (): Promise<void> => {
+      for (let job = due.shift(); job && !stopping; job = due.shift()) {
+        if (options.ocrBatch) await options.ocrBatch.poll(job);
+        else results.push(await pollJob(job.jobId, true));
       }
-      results.push(await pollJob(job.jobId, true));
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(pollConcurrency, due.length) }, next));
     return results;
+  }
+
+  /** A job just ended (done or failed): its upload goes now unless retention keeps it. */
+  async function ended(jobId: string): Promise<void> {
+    if (retention.inputsMs !== 0) return;
+    const job = await store.getJob(jobId);
+    if (!job) return;
+    await rm(inputPath(dataDir, job), { force: true });
+    await store.markFilesRemoved(jobId, 'input');
+    // A failed job keeps nothing then: its folder goes too (a done one holds its outputs).
+    await rmdir(jobDir(dataDir, jobId)).catch(() => undefined);
+  }
+
+  async function sweep(now = Date.now()): Promise<number> {
+    let removed = 0;
+    await store.stampEnded(now);
+    for (const what of ['input', 'output'] as const) {
+      const keep = what === 'input' ? retention.inputsMs : retention.outputsMs;
+      if (keep === null) continue;
+      for (;;) {
+        const jobs = await store.listRetained(what, now - keep, 100);
+        for (const job of jobs) {
+          if (what === 'input') await rm(inputPath(dataDir, job), { force: true });
+          else await Promise.all((['pdf', 'md'] as const).map((kind) => rm(outputPath(dataDir, job.jobId, kind), { force: true })));
+          await store.markFilesRemoved(job.jobId, what);
+          removed++;
+        }
+        if (jobs.length < 100) break;
+      }
+    }
+    lastSweep = now;
+    if (removed > 0) log.info({ removed }, 'retention: files of ended jobs removed');
+    return removed;
   }
 
   /** The run stopped, or found the job no longer its own: leave the job in the state the stop calls for. */
@@ -340,18 +451,18 @@ export function createProcessor(options: ProcessorOptions): Processor {
       // Not the job's fault: the attempt is given back. A false here means the grace period ran out and `stop`
       // already put it back.
       await store.requeueJob(job.jobId, workerId, Date.now(), true);
-      log.info({ jobId: job.jobId }, 'job put back to pending for the next start');
+      log.info({ job: jobTag(job.jobId) }, 'job put back to pending for the next start');
       return { jobId: job.jobId, status: 'pending' };
     }
     const now = await store.getJob(job.jobId);
     if (now === null || now.status === 'cancelled') {
       // Cancelled or deleted: nothing of it stays on disk.
       await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
-      log.info({ jobId: job.jobId }, now ? 'job cancelled' : 'job deleted while running');
+      log.info({ job: jobTag(job.jobId) }, now ? 'job cancelled' : 'job deleted while running');
       return { jobId: job.jobId, status: 'cancelled' };
     }
     // Taken back by another worker (this one missed its lease): its files are that worker's now.
-    log.warn({ jobId: job.jobId, holder: now.workerId }, 'job taken over by another worker');
+    log.warn({ job: jobTag(job.jobId), holder: now.workerId }, 'job taken over by another worker');
     return { jobId: job.jobId, status: now.status };
   }
 
@@ -361,31 +472,39 @@ export function createProcessor(options: ProcessorOptions): Processor {
     await Promise.all((['pdf', 'md'] as const).map((kind) => rm(outputPath(dataDir, jobId, kind), { force: true })));
   }
 
+  const runNext = (): Promise<TickResult | null> => {
+    // One job at a time per worker: a run asked for while one runs waits for it and claims nothing more.
+    if (ticking) return ticking.then(() => null);
+    ticking = tickOnce().finally(() => {
+      ticking = null;
+    });
+    return ticking;
+  };
+
   const processor: Processor = {
     workerId,
-    tick() {
-      // One job at a time per worker: a tick asked for while one runs waits for it and claims nothing more.
-      if (ticking) return ticking.then(() => null);
-      ticking = tickOnce().finally(() => {
-        ticking = null;
-      });
-      return ticking;
+    async tick() {
+      const [, result] = await Promise.all([pollDue(), runNext()]);
+      return result;
     },
+    runNext,
     start(intervalMs) {
       if (loop) return;
-      // Parked jobs are polled beside the queue too, so a long conversion does not hold up a batch that is ready.
+      // Parked jobs are polled beside the queue, never on its path: a service that does not answer holds up only
+      // its own polls. Retention runs on the same ticker.
       let polling = false;
       pollTimer = setInterval(() => {
         if (polling || stopping) return;
         polling = true;
-        pollDue()
+        const sweeping = Date.now() - lastSweep >= SWEEP_EVERY_MS ? sweep().catch((e: unknown) => log.error({ err: describeError(e) }, 'retention sweep failed')) : null;
+        Promise.all([pollDue(), sweeping])
           .catch((e: unknown) => log.error({ err: describeError(e) }, 'OCR batch polling failed'))
           .finally(() => (polling = false));
       }, intervalMs);
       pollTimer.unref();
       loop = (async () => {
         while (!stopping) {
-          const result = await processor.tick().catch((e: unknown) => {
+          const result = await runNext().catch((e: unknown) => {
             log.error({ err: describeError(e) }, 'worker tick failed');
             return null;
           });
@@ -414,6 +533,19 @@ export function createProcessor(options: ProcessorOptions): Processor {
       if (options.ocrBatch) return options.ocrBatch.poll(job);
       await pollJob(job.jobId, false);
     },
+    requestPoll(job) {
+      if (stopping || polls.has(job.jobId)) return;
+      const now = Date.now();
+      // Forget polls long past, so the map stays the size of the jobs polled lately.
+      for (const [id, at] of clientPolls) if (now - at >= clientPollEveryMs) clientPolls.delete(id);
+      if (clientPolls.has(job.jobId)) return;
+      clientPolls.set(job.jobId, now);
+      processor.poll(job).catch((e: unknown) => log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'OCR batch poll failed'));
+    },
+    sweep,
+    async pollsSettled() {
+      while (polls.size > 0) await Promise.allSettled([...polls.values()]);
+    },
     pollDue,
     cancelBatch,
     async stop(graceMs) {
@@ -439,7 +571,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
       if (run) {
         // The frame in flight did not end in time: put the job back anyway; its next run starts afresh.
         await store.requeueJob(run.job.jobId, workerId, Date.now(), true);
-        log.warn({ jobId: run.job.jobId, graceMs }, 'job did not reach a frame boundary in time; put back to pending');
+        log.warn({ job: jobTag(run.job.jobId), graceMs }, 'job did not reach a frame boundary in time; put back to pending');
       }
     },
   };
@@ -490,6 +622,11 @@ export function progressTracker(report: (p: { pagesDone: number; pagesTotal: num
       report({ pagesDone: e.pagesDone, pagesTotal: Math.max(e.pagesDone, estimate) });
     }
   };
+}
+
+/** What the job's outputs take on disk. */
+function outputBytes(result: ConvertResult): number {
+  return result.outputs.reduce((sum, o) => sum + (o.bytes ?? 0), 0);
 }
 
 /** Convert wrote the Markdown beside the PDF (OCR ran and was asked for). */

@@ -47,6 +47,16 @@ export interface Job {
   ocrBatchIds: string[] | null;
   ocrSubmittedAt: number | null;
   ocrNextPollAt: number | null;
+  /** A pending job put back after a transient cause is not run before this (ms), and says why in `notice`. */
+  runAfter: number | null;
+  notice: string | null;
+  /** Bytes the job keeps on disk (its upload, its outputs); 0 once removed. */
+  inputBytes: number;
+  outputBytes: number;
+  /** When it ended (done, failed, cancelled), ms; retention counts from here. */
+  endedAt: number | null;
+  /** Retention removed the outputs of this done job. */
+  expired: boolean;
 }
 
 /** What parks a job in `ocr_pending`. */
@@ -56,11 +66,11 @@ export interface OcrPark {
   nextPollAt: number;
 }
 
-export type NewJob = Pick<Job, 'jobId' | 'keyId' | 'emailNotif' | 'ocr' | 'dpi' | 'uploadName' | 'inputExt'>;
+export type NewJob = Pick<Job, 'jobId' | 'keyId' | 'emailNotif' | 'ocr' | 'dpi' | 'uploadName' | 'inputExt'> & { inputBytes?: number };
 
 /** How a worker ends a job it holds. */
 export type JobOutcome =
-  | { status: 'done'; docName: string; hasMd: boolean; pages: number }
+  | { status: 'done'; docName: string; hasMd: boolean; pages: number; outputBytes?: number }
   | { status: 'failed'; error: string };
 
 export interface JobStore {
@@ -88,13 +98,21 @@ export interface JobStore {
    * jobs must still list in a few milliseconds.
    */
   listJobsJson(keyId: number, limit?: number): Promise<string>;
+  /**
+   * One page of `/list`: at most `limit` of the key's jobs, newest first, from the `cursor` of the page before
+   * (null: the newest); `next` is the cursor of the following page, null on the last.
+   */
+  listJobsPage(keyId: number, limit: number, cursor: number | null): Promise<{ json: string; next: number | null }>;
   countJobsByStatus(): Promise<Record<JobStatus, number>>;
+  /** A key's jobs waiting to run (`pending`) and the bytes its jobs keep on disk, for its quotas. */
+  keyUsage(keyId: number): Promise<{ queued: number; storedBytes: number }>;
   /** Jobs some worker holds, for finding the ones whose worker died. */
   listProcessing(): Promise<Job[]>;
 
   /**
-   * Move the oldest pending job to `processing` for `workerId` in one atomic update and return it, or null when
-   * none is pending. Two workers on one database never get the same job.
+   * Move a pending job to `processing` for `workerId` atomically and return it, or null when none is ready. Keys
+   * take turns (the oldest pending job of the key served longest ago), so one key's long queue never holds up
+   * another's; a job whose `runAfter` is still ahead waits. Two workers on one database never get the same job.
    */
   claimNextJob(workerId: string, now: number): Promise<Job | null>;
   /**
@@ -120,14 +138,41 @@ export interface JobStore {
    * job's doing (a graceful shutdown). `fromWorker` is the worker seen holding it, so a job another worker holds by now is left alone.
    */
   requeueJob(jobId: string, fromWorker: string, now: number, refundAttempt: boolean): Promise<boolean>;
+  /**
+   * Put a job the worker holds back to `pending` after a transient cause (a full disk): not run again before
+   * `runAfter`, `notice` saying why; the attempt is given back.
+   */
+  deferJob(jobId: string, workerId: string, runAfter: number, notice: string, now: number): Promise<boolean>;
   /** Fail a job that was interrupted too often; `fromWorker` as for `requeueJob`. */
   abandonJob(jobId: string, fromWorker: string, error: string, now: number): Promise<boolean>;
   /** Move a pending, processing or ocr_pending job of this key to `cancelled`; returns the job as it was, or null. */
   cancelJob(jobId: string, keyId: number, now: number): Promise<Job | null>;
+  /** Cancel every pending, processing or ocr_pending job of a key (it was revoked); returns them as they were. */
+  cancelKeyJobs(keyId: number, now: number): Promise<Job[]>;
+  /** Ended jobs whose upload (`input`) or outputs (`output`) are still kept and ended before `before`, oldest first. */
+  listRetained(what: 'input' | 'output', before: number, limit: number): Promise<Job[]>;
+  /** Record that the job's upload or outputs were removed (outputs: the job is `expired`). */
+  markFilesRemoved(jobId: string, what: 'input' | 'output'): Promise<void>;
+  /** Give jobs that ended before `ended_at` existed an end time, so retention can count from it. */
+  stampEnded(now: number): Promise<void>;
   /** Remove the job row of this key; returns the job as it was, or null. */
   deleteJob(jobId: string, keyId: number): Promise<Job | null>;
   /** Ids of every job row, to tell job folders from leftovers. */
   hasJob(jobId: string): Promise<boolean>;
 
+  /** Admin page sessions, by the sha256 of their cookie token. */
+  createAdminSession(session: AdminSession): Promise<void>;
+  /** The session if it exists and has not expired at `now`. */
+  getAdminSession(tokenHash: string, now: number): Promise<AdminSession | null>;
+  /** Remove one session (log out), or all of them (the secret was rotated). */
+  deleteAdminSessions(tokenHash?: string): Promise<void>;
+
   close(): Promise<void>;
+}
+
+export interface AdminSession {
+  tokenHash: string;
+  csrf: string;
+  created: number;
+  expires: number;
 }

@@ -15,11 +15,15 @@ export interface JobCheckView {
   status: string;
   error: string | null;
   progress: { pages_done: number; pages_total: number | null };
+  /** Only while a pending job waits for a transient cause to pass (a full disk): why, in one sentence. */
+  notice?: string;
 }
 
 export interface JobGetView extends JobCheckView {
   pdf_url: string | null;
   md_url: string | null;
+  /** Only once retention removed the files of a done job. */
+  expired?: true;
 }
 
 export function jobSummary(job: Job): JobSummaryView {
@@ -34,14 +38,16 @@ export function jobSummary(job: Job): JobSummaryView {
 }
 
 export function jobCheck(job: Job): JobCheckView {
-  return { job_id: job.jobId, status: job.status, error: job.error, progress: { pages_done: job.pagesDone, pages_total: job.pagesTotal } };
+  const view: JobCheckView = { job_id: job.jobId, status: job.status, error: job.error, progress: { pages_done: job.pagesDone, pages_total: job.pagesTotal } };
+  if (job.status === 'pending' && job.notice) view.notice = job.notice;
+  return view;
 }
 
 /** `/get`: links only to files that exist — the PDF once done, the Markdown once done and only when OCR made it. */
 export function jobGet(job: Job, base: string): JobGetView {
-  const done = job.status === 'done';
+  const done = job.status === 'done' && !job.expired;
   const link = (kind: string): string => `${base}/download/${job.jobId}/${kind}`;
-  return { ...jobCheck(job), pdf_url: done ? link('pdf') : null, md_url: done && job.hasMd ? link('md') : null };
+  return { ...jobCheck(job), pdf_url: done ? link('pdf') : null, md_url: done && job.hasMd ? link('md') : null, ...(job.expired ? { expired: true as const } : {}) };
 }
 
 // JSON schemas at the HTTP boundary: they document the answers and let fastify serialise them fast.
@@ -63,13 +69,14 @@ const checkProperties = {
     properties: { pages_done: { type: 'integer' }, pages_total: { type: ['integer', 'null'] } },
     required: ['pages_done', 'pages_total'],
   },
+  notice: { type: 'string' },
 } as const;
 
 export const checkSchema = { type: 'object', properties: checkProperties, required: ['job_id', 'status', 'error', 'progress'] } as const;
 
 export const getSchema = {
   type: 'object',
-  properties: { ...checkProperties, pdf_url: nullableString, md_url: nullableString },
+  properties: { ...checkProperties, pdf_url: nullableString, md_url: nullableString, expired: { type: 'boolean' } },
   required: ['job_id', 'status', 'error', 'progress', 'pdf_url', 'md_url'],
 } as const;
 
@@ -84,6 +91,8 @@ export const listSchema = {
         required: ['job_id', 'status', 'created', 'updated', 'ocr', 'error'],
       },
     },
+    /** The cursor of the next page; only when there is one. */
+    next: { type: 'string' },
   },
   required: ['jobs'],
 } as const;

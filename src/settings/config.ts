@@ -135,8 +135,17 @@ export function viewSettings(descriptor: SettingsDescriptor, options: SettingsOp
   ];
 }
 
-/** What the plugin will be handed: typed settings and its own secrets that have a value. */
-export function handedConfig(descriptor: SettingsDescriptor, options: SettingsOptions = {}): { settings: Record<string, FieldValue>; secrets: Record<string, string>; store: PluginSecrets['store'] } {
+/**
+ * What the plugin will be handed: typed settings and its own secrets that have a value. `form`
+ * holds values typed into a settings form and not saved (a Check): its settings replace the
+ * stored ones, its non-empty secrets the stored secrets. They are checked against their fields
+ * (a usage error otherwise) and never written.
+ */
+export function handedConfig(
+  descriptor: SettingsDescriptor,
+  options: SettingsOptions = {},
+  form: { settings?: Readonly<Record<string, string | number | boolean>>; secrets?: Readonly<Record<string, string>> } = {},
+): { settings: Record<string, FieldValue>; secrets: Record<string, string>; store: PluginSecrets['store'] } {
   const host = resolveSettingsOptions(options);
   const secrets = secretsOf(descriptor.name, host);
   const values: Record<string, string> = {};
@@ -144,13 +153,40 @@ export function handedConfig(descriptor: SettingsDescriptor, options: SettingsOp
     const value = secrets.get(f.id);
     if (value !== undefined) values[f.id] = value;
   }
-  return { settings: typedSettings(descriptor.configFields, storedSettings(descriptor.name, host)), secrets: values, store: secrets.store };
+  const stored = storedSettings(descriptor.name, host);
+  for (const [key, value] of Object.entries(form.settings ?? {})) {
+    const field = configField(descriptor, key);
+    if (value === '') delete stored[key];
+    else stored[key] = settingText(field, value);
+  }
+  for (const [key, value] of Object.entries(form.secrets ?? {})) {
+    secretField(descriptor, key);
+    if (value.trim() !== '') values[key] = value;
+  }
+  return { settings: typedSettings(descriptor.configFields, stored), secrets: values, store: secrets.store };
 }
 
-/** Labels of the required settings and secrets still empty; `[]` when the destination is ready. */
+/**
+ * Labels of the required settings and secrets still empty; `[]` when the destination is ready. A
+ * secret its store cannot give now (a keychain that cannot be opened) is not missing: see
+ * {@link unreadableSecrets}.
+ */
 export function missingSettings(descriptor: SettingsDescriptor, options: SettingsOptions = {}): string[] {
   const host = resolveSettingsOptions(options);
   const typed = typedSettings(descriptor.configFields, storedSettings(descriptor.name, host));
   const secrets = secretsOf(descriptor.name, host);
-  return missingFieldLabels(descriptor.configFields, descriptor.secretFields, typed, (id) => (secrets.get(id)?.trim() ?? '') !== '');
+  return missingFieldLabels(descriptor.configFields, descriptor.secretFields, typed, (id) => {
+    const read = secrets.read(id);
+    return read.unreachable !== undefined || (read.value?.trim() ?? '') !== '';
+  });
+}
+
+/** Secrets that are stored but cannot be read now, with why (`the keychain could not be opened: …`). */
+export function unreadableSecrets(descriptor: SettingsDescriptor, options: SettingsOptions = {}): Array<{ id: string; label: string; reason: string }> {
+  const host = resolveSettingsOptions(options);
+  const secrets = secretsOf(descriptor.name, host);
+  return descriptor.secretFields.flatMap((f) => {
+    const read = secrets.read(f.id);
+    return read.unreachable !== undefined && read.value === undefined ? [{ id: f.id, label: f.label, reason: read.unreachable }] : [];
+  });
 }

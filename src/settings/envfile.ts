@@ -2,8 +2,8 @@
  * The headless secret store `<APP_DATA>/.env`: `NAME="value"` lines, mode 0600. Other lines in the
  * file (settings of other parts of Quire, comments) are kept as they are.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { writePrivateFile } from './private.js';
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/;
 
@@ -35,7 +35,7 @@ export function readEnvFile(path: string): Record<string, string> {
 /**
  * Set (a string) or remove (`undefined`) some names, keeping every other line. The file is
  * rewritten whole through a temporary file created with mode 0600, then renamed, so it is never
- * readable by others, not even for a moment.
+ * readable by others, not even for a moment; its folder (`<APP_DATA>`) is made 0700.
  */
 export function updateEnvFile(path: string, changes: Readonly<Record<string, string | undefined>>): void {
   const lines = existsSync(path) ? readFileSync(path, 'utf8').split(/\r?\n/) : [];
@@ -53,9 +53,5 @@ export function updateEnvFile(path: string, changes: Readonly<Record<string, str
     }
   }
   for (const [name, value] of pending) if (value !== undefined) out.push(`${name}=${quote(value)}`);
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, out.length > 0 ? `${out.join('\n')}\n` : '', { mode: 0o600 });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, path);
+  writePrivateFile(path, out.length > 0 ? `${out.join('\n')}\n` : '');
 }

@@ -8,11 +8,15 @@
  *
  * A write goes to `.env` in plaintext mode, else to the keychain when one answers, else to the
  * config row; the copies in the other stores are removed so the newest value is the one read.
+ * A keychain that holds a secret but cannot be opened now (locked, its service gone) is its own
+ * state, "the keychain could not be opened: …", never a missing secret; a new value for such a
+ * secret is refused rather than put in plain text beside the one it cannot replace.
  * The slug is fixed when the store is made and a key can never hold U+001F, so one plugin cannot
  * name another's keychain entries.
  */
 import { existsSync } from 'node:fs';
 import { Entry } from '@napi-rs/keyring';
+import { ERROR_CODES, QuireError } from '../errors.js';
 import type { SecretStoreKind } from '../plugin-api/index.js';
 import { readEnvFile, updateEnvFile } from './envfile.js';
 import { SLUG_PATTERN, settingsPaths, type SettingsPaths } from './paths.js';
@@ -50,15 +54,25 @@ export function osKeychain(service = KEYCHAIN_SERVICE): Keychain {
   };
 }
 
-/** True when the keychain answers (a read of an entry that need not exist succeeds). */
-export function keychainAnswers(keychain: Keychain | null): boolean {
-  if (!keychain) return false;
+/** Whether the keychain answers (a read of an entry that need not exist succeeds), and when not, why. */
+export function keychainState(keychain: Keychain | null): { answers: boolean; problem?: string } {
+  if (!keychain) return { answers: false };
   try {
     keychain.get(`${KEY_SEPARATOR}probe`);
-    return true;
-  } catch {
-    return false;
+    return { answers: true };
+  } catch (e) {
+    return { answers: false, problem: e instanceof Error ? e.message : String(e) };
   }
+}
+
+/** True when the keychain answers. */
+export function keychainAnswers(keychain: Keychain | null): boolean {
+  return keychainState(keychain).answers;
+}
+
+/** The sentence for a keychain that holds a secret and cannot be opened. */
+export function keychainUnreachable(problem: string | undefined): string {
+  return `the keychain could not be opened: ${problem ?? 'it did not answer'}`;
 }
 
 /** How secrets are stored on this run. */
@@ -74,7 +88,7 @@ export interface SecretsOptions {
 export interface SecretRead {
   value?: string;
   from?: SecretStoreKind;
-  /** A store that could not be read, and why (the keychain was locked or went away). */
+  /** A store that holds it could not be read, and why: `the keychain could not be opened: …`. */
   unreachable?: string;
 }
 
@@ -98,7 +112,7 @@ export class PluginSecrets {
   readonly #paths: SettingsPaths;
   readonly #plaintext: boolean;
   readonly #keychain: Keychain | null;
-  #keychainUp: boolean | undefined;
+  #keychainState: { answers: boolean; problem?: string } | undefined;
 
   constructor(slug: string, options: SecretsOptions) {
     if (!SLUG_PATTERN.test(slug)) throw new RangeError(`"${slug}" is not a plugin slug`);
@@ -110,8 +124,13 @@ export class PluginSecrets {
 
   /** Whether the OS keychain answers (asked once). */
   get keychainAvailable(): boolean {
-    this.#keychainUp ??= keychainAnswers(this.#keychain);
-    return this.#keychainUp;
+    this.#keychainState ??= keychainState(this.#keychain);
+    return this.#keychainState.answers;
+  }
+
+  /** Why the keychain does not answer (its own words); `undefined` when it does or there is none. */
+  get keychainProblem(): string | undefined {
+    return this.keychainAvailable ? undefined : this.#keychainState?.problem;
   }
 
   /** Where a write goes. */
@@ -141,13 +160,13 @@ export class PluginSecrets {
         const value = this.#keychain.get(keychainAccount(this.slug, key));
         if (value !== undefined && value !== '') return { value, from: 'keychain' };
       } catch (e) {
-        unreachable = `the keychain could not be read (${e instanceof Error ? e.message : String(e)})`;
+        unreachable = keychainUnreachable(e instanceof Error ? e.message : String(e));
       }
     }
     const [fromRow, inKeychain] = this.#withSettings((s) => [s.get(secretRowKey(key)), s.get(`${KEYCHAIN_MARK}${key}`)] as const, false) ?? [];
     if (fromRow !== undefined && fromRow !== '') return { value: fromRow, from: 'config-file' };
     // Written to the keychain earlier, which does not answer now (locked, or its service is gone).
-    if (!unreachable && inKeychain !== undefined && !this.keychainAvailable) unreachable = 'it is in the OS keychain, which could not be reached';
+    if (!unreachable && inKeychain !== undefined && !this.keychainAvailable) unreachable = keychainUnreachable(this.keychainProblem);
     return unreachable ? { unreachable } : {};
   }
 
@@ -160,6 +179,12 @@ export class PluginSecrets {
   set(key: string, value: string): SecretStoreKind {
     assertKey(key);
     const store = this.store;
+    if (store === 'config-file') {
+      const unreachable = this.read(key).unreachable;
+      if (unreachable) {
+        throw new QuireError(ERROR_CODES.USAGE, `The new ${key} of ${this.slug} was not stored: ${unreachable}; open (unlock) the keychain and try again.`);
+      }
+    }
     if (store === 'env-file') updateEnvFile(this.#paths.envFile, { [envName(this.slug, key)]: value });
     if (store === 'keychain') {
       this.#keychain?.set(keychainAccount(this.slug, key), value);

@@ -1,12 +1,13 @@
 /**
  * A plugin's settings file `<APP_DATA>/plugins/data/<slug>/config.db`: SQLite, one key/value
  * table. Rows whose key starts with `__` are the host's (the plaintext secret fallback lives
- * there) and never show in {@link PluginSettings.all}, which a settings form reads.
+ * there) and never show in {@link PluginSettings.all}, which a settings form reads. The file is
+ * 0600 in a 0700 folder: it may hold secrets in plain text.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { parseFieldValue, type Field, type FieldValue } from '../plugin-api/index.js';
+import { ensurePrivateDir, ensurePrivateFile } from './private.js';
 
 const RESERVED_PREFIX = '__';
 
@@ -25,7 +26,12 @@ export class PluginSettings {
 
   /** Open (creating it and its folder when `create`) the settings file at `path`; `undefined` when it does not exist and `create` is false. */
   static open(path: string, create = true): PluginSettings {
-    if (create) mkdirSync(dirname(path), { recursive: true });
+    if (create) {
+      // `plugins/data/` and `plugins/data/<slug>/` both private, the file created 0600 before SQLite opens it.
+      ensurePrivateDir(dirname(dirname(path)));
+      ensurePrivateDir(dirname(path));
+    }
+    ensurePrivateFile(path, create);
     const db = new Database(path, { fileMustExist: !create });
     db.pragma('journal_mode = DELETE'); // one file, nothing left beside it
     db.exec('CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)');

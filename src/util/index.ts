@@ -1,2 +1,2 @@
-/** Small pure helpers with no home of their own; nothing here touches Node, so the browser page may use them too. */
-export { formatBytes } from './bytes.js';
+/** Small pure helpers with no home of their own. The page in the browser does not import them: the server formats what it shows. */
+export { formatBytes, parseByteSize } from './bytes.js';

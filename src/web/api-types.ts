@@ -18,11 +18,15 @@ export interface GuiSettings {
   ocrEngine: string;
   /** `auto` or `+`-joined tesseract codes (`eng+fra`). */
   ocrLanguages: string;
+  /** The folder exports are written to; empty for the default one (a Quire folder in the person's documents). */
+  exportFolder: string;
 }
 
 export interface SettingsView extends GuiSettings {
   /** The remote OCR key is never sent back to the page: only whether one is stored, and where. */
   remoteOcrKey: { set: boolean; store?: string };
+  /** The folder exports go to now: `exportFolder`, or the default one when that is empty. */
+  exportFolderInUse: string;
 }
 
 export interface PresetView {
@@ -45,6 +49,8 @@ export interface BootState {
   presets: PresetView[];
   ocrEngines: OcrEngineView[];
   settings: SettingsView;
+  /** The page is shown on the computer Quire runs on, so Open folder can show a folder there. */
+  local: boolean;
 }
 
 export type TaskKind = 'open' | 'rerun' | 'ocr' | 'export';
@@ -56,11 +62,35 @@ export interface FrameProgress {
   done: boolean;
 }
 
+export type StageState = 'waiting' | 'running' | 'done' | 'failed';
+
+/** One stage of a task, in the order it runs: making the pages, OCR, writing each format, sending to each destination. */
+export interface StageProgress {
+  /** `unpack`, `pages`, `ocr`, `write:<format>`, `send:<slug>`. */
+  key: string;
+  /** In the person's words: "Recognising the text", "Writing the PDF", "Sending to Send to corpus". */
+  label: string;
+  state: StageState;
+  /** Counted stages: how many of `total` `unit`s are done. */
+  done?: number;
+  total?: number;
+  unit?: 'frame' | 'page';
+  /** Milliseconds since the epoch, on the server's clock. */
+  started?: number;
+  ended?: number;
+}
+
 /** The running (or last) task of a document, for the progress panel. */
 export interface TaskProgress {
   kind: TaskKind;
-  /** What is happening now, in a few words ("Pipeline", "OCR", "Export"). */
-  stage: 'pipeline' | 'ocr' | 'export' | 'done';
+  /** Every stage of the task, the running one among them. */
+  stages: StageProgress[];
+  /** Seconds the running stage still needs, from its pace so far; absent until a first unit is done. */
+  secondsLeft?: number;
+  /** When `secondsLeft` was estimated (server clock, ms), so the page can count down between reports. */
+  estimatedAt?: number;
+  /** What is happening now, in a word (the `stages` say it fully). */
+  stage: 'pipeline' | 'ocr' | 'export' | 'send' | 'done';
   framesTotal: number;
   /** Each frame's state, for documents short enough to list (a long book shows counts only). */
   frames?: FrameProgress[];
@@ -91,6 +121,16 @@ export interface DocumentSummary {
   error?: { code: string; message: string };
   /** The last task that ended, so the page can say how it went. */
   lastTask?: { kind: TaskKind; outcome: 'done' | 'failed' | 'cancelled'; message?: string };
+  /** When the document was opened (ms since the epoch): with the input's name, it tells two documents of one name apart. */
+  openedAt: number;
+  /** The pages can be shown beside their captures; a reopened slim project has no captures. */
+  hasCaptures: boolean;
+  /** Recognised text, or a person's corrections, that no export has taken since it changed: closing asks first. */
+  unsaved: boolean;
+  /** Over every visible page with text: words worth a look, and words a person has checked. */
+  proofreading?: { words: number; doubtful: number; checked: number };
+  /** The last export that finished, with what it wrote or sent. */
+  lastExport?: ExportResult;
 }
 
 /** A box in frame pixels. */
@@ -118,6 +158,8 @@ export interface PageView {
   dewarped?: boolean;
   image: string;
   thumb: string;
+  /** Pages with text: words worth a look, and words a person has checked. */
+  proofreading?: { words: number; doubtful: number; checked: number };
 }
 
 export interface DocumentDetail extends DocumentSummary {
@@ -139,6 +181,43 @@ export interface PageText {
   languages?: string[];
 }
 
+/** A recognised word as the proofreading view shows it; `n` is its place in the page's reading order. */
+export interface WordView {
+  n: number;
+  text: string;
+  /** In the pixels of the page's OCR result (`PageWords.width` × `height`). */
+  box: { x0: number; y0: number; x1: number; y1: number };
+  confidence: number;
+  /** Worth a person's look: the engine was unsure, or the correction step changed it (and no one has checked it yet). */
+  doubtful: boolean;
+  /**
+   * The OCR correction step changed it: what the engine read, and why (`engine-choice`, `known-confusion`, `script`,
+   * or another tool's own words); Quire's step also says which characters it changed and which dictionary agreed.
+   */
+  correction?: { from: string; reason: string; change?: string; language?: string };
+  /** A person checked it: the text before their edit. */
+  edit?: { from: string };
+}
+
+/** A page's recognised words, line by line, for proofreading. */
+export interface PageWords {
+  index: number;
+  width: number;
+  height: number;
+  engine: string;
+  languages: string[];
+  lines: Array<{ paragraph: number; words: WordView[] }>;
+  words: number;
+  doubtful: number;
+  checked: number;
+}
+
+/** What a word edit answers: the word as it now is, and the page's and document's counts. */
+export interface WordEditResult {
+  word: WordView;
+  page: { words: number; doubtful: number; checked: number };
+}
+
 /** One card of the Export panel: a built-in format or an installed destination (`send:<slug>`). */
 export interface ExporterCard {
   key: string;
@@ -155,9 +234,28 @@ export interface ExporterCard {
   reason?: string;
 }
 
+/** A file an export wrote into the export folder. */
+export interface WrittenFile {
+  fileName: string;
+  format: string;
+  bytes: number;
+  /** The byte count as every message of Quire prints it (`1.2 MiB`): the page has no formatter of its own. */
+  size: string;
+  /** Where the browser can download it. */
+  url: string;
+}
+
+/** A finished export: the files it wrote (and the folder they are in), or what each destination said. */
 export interface ExportResult {
-  kind: 'download' | 'send';
-  download?: { url: string; fileName: string; bytes: number };
+  kind: 'files' | 'send';
+  /** The card's title: "PDF", "Send to corpus". */
+  title: string;
+  /** When it finished (ms since the epoch). */
+  at: number;
+  /** The stages it went through, each with its times. */
+  stages: StageProgress[];
+  folder?: string;
+  files?: WrittenFile[];
   sends?: Array<{ ok: boolean; alreadyThere: boolean; message: string; kindLabel?: string; fileName: string; display: string }>;
 }
 
@@ -167,17 +265,35 @@ export interface PluginView {
   description: string;
   version: string;
   firstParty: boolean;
-  state: 'ready' | 'needs-settings' | 'refused';
+  /** `unreadable`: set up, but a stored secret cannot be read now (a keychain that cannot be opened). */
+  state: 'ready' | 'needs-settings' | 'unreadable' | 'refused';
   missing: string[];
+  /** `unreadable`: which secrets, and why (`the keychain could not be opened: …`). */
+  unreadable?: string;
   reason?: string;
   accepts: string[];
   network: boolean;
 }
 
+/** How plugin processes are isolated on this machine. */
+export interface IsolationView {
+  level: 'full' | 'partial';
+  /** In the user's words. */
+  summary: string;
+}
+
+/** Where a secret typed into a settings dialog goes. */
+export interface SecretStoreView {
+  /** In the user's words: `the OS keychain`, `…/.env (mode 0600)`, … */
+  text: string;
+  /** Stored as readable text in a file (`.env` or the plugin's settings file), not in a keychain. */
+  plainText: boolean;
+}
+
 export interface PluginsView {
   installed: PluginView[];
-  /** Where a secret typed into a settings dialog goes. */
-  secretStore: string;
+  secretStore: SecretStoreView;
+  isolation: IsolationView;
 }
 
 export interface RegistryEntryView {
@@ -202,8 +318,13 @@ export interface RegistryDetail extends RegistryEntryView {
   author: string;
   capabilities: { network: boolean };
   hostApi: number;
+  isolation: IsolationView;
+  /** Byte for byte the first-party plugin shipped with this Quire: it may run where plugins cannot be isolated. */
+  shipped: boolean;
   files: number;
   bytes: number;
+  /** `bytes` as every message of Quire prints a size (`12.3 KiB`). */
+  size: string;
 }
 
 export interface FieldView {
@@ -217,8 +338,11 @@ export interface FieldView {
   /** Ordinary settings: the value read (stored, else the default). Never present for a secret. */
   value?: string | number | boolean;
   isDefault?: boolean;
-  /** Secrets: stored or not, never the value. */
-  secret?: { set: boolean; unreachable?: string };
+  /**
+   * Secrets: stored or not, never the value; where (`store`, and `where` in the user's words), and
+   * whether that is readable text in a file.
+   */
+  secret?: { set: boolean; unreachable?: string; store?: 'keychain' | 'env-file' | 'config-file'; where?: string; plainText?: boolean };
 }
 
 export interface PluginSettingsView {
@@ -227,7 +351,17 @@ export interface PluginSettingsView {
   description: string;
   fields: FieldView[];
   missing: string[];
-  secretStore: string;
+  /** Where a secret typed here goes. */
+  secretStore: SecretStoreView;
+  /** What it may reach through Quire with the stored settings: `null` when it declares no network use. */
+  hosts: string[] | null;
+}
+
+/** Values typed into a settings dialog and not saved: what Check tests (and never stores). */
+export interface UnsavedSettings {
+  settings?: Record<string, string | number | boolean>;
+  /** Empty ones mean "the stored one". */
+  secrets?: Record<string, string>;
 }
 
 export interface CheckView {
@@ -244,6 +378,8 @@ export interface ConfigExportView {
   secretsWritten: string[];
   secretsUnreadable: Array<{ id: string; reason: string }>;
   secretsNotSet: string[];
+  /** With secrets: the same warnings `quire plugins config --export --with-secrets` prints. */
+  warnings: string[];
 }
 
 export interface ConfigImportView {

@@ -5,7 +5,7 @@
  * OCR engines and the plugin host; progress reaches the page as server-sent events.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -13,12 +13,13 @@ import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { errorBody, HttpError } from '../http/index.js';
+import { createErrorHandler, errorBody, HttpError } from '../http/index.js';
 import { describeOcrEngines, languageName } from '../ocr/index.js';
 import { PRESETS } from '../pipeline/index.js';
 import {
   defaultRegistry,
   exportSettings,
+  exportWarnings,
   importSettings,
   installFromRegistry,
   removePlugin,
@@ -27,16 +28,19 @@ import {
   type ResolvedHostOptions,
 } from '../plugins/index.js';
 import { applySettings, secretsOf } from '../settings/index.js';
+import { formatBytes } from '../util/index.js';
 import { VERSION } from '../version.js';
-import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice } from './api-types.js';
+import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice, UnsavedSettings } from './api-types.js';
 import { checkToken, newSessionToken, setTokenCookie, unauthorizedPage, UNAUTHORIZED_MESSAGE } from './auth.js';
 import { DocumentStore, type ProcessPagesFn, type UploadedFile } from './documents.js';
-import { exporterCards, runExport, type ExportAsk } from './exports.js';
-import { errorHandler, notFound } from './http-errors.js';
-import { checkView, DestinationCache, pluginView, registryDetail, registryView, secretStoreName, settingsView as pluginSettingsView } from './plugins.js';
-import { idParams, pageParams, schemas, slugParams } from './schemas.js';
-import { checkOcrChoice, readGuiSettings, saveGuiSettings, settingsView, type SettingsChange } from './settings.js';
+import { exporterCards, exportStages, resolveExport, runExport, type ExportAsk } from './exports.js';
+import { ERROR_WORDS, notFound } from './http-errors.js';
+import { inInterfaceWords } from './interface-words.js';
+import { checkView, DestinationCache, isolationView, pluginView, registryDetail, registryView, secretStoreName, settingsView as pluginSettingsView } from './plugins.js';
+import { idParams, pageParams, schemas, slugParams, wordParams } from './schemas.js';
+import { checkOcrChoice, exportFolderOf, readGuiSettings, saveGuiSettings, settingsView, type SettingsChange } from './settings.js';
 import { defaultUiDir, loadUi } from './static.js';
+import { systemOpen, type FolderOpener } from './system-open.js';
 
 export interface GuiAppOptions {
   /** The session token; default a fresh random one. */
@@ -51,6 +55,8 @@ export interface GuiAppOptions {
   uiDir?: string;
   /** Stands in for the pipeline (tests of a task that must not end by itself). */
   processPages?: ProcessPagesFn;
+  /** Shows a folder in the file manager (Open folder); default the desktop's own opener (`systemOpen`). */
+  openFolder?: FolderOpener;
   logger?: false | { level?: string; stream?: { write(line: string): void } };
 }
 
@@ -77,6 +83,11 @@ export function uploadName(raw: string | undefined, taken: ReadonlySet<string>):
   return name;
 }
 
+/** Whether a request comes from this computer: Open folder shows a folder only to a window on it. */
+export function isLoopback(ip: string): boolean {
+  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1' || ip.startsWith('127.');
+}
+
 /** `Content-Disposition` for a download, with the UTF-8 name and a plain ASCII fallback. */
 export function attachment(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
@@ -95,25 +106,41 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   const destinations = new DestinationCache(host);
   const downloads = new Map<string, { path: string; fileName: string }>();
   const streams = new Set<ServerResponse>();
+  const openFolder = options.openFolder ?? ((folder: string) => systemOpen(folder));
+  // Plugin names as last seen, so a message about a plugin names it as the Plugins tab does.
+  const displayNames = new Map<string, string>();
+  const knownDestinations = async (): Promise<Awaited<ReturnType<DestinationCache['all']>>> => {
+    const all = await destinations.all();
+    for (const d of all) displayNames.set(d.slug, d.state === 'refused' ? (d.manifest?.name ?? d.slug) : d.descriptor.display);
+    return all;
+  };
+  const words = (message: string): string => inInterfaceWords(message, (slug) => displayNames.get(slug));
+  const baseErrorHandler = createErrorHandler(ERROR_WORDS);
 
   const app = Fastify({
     logger: options.logger ? { level: options.logger.level ?? 'info', ...(options.logger.stream ? { stream: options.logger.stream } : {}) } : false,
     bodyLimit: 1024 * 1024,
   });
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD, files: 2000, fields: 10 } });
-  app.setErrorHandler(errorHandler);
+  // Every refusal the page shows speaks of the window, not of the command line.
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof Error && typeof error.message === 'string') error.message = words(error.message);
+    baseErrorHandler(error, request, reply);
+  });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send(errorBody('no_route', `There is nothing at ${request.url.split('?')[0]}.`));
   });
 
-  const broadcast = (summary: DocumentSummary): void => {
-    const line = `event: document\ndata: ${JSON.stringify(summary)}\n\n`;
+  const send = (event: string, data: unknown): void => {
+    const line = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
     for (const res of streams) res.write(line);
   };
+  const broadcast = (summary: DocumentSummary): void => send('document', summary);
   const documents = new DocumentStore({
     sessionDir,
     settings: () => readGuiSettings(host.appData),
     onChange: broadcast,
+    onRemove: (id) => send('removed', { id }),
     ...(options.processPages ? { processPages: options.processPages } : {}),
   });
 
@@ -143,10 +170,11 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
     downloads.set(id, { path, fileName });
     return { url: `/api/downloads/${id}`, path };
   };
-  const offerDownload = async (from: string, fileName: string): Promise<string> => {
-    const { url, path } = await newDownload(fileName);
-    await rename(from, path);
-    return url;
+  /** A file written elsewhere (the export folder), offered for download where it is. */
+  const offerDownload = (path: string, fileName: string): string => {
+    const id = randomBytes(9).toString('base64url');
+    downloads.set(id, { path, fileName });
+    return `/api/downloads/${id}`;
   };
 
   // --- the page ---
@@ -170,18 +198,28 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   // --- app state ---
   app.get('/api/health', { schema: schemas.health }, async () => ({ ok: true, version: VERSION }));
 
-  app.get('/api/state', async (): Promise<BootState> => {
+  app.get('/api/state', async (request): Promise<BootState> => {
     const engines = await describeOcrEngines();
     return {
       version: VERSION,
       presets: Object.values(PRESETS).map((p) => ({ name: p.name, description: p.description })),
-      ocrEngines: engines.map((e) => ({ ...e, languages: e.languages.map((code) => ({ code, name: languageName(code) ?? code })) })),
+      ocrEngines: engines.map((e) => ({
+        ...e,
+        ...(e.reason ? { reason: words(e.reason) } : {}),
+        languages: e.languages.map((code) => ({ code, name: languageName(code) ?? code })),
+      })),
       settings: await settingsView(host.appData, host),
+      local: isLoopback(request.ip),
     };
   });
 
   app.get('/api/settings', async () => settingsView(host.appData, host));
-  app.put<{ Body: SettingsChange }>('/api/settings', { schema: schemas.settings }, async (request) => saveGuiSettings(host.appData, request.body, host));
+  app.put<{ Body: SettingsChange }>('/api/settings', { schema: schemas.settings }, async (request) => {
+    const saved = await saveGuiSettings(host.appData, request.body, host);
+    // Every window looks again: an engine may run now that its key is stored.
+    send('settings', saved);
+    return saved;
+  });
 
   // Server-sent events: every change of every document, as it happens.
   app.get('/api/events', (request, reply) => {
@@ -215,7 +253,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
         taken.add(name);
         const path = join(inputDir, name);
         await pipeline(part.file, createWriteStream(path));
-        if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${MAX_UPLOAD / 1024 ** 3} GB).`);
+        if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${formatBytes(MAX_UPLOAD)}).`);
         if ((await stat(path)).size === 0) throw new HttpError(400, 'empty_file', `${name} is empty.`);
         files.push({ path, name });
       }
@@ -255,6 +293,14 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   app.get<{ Params: { id: string; index: number } }>('/api/documents/:id/pages/:index/text', { schema: { params: pageParams } }, async (request) =>
     documents.pageText(request.params.id, request.params.index),
   );
+  app.get<{ Params: { id: string; index: number } }>('/api/documents/:id/pages/:index/words', { schema: { params: pageParams } }, async (request) =>
+    documents.pageWords(request.params.id, request.params.index),
+  );
+  app.put<{ Params: { id: string; index: number; n: number }; Body: { text?: string; was: string; restore?: boolean } }>(
+    '/api/documents/:id/pages/:index/words/:n',
+    { schema: { params: wordParams, ...schemas.word } },
+    async (request) => documents.editWord(request.params.id, request.params.index, request.params.n, request.body),
+  );
   app.get<{ Params: { id: string; index: number } }>('/api/documents/:id/frames/:index', { schema: { params: pageParams } }, async (request) => {
     const { path: _path, ...frame } = await documents.frame(request.params.id, request.params.index);
     return frame;
@@ -265,15 +311,33 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   });
 
   // --- export ---
-  app.get('/api/exporters', async () => exporterCards(await destinations.all(), host));
-  app.post<{ Params: { id: string }; Body: ExportAsk }>('/api/documents/:id/export', { schema: { params: idParams, ...schemas.exportAsk } }, async (request) => {
+  app.get('/api/exporters', async () => exporterCards(await knownDestinations(), host).map((c) => (c.reason ? { ...c, reason: words(c.reason) } : c)));
+  app.post<{ Params: { id: string }; Body: ExportAsk }>('/api/documents/:id/export', { schema: { params: idParams, ...schemas.exportAsk } }, async (request, reply) => {
+    const doc = documents.get(request.params.id);
     const settings = await readGuiSettings(host.appData);
-    const context = { host, settings, destinations: () => destinations.all(), offerDownload, stagingRoot: join(sessionDir, 'staging') };
-    return documents.exportTask(request.params.id, (doc, projectDir, signal, onProgress) => runExport(doc, projectDir, request.body, context, signal, onProgress));
+    const context = { host, settings, destinations: knownDestinations, exportFolder: exportFolderOf(settings), offerDownload, stagingRoot: join(sessionDir, 'staging') };
+    // Refusals (not set up, no such format) answer this request; the export itself runs as the document's task.
+    const resolved = await resolveExport(request.body, context);
+    const stages = doc.manifest ? exportStages(resolved, doc.manifest, settings) : [];
+    return reply.code(202).send(documents.exportTask(doc.id, stages, (d, projectDir, signal, report) => runExport(d, projectDir, resolved, context, signal, report)));
+  });
+  app.post<{ Params: { id: string } }>('/api/documents/:id/open-folder', { schema: { params: idParams } }, async (request, reply) => {
+    const doc = documents.get(request.params.id);
+    const folder = doc.lastExport?.folder;
+    if (!folder) throw new HttpError(409, 'no_export', 'This document has no export in a folder yet.');
+    if (!isLoopback(request.ip)) throw new HttpError(403, 'not_local', 'Open folder shows the folder on the computer Quire runs on, and this window is on another one; use Download instead.');
+    try {
+      await openFolder(folder);
+    } catch {
+      throw new HttpError(502, 'no_file_manager', `No file manager could be started here; the files are in ${folder}.`);
+    }
+    return reply.code(204).send();
   });
   app.get<{ Params: { id: string } }>('/api/downloads/:id', { schema: { params: idParams } }, async (request, reply) => {
     const file = downloads.get(request.params.id);
     if (!file) throw notFound('download');
+    // A file in the export folder may have been moved or deleted since.
+    if (!(await stat(file.path).catch(() => undefined))?.isFile()) throw new HttpError(404, 'not_found', `${file.fileName} is no longer where Quire wrote it; export it again.`);
     return reply.type('application/octet-stream').header('content-disposition', attachment(file.fileName)).header('cache-control', 'no-store').send(createReadStream(file.path));
   });
 
@@ -281,13 +345,19 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   app.get('/api/plugins', async () => {
     // The Plugins tab looks again: a plugin folder may have been copied in by hand meanwhile.
     destinations.forget();
-    return { installed: (await destinations.all()).map((d) => pluginView(d, host)), secretStore: secretStoreName(host) };
+    return {
+      installed: (await knownDestinations()).map((d) => pluginView(d, host)).map((p) => (p.reason ? { ...p, reason: words(p.reason) } : p)),
+      secretStore: secretStoreName(host),
+      isolation: await isolationView(host),
+    };
   });
   app.get('/api/registry', async () => registryView(registry, host.appData));
-  app.get<{ Params: { slug: string } }>('/api/registry/:slug', { schema: { params: slugParams } }, async (request) => registryDetail(registry, request.params.slug, host.appData));
-  app.post<{ Params: { slug: string } }>('/api/plugins/:slug/install', { schema: { params: slugParams } }, async (request) => {
+  app.get<{ Params: { slug: string } }>('/api/registry/:slug', { schema: { params: slugParams } }, async (request) => registryDetail(registry, request.params.slug, host));
+  app.post<{ Params: { slug: string }; Body: { allowUnisolated?: boolean } | undefined }>('/api/plugins/:slug/install', { schema: { params: slugParams, ...schemas.pluginInstall } }, async (request) => {
     try {
-      const installed = await installFromRegistry(request.params.slug, { ...host, registry });
+      // Where plugins cannot be isolated, the install dialog asks before it sets this (`--allow-unisolated`).
+      const allowUnisolated = request.body?.allowUnisolated === true;
+      const installed = await installFromRegistry(request.params.slug, { ...host, allowUnisolated, registry });
       return pluginView(installed, host);
     } finally {
       destinations.forget();
@@ -321,9 +391,12 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
       return pluginSettingsView(d, host);
     },
   );
-  app.post<{ Params: { slug: string } }>('/api/plugins/:slug/check', { schema: { params: slugParams } }, async (request) =>
-    checkView(await destinations.usable(request.params.slug), host, (detail) => request.log.info({ slug: request.params.slug, detail }, 'check')),
-  );
+  // Check tests the values in the form (over the stored ones) and stores nothing: only Save stores.
+  app.post<{ Params: { slug: string }; Body: UnsavedSettings | undefined }>('/api/plugins/:slug/check', { schema: { params: slugParams, ...schemas.pluginCheck } }, async (request) => {
+    const d = await destinations.usable(request.params.slug);
+    const form = request.body ?? {};
+    return checkView(d, host, (detail) => request.log.info({ slug: request.params.slug, detail }, 'check'), { settings: form.settings ?? {}, secrets: form.secrets ?? {} });
+  });
   app.post<{ Params: { slug: string }; Body: { withSecrets: boolean } }>('/api/plugins/:slug/config/export', { schema: { params: slugParams, ...schemas.configExport } }, async (request): Promise<ConfigExportView> => {
     const d = await destinations.usable(request.params.slug);
     const fileName = `${d.slug}-settings.json`;
@@ -335,6 +408,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
       secretsWritten: report.secretsWritten,
       secretsUnreadable: report.secretsUnreadable,
       secretsNotSet: report.secretsNotSet,
+      warnings: request.body.withSecrets ? exportWarnings(report) : [],
     };
   });
   app.post<{ Params: { slug: string }; Body: { content: string } }>('/api/plugins/:slug/config/import', { schema: { params: slugParams, ...schemas.configImport } }, async (request): Promise<ConfigImportView> => {

@@ -2,32 +2,53 @@
  * The documents opened in this session. Each keeps its upload, its project folder (the engine's
  * kept folder, so pages, decisions and OCR stay on disk), and at most one running task: open,
  * rerun with another preset, OCR, or export. Tasks run the conversion verbs the CLI runs
- * (`openDocument`, `processPages`, `recognize`, `writeExports`); their progress is kept as a
- * snapshot the event stream sends to the page.
+ * (`openDocument`, `processPages`, `recognize`, `writeExports`); their progress, stage by stage, is
+ * kept as a snapshot the event stream sends to the page. A slim project opens again as a document
+ * whose pages are made (no captures to show beside them). Proofreading edits are written into the
+ * pages' OCR results, one page at a time.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { openDocument, processPages, readyOcr, recognize, type ProgressEvent } from '../convert/index.js';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { inputType, type OpenedInput, openImages, openInput } from '../ingest/index.js';
 import { HttpError } from '../http/index.js';
 import { ocrPageText } from '../ocr/index.js';
-import { type OcrPage, type ProjectManifest, type ProjectPage, saveManifest, visiblePages } from '../project/index.js';
+import {
+  editWord,
+  isDoubtful,
+  type OcrPage,
+  type OcrWord,
+  pageWords,
+  proofreadingCounts,
+  type ProjectManifest,
+  type ProjectPage,
+  restoreWord,
+  saveManifest,
+  visiblePages,
+} from '../project/index.js';
 import type {
   DocumentDetail,
   DocumentStatus,
   DocumentSummary,
+  ExportResult,
   FrameView,
   GuiSettings,
   PageText,
   PageView,
+  PageWords,
   PresetChoice,
+  StageProgress,
   TaskKind,
   TaskProgress,
+  WordEditResult,
+  WordView,
 } from './api-types.js';
 import { busy, failureMessage, notFound } from './http-errors.js';
+import { inInterfaceWords } from './interface-words.js';
 import { type PreviewSize, renderFramePreview, renderPagePreview } from './previews.js';
+import { countStage, endStages, finishStage, ocrStage, pagesStage, startStage, unpackStage } from './stages.js';
 
 /** Frames listed one by one in the progress panel up to this many; a longer book shows counts. */
 const LISTED_FRAMES = 60;
@@ -42,6 +63,8 @@ export interface DocumentStoreOptions {
   settings: () => Promise<GuiSettings>;
   /** Hears every change of a document (the event stream). */
   onChange: (summary: DocumentSummary) => void;
+  /** Hears that a document was closed. */
+  onRemove?: (id: string) => void;
   processPages?: ProcessPagesFn;
 }
 
@@ -51,6 +74,16 @@ interface RunningTask {
   progress: TaskProgress;
 }
 
+/** What a task's work reports as it goes: the conversion verbs' events, and the stages it starts and finishes itself. */
+export interface TaskReporter {
+  onProgress: (event: ProgressEvent) => void;
+  /** Stage `key` runs now (the stages before it are done). */
+  start: (key: string) => void;
+  finish: (key: string) => void;
+}
+
+type WordCounts = { words: number; doubtful: number; checked: number };
+
 /** One opened document. */
 export interface GuiDocument {
   id: string;
@@ -58,7 +91,8 @@ export interface GuiDocument {
   dir: string;
   inputs: string[];
   inputDir: string;
-  opened: OpenedInput;
+  /** The input's frames; null for a slim project opened again (its pages are made, its captures are not in it). */
+  opened: OpenedInput | null;
   preset: PresetChoice;
   status: DocumentStatus;
   revision: number;
@@ -70,6 +104,17 @@ export interface GuiDocument {
   error?: { code: string; message: string };
   lastTask?: DocumentSummary['lastTask'];
   frames: Map<number, { width: number; height: number }>;
+  openedAt: number;
+  /** Bumped when the text changes (OCR, an edit); an export that succeeds records the one it took. */
+  textRevision: number;
+  exportedTextRevision: number;
+  lastExport?: ExportResult;
+  /** Files this document wrote into the export folder: exporting again replaces them, and never another document's. */
+  written: Set<string>;
+  /** Proofreading counts of each page with text, by page index; filled when a task ends, kept by each edit. */
+  counts: Map<number, WordCounts>;
+  /** Edits of one document's OCR files run one after another. */
+  editing: Promise<unknown>;
 }
 
 /** A file a person gave, saved in the session. */
@@ -85,7 +130,29 @@ function inUserWords(message: string, doc: { inputDir: string }): string {
 
 function userFailure(error: unknown, doc: { inputDir: string }): { code: string; message: string } {
   const failure = failureMessage(error);
-  return { code: failure.code, message: inUserWords(failure.message, doc) };
+  return { code: failure.code, message: inInterfaceWords(inUserWords(failure.message, doc)) };
+}
+
+function wordView(word: OcrWord, n: number): WordView {
+  return {
+    n,
+    text: word.text,
+    box: word.box,
+    confidence: word.confidence,
+    doubtful: isDoubtful(word),
+    ...(word.correction ? { correction: word.correction } : {}),
+    ...(word.edit ? { edit: word.edit } : {}),
+  };
+}
+
+function sumCounts(counts: Iterable<WordCounts>): WordCounts {
+  const total = { words: 0, doubtful: 0, checked: 0 };
+  for (const c of counts) {
+    total.words += c.words;
+    total.doubtful += c.doubtful;
+    total.checked += c.checked;
+  }
+  return total;
 }
 
 function isCancel(error: unknown): boolean {
@@ -116,17 +183,20 @@ export class DocumentStore {
   async open(id: string, dir: string, inputDir: string, files: UploadedFile[]): Promise<DocumentSummary> {
     const paths = files.map((f) => f.path);
     const where = { inputDir };
-    let opened: OpenedInput;
+    let opened: OpenedInput | null;
     try {
       if (paths.length === 0) throw new HttpError(400, 'missing_file', 'No file was given: choose a scan bundle, a PDF or images.');
-      if (paths.length > 1) {
+      if (paths.length === 1 && inputType(paths[0]) === 'project') {
+        // A slim project: unpacked by the open task, which says so if it cannot be.
+        opened = null;
+      } else if (paths.length > 1) {
         const other = files.find((f) => inputType(f.path) !== 'image');
         if (other) throw new QuireError(ERROR_CODES.USAGE, `Only image files can be opened together as one document, and ${other.name} is not one.`);
         opened = await openImages(paths);
       } else {
         opened = await openInput(paths[0], files[0].name);
       }
-      if (opened.frames.length === 0) {
+      if (opened && opened.frames.length === 0) {
         await opened.close();
         throw new QuireError(ERROR_CODES.UNSUPPORTED_INPUT, `${files[0].name} holds no page.`);
       }
@@ -139,7 +209,7 @@ export class DocumentStore {
     const settings = await this.#options.settings();
     const doc: GuiDocument = {
       id,
-      name: opened.name,
+      name: opened?.name ?? files[0].name.replace(/\.quire$/i, ''),
       dir,
       inputs: paths,
       inputDir,
@@ -149,10 +219,22 @@ export class DocumentStore {
       revision: 0,
       imageRevision: 0,
       frames: new Map(),
+      openedAt: Date.now(),
+      textRevision: 0,
+      exportedTextRevision: 0,
+      written: new Set(),
+      counts: new Map(),
+      editing: Promise.resolve(),
     };
     this.#docs.set(id, doc);
-    this.#background(doc, 'open', (signal, onProgress) => this.#convertInput(doc, settings, signal, onProgress, settings.ocrEngine));
+    this.#background(doc, 'open', this.#convertPlan(doc, settings.ocrEngine), (signal, report) => this.#convertInput(doc, settings, signal, report, settings.ocrEngine));
     return this.summary(doc);
+  }
+
+  /** The stages of making a document's pages: from its frames (or unpacking a project), then OCR when an engine is chosen. */
+  #convertPlan(doc: GuiDocument, ocrEngine: string): StageProgress[] {
+    const first = doc.opened ? pagesStage(doc.opened.frames.length) : unpackStage();
+    return ocrEngine !== 'none' ? [first, ocrStage()] : [first];
   }
 
   list(): DocumentSummary[] {
@@ -168,6 +250,7 @@ export class DocumentStore {
   summary(doc: GuiDocument): DocumentSummary {
     const pages = doc.manifest?.pages ?? [];
     const presets = new Set(pages.map((p) => p.decisions.preset));
+    const counted = (doc.manifest ? visiblePages(doc.manifest) : []).flatMap((p) => doc.counts.get(p.index) ?? []);
     return {
       id: doc.id,
       name: doc.name,
@@ -182,12 +265,24 @@ export class DocumentStore {
       ...(doc.task ? { task: doc.task.progress } : {}),
       ...(doc.error ? { error: doc.error } : {}),
       ...(doc.lastTask ? { lastTask: doc.lastTask } : {}),
+      openedAt: doc.openedAt,
+      hasCaptures: doc.opened !== null,
+      unsaved: doc.manifest?.ocr !== undefined && doc.textRevision !== doc.exportedTextRevision,
+      ...(counted.length > 0 ? { proofreading: sumCounts(counted) } : {}),
+      ...(doc.lastExport ? { lastExport: doc.lastExport } : {}),
     };
   }
 
   detail(doc: GuiDocument): DocumentDetail {
     const pages = doc.manifest?.pages ?? [];
     return { ...this.summary(doc), pageList: pages.map((p) => this.#pageView(doc, p)) };
+  }
+
+  /** An export finished: what it wrote or sent is the document's last export, and its text counts as saved. */
+  exported(doc: GuiDocument, result: ExportResult, textRevision: number): void {
+    doc.lastExport = result;
+    const delivered = result.kind === 'files' ? (result.files ?? []).length > 0 : (result.sends ?? []).some((s) => s.ok);
+    if (delivered) doc.exportedTextRevision = textRevision;
   }
 
   #pageView(doc: GuiDocument, p: ProjectPage): PageView {
@@ -208,6 +303,7 @@ export class DocumentStore {
       ...(p.decisions.dewarp ? { dewarped: p.decisions.dewarp.applied } : {}),
       image: `${base}/image?size=full&v=${doc.imageRevision}`,
       thumb: `${base}/image?size=thumb&v=${doc.imageRevision}`,
+      ...(doc.counts.has(p.index) ? { proofreading: doc.counts.get(p.index) } : {}),
     };
   }
 
@@ -215,14 +311,15 @@ export class DocumentStore {
     this.#options.onChange(this.summary(doc));
   }
 
-  /** The progress snapshot a task starts from. */
-  #startProgress(doc: GuiDocument, kind: TaskKind): TaskProgress {
-    const listFrames = (kind === 'open' || kind === 'rerun') && doc.opened.frames.length <= LISTED_FRAMES;
+  /** The progress snapshot a task starts from, with the stages it plans. */
+  #startProgress(doc: GuiDocument, kind: TaskKind, stages: StageProgress[]): TaskProgress {
+    const frames = (kind === 'open' || kind === 'rerun') && doc.opened ? doc.opened.frames : [];
     return {
       kind,
+      stages,
       stage: kind === 'ocr' ? 'ocr' : kind === 'export' ? 'export' : 'pipeline',
-      framesTotal: kind === 'open' || kind === 'rerun' ? doc.opened.frames.length : 0,
-      ...(listFrames ? { frames: doc.opened.frames.map((f) => ({ index: f.index, input: f.input, done: false })) } : {}),
+      framesTotal: frames.length,
+      ...(frames.length > 0 && frames.length <= LISTED_FRAMES ? { frames: frames.map((f) => ({ index: f.index, input: f.input, done: false })) } : {}),
       framesDone: 0,
       pagesDone: 0,
       started: Date.now(),
@@ -237,17 +334,17 @@ export class DocumentStore {
         progress.pagesDone = event.pagesDone;
         const frame = progress.frames?.find((f) => f.input === event.input && !f.done);
         if (frame) frame.done = true;
+        countStage(progress, 'pages', event.framesDone, event.framesTotal);
         break;
       }
       case 'ocr':
         progress.stage = 'ocr';
         progress.ocr = { pagesDone: event.pagesDone, pagesTotal: event.pagesTotal };
+        countStage(progress, 'ocr', event.pagesDone, event.pagesTotal);
         break;
       case 'export':
         progress.stage = 'export';
-        break;
-      case 'done':
-        progress.stage = 'done';
+        finishStage(progress, `write:${event.format}`);
         break;
       default:
         break;
@@ -255,57 +352,105 @@ export class DocumentStore {
     this.#changed(doc);
   }
 
+  #reporter(doc: GuiDocument, progress: TaskProgress): TaskReporter {
+    return {
+      onProgress: (e) => this.#onProgress(doc, progress, e),
+      start: (key) => {
+        // New text makes the document unsaved (and its proofreading counts stale, until the task ends).
+        if (key === 'ocr') doc.textRevision++;
+        startStage(progress, key);
+        progress.stage = key === 'ocr' ? 'ocr' : key.startsWith('send:') ? 'send' : key.startsWith('write:') ? 'export' : 'pipeline';
+        this.#changed(doc);
+      },
+      finish: (key) => {
+        finishStage(progress, key);
+        this.#changed(doc);
+      },
+    };
+  }
+
   /** Run one task on a document, at most one at a time; its outcome lands in the document's state. */
-  async #task<T>(doc: GuiDocument, kind: TaskKind, work: (signal: AbortSignal, onProgress: (e: ProgressEvent) => void) => Promise<T>): Promise<T> {
+  async #task<T>(doc: GuiDocument, kind: TaskKind, stages: StageProgress[], work: (signal: AbortSignal, report: TaskReporter) => Promise<T>): Promise<T> {
     if (doc.task) throw busy();
     const controller = new AbortController();
-    const progress = this.#startProgress(doc, kind);
+    const progress = this.#startProgress(doc, kind, stages);
     doc.task = { kind, controller, progress };
     doc.status = 'working';
     delete doc.error;
     this.#changed(doc);
+    // The outcome lands all at once, when the task is gone: a document never reads as ready while its task still holds it.
+    let ended: Pick<GuiDocument, 'status' | 'lastTask' | 'error'> = { status: 'failed', lastTask: { kind, outcome: 'failed' } };
     try {
-      const result = await work(controller.signal, (e) => this.#onProgress(doc, progress, e));
-      doc.status = 'ready';
-      doc.lastTask = { kind, outcome: 'done' };
+      const result = await work(controller.signal, this.#reporter(doc, progress));
+      endStages(progress, true);
+      ended = { status: 'ready', lastTask: { kind, outcome: 'done' } };
       return result;
     } catch (e) {
+      endStages(progress, false);
       const failure = userFailure(e, doc);
       const cancelled = isCancel(e) || controller.signal.aborted;
-      doc.lastTask = { kind, outcome: cancelled ? 'cancelled' : 'failed', message: failure.message };
       // Pages already there stay usable; a document whose first run did not finish has none.
-      doc.status = doc.manifest ? 'ready' : cancelled ? 'cancelled' : 'failed';
-      if (!cancelled) doc.error = failure;
+      ended = {
+        status: doc.manifest ? 'ready' : cancelled ? 'cancelled' : 'failed',
+        lastTask: { kind, outcome: cancelled ? 'cancelled' : 'failed', message: failure.message },
+        ...(cancelled ? {} : { error: failure }),
+      };
       throw e;
     } finally {
+      await this.#countWords(doc).catch(() => undefined);
       delete doc.task;
+      doc.status = ended.status;
+      doc.lastTask = ended.lastTask;
+      if (ended.error) doc.error = ended.error;
       doc.revision++;
       this.#changed(doc);
     }
   }
 
   /** Start a task without waiting for it: its outcome reaches the page through the event stream. */
-  #background(doc: GuiDocument, kind: TaskKind, work: (signal: AbortSignal, onProgress: (e: ProgressEvent) => void) => Promise<void>): void {
+  #background(doc: GuiDocument, kind: TaskKind, stages: StageProgress[], work: (signal: AbortSignal, report: TaskReporter) => Promise<unknown>): void {
     if (doc.task) throw busy();
-    this.#task(doc, kind, work).catch(() => undefined);
+    this.#task(doc, kind, stages, work).catch(() => undefined);
   }
 
-  /** Run the pipeline on the input into a fresh project folder; the old one goes once the new one is whole. */
-  async #convertInput(doc: GuiDocument, settings: GuiSettings, signal: AbortSignal, onProgress: (e: ProgressEvent) => void, ocrEngine: string): Promise<void> {
+  /** Count the words of every page with text again (after OCR, a rerun, a reopened project). */
+  async #countWords(doc: GuiDocument): Promise<void> {
+    doc.counts.clear();
+    if (!doc.projectDir || !doc.manifest) return;
+    for (const page of doc.manifest.pages) {
+      if (!page.ocr || page.kind === 'pdf') continue;
+      doc.counts.set(page.index, proofreadingCounts(await this.#readOcr(doc.projectDir, page)));
+    }
+  }
+
+  async #readOcr(projectDir: string, page: ProjectPage): Promise<OcrPage> {
+    return JSON.parse(await readFile(join(projectDir, page.ocr as string), 'utf8')) as OcrPage;
+  }
+
+  /** Make the pages in a fresh project folder (the pipeline on the input, or a slim project unpacked); the old folder goes once the new one is whole. */
+  async #convertInput(doc: GuiDocument, settings: GuiSettings, signal: AbortSignal, report: TaskReporter, ocrEngine: string): Promise<void> {
     const projectDir = join(doc.dir, `project-${doc.imageRevision + 1}`);
+    const onProgress = report.onProgress;
     try {
       // An engine that cannot run is said before the pipeline's minutes, not after.
       const ocr = ocrEngine !== 'none' ? await readyOcr(ocrEngine, settings.ocrLanguages) : undefined;
+      report.start(doc.opened ? 'pages' : 'unpack');
       const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, { projectDir, label: basename(doc.inputs[0]) });
       try {
-        await this.#processPages(project, { ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}), signal, onProgress });
-        if (ocr) await recognize(project, ocr, { signal, onProgress });
+        if (doc.opened) await this.#processPages(project, { ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}), signal, onProgress });
+        else report.finish('unpack');
+        // A reopened project keeps the text it has.
+        if (ocr && !(doc.opened === null && project.manifest.ocr)) {
+          report.start('ocr');
+          await recognize(project, ocr, { signal, onProgress });
+        }
       } finally {
         await project.close();
       }
       const old = doc.projectDir;
-      doc.projectDir = projectDir;
+      doc.projectDir = project.dir;
       doc.manifest = project.manifest;
+      if (!doc.opened) doc.name = project.manifest.name;
       doc.imageRevision++;
       if (old) await rm(old, { recursive: true, force: true });
     } catch (e) {
@@ -318,12 +463,13 @@ export class DocumentStore {
   async rerun(id: string, preset: PresetChoice): Promise<DocumentSummary> {
     const doc = this.get(id);
     if (doc.task) throw busy();
+    if (!doc.opened && doc.manifest) throw new HttpError(409, 'no_captures', 'This document was opened from a slim project: its pages are made, and the captures they came from are not in it.');
     const settings = await this.#options.settings();
     doc.preset = preset;
     // OCR again only if the pages had it: new pages make the old text wrong.
     const engine = doc.manifest?.ocr ? doc.manifest.ocr.engine : 'none';
     const ocrSettings = doc.manifest?.ocr ? { ...settings, ocrLanguages: doc.manifest.ocr.languages.join('+') } : settings;
-    this.#background(doc, 'rerun', (signal, onProgress) => this.#convertInput(doc, ocrSettings, signal, onProgress, engine));
+    this.#background(doc, 'rerun', this.#convertPlan(doc, engine), (signal, report) => this.#convertInput(doc, ocrSettings, signal, report, engine));
     return this.summary(doc);
   }
 
@@ -333,18 +479,29 @@ export class DocumentStore {
     const projectDir = this.#projectOf(doc);
     if (engine === 'none') throw new HttpError(400, 'bad_setting', 'Choose an OCR engine to run.');
     const manifest = doc.manifest as ProjectManifest;
-    this.#background(doc, 'ocr', async (signal, onProgress) => {
-      await recognize({ dir: projectDir, manifest }, await readyOcr(engine, languages), { signal, onProgress });
+    this.#background(doc, 'ocr', [ocrStage()], async (signal, report) => {
+      const spec = await readyOcr(engine, languages);
+      report.start('ocr');
+      await recognize({ dir: projectDir, manifest }, spec, { signal, onProgress: report.onProgress });
     });
     return this.summary(doc);
   }
 
-  /** Run `work` as the document's export task, waiting for it (exports answer the request that asked). */
-  async exportTask<T>(id: string, work: (doc: GuiDocument, projectDir: string, signal: AbortSignal, onProgress: (e: ProgressEvent) => void) => Promise<T>): Promise<T> {
+  /**
+   * Start `work` as the document's export task, with the stages it plans; what it wrote or sent becomes the
+   * document's last export, and the page hears of it through the event stream.
+   */
+  exportTask(id: string, stages: StageProgress[], work: (doc: GuiDocument, projectDir: string, signal: AbortSignal, report: TaskReporter) => Promise<ExportResult>): DocumentSummary {
     const doc = this.get(id);
     const projectDir = this.#projectOf(doc);
-    // An export that needs text runs OCR into the document's own manifest first.
-    return this.#task(doc, 'export', (signal, onProgress) => work(doc, projectDir, signal, onProgress));
+    this.#background(doc, 'export', stages, async (signal, report) => {
+      const result = await work(doc, projectDir, signal, report);
+      const progress = doc.task?.progress;
+      if (progress) endStages(progress, true);
+      // Edits wait while a task runs, so the text exported is the document's text now (OCR run first included).
+      this.exported(doc, { ...result, stages: progress ? progress.stages.map((s) => ({ ...s })) : result.stages }, doc.textRevision);
+    });
+    return this.summary(doc);
   }
 
   cancel(id: string): DocumentSummary {
@@ -382,6 +539,58 @@ export class DocumentStore {
     return this.summary(doc);
   }
 
+  /** A page's recognised words, line by line, with what proofreading needs to know of each. */
+  async pageWords(id: string, index: number): Promise<PageWords> {
+    const doc = this.get(id);
+    const page = this.#page(doc, index);
+    if (!page.ocr || !doc.projectDir) throw new HttpError(404, 'no_text', `Page ${index} has no recognised text yet; run OCR from the OCR panel first.`);
+    if (page.kind === 'pdf') throw new HttpError(409, 'kept_page', `Page ${index} is kept from its PDF with the text it had, so there is nothing to proofread.`);
+    const ocr = await this.#readOcr(doc.projectDir, page);
+    const lines: PageWords['lines'] = [];
+    let n = 0;
+    let paragraph = 0;
+    for (const block of ocr.blocks) {
+      for (const para of block.paragraphs) {
+        for (const line of para.lines) lines.push({ paragraph, words: line.words.map((w) => wordView(w, n++)) });
+        paragraph++;
+      }
+    }
+    return { index, width: ocr.width, height: ocr.height, engine: ocr.engine, languages: ocr.languages, lines, ...proofreadingCounts(ocr) };
+  }
+
+  /**
+   * A person's reading of word `n` on a page (`restore`: back to the text before their edit), written into the
+   * page's OCR result, where every export reads it. `was` is the text they saw: if the word reads otherwise now
+   * (OCR ran again meanwhile), nothing is written.
+   */
+  async editWord(id: string, index: number, n: number, change: { text?: string; was: string; restore?: boolean }): Promise<WordEditResult> {
+    const doc = this.get(id);
+    const projectDir = this.#projectOf(doc);
+    const page = this.#page(doc, index);
+    if (!page.ocr) throw new HttpError(404, 'no_text', `Page ${index} has no recognised text yet; run OCR from the OCR panel first.`);
+    if (page.kind === 'pdf') throw new HttpError(409, 'kept_page', `Page ${index} is kept from its PDF with the text it had, so there is nothing to proofread.`);
+    const run = doc.editing.then(async (): Promise<WordEditResult> => {
+      const ocr = await this.#readOcr(projectDir, page);
+      const current = pageWords(ocr)[n];
+      if (!current) throw new HttpError(404, 'not_found', `Page ${index} has no word number ${n}.`);
+      if (current.text !== change.was) throw new HttpError(409, 'changed', `This word now reads "${current.text}", not "${change.was}"; look at it again before changing it.`);
+      if (change.restore) restoreWord(ocr, n);
+      else if (change.text !== undefined) editWord(ocr, n, change.text);
+      else throw new HttpError(400, 'bad_request', 'Give the new text of the word, or ask to restore it.');
+      const file = join(projectDir, page.ocr as string);
+      await writeFile(`${file}.tmp`, JSON.stringify(ocr));
+      await rename(`${file}.tmp`, file);
+      const counts = proofreadingCounts(ocr);
+      doc.counts.set(index, counts);
+      doc.textRevision++;
+      doc.revision++;
+      this.#changed(doc);
+      return { word: wordView(pageWords(ocr)[n], n), page: counts };
+    });
+    doc.editing = run.catch(() => undefined);
+    return run;
+  }
+
   /** The path of a page's preview JPEG, rendered on first use. */
   async pagePreview(id: string, index: number, size: PreviewSize): Promise<string> {
     const doc = this.get(id);
@@ -396,6 +605,7 @@ export class DocumentStore {
   /** A frame of the input: its size in pixels (the space of the page boxes) and where its image is. */
   async frame(id: string, index: number): Promise<FrameView & { path: string }> {
     const doc = this.get(id);
+    if (!doc.opened) throw new HttpError(404, 'no_captures', 'This document was opened from a slim project, which keeps the pages but not the captures they came from.');
     const frame = doc.opened.frames.find((f) => f.index === index);
     if (!frame) throw notFound('frame');
     const path = join(doc.dir, 'previews', `frame-${index}.jpg`);
@@ -421,13 +631,14 @@ export class DocumentStore {
     const doc = this.get(id);
     doc.task?.controller.abort();
     this.#docs.delete(id);
-    await doc.opened.close().catch(() => undefined);
+    this.#options.onRemove?.(id);
+    await doc.opened?.close().catch(() => undefined);
     await rm(doc.dir, { recursive: true, force: true });
   }
 
   async close(): Promise<void> {
     for (const doc of this.#docs.values()) doc.task?.controller.abort();
-    await Promise.all([...this.#docs.values()].map((d) => d.opened.close().catch(() => undefined)));
+    await Promise.all([...this.#docs.values()].map((d) => d.opened?.close().catch(() => undefined)));
     this.#docs.clear();
   }
 }

@@ -1,25 +1,30 @@
 /**
  * The Export panel: one list of exporter cards, the built-in formats and one `send:<slug>` card per
- * installed destination, run by the same Export button. A normal export becomes a download; a send
- * writes the export into a private staging folder made for this send alone, hands it to the
- * plugin under the name a save dialog would propose, and removes it whatever happened.
+ * installed destination, run by the same Export button. A normal export writes its file into the
+ * export folder (named after the document; never over another document's file) and lists it, to
+ * show in the folder or download; a send writes the export into a private staging folder made for
+ * this send alone, hands it to the plugin under the name a save dialog would propose, and removes
+ * it whatever happened.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { readyOcr, recognize, send, writeExports, type ProgressEvent } from '../convert/index.js';
+import { readyOcr, recognize, send, writeExports } from '../convert/index.js';
 import { exportRegistry, listExports, type ExportRequest } from '../export/index.js';
-import { visiblePages, type ProjectManifest } from '../project/index.js';
+import { safeFileName, visiblePages, type ProjectManifest } from '../project/index.js';
 import { CHECK_KIND_LABELS, type InstalledDestination, type PluginHostOptions } from '../plugins/index.js';
 import { missingSettings } from '../settings/index.js';
-import type { ExporterCard, ExportResult, GuiSettings } from './api-types.js';
-import type { GuiDocument } from './documents.js';
+import { formatBytes } from '../util/index.js';
+import type { ExporterCard, ExportResult, GuiSettings, StageProgress } from './api-types.js';
+import type { GuiDocument, TaskReporter } from './documents.js';
 import { HttpError } from '../http/index.js';
+import { FORMAT_TITLES, ocrStage, sendStage, writeStage } from './stages.js';
 
 /** The formats Quire writes that a destination may take; `slim` is a project, not a document to send. */
 export const SENDABLE_FORMATS = ['pdf', 'md', 'textpack'] as const;
 
-const TITLES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack', slim: 'Slim project' };
-const OPTION_LABELS: Record<string, string> = { profile: 'PDF profile' };
+const TITLES = FORMAT_TITLES;
+const OPTION_LABELS: Record<string, string> = { profile: 'PDF profile', pages: 'Page markers' };
 
 /** The formats of `accepts` Quire can write, in the destination's order; formats Quire cannot write are never offered. */
 export function writableFormats(accepts: readonly string[]): string[] {
@@ -74,14 +79,23 @@ export interface ExportContext {
   host: PluginHostOptions;
   settings: GuiSettings;
   destinations: () => Promise<InstalledDestination[]>;
-  /** Move a written file where the page can download it from; returns its address. */
-  offerDownload: (path: string, fileName: string) => Promise<string>;
+  /** The folder exports are written to. */
+  exportFolder: string;
+  /** Let the page download a written file; returns its address. */
+  offerDownload: (path: string, fileName: string) => string;
   stagingRoot: string;
-  onSendLog?: (line: string) => void;
+}
+
+/** An export asked for, checked: what to write, and where it goes when it is a send. */
+export interface ResolvedExport {
+  request: ExportRequest;
+  title: string;
+  slug?: string;
+  display?: string;
 }
 
 /** The export request a card and its choices stand for; a usage error in a sentence otherwise. */
-export async function resolveExport(ask: ExportAsk, ctx: ExportContext): Promise<{ request: ExportRequest; slug?: string }> {
+export async function resolveExport(ask: ExportAsk, ctx: Pick<ExportContext, 'destinations' | 'host'>): Promise<ResolvedExport> {
   if (!ask.target.startsWith('send:')) {
     const exporter = listExports().find((e) => e.name === ask.target);
     if (!exporter) throw new HttpError(400, 'unknown_format', `There is no export format called ${ask.target}.`);
@@ -92,19 +106,19 @@ export async function resolveExport(ask: ExportAsk, ctx: ExportContext): Promise
       if (!allowed.includes(value)) throw new HttpError(400, 'bad_request', `The ${exporter.name} option ${key} must be one of: ${allowed.join(', ')}.`);
       options[key] = value;
     }
-    return { request: { format: exporter.name, options } };
+    return { request: { format: exporter.name, options }, title: TITLES[exporter.name] ?? exporter.name };
   }
   const slug = ask.target.slice('send:'.length);
   const found = (await ctx.destinations()).find((d) => d.slug === slug);
   if (!found) throw new HttpError(404, 'not_found', `The destination ${slug} is not installed.`);
   if (found.state === 'refused') throw new HttpError(409, 'refused', `The destination ${slug} cannot be used: ${found.reason}.`);
   const missing = missingSettings(found.descriptor, ctx.host);
-  if (missing.length > 0) throw new HttpError(409, 'not_set_up', `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}.`, missing);
+  if (missing.length > 0) throw new HttpError(409, 'not_set_up', `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}: open Plugins → ${found.descriptor.display} → Settings.`, missing);
   const formats = writableFormats(found.descriptor.accepts);
   if (formats.length === 0) throw new HttpError(409, 'no_format', `${found.descriptor.display} takes no format Quire writes.`);
   const format = ask.as ?? formats[0];
   if (!formats.includes(format)) throw new HttpError(400, 'bad_request', `${found.descriptor.display} can be sent ${formats.join(', ')}, not ${format}.`);
-  return { request: { format, options: {} }, slug };
+  return { request: { format, options: {} }, slug, title: found.descriptor.display, display: found.descriptor.display };
 }
 
 /** The OCR an export needs: none when the pages have text, else the default engine (auto when that is none). */
@@ -115,31 +129,65 @@ function ocrFor(request: ExportRequest, manifest: ProjectManifest, settings: Gui
   return { ocr: settings.ocrEngine === 'none' ? 'auto' : settings.ocrEngine, ocrLang: settings.ocrLanguages };
 }
 
-/** Write the export (OCR first when it needs text and the pages have none); then download it or send it. */
-export async function runExport(
-  doc: GuiDocument,
-  projectDir: string,
-  ask: ExportAsk,
-  ctx: ExportContext,
-  signal: AbortSignal,
-  onProgress: (e: ProgressEvent) => void,
-): Promise<ExportResult> {
-  const { request, slug } = await resolveExport(ask, ctx);
+/** The stages an export goes through: OCR when it needs text the pages lack, writing the format, sending it. */
+export function exportStages(resolved: ResolvedExport, manifest: ProjectManifest, settings: GuiSettings): StageProgress[] {
+  const stages: StageProgress[] = [];
+  if (ocrFor(resolved.request, manifest, settings).ocr) stages.push(ocrStage());
+  stages.push(writeStage(resolved.request.format));
+  if (resolved.slug) stages.push(sendStage(resolved.slug, resolved.display ?? resolved.slug));
+  return stages;
+}
+
+/**
+ * The file stem an export of `doc` writes under in `folder`: the document's name, or `name (2)`, `name (3)`… when a
+ * file of that name is there that this document did not write (another document of the same name, an older file).
+ */
+export function exportStem(doc: Pick<GuiDocument, 'written'>, folder: string, name: string, extension: string): string {
+  const base = safeFileName(name);
+  for (let n = 1; ; n++) {
+    const stem = n === 1 ? base : `${base} (${n})`;
+    const path = join(folder, `${stem}${extension}`);
+    if (!existsSync(path) || doc.written.has(path)) return stem;
+  }
+}
+
+/** Write the export (OCR first when it needs text and the pages have none); then list it for the page, or send it. */
+export async function runExport(doc: GuiDocument, projectDir: string, resolved: ResolvedExport, ctx: ExportContext, signal: AbortSignal, report: TaskReporter): Promise<ExportResult> {
+  const { request, slug } = resolved;
   const manifest = doc.manifest as ProjectManifest;
+  const project = { dir: projectDir, manifest };
+  const { ocr, ocrLang } = ocrFor(request, manifest, ctx.settings);
+  if (ocr) {
+    const spec = await readyOcr(ocr, ocrLang);
+    report.start('ocr');
+    await recognize(project, spec, { signal, onProgress: report.onProgress });
+  }
+  const onWritten = (o: { format: string; path: string }): void => report.onProgress({ type: 'export', format: o.format, path: o.path });
+  const base = { title: resolved.title, at: 0, stages: [] as StageProgress[] };
+  report.start(`write:${request.format}`);
+  if (!slug) {
+    await mkdir(ctx.exportFolder, { recursive: true });
+    const extension = exportRegistry.get(request.format)?.extension ?? '';
+    const fileStem = exportStem(doc, ctx.exportFolder, manifest.name, extension);
+    const written = await writeExports(project, [request], ctx.exportFolder, { fileStem, onWritten });
+    const files = written.map((w) => {
+      doc.written.add(w.path);
+      const fileName = basename(w.path);
+      return { fileName, format: w.format, bytes: w.bytes, size: formatBytes(w.bytes), url: ctx.offerDownload(w.path, fileName) };
+    });
+    return { ...base, kind: 'files', at: Date.now(), folder: ctx.exportFolder, files };
+  }
   const staging = await mkdtemp(join(ctx.stagingRoot, 'export-'));
   try {
-    const project = { dir: projectDir, manifest };
-    const { ocr, ocrLang } = ocrFor(request, manifest, ctx.settings);
-    if (ocr) await recognize(project, await readyOcr(ocr, ocrLang), { signal, onProgress });
-    const [written] = await writeExports(project, [request], staging, { onWritten: (o) => onProgress({ type: 'export', format: o.format, path: o.path }) });
-    if (!slug) {
-      const fileName = basename(written.path);
-      return { kind: 'download', download: { url: await ctx.offerDownload(written.path, fileName), fileName, bytes: written.bytes } };
-    }
-    const converted = { name: manifest.name, pages: visiblePages(manifest).length, outputs: [written], ...(manifest.ocr ? { ocr: manifest.ocr } : {}) };
+    const written = await writeExports(project, [request], staging, { onWritten });
+    report.start(`send:${slug}`);
+    const converted = { name: manifest.name, pages: visiblePages(manifest).length, outputs: written, ...(manifest.ocr ? { ocr: manifest.ocr } : {}) };
     const outcomes = await send(converted, [slug], ctx.host);
+    report.finish(`send:${slug}`);
     return {
+      ...base,
       kind: 'send',
+      at: Date.now(),
       sends: outcomes.map((o) => ({
         ok: o.result.ok,
         alreadyThere: o.result.alreadyThere,

@@ -2,9 +2,9 @@
  * The web app's refusals, in the shared vocabulary of `src/http/`: every refusal is
  * `{ "error": { "code", "message" } }` with a fitting status; a QuireError keeps its own sentence.
  */
-import { createErrorHandler, describeFailure, HttpError, type ErrorWords } from '../http/index.js';
+import { describeFailure, HttpError, type ErrorWords } from '../http/index.js';
 
-const WORDS: ErrorWords = {
+export const ERROR_WORDS: ErrorWords = {
   internal: 'Something went wrong in Quire.',
   tooLarge: 'The request is larger than this app accepts.',
   rateLimited: 'Too many requests; wait a little and try again.',
@@ -13,9 +13,8 @@ const WORDS: ErrorWords = {
 export const notFound = (what: string): HttpError => new HttpError(404, 'not_found', `There is no such ${what}.`);
 export const busy = (): HttpError => new HttpError(409, 'busy', 'This document is still busy; wait for it to finish or cancel it.');
 
-export const errorHandler = createErrorHandler(WORDS);
 
 /** A sentence for the page from a failure that ended a background task. */
 export function failureMessage(error: unknown): { code: string; message: string } {
-  return describeFailure(error, WORDS).body.error;
+  return describeFailure(error, ERROR_WORDS).body.error;
 }

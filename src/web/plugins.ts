@@ -16,22 +16,39 @@ import {
   checkDestination,
   discoverDestinations,
   installRecord,
+  matchesShippedPlugin,
+  pluginIsolation,
+  reachableHosts,
   readRegistry,
   type InstalledDestination,
   type RegistryEntry,
   type ResolvedHostOptions,
+  type UnsavedValues,
   type UsableDestination,
 } from '../plugins/index.js';
-import { missingSettings, secretsOf, viewSettings } from '../settings/index.js';
-import type { CheckView, FieldView, PluginSettingsView, PluginView, RegistryDetail, RegistryView } from './api-types.js';
+import { missingSettings, secretsOf, unreadableSecrets, viewSettings } from '../settings/index.js';
+import { formatBytes } from '../util/index.js';
+import type { CheckView, FieldView, IsolationView, PluginSettingsView, PluginView, RegistryDetail, RegistryView, SecretStoreView } from './api-types.js';
 import { HttpError } from '../http/index.js';
 
-/** Where secrets typed into a dialog go, in the user's words. */
-export function secretStoreName(host: ResolvedHostOptions): string {
-  const store = secretsOf('probe', host).store;
+/** Where a secret kept in `store` is, in the user's words. */
+function storePlace(store: string | undefined, host: ResolvedHostOptions): string {
   if (store === 'env-file') return `${host.appData}/.env (mode 0600)`;
   if (store === 'keychain') return 'the OS keychain';
-  return "each plugin's own settings file (no OS keychain was found)";
+  return "the plugin's own settings file (mode 0600), since no OS keychain was found";
+}
+
+/** Where secrets typed into a dialog go (of one plugin, or of every plugin), and whether that is readable text in a file. */
+export function secretStoreName(host: ResolvedHostOptions, onePlugin = false): SecretStoreView {
+  const store = secretsOf('probe', host).store;
+  const fallback = `${onePlugin ? "this plugin's" : "each plugin's"} own settings file (mode 0600), since no OS keychain was found`;
+  return { text: store === 'config-file' ? fallback : storePlace(store, host), plainText: store !== 'keychain' };
+}
+
+/** How plugin processes are isolated here. */
+export async function isolationView(host: ResolvedHostOptions): Promise<IsolationView> {
+  const isolation = await pluginIsolation(host);
+  return { level: isolation.level, summary: isolation.summary };
 }
 
 /** Discovery runs every plugin once in its sandbox: done once, and again only after an install or removal. */
@@ -80,14 +97,16 @@ export function pluginView(d: InstalledDestination, host: ResolvedHostOptions): 
     };
   }
   const missing = missingSettings(d.descriptor, host);
+  const unreadable = unreadableSecrets(d.descriptor, host);
   return {
     slug: d.slug,
     display: d.descriptor.display,
     description: d.descriptor.description,
     version: d.manifest.version,
     firstParty,
-    state: missing.length > 0 ? 'needs-settings' : 'ready',
+    state: missing.length > 0 ? 'needs-settings' : unreadable.length > 0 ? 'unreadable' : 'ready',
     missing,
+    ...(unreadable.length > 0 ? { unreadable: `${unreadable.map((u) => u.label).join(', ')} cannot be read: ${unreadable[0].reason}` } : {}),
     accepts: d.descriptor.accepts,
     network: d.manifest.capabilities.network,
   };
@@ -133,12 +152,14 @@ async function registryFile(location: string, entry: RegistryEntry, path: string
 }
 
 /** What the install dialog shows: the entry, and what its manifest declares (capabilities, author, API). */
-export async function registryDetail(location: string, slug: string, appData: string): Promise<RegistryDetail> {
+export async function registryDetail(location: string, slug: string, host: ResolvedHostOptions): Promise<RegistryDetail> {
+  const { appData } = host;
   const index = await readRegistry(location);
   const entry = index.destinations.find((d) => d.slug === slug);
   if (!entry) throw new HttpError(404, 'not_found', `The plugin registry has no destination called ${slug}.`);
   const manifest = parse((await registryFile(location, entry, MANIFEST_FILE)).toString('utf8')) as Record<string, unknown>;
   const capabilities = (manifest.capabilities ?? {}) as Record<string, unknown>;
+  const bytes = entry.files.reduce((sum, f) => sum + f.size, 0);
   const author = typeof manifest.author === 'string' && manifest.author.trim() !== '' ? manifest.author.trim() : entry.first_party ? 'The makers of Quire' : 'Not declared';
   return {
     slug: entry.slug,
@@ -151,8 +172,11 @@ export async function registryDetail(location: string, slug: string, appData: st
     author,
     capabilities: { network: capabilities.network === true },
     hostApi: API_VERSION,
+    isolation: await isolationView(host),
+    shipped: matchesShippedPlugin(entry.slug, entry.files),
     files: entry.files.length,
-    bytes: entry.files.reduce((sum, f) => sum + f.size, 0),
+    bytes,
+    size: formatBytes(bytes),
   };
 }
 
@@ -169,7 +193,15 @@ export function settingsView(d: UsableDestination, host: ResolvedHostOptions): P
       multiline: f.multiline,
       choices: [...f.choices],
       ...(v?.secret
-        ? { secret: { set: v.secret.set, ...(v.secret.unreachable ? { unreachable: v.secret.unreachable } : {}) } }
+        ? {
+            secret: {
+              set: v.secret.set,
+              ...(v.secret.unreachable ? { unreachable: v.secret.unreachable } : {}),
+              ...(v.secret.store
+                ? { store: v.secret.store as 'keychain' | 'env-file' | 'config-file', where: storePlace(v.secret.store, host), plainText: v.secret.store !== 'keychain' }
+                : {}),
+            },
+          }
         : { value: v?.value ?? f.default, isDefault: v?.isDefault ?? true }),
     };
   });
@@ -179,12 +211,14 @@ export function settingsView(d: UsableDestination, host: ResolvedHostOptions): P
     description: d.descriptor.description,
     fields,
     missing: missingSettings(d.descriptor, host),
-    secretStore: secretStoreName(host),
+    secretStore: secretStoreName(host, true),
+    hosts: reachableHosts(d, host),
   };
 }
 
-export async function checkView(d: UsableDestination, host: ResolvedHostOptions, log: (detail: string) => void): Promise<CheckView> {
-  const result = await checkDestination(d, host);
+/** Check `d` with its stored values, or with unsaved `form` values over them: nothing is stored. */
+export async function checkView(d: UsableDestination, host: ResolvedHostOptions, log: (detail: string) => void, form: UnsavedValues = {}): Promise<CheckView> {
+  const result = await checkDestination(d, host, form);
   if (result.detail) log(result.detail);
   return {
     ok: result.ok,

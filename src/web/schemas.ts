@@ -22,6 +22,12 @@ export const pageParams = {
   required: ['id', 'index'],
 } as const;
 
+export const wordParams = {
+  type: 'object',
+  properties: { ...pageParams.properties, n: { type: 'integer', minimum: 0, maximum: 1_000_000 } },
+  required: ['id', 'index', 'n'],
+} as const;
+
 export const slugParams = {
   type: 'object',
   properties: { slug: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 64 } },
@@ -45,6 +51,7 @@ export const schemas = {
         ocrEngine,
         ocrLanguages,
         remoteOcrKey: { type: 'string', maxLength: 4096 },
+        exportFolder: { type: 'string', maxLength: 1000 },
         forgetRemoteOcrKey: { type: 'boolean' },
       },
     },
@@ -56,6 +63,15 @@ export const schemas = {
   },
   ocr: {
     body: { type: 'object', additionalProperties: false, properties: { engine: ocrEngine, languages: ocrLanguages }, required: ['engine', 'languages'] },
+    response: errors,
+  },
+  word: {
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { text: { type: 'string', maxLength: 200 }, was: { type: 'string', maxLength: 10_000 }, restore: { type: 'boolean' } },
+      required: ['was'],
+    },
     response: errors,
   },
   page: {
@@ -86,6 +102,23 @@ export const schemas = {
         settings: { type: 'object', additionalProperties: { anyOf: [{ type: 'string', maxLength: 65536 }, { type: 'number' }, { type: 'boolean' }] }, maxProperties: 100 },
         secrets: { type: 'object', additionalProperties: { type: 'string', maxLength: 65536 }, maxProperties: 100 },
         forgetSecrets: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 100 },
+      },
+    },
+    response: errors,
+  },
+  /** Optional: a POST without a body installs as before. */
+  pluginInstall: {
+    body: { type: ['object', 'null'], additionalProperties: false, properties: { allowUnisolated: { type: 'boolean' } } },
+    response: errors,
+  },
+  /** Optional: the values typed into the settings dialog, checked and never stored. */
+  pluginCheck: {
+    body: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      properties: {
+        settings: { type: 'object', additionalProperties: { anyOf: [{ type: 'string', maxLength: 65536 }, { type: 'number' }, { type: 'boolean' }] }, maxProperties: 100 },
+        secrets: { type: 'object', additionalProperties: { type: 'string', maxLength: 65536 }, maxProperties: 100 },
       },
     },
     response: errors,

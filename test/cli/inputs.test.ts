@@ -26,7 +26,7 @@ describe('quire run on PDFs and images', () => {
       await writeFile(input, await doc.save());
       const r = await runQuire(['run', input, '-o', dir, '--json']);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = JSON.parse(r.stdout)[0];
       expect(summary.name).toBe('novel');
       const pdf = summary.outputs[0].path;
       expect(pdf).toBe(join(dir, 'novel.pdf'));
@@ -57,7 +57,7 @@ describe('quire run on PDFs and images', () => {
       expect(project.pages).toHaveLength(1);
       expect(project.pages[0].decisions.preset).toBe('sheet');
       expect(project.pages[0].decisions.inputDpi).toEqual({ value: 150, source: 'pdf' });
-      const pdf = JSON.parse(r.stdout).outputs[0].path;
+      const pdf = JSON.parse(r.stdout)[0].outputs[0].path;
       const [image] = pdfImages(pdf);
       expect(image.enc).toBe('ccitt');
       expect(Math.round(image.xppi)).toBe(300);
@@ -72,7 +72,7 @@ describe('quire run on PDFs and images', () => {
       await writeFile(b, await textLikePage(1240, 1754, 150));
       const r = await runQuire(['run', a, b, '-o', join(dir, 'out'), '--json']);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = JSON.parse(r.stdout)[0];
       expect(summary.pages).toBe(2);
       expect(pdfPageCount(summary.outputs[0].path)).toBe(2);
     });
@@ -85,7 +85,7 @@ describe('quire run on PDFs and images', () => {
       await sharp(Buffer.from(svg)).greyscale().png().toFile(input);
       const r = await runQuire(['run', input, '--pipeline', 'flat', '--dpi', '75', '-o', dir, '--json']);
       expect(r.code).toBe(0);
-      const [image] = pdfImages(JSON.parse(r.stdout).outputs[0].path);
+      const [image] = pdfImages(JSON.parse(r.stdout)[0].outputs[0].path);
       expect(image).toMatchObject({ width: 620, height: 877, enc: 'jpeg', color: 'gray' });
     });
   });

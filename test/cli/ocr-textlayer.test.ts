@@ -78,7 +78,7 @@ describe('quire ocr on a PDF whose pages already have text', () => {
       await bornDigitalPdf(input);
       const r = await runQuire(['ocr', input, '--ocr-lang', 'en', '--export', 'pdf+md+slim', '-o', join(dir, 'out'), '--json']);
       expect(r.code, r.stderr).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = JSON.parse(r.stdout)[0];
       expect(summary).toMatchObject({ pages: 3, kept_pages: 2, ocr: { languages: ['eng'] } });
       expect(['tesseract', 'tesseract-cli']).toContain(summary.ocr.engine);
       const [pdf, md, slim] = summary.outputs.map((o: { path: string }) => o.path) as string[];
@@ -107,7 +107,7 @@ describe('quire ocr on a PDF whose pages already have text', () => {
       // The slim project carries the source PDF: re-exported, it gives the same pages.
       const again = await runQuire(['run', slim, '--export', 'pdf', '-o', join(dir, 'again'), '--json']);
       expect(again.code).toBe(0);
-      const reopened = JSON.parse(again.stdout);
+      const reopened = JSON.parse(again.stdout)[0];
       expect(reopened).toMatchObject({ pages: 3, kept_pages: 2 });
       qpdfCheck(reopened.outputs[0].path);
       expect(pagesSeen(reopened.outputs[0].path)).toEqual(pagesSeen(pdf));
@@ -125,7 +125,7 @@ describe('quire ocr on a PDF whose pages already have text', () => {
       await bornDigitalPdf(input);
       const r = await runQuire(['ocr', input, '--force-ocr', '--ocr-lang', 'en', '-o', join(dir, 'forced'), '--json']);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = JSON.parse(r.stdout)[0];
       expect(summary.kept_pages).toBeUndefined();
       const pdf = summary.outputs[0].path;
       qpdfCheck(pdf);
@@ -136,7 +136,7 @@ describe('quire ocr on a PDF whose pages already have text', () => {
 
       const ran = await runQuire(['run', input, '-o', join(dir, 'run'), '--json']);
       expect(ran.code).toBe(0);
-      const runPdf = JSON.parse(ran.stdout).outputs[0].path;
+      const runPdf = JSON.parse(ran.stdout)[0].outputs[0].path;
       qpdfCheck(runPdf);
       expect(imagePages(runPdf)).toEqual([1, 2, 3]);
     });
@@ -148,7 +148,7 @@ describe('quire ocr on a PDF whose pages already have text', () => {
       await bornDigitalPdf(input, true);
       const r = await runQuire(['ocr', input, '--export', 'pdf+md', '-o', join(dir, 'out'), '--json']);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = JSON.parse(r.stdout)[0];
       expect(summary).toMatchObject({ pages: 2, kept_pages: 2 });
       expect(summary.ocr).toBeUndefined();
       const [pdf, md] = summary.outputs.map((o: { path: string }) => o.path) as string[];

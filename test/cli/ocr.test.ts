@@ -40,7 +40,7 @@ describe('quire run --ocr on the example bundle', () => {
     await withTempDir(async (dir) => {
       const r = await runQuire(['run', SAMPLE, '--ocr', 'auto', '--export', 'pdf+md+textpack', '-o', dir, '--json']);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = JSON.parse(r.stdout)[0];
       // The native engine when Debian's tesseract is installed (CI installs it), else tesseract.js.
       expect(['tesseract', 'tesseract-cli']).toContain(summary.ocr.engine);
       // The sample holds English and French pages: both are detected.
@@ -91,7 +91,7 @@ describe('quire ocr', () => {
       await writeFile(input, await doc.save());
       const r = await runQuire(['ocr', input, '--ocr-lang', 'en', '--export', 'pdf+md', '-o', join(dir, 'out'), '--json']);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = JSON.parse(r.stdout)[0];
       expect(summary.ocr.languages).toEqual(['eng']);
       expect(['tesseract', 'tesseract-cli']).toContain(summary.ocr.engine);
       const pdf = summary.outputs[0].path;
@@ -117,12 +117,12 @@ describe('quire ocr', () => {
       await symlink(process.execPath, join(bare, 'node'));
       const without = await runQuire(['ocr', input, '--ocr-lang', 'eng', '-o', join(dir, 'a'), '--json'], { env: { PATH: bare } });
       expect(without.code).toBe(0);
-      expect(JSON.parse(without.stdout).ocr.engine).toBe('tesseract');
+      expect(JSON.parse(without.stdout)[0].ocr.engine).toBe('tesseract');
       if (hasNative) {
         const withNative = await runQuire(['ocr', input, '--ocr-lang', 'eng', '-o', join(dir, 'b'), '--json']);
         expect(withNative.code).toBe(0);
-        expect(JSON.parse(withNative.stdout).ocr.engine).toBe('tesseract-cli');
-        const text = execFileSync('pdftotext', ['-raw', JSON.parse(withNative.stdout).outputs[0].path, '-'], { encoding: 'utf8' });
+        expect(JSON.parse(withNative.stdout)[0].ocr.engine).toBe('tesseract-cli');
+        const text = execFileSync('pdftotext', ['-raw', JSON.parse(withNative.stdout)[0].outputs[0].path, '-'], { encoding: 'utf8' });
         expect(text).toContain('quick brown fox');
       }
     });

@@ -36,4 +36,20 @@ describe('progress', () => {
     for (const e of events) quiet.report(e);
     expect(quiet.text()).toBe('');
   });
+
+  it('counts in the singular when there is one, and escapes a name that would drive the terminal', () => {
+    const lines = capture('lines');
+    lines.report({ type: 'start', name: 'One\x1b[2J', frames: 1 });
+    lines.report({ type: 'frame', framesDone: 1, framesTotal: 1, pagesDone: 1, input: 'scan.pdf#1' });
+    lines.report({ type: 'ocr', pagesDone: 1, pagesTotal: 1 });
+    expect(lines.text().split('\n').filter(Boolean)).toEqual([
+      'One\\x1b[2J: 1 frame to convert',
+      'One\\x1b[2J: frame 1/1 done (scan.pdf#1), 1 page so far',
+      'One\\x1b[2J: OCR 1/1 page',
+    ]);
+    const bar = capture('tty');
+    bar.report({ type: 'start', name: 'One', frames: 1 });
+    bar.report({ type: 'frame', framesDone: 1, framesTotal: 1, pagesDone: 1, input: 'scan.pdf#1' });
+    expect(bar.text()).toContain('1/1 frame, 1 page');
+  });
 });

@@ -26,7 +26,7 @@ describe('quire run on the example bundle', () => {
       const r = await runQuire(['run', SAMPLE, '--export', 'pdf', '-o', out, '--keep-project', proj, '--json']);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = JSON.parse(r.stdout)[0];
       expect(summary.frames).toBe(3);
       expect(summary.pages).toBe(6);
       const pdf = summary.outputs[0].path as string;
@@ -72,12 +72,12 @@ describe('quire run on the example bundle', () => {
     await withTempDir(async (dir) => {
       const first = await runQuire(['run', SAMPLE, '--export', 'pdf:g4+slim', '-o', dir, '--json']);
       expect(first.code).toBe(0);
-      const outputs = JSON.parse(first.stdout).outputs as Array<{ format: string; path: string }>;
+      const outputs = JSON.parse(first.stdout)[0].outputs as Array<{ format: string; path: string }>;
       const slim = outputs.find((o) => o.format === 'slim')!.path;
       expect(slim.endsWith('.quire')).toBe(true);
       const again = await runQuire(['run', slim, '--export', 'pdf', '-o', join(dir, 'again'), '--json']);
       expect(again.code).toBe(0);
-      const summary = JSON.parse(again.stdout);
+      const summary = JSON.parse(again.stdout)[0];
       expect(summary.timings_ms.pipeline).toBe(0);
       const pdf = summary.outputs[0].path;
       expect(pdfPageCount(pdf)).toBe(6);

@@ -88,7 +88,7 @@ describe('recognising a project', () => {
       const result = JSON.parse(readFileSync(join(project, page.ocr!), 'utf8')) as OcrPage;
       const read = result.blocks[0].paragraphs[0].lines[0].words;
       expect(read.map((w) => w.text)).toEqual(['J’avançais', 'elle', 'disait', 'et', 'riait']);
-      expect(read[0].correction).toEqual({ original: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
+      expect(read[0].correction).toEqual({ from: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
       expect(doc.manifest.ocr).toEqual({ engine: 'scripted-fr', languages: ['fra'], correction: { enabled: true, checked: ['fra'], unchecked: [], corrected: 3, unknown: 0 } });
       const [md] = await writeExports(doc, [{ format: 'md', options: {} }], join(dir, 'out'));
       expect(readFileSync(md.path, 'utf8')).toContain('J’avançais elle disait et riait');

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/errors.js';
 import { writePageImage } from '../../src/project/page-image.js';
 import { pdfPagesFromProject, writePdf, type PdfOutputPage } from '../../src/export/pdf.js';
-import { openSlim, writeSlim } from '../../src/export/slim.js';
+import { writeSlim } from '../../src/export/slim.js';
+import { openSlim } from '../../src/ingest/slim.js';
 import type { ProjectManifest, ProjectPage } from '../../src/project/types.js';
 import { bitonalPage, listImages, removeTempDirs, tempDir, tool } from './helpers.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, type MarkdownOptions } from '../../src/export/markdown.js';
 import type { OcrBox, OcrPage } from '../../src/project/index.js';
-import { A5, PageSetter } from './markdown-builder.js';
+import { A5, PageSetter, setWords } from './markdown-builder.js';
 
 // Each sets as four lines on the page, the last one short.
 const LOREM =
@@ -17,12 +17,12 @@ function md(pages: PageSetter[], options?: MarkdownOptions): string {
   );
 }
 
-/** The Markdown blocks of the output, page comments left out. */
+/** The Markdown blocks of the output, page comments (`<!-- page 2 -->`, `<!-- page 2 (p. 13) -->`) left out. */
 function blocks(markdown: string): string[] {
   return markdown
     .trim()
     .split('\n\n')
-    .filter((b) => !/^<!-- page \d+ -->$/.test(b));
+    .filter((b) => !/^<!-- page \d+( \(p\. \w+\))? -->$/.test(b));
 }
 
 describe('pages', () => {
@@ -134,6 +134,56 @@ describe('hyphenation at line ends', () => {
       'The old charter was written in Anglo-Saxon by a monk.',
     ]);
   });
+
+  it('asks the lexicon when the document does not say: a compound keeps its hyphen, a split word is joined', () => {
+    const lexicon = new Set(['peut-être', 'moment', 'consubstantialité', 'l’arrière-plan']);
+    const isWord = (word: string): boolean => lexicon.has(word.toLowerCase());
+    const text = (lines: string[]): string[] => blocks(md([page(lines)], { isWord }));
+    expect(text(['Il viendra peut-', 'être demain, au bon mo-', 'ment, sur l’arrière-', 'plan du tableau.'])).toEqual([
+      'Il viendra peut-être demain, au bon moment, sur l’arrière-plan du tableau.',
+    ]);
+    // OCR read the start of the second line as a capital: the lexicon knows the word joined.
+    expect(text(['Le Fils est de même substance : sa consub-', 'Stantialité est affirmée.'])).toEqual(['Le Fils est de même substance : sa consubstantialité est affirmée.']);
+    // Without the lexicon the compound is joined, as any split word.
+    expect(blocks(md([page(['Il viendra peut-', 'être demain.'])]))).toEqual(['Il viendra peutêtre demain.']);
+  });
+
+  it('keeps a hyphen after a single letter, where no typesetter splits a word', () => {
+    expect(blocks(md([page(['Il se tenait vis-à-', 'vis de la porte, c’est-à-', 'dire dehors.'])]))).toEqual(['Il se tenait vis-à-vis de la porte, c’est-à-dire dehors.']);
+  });
+});
+
+describe('margins', () => {
+  const NARROW = { ...A5, left: 300, right: 1400 };
+
+  it('sets a side note apart as a blockquote before the paragraph it stands beside, and drops line numbers', () => {
+    const body = new PageSetter(NARROW).paragraph(`${LOREM}.`, { indent: 1.5 }).paragraph(`${OTHER}.`, { indent: 1.5 });
+    const page = body.page();
+    const lines = page.blocks[0].paragraphs[0].lines;
+    const beside = (index: number, texts: string[], x: number, size: number): void => {
+      const baseline = body.set[index].baseline;
+      texts.forEach((text, k) => {
+        const words = setWords(text, x, baseline + k * 1.2 * size, size);
+        lines.push({ box: { x0: words[0].box.x0, y0: words[0].box.y0, x1: words[words.length - 1].box.x1, y1: words[0].box.y1 }, words });
+      });
+    };
+    // A note beside the second paragraph's first lines in the right margin; line numbers every few lines on the left.
+    beside(body.set.findIndex((line) => line.text.startsWith('Nobody')), ['The miller’s', 'complaint.'], 1450, 30);
+    beside(1, ['5'], 200, 36);
+    beside(6, ['10'], 190, 36);
+    expect(blocks(documentToMarkdown([page]))).toEqual([`${LOREM}.`, '> The miller’s complaint.', `${OTHER}.`]);
+  });
+
+  it('takes a number standing past the text block’s edge out of the body line the engine read it with', () => {
+    const body = new PageSetter(NARROW).paragraph(`${LOREM}.`, { indent: 1.5 });
+    const page = body.page();
+    const line = page.blocks[0].paragraphs[0].lines[2];
+    // Set one em to the right of the justified line, too close for the engine to see two lines.
+    const [number] = setWords('15', line.box.x1 + 46, body.set[2].baseline, 46);
+    line.words.push(number);
+    line.box = { ...line.box, x1: number.box.x1 };
+    expect(blocks(documentToMarkdown([page]))).toEqual([`${LOREM}.`]);
+  });
 });
 
 describe('headings', () => {
@@ -142,7 +192,7 @@ describe('headings', () => {
     expect(blocks(md([page]))).toEqual(['# The Long Rain', `${LOREM}.`]);
   });
 
-  it('makes a short line in capitals or centred a heading when space sets it apart, and text otherwise', () => {
+  it('makes a short line in capitals or centred a heading when space sets it apart (capitals ranking above centring), and text otherwise', () => {
     const apart = new PageSetter()
       .paragraph(`${LOREM}.`)
       .skip(1)
@@ -153,7 +203,7 @@ describe('headings', () => {
       .centred('An Evening by the Fire')
       .skip(1)
       .paragraph(`${LOREM}.`);
-    expect(blocks(md([apart]))).toEqual([`${LOREM}.`, '# THE MILLER', `${OTHER}.`, '# An Evening by the Fire', `${LOREM}.`]);
+    expect(blocks(md([apart]))).toEqual([`${LOREM}.`, '# THE MILLER', `${OTHER}.`, '## An Evening by the Fire', `${LOREM}.`]);
     const inside = new PageSetter().paragraph(`${LOREM}, wrote`).body('THE MILLER', { end: true }).paragraph(`${OTHER}.`, { indent: 1.5 });
     expect(blocks(md([inside]))).toEqual([`${LOREM}, wrote THE MILLER`, `${OTHER}.`]);
   });
@@ -170,6 +220,20 @@ describe('headings', () => {
       .skip(1)
       .paragraph(`${LOREM}.`);
     expect(blocks(md([page]))).toEqual([`${LOREM}.`, '# 3) Sources and methods', `${OTHER}.`, 'It rained all night.', `${LOREM}.`]);
+  });
+
+  it('makes a numbered subhead on a line of its own between two paragraphs a heading, space or not', () => {
+    const page = new PageSetter()
+      .paragraph(`${LOREM}.`)
+      .body('c) Concret et universel', { end: true })
+      .paragraph(`${OTHER}, and so on, as in`, { indent: 1.5, justifyLast: true })
+      .body('d) the last line of a paragraph', { end: true });
+    expect(blocks(md([page]))).toEqual([`${LOREM}.`, '# c) Concret et universel', `${OTHER}, and so on, as in d) the last line of a paragraph`]);
+  });
+
+  it('makes a short flush line between a paragraph that ended and one that starts indented a subhead', () => {
+    const page = new PageSetter().paragraph(`${LOREM}.`).body('Concret et universel', { end: true }).paragraph(`${OTHER}.`, { indent: 1.5 });
+    expect(blocks(md([page]))).toEqual([`${LOREM}.`, '# Concret et universel', `${OTHER}.`]);
   });
 
   it('gives the same kind of title the same level on every page', () => {
@@ -233,7 +297,7 @@ describe('running heads, running feet and page numbers', () => {
 describe('footnotes', () => {
   const NOTE = 36;
 
-  it('makes the smaller block below a gap at the foot notes, one block each, numbers kept', () => {
+  it('makes the smaller block below a gap at the foot notes, one Markdown footnote each, linked to its call', () => {
     const page = new PageSetter()
       .paragraph(`${LOREM}¹ and the cart² stood still.`)
       .skip(2)
@@ -241,11 +305,11 @@ describe('footnotes', () => {
       .body('2 The miller’s cart, which carried flour to the town every', { size: NOTE, indent: 1 })
       .body('market day.', { size: NOTE, end: true });
     expect(md([page])).toBe(
-      `<!-- page 1 -->\n\n${LOREM}¹ and the cart² stood still.\n\n1. Near the old ford.\n\n2. The miller’s cart, which carried flour to the town every market day.\n`,
+      `<!-- page 1 -->\n\n${LOREM}[^1] and the cart[^2] stood still.\n\n[^1]: Near the old ford.\n\n[^2]: The miller’s cart, which carried flour to the town every market day.\n`,
     );
   });
 
-  it('keeps the number of notes marked with superscripts or brackets, and the sign of others', () => {
+  it('keeps the number of notes marked with superscripts or brackets, and names the sign of others', () => {
     const page = new PageSetter()
       .paragraph(`${LOREM}.`)
       .skip(2)
@@ -253,7 +317,7 @@ describe('footnotes', () => {
       .body('(2) A number in brackets.', { size: NOTE, indent: 1, end: true })
       .body('* A star for a sign.', { size: NOTE, indent: 1, end: true })
       .body('† A dagger for a sign.', { size: NOTE, indent: 1, end: true });
-    expect(blocks(md([page])).slice(1)).toEqual(['1. A superscript mark.', '2. A number in brackets.', '\\* A star for a sign.', '† A dagger for a sign.']);
+    expect(blocks(md([page])).slice(1)).toEqual(['[^1]: A superscript mark.', '[^2]: A number in brackets.', '[^star]: A star for a sign.', '[^dagger]: A dagger for a sign.']);
   });
 
   it('recognises notes set at body size by their number when the text refers to it', () => {
@@ -262,7 +326,7 @@ describe('footnotes', () => {
         .paragraph(`${LOREM}${reference} and stood still.`)
         .at(1900)
         .body('3 Near the old ford.', { indent: 1, end: true });
-    expect(blocks(md([page('³')]))).toEqual([`${LOREM}³ and stood still.`, '3. Near the old ford.']);
+    expect(blocks(md([page('³')]))).toEqual([`${LOREM}[^3] and stood still.`, '[^3]: Near the old ford.']);
     expect(blocks(md([page('')]))).toEqual([`${LOREM} and stood still.`, '3 Near the old ford.']);
   });
 
@@ -280,7 +344,8 @@ describe('footnotes', () => {
       if (ruleWidth) ruleBox.x1 = ruleBox.x0 + ruleWidth;
       return result;
     };
-    const expected = [`${LOREM}.`, `${OTHER}.`, '1. Near the old ford.', '2. The mill.'];
+    // The text has no calls: each note is called at the end of its page's text, so that none is left unlinked.
+    const expected = [`${LOREM}.`, `${OTHER}.[^1][^2]`, '[^1]: Near the old ford.', '[^2]: The mill.'];
     expect(blocks(documentToMarkdown([page('———————')]))).toEqual(expected);
     // A long rule the OCR reads as a single dash.
     expect(blocks(documentToMarkdown([page('—', 420)]))).toEqual(expected);
@@ -295,27 +360,49 @@ describe('footnotes', () => {
       .paragraph(`${OTHER}.`, { indent: 1.5 })
       .skip(2)
       .body('the next page.', { size: NOTE, end: true });
-    expect(blocks(md([one, two]))).toEqual([`${LOREM}¹.`, '1. This note is long enough to run on to the foot of the next page.', `${OTHER}.`]);
+    expect(blocks(md([one, two]))).toEqual([`${LOREM}[^1].`, '[^1]: This note is long enough to run on to the foot of the next page.', `${OTHER}.`]);
+  });
+
+  it('numbers notes from their sequence, whatever the OCR made of a number or a call', () => {
+    // Notes 13 to 15 across two pages; OCR read 14 as `4` and 15 as `l5`, and the calls as `¹³`, `!#` and `15`.
+    const one = new PageSetter().paragraph(`${LOREM}¹³.`).skip(2).body('13 The first note.', { size: NOTE, indent: 1, end: true });
+    const two = new PageSetter()
+      .paragraph(`${OTHER}, the mill!# and the bridge15 stood still.`, { indent: 1.5 })
+      .skip(2)
+      .body('4 The second note.', { size: NOTE, indent: 1, end: true })
+      .body('l5 The third note.', { size: NOTE, indent: 1, end: true });
+    expect(blocks(md([one, two]))).toEqual([
+      `${LOREM}[^13].`,
+      '[^13]: The first note.',
+      `${OTHER}, the mill[^14] and the bridge[^15] stood still.`,
+      '[^14]: The second note.',
+      '[^15]: The third note.',
+    ]);
+  });
+
+  it('calls a note whose call is lost at the end of its page’s last sentence', () => {
+    const page = new PageSetter().paragraph(`${LOREM}.`).paragraph('and then it rained again', { indent: 1.5 }).skip(2).body('1 A note.', { size: NOTE, indent: 1, end: true });
+    expect(blocks(md([page]))).toEqual([`${LOREM}.[^1]`, 'and then it rained again', '[^1]: A note.']);
   });
 
   it('keeps a note without a number apart when the note before it ended', () => {
     const one = new PageSetter().paragraph(`${LOREM}¹.`).skip(2).body('1 This note ends here.', { size: NOTE, indent: 1, end: true });
     const two = new PageSetter().paragraph(`${OTHER}.`, { indent: 1.5 }).skip(2).body('A note whose number was lost.', { size: NOTE, end: true });
-    expect(blocks(md([one, two]))).toEqual([`${LOREM}¹.`, '1. This note ends here.', `${OTHER}.`, 'A note whose number was lost.']);
+    expect(blocks(md([one, two]))).toEqual([`${LOREM}[^1].`, '[^1]: This note ends here.', `${OTHER}.`, 'A note whose number was lost.']);
   });
 });
 
 describe('page breaks', () => {
-  it('stitches a paragraph broken across a page break, the page comment inside it', () => {
+  it('stitches a paragraph broken across a page break, the page comment after it', () => {
     const one = new PageSetter().paragraph(`${OTHER}, and the rain`, { justifyLast: true });
     const two = new PageSetter().paragraph('fell all night.');
-    expect(md([one, two])).toBe(`<!-- page 1 -->\n\n${OTHER}, and the rain <!-- page 2 --> fell all night.\n`);
+    expect(md([one, two])).toBe(`<!-- page 1 -->\n\n${OTHER}, and the rain fell all night.\n\n<!-- page 2 -->\n`);
   });
 
   it('joins a word hyphenated across the page break', () => {
     const one = new PageSetter().body('He waited for the right mo-');
     const two = new PageSetter().body('ment, then spoke.', { end: true });
-    expect(md([one, two])).toBe('<!-- page 1 -->\n\nHe waited for the right moment, <!-- page 2 --> then spoke.\n');
+    expect(md([one, two])).toBe('<!-- page 1 -->\n\nHe waited for the right moment, then spoke.\n\n<!-- page 2 -->\n');
   });
 
   it('does not stitch when the page ends a sentence and the next starts indented', () => {
@@ -324,13 +411,13 @@ describe('page breaks', () => {
     expect(md([one, two])).toBe(`<!-- page 1 -->\n\n${OTHER}.\n\n<!-- page 2 -->\n\n${LOREM}.\n`);
   });
 
-  it('puts a page’s notes after the paragraph it continues onto the next page', () => {
+  it('puts a page’s notes after the paragraph it continues onto the next page, and the next page’s comment after them', () => {
     const one = new PageSetter()
       .paragraph(`${OTHER}¹ and the rain`, { justifyLast: true })
       .skip(2)
       .body('1 Every evening.', { size: 36, indent: 1, end: true });
     const two = new PageSetter().paragraph('fell all night.').paragraph(`${LOREM}.`, { indent: 1.5 });
-    expect(blocks(md([one, two]))).toEqual([`${OTHER}¹ and the rain <!-- page 2 --> fell all night.`, '1. Every evening.', `${LOREM}.`]);
+    expect(md([one, two])).toBe(`<!-- page 1 -->\n\n${OTHER}[^1] and the rain fell all night.\n\n[^1]: Every evening.\n\n<!-- page 2 -->\n\n${LOREM}.\n`);
   });
 });
 

@@ -1,11 +1,12 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
+import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractZip } from '../../src/export/archive.js';
 import { writePageImage } from '../../src/project/page-image.js';
 import { pdfPagesFromProject, writePdf } from '../../src/export/pdf.js';
-import { openSlim, writeSlim } from '../../src/export/slim.js';
+import { writeSlim } from '../../src/export/slim.js';
+import { openSlim } from '../../src/ingest/slim.js';
 import type { ProjectManifest, ProjectPage } from '../../src/project/types.js';
 import { bitonalPage, colorPage, grayPage, listImages, makeZip, removeTempDirs, tempDir, tool } from './helpers.js';
 
@@ -134,7 +135,7 @@ describe('openSlim refuses', () => {
   const pageFiles = (): { name: string; data: Buffer }[] =>
     manifest.pages.map((p) => ({ name: p.file, data: readFileSync(join(projectDir, p.file)) }));
 
-  async function openError(entries: Parameters<typeof makeZip>[0] | Buffer): Promise<{ code: string; message: string; dir: string }> {
+  async function openError(entries: Parameters<typeof makeZip>[0] | Buffer): Promise<{ code: string; message: string; dir: string; path: string }> {
     const dir = tempDir('slim-bad');
     const path = join(dir, 'bad.quire');
     writeFileSync(path, Buffer.isBuffer(entries) ? entries : makeZip(entries));
@@ -147,7 +148,7 @@ describe('openSlim refuses', () => {
     // Nothing is left behind in the folder it was asked to open into, nor beside it.
     expect(readdirSync(workDir)).toEqual([]);
     expect(readdirSync(dir).sort()).toEqual(['bad.quire', 'open']);
-    return { code: error.code, message: error.message, dir: workDir };
+    return { code: error.code, message: error.message, dir: workDir, path };
   }
 
   it('a path that escapes the folder', async () => {
@@ -162,7 +163,7 @@ describe('openSlim refuses', () => {
       { name: 'project.json', data: projectJson() },
       { name: 'pages/link.jpg', data: Buffer.from('/etc/passwd'), mode: 0o120777 },
     ]);
-    expect(error).toMatchObject({ code: 'bundle_unsafe_path', message: 'The slim project contains an unsafe entry "pages/link.jpg".' });
+    expect(error).toMatchObject({ code: 'bundle_unsafe_path', message: `${error.path} is not safe to open: its entry "pages/link.jpg" is a symbolic link.` });
   });
 
   it('a missing page image, another format or version, broken JSON, and a file that is not a zip', async () => {
@@ -197,29 +198,32 @@ describe('openSlim refuses', () => {
   });
 });
 
-describe('extractZip limits', () => {
-  it('refuses archives with too many entries or too many bytes', async () => {
+describe('openSlim limits (the scan bundles\' safe zip reader)', () => {
+  it('refuses archives with too many entries or that unpack to far more than their size (zip bombs)', async () => {
     const dir = tempDir('zip-limits');
-    const path = join(dir, 'many.zip');
-    writeFileSync(path, makeZip([1, 2, 3].map((n) => ({ name: `f${n}`, data: Buffer.alloc(100) }))));
-    mkdirSync(join(dir, 'a'));
-    await expect(extractZip(path, join(dir, 'a'), { maxEntries: 2, maxBytes: 1e6 }, 'slim project')).rejects.toMatchObject({
+    const many = join(dir, 'many.quire');
+    writeFileSync(many, makeZip(Array.from({ length: 10_001 }, (_, n) => ({ name: `f${n}`, data: Buffer.from('x') }))));
+    await expect(openSlim(many, join(dir, 'a'))).rejects.toMatchObject({
       code: 'bundle_too_large',
+      message: `${many} is not a slim project Quire will open: it holds 10,001 entries, more than the 10,000 allowed.`,
     });
-    mkdirSync(join(dir, 'b'));
-    await expect(extractZip(path, join(dir, 'b'), { maxEntries: 10, maxBytes: 250 }, 'slim project')).rejects.toMatchObject({
-      code: 'bundle_too_large',
-    });
-    mkdirSync(join(dir, 'c'));
-    expect(await extractZip(path, join(dir, 'c'), { maxEntries: 3, maxBytes: 300 }, 'slim project')).toEqual(['f1', 'f2', 'f3']);
+    const bomb = join(dir, 'bomb.quire');
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.from(JSON.stringify(manifest)), 'project.json');
+    zip.addBuffer(Buffer.alloc(64 << 20), 'pages/0001.tif', { compress: true });
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    writeFileSync(bomb, Buffer.concat(chunks));
+    await expect(openSlim(bomb, join(dir, 'b'))).rejects.toMatchObject({ code: 'bundle_too_large', message: expect.stringMatching(/zip bomb/) });
+    expect(readdirSync(join(dir, 'b'))).toEqual([]);
   });
 
-  it('refuses a name given twice instead of overwriting', async () => {
+  it('refuses a name given twice before writing anything', async () => {
     const dir = tempDir('zip-twice');
-    const path = join(dir, 'twice.zip');
+    const path = join(dir, 'twice.quire');
     writeFileSync(path, makeZip([{ name: 'a.txt', data: Buffer.from('one') }, { name: 'a.txt', data: Buffer.from('two') }]));
-    mkdirSync(join(dir, 'out'));
-    await expect(extractZip(path, join(dir, 'out'), { maxEntries: 10, maxBytes: 1e6 }, 'slim project')).rejects.toMatchObject({ code: 'bad_archive' });
-    expect(readFileSync(join(dir, 'out', 'a.txt'), 'utf8')).toBe('one');
+    await expect(openSlim(path, join(dir, 'out'))).rejects.toMatchObject({ code: 'bad_archive' });
+    expect(readdirSync(join(dir, 'out'))).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { writePdf, type PdfPageInput } from '../../src/export/pdf.js';
 import { placeLine, textLayerContent } from '../../src/export/text-layer.js';
 import type { OcrLine, OcrPage, OcrWord } from '../../src/project/index.js';
 import { bitonalPage, removeTempDirs, renderGray, tempDir, tool } from './helpers.js';
+import { seededRandom } from '../helpers.js';
 
 const DPI = 300;
 const PAGE_WIDTH = 1400;
@@ -297,8 +298,8 @@ describe('searchable PDF', () => {
 
   it('adds a few kilobytes per page of text', async () => {
     // A full page: 40 lines of 10 words of 2–9 letters (a fixed pseudo-random text: no repeats to compress).
-    let seed = 7;
-    const random = (n: number): number => (seed = (seed * 48271) % 2147483647) % n;
+    const uniform = seededRandom(7);
+    const random = (n: number): number => Math.floor(uniform() * n);
     const word = (): string => Array.from({ length: 2 + random(8) }, () => 'abcdefghijklmnopqrstuvwxyzéèàç'[random(30)]).join('');
     const lines = Array.from({ length: 40 }, () => Array.from({ length: 10 }, word).join(' '));
     const dense = ocrPage(lines, { lineHeight: 16, lineGap: 8, charWidth: 9, wordGap: 8, top: 20, left: 20 });

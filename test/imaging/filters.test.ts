@@ -18,6 +18,7 @@ import {
   windowSum,
 } from '../../src/imaging/filters.js';
 import { createGray, type GrayImage } from '../../src/imaging/index.js';
+import { seededRandom } from '../helpers.js';
 
 function randomPage(width: number, height: number, seed = 1): GrayImage {
   let s = seed;
@@ -113,11 +114,7 @@ describe('grey morphology', () => {
 
 describe('noiseLevel', () => {
   it('measures the sensor noise of flat paper', () => {
-    let s = 7;
-    const uniform = (): number => {
-      s = (s * 1664525 + 1013904223) >>> 0;
-      return s / 4294967296;
-    };
+    const uniform = seededRandom(7);
     const page = createGray(400, 300, 0);
     for (let i = 0; i < page.data.length; i++) {
       // Box–Muller: Gaussian noise of σ = 5 around 180.

@@ -13,6 +13,20 @@ export async function jpeg(width: number, height: number, grey = 128): Promise<B
     .toBuffer();
 }
 
+/**
+ * A decompression bomb: a JPEG of a few hundred bytes whose frame header declares `width`×`height`. Decoding it
+ * would allocate the whole declared image; its header alone gives it away.
+ */
+export async function declaredJpeg(width: number, height: number): Promise<Buffer> {
+  const small = Buffer.from(await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } }).jpeg({ quality: 50 }).toBuffer());
+  // The baseline frame header: FF C0, length, precision, then height and width, big-endian.
+  const sof = small.indexOf(Buffer.from([0xff, 0xc0]));
+  if (sof < 0) throw new Error('no baseline frame header');
+  small.writeUInt16BE(height, sof + 5);
+  small.writeUInt16BE(width, sof + 7);
+  return small;
+}
+
 export interface ZipItem {
   name: string;
   data?: Buffer | string;

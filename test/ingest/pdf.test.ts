@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   beginText,
@@ -230,20 +232,38 @@ describe('PDFs that are refused', () => {
     await writeFile(path, await pdf.save({ useObjectStreams: false }));
   }
 
-  it('refuses an encrypted PDF, even one that opens without a password', async () => {
+  it('refuses a PDF that needs a password to open', async () => {
     await withTempDir(async (dir) => {
       const plain = join(dir, 'plain.pdf');
       await textPdf(plain);
-      for (const [user, name] of [
-        ['', 'open.pdf'],
-        ['secret', 'locked.pdf'],
-      ]) {
-        const path = join(dir, name);
-        execFileSync('qpdf', ['--encrypt', user, 'owner', '256', '--', plain, path]);
-        const error = await refusalOf(path);
-        expect(error.message).toBe(`${path} is encrypted; remove the password and try again.`);
-        expect(error.code).toBe(ERROR_CODES.ENCRYPTED_PDF);
+      const path = join(dir, 'locked.pdf');
+      execFileSync('qpdf', ['--encrypt', 'secret', 'owner', '256', '--', plain, path]);
+      const error = await refusalOf(path);
+      expect(error.message).toBe(`${path} is encrypted; remove the password and try again.`);
+      expect(error.code).toBe(ERROR_CODES.ENCRYPTED_PDF);
+    });
+  });
+
+  it('opens a PDF restricted by an owner password only (AES-256, AES-128, RC4), text pages and all, and leaves no decrypted copy', async () => {
+    await withTempDir(async (dir) => {
+      const plain = join(dir, 'plain.pdf');
+      await textPdf(plain);
+      const before = readdirSync(tmpdir()).filter((f) => f.startsWith(`quire-input-${process.pid}-`));
+      for (const cipher of [['256'], ['128', '--use-aes=y'], ['128', '--use-aes=n']]) {
+        const path = join(dir, `owner-${cipher.join('')}.pdf`);
+        execFileSync('qpdf', ['--allow-weak-crypto', '--encrypt', '', 'owner', ...cipher, '--', plain, path]);
+        const opened = await openInput(path);
+        try {
+          expect(opened.frames).toHaveLength(3);
+          const layer = opened.frames[1].textLayer;
+          expect(layer, 'a text page of an owner-password PDF can be kept as it is').toBeDefined();
+          const words = (await layer!.textContent()).blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words.map((w) => w.text))));
+          expect(words.join(' ')).toBe('Page 2');
+        } finally {
+          await opened.close();
+        }
       }
+      expect(readdirSync(tmpdir()).filter((f) => f.startsWith(`quire-input-${process.pid}-`))).toEqual(before);
     });
   });
 

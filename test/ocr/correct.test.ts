@@ -39,8 +39,8 @@ describe('the lexicon-checked correction', () => {
     const corrected = await fra.correct(read);
     expect(text(corrected)).toEqual(['J’avançais', 'même', 'si', 'l’on', 'peut', 'être', 'sûr,', 'elle', 'et', 'le', 'suprémc', '«avançais»,']);
     const [avancais, meme] = words(corrected);
-    expect(avancais.correction).toEqual({ original: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
-    expect(meme.correction).toEqual({ original: 'méme', reason: 'engine-choice', change: 'é→ê', language: 'fra' });
+    expect(avancais.correction).toEqual({ from: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
+    expect(meme.correction).toEqual({ from: 'méme', reason: 'engine-choice', change: 'é→ê', language: 'fra' });
     // Confidence stays the engine's, for the proofreader.
     expect(meme.confidence).toBe(80);
     expect(corrected.correction).toEqual({ checked: ['fra'], unchecked: [], corrected: 6, unknown: 1 });
@@ -85,7 +85,7 @@ describe('the lexicon-checked correction', () => {
     const fra = await openCorrector(['fra']);
     const corrected = await fra.correct(page(['fra'], [word('la'), word('dichoto-')], [word('mic'), word('exagérée')]));
     expect(text(corrected)).toEqual(['la', 'dichoto-', 'mie', 'exagérée']);
-    expect(words(corrected)[2].correction).toMatchObject({ original: 'mic', change: 'c→e' });
+    expect(words(corrected)[2].correction).toMatchObject({ from: 'mic', change: 'c→e' });
   });
 
   it('maps Greek look-alike letters inside French back to Latin, and leaves real Greek as it is', async () => {
@@ -100,8 +100,8 @@ describe('the lexicon-checked correction', () => {
       ),
     );
     expect(text(corrected)).toEqual(['10.', 'A.', 'MARTIN,', 'Athanase', 'ne', 'décrit', 'les', 'débats', 'il', 'cite', '«', 'ὁ', 'λόγος', 'σὰρξ', 'ἐγένετο', '»']);
-    expect(words(corrected)[1].correction).toMatchObject({ original: 'Α.', reason: 'script', change: 'Α→A' });
-    expect(words(corrected)[4].correction).toMatchObject({ original: 'πe', reason: 'script', change: 'π→n', language: 'fra' });
+    expect(words(corrected)[1].correction).toMatchObject({ from: 'Α.', reason: 'script', change: 'Α→A' });
+    expect(words(corrected)[4].correction).toMatchObject({ from: 'πe', reason: 'script', change: 'π→n', language: 'fra' });
   });
 
   it('says which languages it could not check, and leaves their words as read', async () => {

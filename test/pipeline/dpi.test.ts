@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { GrayImage } from '../../src/imaging/index.js';
 import { estimateDpi } from '../../src/pipeline/dpi.js';
+import { seededRandom } from '../helpers.js';
 
 // Synthetic pages of body text at a known resolution: 11 pt type on a 13 pt line pitch, x-height 5 pt.
 
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 /**
  * A page `widthIn`×`heightIn` inches at `dpi`, paper with a little noise, margins of 0.7 in, text lines

@@ -2,19 +2,11 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { Box, GrayImage } from '../../src/imaging/index.js';
 import { detectPages } from '../../src/pipeline/split.js';
+import { seededRandom } from '../helpers.js';
 
 // Synthetic camera frames of an open book, with the true text boxes known.
 
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 interface Canvas {
   width: number;

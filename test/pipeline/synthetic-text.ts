@@ -4,6 +4,7 @@
  */
 import sharp from 'sharp';
 import type { GrayImage } from '../../src/imaging/index.js';
+import { seededRandom } from '../helpers.js';
 
 const WORDS = (
   'le rebondissement inattendu du traité et surtout incohérence de certains détails de la chronologie ont fait ' +
@@ -11,17 +12,7 @@ const WORDS = (
   'documents ne rompt pas la logique démonstration bien au contraire sections conviction unanimité synodes'
 ).split(' ');
 
-/** A small deterministic generator (mulberry32), so every run draws the same page. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export interface TextPageLayout {
   widthMm: number;

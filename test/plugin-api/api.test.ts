@@ -19,6 +19,7 @@ import {
   type DestinationInit,
 } from '../../src/plugin-api/index.js';
 import { registeredDestinations } from '../../src/plugin-api/index.js';
+import { formatBytes as hostFormatBytes } from '../../src/util/index.js';
 
 class Mailbox extends Destination {
   name = 'send-to-mailbox';
@@ -104,9 +105,13 @@ describe('the plugin API', () => {
   });
 
   it('has the small helpers a destination needs', () => {
-    expect(formatBytes(52_428_800)).toBe('52.4 MB');
+    // One formatter for every message, in powers of 1024: the host's own messages use the same function.
+    expect(formatBytes(52_428_800)).toBe('50.0 MiB');
+    expect(formatBytes(57_900_000)).toBe('55.2 MiB');
+    expect(formatBytes(118_000)).toBe('115.2 KiB');
     expect(formatBytes(950)).toBe('950 bytes');
-    expect(formatBinaryBytes(2 * 1024 ** 3)).toBe('2 GiB');
+    expect(formatBinaryBytes(2 * 1024 ** 3)).toBe('2.0 GiB');
+    expect(formatBytes).toBe(hostFormatBytes);
     expect(contentTypeFor('My Book.pdf')).toBe('application/pdf');
     expect(contentTypeFor('epub')).toBe('application/epub+zip');
     expect(extensionOf('/tmp/x/My.Book.TEXTPACK')).toBe('textpack');
@@ -115,5 +120,18 @@ describe('the plugin API', () => {
   it('tidies book metadata that crossed a process boundary', () => {
     expect(normalizeBookMeta({ title: ' My Book ', authors: ['A', ''], publisher: '', year: 1850, pages: 0, extra: 'x' })).toEqual({ title: 'My Book', authors: ['A'], year: 1850 });
     expect(() => normalizeBookMeta({ title: '  ' })).toThrow(/needs a title/);
+  });
+});
+
+describe('parseBaseUrl', () => {
+  it('keeps a path, drops the trailing slash, and names what is wrong with a bad address', async () => {
+    const { parseBaseUrl } = await import('../../src/plugin-api/index.js');
+    expect(parseBaseUrl(' http://localhost:8080/calibre/ ')).toEqual({ url: 'http://localhost:8080/calibre' });
+    expect(parseBaseUrl('https://api.mistral.ai')).toEqual({ url: 'https://api.mistral.ai' });
+    expect(parseBaseUrl('quire dot org')).toEqual({ problem: 'not_url' });
+    expect(parseBaseUrl('ftp://example.org')).toEqual({ problem: 'not_http' });
+    for (const extra of ['http://u:p@example.org', 'http://example.org/?q=1', 'http://example.org/#top']) {
+      expect(parseBaseUrl(extra), extra).toEqual({ problem: 'extra_parts' });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listDestinations, pluginsCommand } from '../../src/cli/commands/plugins.js';
@@ -61,11 +61,21 @@ describe('quire plugins', () => {
     expect(set.out).toContain('Saved 2 settings for echo-dest.');
     expect(set.out).toContain(`Stored token for echo-dest in ${appData}/.env.`);
     expect(statSync(join(appData, '.env')).mode & 0o777).toBe(0o600);
+    // Every file holding a setting or a secret is 0600 in a 0700 folder.
+    const data = join(appData, 'plugins', 'data', 'echo-dest');
+    const mode = (path: string): number => statSync(path).mode & 0o777;
+    expect([mode(join(data, 'config.db')), mode(join(data, 'install.json')), mode(data), mode(appData)]).toEqual([0o600, 0o600, 0o700, 0o700]);
+    // One left readable by an older Quire (or copied by hand) is put right on the next write.
+    chmodSync(join(data, 'config.db'), 0o644);
+    chmodSync(data, 0o755);
+    await quire('config', 'echo-dest', '--set', 'loud=yes');
+    expect([mode(join(data, 'config.db')), mode(data)]).toEqual([0o600, 0o700]);
 
     const after = await quire('config', 'echo-dest');
     expect(after.out).toMatch(/^ {2}shelf\s+Reading room\s+Shelf name \[required\]$/m);
     expect(after.out).toMatch(/^ {2}token\s+set \(in \S+\/\.env\)\s+Access token \[required\]$/m);
     expect(after.out).toContain('Ready.');
+    expect(after.out).toContain('Network: none (its manifest declares no network use).');
     expect(after.out).not.toContain('t0p-s3cret');
 
     let listing = '';
@@ -102,8 +112,11 @@ describe('quire plugins', () => {
     expect(exported.out).toContain('Warning: 1 secret is in that file as readable text (token); keep it private and delete it once imported.');
     await quire('remove', 'echo-dest');
     await quire('install', 'echo-dest', '--registry', registry);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     const imported = await quire('config', 'echo-dest', '--import', file);
     expect(imported.out).toBe(`Imported 1 setting and 1 secret (token, into ${appData}/.env) for echo-dest.\n`);
+    const data = join(appData, 'plugins', 'data', 'echo-dest');
+    expect([statSync(join(data, 'config.db')).mode & 0o777, statSync(data).mode & 0o777, statSync(join(appData, '.env')).mode & 0o777]).toEqual([0o600, 0o700, 0o600]);
     expect((await quire('config', 'echo-dest')).out).toContain('Ready.');
   });
 });

@@ -47,6 +47,14 @@ describe('the static import check', () => {
     expect(problems("const cp = process.getBuiltinModule('child_process');")[0]).toMatch(/getBuiltinModule/);
     expect(problems("const r = require('fs');")[0]).toMatch(/require\(\)/);
     expect(problems("import x from 'child\\u005fprocess';")[0]).toMatch(/imports "child\\u/);
+    // Dynamic tricks: a computed member of process or globalThis, and code made from text.
+    expect(problems("const net = process['getBuiltin' + 'Module']('net');")).toEqual(['it reaches into process by a computed name, which hides what it uses']);
+    expect(problems("globalThis['fe' + 'tch']('http://x');")[0]).toMatch(/globalThis by a computed name/);
+    expect(problems("eval('1');")[0]).toMatch(/builds code from text/);
+    expect(problems("new Function('return process')();")[0]).toMatch(/builds code from text/);
+    expect(problems("''.constructor.constructor('return this')();")[0]).toMatch(/builds code from text/);
+    // Ordinary code that merely looks alike stays allowed.
+    expect(problems("const o = { process: 1 }; o.process; const a = [1]; a[0]; x.eval; const F = Function.prototype;")).toEqual([]);
   });
 
   it('rewrites only the API specifier, to the host module URL', () => {

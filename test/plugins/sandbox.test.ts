@@ -195,6 +195,8 @@ describe('the sandbox', () => {
         op: 'send',
         plugin: { slug: 'mailer', codeDir, source, imports: scanImports(source).imports },
         filesDir: join(codeDir, 'files'),
+        // The host submits the mail for the plugin: only to a server its settings name.
+        network: { declared: true, hosts: [{ host: '127.0.0.1', port }] },
         file: book,
         meta: { title: 'My Book' },
         timeoutMs: 20_000,

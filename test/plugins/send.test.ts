@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { checkSendTargets, describeSendOutcome, findDestination, parseSendTo, sendExports } from '../../src/plugins/index.js';
-import { applySettings, PluginSecrets } from '../../src/settings/index.js';
+import { listDestinations } from '../../src/cli/commands/plugins.js';
+import { checkDestination, checkSendTargets, describeSendOutcome, findDestination, parseSendTo, sendExports } from '../../src/plugins/index.js';
+import { applySettings, missingSettings, PluginSecrets } from '../../src/settings/index.js';
 import { isQuireError } from '../../src/errors.js';
-import { cleanup, hostFor, makeAppData, placeFixture } from './helpers.js';
+import { cleanup, hostFor, makeAppData, memoryKeychain, placeFixture } from './helpers.js';
 
 async function setUpEcho(appData: string): Promise<void> {
   placeFixture(appData, 'echo-dest');
@@ -89,6 +90,60 @@ describe('--send-to', () => {
     expect((await failure(checkSendTargets(['echo-dest'], ['slim'], hostFor(appData)))).message).toBe(
       'The destination echo-dest takes pdf, md, and this run writes only slim; add one of its formats to --export.',
     );
+  });
+
+  it('with QUIRE_DEBUG, writes what each plugin logs and the detail of each send to standard error (every command sends this way)', async () => {
+    await setUpEcho(appData);
+    placeFixture(appData, 'sandbox-escape');
+    const escape = await findDestination('sandbox-escape', hostFor(appData));
+    if (escape?.state !== 'usable') throw new Error('sandbox-escape should load');
+    applySettings(escape.descriptor, [['attack', 'read'], ['target', '/etc/hostname']], hostFor(appData));
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.env.QUIRE_DEBUG = '1';
+    process.stderr.write = ((chunk: string | Uint8Array): boolean => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      await sendExports(files().slice(0, 1), ['echo-dest', 'sandbox-escape'], { title: 'My Book' }, hostFor(appData));
+    } finally {
+      process.stderr.write = write;
+      delete process.env.QUIRE_DEBUG;
+    }
+    const text = written.join('');
+    expect(text).toContain('  [echo-dest] copying 13 bytes\n');
+    expect(text).toMatch(/^ {2}\[echo-dest\] send My Book\.pdf: sent — "My Book" is on shelf A\. \[bytes=13 path=\S+My Book\.pdf\]$/m);
+    expect(text).toMatch(/^ {2}\[sandbox-escape\] send My Book\.pdf: FAILED — Sandbox escape tried to reach something outside its sandbox and was stopped, so the file was not sent\. \[.*ERR_ACCESS_DENIED.*\]$/m);
+    // Without it, nothing.
+    written.length = 0;
+    await sendExports(files().slice(0, 1), ['echo-dest'], { title: 'My Book' }, hostFor(appData));
+    expect(written).toEqual([]);
+  });
+
+  it('says a keychain that cannot be opened is the problem, never a missing secret', async () => {
+    const keychain = memoryKeychain();
+    const host = hostFor(appData, { keychain });
+    placeFixture(appData, 'echo-dest');
+    const echo = await findDestination('echo-dest', host);
+    if (echo?.state !== 'usable') throw new Error('echo-dest should load');
+    applySettings(echo.descriptor, [['shelf', 'A']], host);
+    new PluginSecrets('echo-dest', { appData, keychain }).set('token', 'in-the-keychain');
+    keychain.reachable = false;
+
+    const e = await failure(checkSendTargets(['echo-dest'], ['pdf'], host));
+    expect(e.message).toBe('The destination echo-dest cannot read its Access token: the keychain could not be opened: Secret Service: the collection is locked; open (unlock) the keychain and try again.');
+    expect(missingSettings(echo.descriptor, host)).toEqual([]);
+    expect(await checkDestination(echo, host)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'Echo cannot read its Access token: the keychain could not be opened: Secret Service: the collection is locked.' });
+    let listing = '';
+    await listDestinations({ host, out: (t) => (listing += t) });
+    expect(listing).toMatch(/^echo-dest\s+Echo — accepts pdf, md — cannot read Access token: the keychain could not be opened: Secret Service: the collection is locked$/m);
+    // A new value is not written as plain text beside the one the keychain still holds.
+    expect(() => new PluginSecrets('echo-dest', { appData, keychain }).set('token', 'new')).toThrow(
+      'The new token of echo-dest was not stored: the keychain could not be opened: Secret Service: the collection is locked; open (unlock) the keychain and try again.',
+    );
+    keychain.reachable = true;
+    expect((await checkSendTargets(['echo-dest'], ['pdf'], host)).map((d) => d.slug)).toEqual(['echo-dest']);
   });
 
   it('parses --send-to lists', () => {

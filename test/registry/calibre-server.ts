@@ -30,8 +30,8 @@ export interface CalibreServer {
   url: string;
   /** The library's id: its folder name with spaces as `_`. */
   libraryId: string;
-  /** Titles of the books whose title matches `title:"…"`, read with `/ajax/search` and `/ajax/book`. */
-  findBooks(query: string, user: CalibreUser): Promise<Array<{ id: number; title: string }>>;
+  /** The books a search finds (`title:"…"`), read with `/ajax/search` and `/ajax/book`: title, authors, formats (lower case). */
+  findBooks(query: string, user: CalibreUser): Promise<Array<{ id: number; title: string; authors: string[]; formats: string[] }>>;
   /** The request lines calibre logged (`POST /cdb/add-book/…`). */
   requestLines(): string[];
   stop(): Promise<void>;
@@ -115,10 +115,10 @@ export async function startCalibre(dir: string, options: { users: CalibreUser[];
       const search = await client.request({ url: `${url}/ajax/search/${encodeURIComponent(libraryId)}?query=${encodeURIComponent(query)}` });
       if (search.status !== 200) throw new Error(`search answered ${search.status}: ${search.text()}`);
       const ids = (search.json() as { book_ids: number[] }).book_ids;
-      const books: Array<{ id: number; title: string }> = [];
+      const books: Array<{ id: number; title: string; authors: string[]; formats: string[] }> = [];
       for (const id of ids) {
-        const book = await client.request({ url: `${url}/ajax/book/${id}/${encodeURIComponent(libraryId)}` });
-        books.push({ id, title: (book.json() as { title: string }).title });
+        const book = (await client.request({ url: `${url}/ajax/book/${id}/${encodeURIComponent(libraryId)}` })).json() as { title: string; authors: string[]; formats: string[] };
+        books.push({ id, title: book.title, authors: book.authors, formats: book.formats });
       }
       return books;
     },

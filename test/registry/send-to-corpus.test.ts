@@ -97,11 +97,11 @@ describe('send-to-corpus with the documented corpus API', () => {
   it('reports a file over the limit (413), naming the limit', async () => {
     setUp();
     const over = await sendOne(inst, exportFile(inst, 'Huge Scan.pdf', Buffer.alloc(100_000, 7)), { title: 'Huge Scan' });
-    expect(over).toMatchObject({ ok: false, kind: 'SERVER', message: 'The corpus refused Huge Scan.pdf (100.0 KB) as too large; it takes files up to 2 GiB.' });
+    expect(over).toMatchObject({ ok: false, kind: 'SERVER', message: 'The corpus refused Huge Scan.pdf (97.7 KiB) as too large; it takes files up to 2.0 GiB.' });
     expectPlainMessage(over, '413');
     // Far over the limit the corpus does not even keep the upload.
     const far = await sendOne(inst, exportFile(inst, 'Huger Scan.pdf', Buffer.alloc(3_000_000, 7)), { title: 'Huger Scan' });
-    expect(far).toMatchObject({ ok: false, kind: 'SERVER', message: 'The corpus refused Huger Scan.pdf (3.0 MB) as too large; it takes files up to 2 GiB.' });
+    expect(far).toMatchObject({ ok: false, kind: 'SERVER', message: 'The corpus refused Huger Scan.pdf (2.9 MiB) as too large; it takes files up to 2.0 GiB.' });
     expect(far.detail).toMatch(/^HTTP 413/);
   });
 

@@ -93,7 +93,7 @@ describe('send-to-ereader with a real SMTP server', () => {
     const big = exportFile(inst, 'Big Atlas.pdf', '');
     truncateSync(big.path, 52_000_000);
     const result = await sendOne(inst, big, { title: 'Big Atlas' });
-    expect(result).toMatchObject({ ok: false, kind: 'CONFIG', message: 'Big Atlas.pdf is 52.0 MB, more than the 50.0 MB an e-reader mailbox accepts, so it was not sent.' });
+    expect(result).toMatchObject({ ok: false, kind: 'CONFIG', message: 'Big Atlas.pdf is 49.6 MiB, more than the 47.7 MiB an e-reader mailbox accepts, so it was not sent.' });
     expect(smtp.connections).toBe(connections);
   });
 

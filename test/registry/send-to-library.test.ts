@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { calibreInstalled, startCalibre, type CalibreServer, type CalibreUser } from './calibre-server.js';
+import { sendExports } from '../../src/plugins/index.js';
 import { check, configure, expectPlainMessage, exportFile, freePort, install, onePagePdf, peerMissing, sendOne, startedTogether, tempDir, type Installation } from './helpers.js';
 
 const alice: CalibreUser = { name: 'alice', password: 'orchard-7' };
@@ -71,9 +72,35 @@ describe.skipIf(peerMissing('calibre-server', calibreInstalled(), 'apt-get insta
     expect(result).toMatchObject({ ok: true, alreadyThere: false });
     const line = digest.requestLines().find((l) => l.includes('/cdb/add-book/') && l.includes('Crime'));
     expect(line).toContain('/n/Crime%20%2F%20Punishment%3F%20100%25%20%231.pdf/');
-    // calibre makes the file name safe for its folder ("/" and "?" are not kept), the words stay.
+    // calibre makes the file name safe for its folder ("/" and "?" are not kept); the title is set again, intact.
     const [book] = await digest.findBooks('title:Punishment', alice);
-    expect(book.title).toMatch(/^Crime\s+Punishment\s+100% #1$/);
+    expect(book.title).toBe(title);
+  });
+
+  it('sends one document as pdf and md as one book with both formats, its title intact, / ? " and all', async () => {
+    as(alice, { library_id: 'My Books' });
+    // A plain title would do to show the one book; this one also shows the title arriving intact.
+    const title = 'War / Peace? "Abridged" \\ 2';
+    const files = [exportFile(inst, 'Export.pdf', await onePagePdf('Two')), exportFile(inst, 'Export.md', `# ${title}\n\nA page.\n`)];
+    const first = await sendExports(files, [inst.slug], { title }, inst.host);
+    expect(first.map((o) => o.result)).toMatchObject([
+      { ok: true, alreadyThere: false, message: `"${title}" was added to the My_Books library.` },
+      { ok: true, alreadyThere: false, message: `"${title}" as MD was added to its book in the My_Books library, which now has PDF, MD.` },
+    ]);
+    const query = `title:"=${title.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+    expect(await digest.findBooks(query, alice)).toMatchObject([{ title, formats: ['md', 'pdf'] }]);
+    // Sent again: both formats are already there, and it is still one book.
+    const again = await sendExports(files, [inst.slug], { title }, inst.host);
+    expect(again.map((o) => [o.result.ok, o.result.alreadyThere, o.result.message])).toEqual([
+      [true, true, `"${title}" is already in the My_Books library, so it was not added again.`],
+      [true, true, `"${title}" is already in the My_Books library, so it was not added again.`],
+    ]);
+    expect(await digest.findBooks(query, alice)).toHaveLength(1);
+    // md first, then pdf: the same one book.
+    const notes = [exportFile(inst, 'Notes First.md', '# Notes First\n'), exportFile(inst, 'Notes First.pdf', await onePagePdf('Notes'))];
+    const outcomes = await sendExports(notes, [inst.slug], { title: 'Notes First', authors: ['A. Writer'] }, inst.host);
+    expect(outcomes.map((o) => o.result.ok)).toEqual([true, true]);
+    expect(await digest.findBooks('title:"=Notes First"', alice)).toMatchObject([{ title: 'Notes First', authors: ['A. Writer'], formats: ['md', 'pdf'] }]);
   });
 
   it('sends to the library named by its folder name, and names a library the user cannot open', async () => {

@@ -31,7 +31,7 @@ describe('a job from upload to download', () => {
     expect(body.status).toBe('pending');
     expect(body.job_id).toMatch(/^[A-Za-z0-9_-]{22}$/);
     jobId = body.job_id;
-    expect(await listTree(t.dataDir)).toEqual(['.uploads/', `${jobId}/`, `${jobId}/input.zip`]);
+    expect(await listTree(t.dataDir)).toEqual(['.uploads/', `${jobId}/`, `${jobId}/input.zip`].sort());
     expect((await readFile(join(t.dataDir, jobId, 'input.zip'))).equals(sample)).toBe(true);
 
     const check = await t.server.app.inject({ url: `/check/${jobId}?api_key=${key}` });
@@ -42,9 +42,9 @@ describe('a job from upload to download', () => {
     expect(early.statusCode).toBe(404);
   });
 
-  it('converts it on the next tick: done, output.pdf beside the upload, no project left', async () => {
+  it('converts it on the next tick: done, output.pdf in place of the upload (gone with the job’s end), no project left', async () => {
     expect(await t.server.processor.tick()).toEqual({ jobId, status: 'done' });
-    expect(await listTree(t.dataDir)).toEqual(['.uploads/', `${jobId}/`, `${jobId}/input.zip`, `${jobId}/output.pdf`]);
+    expect(await listTree(t.dataDir)).toEqual(['.uploads/', `${jobId}/`, `${jobId}/output.pdf`].sort());
     expect(await t.server.processor.tick()).toBeNull();
   });
 
@@ -63,7 +63,7 @@ describe('a job from upload to download', () => {
   });
 
   it('lists the caller’s jobs newest first', async () => {
-    const second = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['file', { name: 'scan.pdf', data: Buffer.from('%PDF-1.4 not really') }], ['api_key', key], ['ocr', 'none']]) });
+    const second = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'scan.pdf', data: Buffer.from('%PDF-1.4 not really') }], ['ocr', 'none']]) });
     const secondId = second.json<{ job_id: string }>().job_id;
     const res = await t.server.app.inject({ url: `/list?api_key=${key}` });
     expect(res.statusCode).toBe(200);

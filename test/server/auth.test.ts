@@ -43,7 +43,7 @@ describe('API keys', () => {
       }
     }
     // Nothing of the refused uploads stayed.
-    expect(await listTree(t.dataDir)).toEqual(['.uploads/', `${aliceJob}/`, `${aliceJob}/input.pdf`]);
+    expect(await listTree(t.dataDir)).toEqual(['.uploads/', `${aliceJob}/`, `${aliceJob}/input.pdf`].sort());
   });
 
   it('answers 404 for another key’s job, exactly as for a job that does not exist', async () => {
@@ -76,7 +76,7 @@ describe('API keys', () => {
     expect((await t.server.app.inject({ url: `/list?api_key=${carol}` })).statusCode).toBe(200);
     const res = await t.server.app.inject({ method: 'POST', url: `/admin/keys/${carolId}/revoke?secret=${t.server.adminSecret}` });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ key_id: carolId, revoked: true });
+    expect(res.json()).toEqual({ key_id: carolId, revoked: true, cancelled_jobs: 0 });
     for (const call of calls(carol, aliceJob)) expect((await t.server.app.inject(call)).statusCode).toBe(401);
     // Revoking again is harmless; an unknown key is 404.
     expect((await t.server.app.inject({ method: 'POST', url: `/admin/keys/${carolId}/revoke?secret=${t.server.adminSecret}` })).statusCode).toBe(200);
@@ -92,16 +92,18 @@ describe('the admin secret', () => {
   });
   afterAll(() => t.close());
 
-  it('is a 43-character random token, the same on every start of one database', async () => {
+  it('is a 43-character random token made by the first start; later starts keep it and cannot show it', async () => {
     expect(t.server.adminSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const again = await testServer({}, t.dir);
-    expect(again.server.adminSecret).toBe(t.server.adminSecret);
+    expect(again.server.adminSecret).toBeNull();
+    expect((await again.server.app.inject({ url: '/admin', headers: { authorization: `Bearer ${t.server.adminSecret}` } })).statusCode).toBe(200);
     await again.server.close();
   });
 
   it('guards every admin endpoint: missing or wrong gives 401 and does nothing', async () => {
-    const wrong = t.server.adminSecret.slice(0, -1) + (t.server.adminSecret.endsWith('x') ? 'y' : 'x');
-    for (const q of ['', '?secret=', `?secret=${wrong}`, `?secret=${t.server.adminSecret}x`]) {
+    const secret = t.server.adminSecret!;
+    const wrong = secret.slice(0, -1) + (secret.endsWith('x') ? 'y' : 'x');
+    for (const q of ['', '?secret=', `?secret=${wrong}`, `?secret=${secret}x`]) {
       for (const call of [
         { method: 'GET' as const, url: `/admin${q}` },
         { method: 'POST' as const, url: `/admin/keys${q}${q ? '&' : '?'}email=a@example.org` },
@@ -143,12 +145,31 @@ describe('the admin page', () => {
     }
   });
 
-  it('works as a plain HTML page: counts by status, the key table, forms that post without script', async () => {
-    // A browser posts the page's form URL-encoded and asks for HTML.
-    const html = { accept: 'text/html,application/xhtml+xml', 'content-type': 'application/x-www-form-urlencoded' };
-    const created = await t.server.app.inject({ method: 'POST', url: `/admin/keys?secret=${t.server.adminSecret}`, headers: html, payload: 'email=%3Cb%3Eevil%40example.org' });
+  it('works as a plain HTML page after a first visit with the secret: a session cookie, forms with a CSRF token, no script', async () => {
+    const secret = t.server.adminSecret!;
+    // The visit with the secret trades it for a session cookie and takes the secret out of the address bar.
+    const visit = await t.server.app.inject({ url: `/admin?secret=${secret}`, headers: { accept: 'text/html' } });
+    expect(visit.statusCode).toBe(303);
+    expect(visit.headers.location).toBe('/admin');
+    const setCookie = String(visit.headers['set-cookie']);
+    expect(setCookie).toMatch(/^quire_admin=[A-Za-z0-9_-]{43}; Path=\/admin; Max-Age=43200; HttpOnly; SameSite=Strict$/);
+    const cookie = setCookie.split(';')[0];
+    const first = await t.server.app.inject({ url: '/admin', headers: { cookie } });
+    expect(first.statusCode).toBe(200);
+    expect(first.body).not.toContain(secret);
+    const csrf = /name="csrf" value="([A-Za-z0-9_-]{43})"/.exec(first.body)?.[1];
+    expect(csrf).toBeDefined();
+
+    // A browser posts the page's form URL-encoded and asks for HTML; the cookie alone is not enough.
+    const html = { accept: 'text/html,application/xhtml+xml', 'content-type': 'application/x-www-form-urlencoded', cookie };
+    for (const payload of ['email=page%40example.org', `email=page%40example.org&csrf=${csrf!.slice(0, -1)}x`]) {
+      const forged = await t.server.app.inject({ method: 'POST', url: '/admin/keys', headers: html, payload });
+      expect(forged.statusCode).toBe(403);
+      expect(forged.json().error.code).toBe('bad_csrf');
+    }
+    const created = await t.server.app.inject({ method: 'POST', url: '/admin/keys', headers: html, payload: `email=%3Cb%3Eevil%40example.org&csrf=${csrf}` });
     expect(created.statusCode).toBe(400);
-    const ok = await t.server.app.inject({ method: 'POST', url: `/admin/keys?secret=${t.server.adminSecret}`, headers: html, payload: 'email=page%40example.org' });
+    const ok = await t.server.app.inject({ method: 'POST', url: '/admin/keys', headers: html, payload: `email=page%40example.org&csrf=${csrf}` });
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['content-type']).toBe('text/html; charset=utf-8');
     const raw = /<code>([A-Za-z0-9_-]{43})<\/code>/.exec(ok.body)?.[1];
@@ -156,11 +177,11 @@ describe('the admin page', () => {
     expect((await t.server.app.inject({ url: `/list?api_key=${raw}` })).statusCode).toBe(200);
 
     await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', raw!], ['file', { name: 'a.pdf', data: PDF }]]) });
-    const revoked = await t.server.app.inject({ method: 'POST', url: `/admin/keys/1/revoke?secret=${t.server.adminSecret}`, headers: html, payload: '' });
+    const revoked = await t.server.app.inject({ method: 'POST', url: '/admin/keys/1/revoke', headers: html, payload: `csrf=${csrf}` });
     expect(revoked.statusCode).toBe(303);
-    expect(revoked.headers.location).toBe(`/admin?secret=${t.server.adminSecret}`);
+    expect(revoked.headers.location).toBe('/admin');
 
-    const page = await t.server.app.inject({ url: `/admin?secret=${t.server.adminSecret}` });
+    const page = await t.server.app.inject({ url: '/admin', headers: { cookie } });
     expect(page.statusCode).toBe(200);
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     expect(page.headers['cache-control']).toBe('no-store');
@@ -169,13 +190,32 @@ describe('the admin page', () => {
     expect(page.body).toMatch(/<td>done<\/td><td class="n">0<\/td>/);
     // id, email, state, created, job count; revoked keys have no revoke button.
     expect(page.body).toMatch(/<tr class="revoked"><td class="n">1<\/td><td>form@example.org<\/td><td>revoked<\/td><td>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/td><td class="n">0<\/td><td><\/td><\/tr>/);
-    expect(page.body).toMatch(/<td class="n">3<\/td><td>page@example.org<\/td><td>active<\/td><td>[^<]+<\/td><td class="n">1<\/td><td><form class="inline" method="post" action="\/admin\/keys\/3\/revoke\?secret=/);
-    expect(page.body).toContain(`<form method="post" action="/admin/keys?secret=${t.server.adminSecret}">`);
+    expect(page.body).toMatch(/<td class="n">3<\/td><td>page@example.org<\/td><td>active<\/td><td>[^<]+<\/td><td class="n">1<\/td><td><form class="inline" method="post" action="\/admin\/keys\/3\/revoke"><input type="hidden" name="csrf" value="[A-Za-z0-9_-]{43}">/);
+    expect(page.body).toContain(`<form method="post" action="/admin/keys"><input type="hidden" name="csrf" value="${csrf}">`);
+
+    // Signing out ends the session; a browser without one is told how to sign in.
+    expect((await t.server.app.inject({ method: 'POST', url: '/admin/logout', headers: html, payload: `csrf=${csrf}` })).statusCode).toBe(303);
+    const after = await t.server.app.inject({ url: '/admin', headers: { cookie, accept: 'text/html' } });
+    expect(after.statusCode).toBe(401);
+    expect(after.body).toContain('/admin?secret=');
+  });
+
+  it('takes the secret in a header, for programs, and never in a form post without it', async () => {
+    const secret = t.server.adminSecret!;
+    const form = (email: string) => multipart([['email', email]]);
+    for (const given of [{ authorization: `Bearer ${secret}` }, { 'x-admin-secret': secret }]) {
+      const { payload, headers } = form('header@example.org');
+      const res = await t.server.app.inject({ method: 'POST', url: '/admin/keys', payload, headers: { ...headers, ...given } });
+      expect(res.statusCode).toBe(200);
+    }
+    const { payload, headers } = form('x@example.org');
+    const refused = await t.server.app.inject({ method: 'POST', url: '/admin/keys', payload, headers: { ...headers, authorization: `Bearer ${secret}x` } });
+    expect(refused.statusCode).toBe(401);
   });
 
   it('escapes what people typed', async () => {
     await t.server.app.inject({ method: 'POST', url: `/admin/keys?secret=${t.server.adminSecret}`, ...multipart([['email', "o'brien&co@example.org"]]) });
-    const page = await t.server.app.inject({ url: `/admin?secret=${t.server.adminSecret}` });
+    const page = await t.server.app.inject({ url: '/admin', headers: { authorization: `Bearer ${t.server.adminSecret}` } });
     expect(page.body).toContain('o&#39;brien&amp;co@example.org');
   });
 });

@@ -105,12 +105,12 @@ it('fails each bad upload with one sentence, keeps serving, and runs the next jo
   }
   expect(await t.server.processor.tick()).toEqual({ jobId: goodId, status: 'done' });
 
-  // A failed job keeps its upload only; the good one its upload and PDF.
+  // Uploads go when their jobs end (the default retention): a failed job keeps nothing, the good one its PDF.
   const tree = await listTree(t.dataDir);
-  ids.forEach((id, i) => {
-    expect(tree.filter((p) => p.startsWith(`${id}/`))).toEqual([`${id}/`, `${id}/input.${uploads[i].name.endsWith('.pdf') ? 'pdf' : 'zip'}`]);
+  ids.forEach((id) => {
+    expect(tree.filter((p) => p.startsWith(`${id}/`))).toEqual([]);
   });
-  expect(tree.filter((p) => p.startsWith(`${goodId}/`))).toEqual([`${goodId}/`, `${goodId}/input.zip`, `${goodId}/output.pdf`]);
+  expect(tree.filter((p) => p.startsWith(`${goodId}/`))).toEqual([`${goodId}/`, `${goodId}/output.pdf`]);
   expect(tree.some((p) => p.includes('proj'))).toBe(false);
 
   const { jobs } = (await t.server.app.inject({ url: `/list?api_key=${key}` })).json<{ jobs: Array<{ job_id: string; status: string; error: string | null }> }>();
@@ -125,5 +125,5 @@ it('names a document without a name of its own after the file the client sent', 
   const pdf = await t.server.app.inject({ url: `/download/${id}/pdf` });
   expect(pdf.statusCode).toBe(200);
   expect(pdf.headers['content-disposition']).toContain('filename="Carnet de voyage.pdf"');
-  expect((await listTree(t.dataDir)).filter((p) => p.startsWith(`${id}/`))).toEqual([`${id}/`, `${id}/input.pdf`, `${id}/output.pdf`]);
+  expect((await listTree(t.dataDir)).filter((p) => p.startsWith(`${id}/`))).toEqual([`${id}/`, `${id}/output.pdf`]);
 });

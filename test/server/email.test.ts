@@ -60,7 +60,7 @@ async function setup(withSmtp: boolean, password = 's3cret'): Promise<{ t: TestS
   engine.auto = true;
   const t = await testServer({ engine: engine, publicUrl: 'https://quire.example.org' });
   open.push(t);
-  if (withSmtp) await setServerConfig(t.server.store, 'smtp', JSON.stringify({ host: '127.0.0.1', port, user: 'quire', password, from: 'Quire <quire@example.org>', tls: false }));
+  if (withSmtp) await setServerConfig(t.server.settings, 'smtp', JSON.stringify({ host: '127.0.0.1', port, user: 'quire', password, from: 'Quire <quire@example.org>', tls: false }));
   return { t, engine, key: await t.newKey('reader@example.org') };
 }
 
@@ -157,16 +157,16 @@ describe('the smtp and base_url settings', () => {
   it('are checked when set, and the password is never shown back', async () => {
     const t = await testServer();
     open.push(t);
-    await expect(setServerConfig(t.server.store, 'smtp', 'not json')).rejects.toThrow(/JSON object/);
-    await expect(setServerConfig(t.server.store, 'smtp', '{"port":25}')).rejects.toThrow(/host/);
-    await expect(setServerConfig(t.server.store, 'smtp', '{"host":"h","port":"25"}')).rejects.toThrow(/port/);
-    await expect(setServerConfig(t.server.store, 'smtp', '{"host":"h","pass":"x"}')).rejects.toThrow(/pass/);
-    await expect(setServerConfig(t.server.store, 'base_url', 'ftp://x')).rejects.toThrow(/http/);
-    await expect(setServerConfig(t.server.store, 'colour', 'blue')).rejects.toThrow(/not a server setting/);
-    await setServerConfig(t.server.store, 'smtp', '{"host":"mail.example.org","user":"me","password":"hunter2"}');
-    expect(await showServerConfig(t.server.store, 'smtp')).toBe('{"host":"mail.example.org","user":"me","password":"********"}');
-    expect(await setServerConfig(t.server.store, 'base_url', 'https://quire.example.org/books/')).toBe('https://quire.example.org/books');
-    expect(await showServerConfig(t.server.store, 'base_url')).toBe('https://quire.example.org/books');
+    await expect(setServerConfig(t.server.settings, 'smtp', 'not json')).rejects.toThrow(/JSON object/);
+    await expect(setServerConfig(t.server.settings, 'smtp', '{"port":25}')).rejects.toThrow(/host/);
+    await expect(setServerConfig(t.server.settings, 'smtp', '{"host":"h","port":"25"}')).rejects.toThrow(/port/);
+    await expect(setServerConfig(t.server.settings, 'smtp', '{"host":"h","pass":"x"}')).rejects.toThrow(/pass/);
+    await expect(setServerConfig(t.server.settings, 'base_url', 'ftp://x')).rejects.toThrow(/http/);
+    await expect(setServerConfig(t.server.settings, 'colour', 'blue')).rejects.toThrow(/not a server setting/);
+    await setServerConfig(t.server.settings, 'smtp', '{"host":"mail.example.org","user":"me","password":"hunter2"}');
+    expect(await showServerConfig(t.server.settings, 'smtp')).toBe('{"host":"mail.example.org","user":"me","password":"********"}');
+    expect(await setServerConfig(t.server.settings, 'base_url', 'https://quire.example.org/books/')).toBe('https://quire.example.org/books');
+    expect(await showServerConfig(t.server.settings, 'base_url')).toBe('https://quire.example.org/books');
     expect(parseSmtpConfig('{"host":"h","tls":true,"port":465}')).toEqual({ host: 'h', tls: true, port: 465 });
   });
 
@@ -181,7 +181,7 @@ describe('the smtp and base_url settings', () => {
     const viaSocket = (await (await fetch(`${address}/get/${id}?api_key=${key}`)).json()) as { pdf_url: string };
     expect(viaSocket.pdf_url).toBe(`${address}/download/${id}/pdf`);
     expect(await t.server.linkBase()).toBe(address);
-    await setServerConfig(t.server.store, 'base_url', 'https://public.example.org');
+    await setServerConfig(t.server.settings, 'base_url', 'https://public.example.org');
     const viaPublic = (await (await fetch(`${address}/get/${id}?api_key=${key}`)).json()) as { pdf_url: string };
     expect(viaPublic.pdf_url).toBe(`https://public.example.org/download/${id}/pdf`);
   });

@@ -15,19 +15,30 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The admin secret of each test database, shown only by the start that made it. */
+const secrets = new Map<string, string>();
+
+/** The admin secret of a test server's database, whichever start made it. */
+export function adminSecretOf(t: Pick<TestServer, 'dir'>): string {
+  const secret = secrets.get(t.dir);
+  if (!secret) throw new Error(`no admin secret known for ${t.dir}`);
+  return secret;
+}
+
 /** A server on a fresh temporary database and data folder, its worker driven by hand unless asked. */
 export async function testServer(options: CreateAppOptions = {}, dir?: string): Promise<TestServer> {
   const root = dir ?? (await mkdtemp(join(tmpdir(), 'quire-server-')));
   const dataDir = join(root, 'server_data');
   const dbPath = join(root, 'quire-server.db');
   const server = await createApp({ dbPath, dataDir, startWorker: false, ...options });
+  if (server.adminSecret) secrets.set(root, server.adminSecret);
   return {
     server,
     dir: root,
     dataDir,
     dbPath,
     async newKey(email = 'reader@example.org') {
-      const res = await server.app.inject({ method: 'POST', url: `/admin/keys?secret=${server.adminSecret}&email=${encodeURIComponent(email)}` });
+      const res = await server.app.inject({ method: 'POST', url: `/admin/keys?email=${encodeURIComponent(email)}`, headers: { authorization: `Bearer ${secrets.get(root)}` } });
       if (res.statusCode !== 200) throw new Error(`key creation failed: ${res.statusCode} ${res.body}`);
       return res.json<{ api_key: string }>().api_key;
     },

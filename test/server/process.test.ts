@@ -87,7 +87,11 @@ describe('quire server', () => {
     const home = await newHome();
     const server = await startServer(home);
     expect(server.adminUrl).toMatch(new RegExp(`^${server.address}/admin\\?secret=[A-Za-z0-9_-]{43}$`));
-    expect((await fetch(server.adminUrl)).status).toBe(200);
+    // The link with the secret signs the browser in with a cookie, and takes the secret out of the address.
+    const visit = await fetch(server.adminUrl, { redirect: 'manual' });
+    expect(visit.status).toBe(303);
+    const cookie = visit.headers.get('set-cookie')!.split(';')[0];
+    expect((await fetch(`${server.address}/admin`, { headers: { cookie } })).status).toBe(200);
     const key = await createKey(server);
     const id = await upload(server, key);
     await waitFor(async () => (await status(server, key, id)).status === 'done', 60_000, 200);

@@ -83,7 +83,8 @@ afterEach(async () => {
 });
 
 async function setup(options: CreateAppOptions = {}, dir?: string): Promise<{ t: TestServer; key: string }> {
-  const t = await testServer({ clock, workers: 1, publicUrl: 'https://quire.example.org', ...options }, dir);
+  // Every look of a client polls (the server's default spaces them 10 s apart): the fake moves on one step a poll.
+  const t = await testServer({ clock, workers: 1, publicUrl: 'https://quire.example.org', clientPollEveryMs: 0, ...options }, dir);
   open.push(t);
   return { t, key: await t.newKey() };
 }
@@ -130,7 +131,7 @@ describe('remoteocr on the server', () => {
 
   it('parks the job in ocr_pending, and the ticker finishes it on the schedule like a synchronous job', async () => {
     const { t, key } = await setup();
-    await setServerConfig(t.server.store, 'smtp', JSON.stringify({ host: '127.0.0.1', port: smtpPort, from: 'Quire <quire@example.org>', tls: false }));
+    await setServerConfig(t.server.settings, 'smtp', JSON.stringify({ host: '127.0.0.1', port: smtpPort, from: 'Quire <quire@example.org>', tls: false }));
     const id = await parked(t, key, [['email_notif', 'true']]);
     const job = (await t.server.store.getJob(id))!;
     expect(job).toMatchObject({ status: 'ocr_pending', ocrSubmittedAt: T0, ocrNextPollAt: T0 + MIN, workerId: null });
@@ -138,6 +139,8 @@ describe('remoteocr on the server', () => {
     expect(await listTree(join(t.dataDir, id))).toContain('proj/project.json');
     fake.holdRunning = true;
     expect((await get(t, `/get/${id}?api_key=${key}`)).json()).toMatchObject({ status: 'ocr_pending', pdf_url: null, md_url: null });
+    // That look had the batch polled behind its answer.
+    await t.server.processor.pollsSettled();
 
     // Not due yet: no look at the batch.
     const looks = () => fake.seen('GET', /^\/v1\/batch\/jobs\//).length;
@@ -162,7 +165,7 @@ describe('remoteocr on the server', () => {
       pdf_url: `https://quire.example.org/download/${id}/pdf`,
       md_url: `https://quire.example.org/download/${id}/md`,
     });
-    expect(await listTree(join(t.dataDir, id))).toEqual(['input.pdf', 'output.md', 'output.pdf']);
+    expect(await listTree(join(t.dataDir, id))).toEqual(['output.md', 'output.pdf']);
     expect(await downloadText(t, id, 'pdf')).toContain('The harbour of page w300\nwakes at dawn with gulls');
     expect(await downloadText(t, id, 'md')).toContain('The harbour of page w340');
     await waitFor(async () => mails.length === 1, 10_000);
@@ -170,12 +173,15 @@ describe('remoteocr on the server', () => {
     expect(mails[0].replace(/=\r?\n/g, '')).toContain(`Markdown: https://quire.example.org/download/${id}/md`);
   });
 
-  it('polls at once on /check and /get, and finishes the job there', async () => {
+  it('polls at once on /check, behind an answer from the database, and finishes the job there', async () => {
     const { t, key } = await setup();
     const id = await parked(t, key);
     expect((await get(t, `/check/${id}?api_key=${key}`)).json()).toMatchObject({ status: 'ocr_pending' });
+    await t.server.processor.pollsSettled();
     // A client's poll leaves the schedule alone.
     expect((await t.server.store.getJob(id))!.ocrNextPollAt).toBe(T0 + MIN);
+    expect((await get(t, `/get/${id}?api_key=${key}`)).json()).toMatchObject({ status: 'ocr_pending' });
+    await t.server.processor.pollsSettled();
     expect((await get(t, `/get/${id}?api_key=${key}`)).json()).toMatchObject({ status: 'done', md_url: `https://quire.example.org/download/${id}/md` });
     expect(await downloadText(t, id, 'md')).toContain('The harbour of page w300');
     expect(existsSync(join(t.dataDir, id, 'proj'))).toBe(false);
@@ -201,7 +207,8 @@ describe('remoteocr on the server', () => {
     expect(await t.server.store.getJob(id)).toMatchObject({ status: 'failed', error: OCR_BATCH_TIMED_OUT });
     expect(OCR_BATCH_TIMED_OUT).toBe('OCR batch timed out');
     expect(fake.cancelled).toContain(batchId);
-    expect(await listTree(join(t.dataDir, id))).toEqual(['input.pdf']);
+    // A failed job keeps nothing: its upload went when it ended (the default retention).
+    expect(await listTree(join(t.dataDir, id))).toEqual([]);
     expect(nextOcrPoll(T0, T0 + 1023 * MIN)).toBeNull();
   });
 
@@ -255,7 +262,10 @@ describe('remoteocr on the server', () => {
     const { t, key } = await setup();
     const id = await parked(t, key);
     const reads = fake.seen('POST', /^\/v1\/ocr$/).length;
-    await get(t, `/check/${id}?api_key=${key}`);
+    for (let i = 0; i < 2; i++) {
+      await get(t, `/check/${id}?api_key=${key}`);
+      await t.server.processor.pollsSettled();
+    }
     expect((await get(t, `/check/${id}?api_key=${key}`)).json()).toMatchObject({ status: 'done' });
     expect(fake.seen('POST', /^\/v1\/ocr$/).length).toBe(reads + 1);
     const text = await downloadText(t, id, 'pdf');
@@ -267,8 +277,11 @@ describe('remoteocr on the server', () => {
     fake.batchOutcome = 'FAILED';
     const { t, key } = await setup();
     const id = await parked(t, key);
-    await get(t, `/check/${id}?api_key=${key}`);
+    for (let i = 0; i < 2; i++) {
+      await get(t, `/check/${id}?api_key=${key}`);
+      await t.server.processor.pollsSettled();
+    }
     expect((await get(t, `/check/${id}?api_key=${key}`)).json()).toMatchObject({ status: 'failed', error: 'The remote OCR service reported the batch as failed.' });
-    expect(await listTree(join(t.dataDir, id))).toEqual(['input.pdf']);
+    expect(await listTree(join(t.dataDir, id))).toEqual([]);
   });
 });

@@ -32,7 +32,7 @@ async function withStore<T>(fn: (store: JobStore, path: string) => Promise<T>): 
 }
 
 describe('the SQLite store', () => {
-  it('creates the three tables of the spec, once: opening again applies nothing twice', async () => {
+  it('creates the three tables of the spec (and the admin sessions), once: opening again applies nothing twice', async () => {
     await withStore(async (store, path) => {
       await store.setConfig('base_url', 'https://x');
       const again = openSqliteStore(path);
@@ -40,8 +40,8 @@ describe('the SQLite store', () => {
       await again.close();
       const db = new Database(path, { readonly: true });
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
-      expect(tables).toEqual(['api_keys', 'config', 'jobs', 'schema_migrations']);
-      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(tables).toEqual(['admin_sessions', 'api_keys', 'config', 'jobs', 'schema_migrations']);
+      expect(db.prepare('SELECT version FROM schema_migrations').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       db.close();
     });

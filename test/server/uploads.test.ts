@@ -22,13 +22,15 @@ describe('POST /run', () => {
     expect((await t.server.app.inject({ url: `/list?api_key=${key}` })).json()).toEqual({ jobs: [] });
   };
 
-  it('refuses another extension with 400, whatever the field order, leaving no row and no file', async () => {
+  it('refuses another extension with 400, the key in a field or a header, leaving no row and no file', async () => {
     for (const name of ['book.txt', 'book.jpg', 'book', 'book.pdf.exe', 'book.tar.gz']) {
-      for (const parts of [
-        [['api_key', key], ['file', { name, data: PDF }]],
-        [['file', { name, data: PDF }], ['api_key', key]],
-      ] as Parameters<typeof multipart>[0][]) {
-        const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart(parts) });
+      for (const [parts, extra] of [
+        [[['api_key', key], ['file', { name, data: PDF }]], {}],
+        [[['file', { name, data: PDF }]], { 'x-api-key': key }],
+        [[['file', { name, data: PDF }]], { authorization: `Bearer ${key}` }],
+      ] as Array<[Parameters<typeof multipart>[0], Record<string, string>]>) {
+        const { payload, headers } = multipart(parts);
+        const res = await t.server.app.inject({ method: 'POST', url: '/run', payload, headers: { ...headers, ...extra } });
         expect(res.statusCode, name).toBe(400);
         expect(res.json()).toEqual({ error: { code: 'unsupported_file', message: 'The file must be a scan bundle (.aglbundle or .zip) or a PDF (.pdf).' } });
       }
@@ -59,12 +61,14 @@ describe('POST /run', () => {
     await nothingLeft();
   });
 
-  it('keeps the options of a job, takes the key after the file, and any case of extension', async () => {
-    const res = await t.server.app.inject({
-      method: 'POST',
-      url: '/run',
-      ...multipart([['email_notif', 'true'], ['ocr', 'tesseract:lang=fra+lat'], ['dpi', '300'], ['file', { name: '../../etc/Scans/BOOK.AGLBUNDLE', data: PDF }], ['api_key', key]]),
-    });
+  it('keeps the options of a job, takes the key in a header with the file first, and any case of extension', async () => {
+    // The key after the file: refused at once, nothing of the file read or kept.
+    const late = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['file', { name: 'late.pdf', data: PDF }], ['api_key', key]]) });
+    expect(late.statusCode).toBe(401);
+    expect(late.json().error.message).toMatch(/before the file/);
+    await nothingLeft();
+    const form = multipart([['email_notif', 'true'], ['ocr', 'tesseract:lang=fra+lat'], ['dpi', '300'], ['file', { name: '../../etc/Scans/BOOK.AGLBUNDLE', data: PDF }]]);
+    const res = await t.server.app.inject({ method: 'POST', url: '/run', payload: form.payload, headers: { ...form.headers, authorization: `Bearer ${key}` } });
     expect(res.statusCode).toBe(200);
     const id = res.json<{ job_id: string }>().job_id;
     expect(await t.server.store.getJob(id)).toMatchObject({ emailNotif: true, ocr: 'tesseract:lang=fra+lat', dpi: 300, uploadName: 'BOOK.AGLBUNDLE', inputExt: 'zip', status: 'pending' });
@@ -83,9 +87,9 @@ describe('POST /run', () => {
     expect(early.statusCode).toBe(413);
     expect(early.json()).toEqual({ error: { code: 'too_large', message: 'The file is larger than this server accepts.' } });
     // Just over the limit, under the form allowance: the stream itself is cut at the limit.
-    for (const fields of [[['api_key', key]], []] as Array<Array<[string, string]>>) {
+    for (const [fields, extra] of [[[['api_key', key]], {}], [[], { 'x-api-key': key }]] as Array<[Array<[string, string]>, Record<string, string>]>) {
       const body = multipartStream(fields, 'big.zip', MAX + 1);
-      const res = await t.server.app.inject({ method: 'POST', url: '/run', payload: body.stream, headers: { ...body.headers, 'content-length': String(body.length) } });
+      const res = await t.server.app.inject({ method: 'POST', url: '/run', payload: body.stream, headers: { ...body.headers, ...extra, 'content-length': String(body.length) } });
       expect(res.statusCode).toBe(413);
       expect(res.json().error.code).toBe('too_large');
     }
@@ -105,7 +109,8 @@ describe('POST /run', () => {
         const body = multipartStream(keyFirst ? [['api_key', key]] : [], 'dropped.aglbundle', 900 * 1024);
         const socket = connect(Number(port), '127.0.0.1');
         await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-        socket.write(`POST /run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${body.headers['content-type']}\r\nContent-Length: ${body.length}\r\n\r\n`);
+        const header = keyFirst ? '' : `X-API-Key: ${key}\r\n`;
+        socket.write(`POST /run HTTP/1.1\r\nHost: 127.0.0.1\r\n${header}Content-Type: ${body.headers['content-type']}\r\nContent-Length: ${body.length}\r\n\r\n`);
         let sent = 0;
         for await (const chunk of body.stream) {
           socket.write(chunk as Buffer);

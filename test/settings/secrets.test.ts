@@ -74,7 +74,7 @@ describe('secrets', () => {
     keychain.get = (): never => {
       throw new Error('the collection is locked');
     };
-    expect(later.read('password').unreachable).toMatch(/keychain could not be read.*locked/);
+    expect(later.read('password').unreachable).toMatch(/^the keychain could not be opened: .*locked/);
   });
 
   it('a newer value wins: setting it removes the older copies elsewhere', () => {

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -6,14 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedDocument, ProcessOptions } from '../../src/convert/index.js';
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import { cookieName, createGuiApp, type DocumentDetail, type GuiApp } from '../../src/web/index.js';
+import { startCorpus } from '../registry/corpus-server.js';
+import { formBody } from './form-body.js';
 
-/** A multipart body as a browser's FormData would send it. */
-async function formBody(files: Array<{ name: string; data: string | Buffer }>): Promise<{ payload: Buffer; headers: Record<string, string> }> {
-  const form = new FormData();
-  for (const f of files) form.append('file', new Blob([typeof f.data === 'string' ? f.data : new Uint8Array(f.data)]), f.name);
-  const request = new Request('http://localhost/', { method: 'POST', body: form });
-  return { payload: Buffer.from(await request.arrayBuffer()), headers: { 'content-type': request.headers.get('content-type') ?? '' } };
-}
 
 describe('quire gui server: the session token and the JSON API', () => {
   let root: string;
@@ -98,6 +94,9 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(saved.json()).toMatchObject({ preset: 'sheet', ocrEngine: 'tesseract', ocrLanguages: 'eng+fra', remoteOcrKey: { set: true } });
     const state = await gui.app.inject({ method: 'GET', url: '/api/state', headers: auth });
     expect(state.body).not.toContain('sk-remote-123');
+    // The settings file and the key's (no keychain here: plain text in remoteocr's config.db) are 0600.
+    expect(statSync(join(root, 'home', 'gui-settings.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, 'home', 'plugins', 'data', 'remoteocr', 'config.db')).mode & 0o777).toBe(0o600);
     expect(state.json().settings).toMatchObject({ preset: 'sheet', remoteOcrKey: { set: true } });
     const forgotten = await gui.app.inject({ method: 'PUT', url: '/api/settings', headers: auth, payload: { forgetRemoteOcrKey: true } });
     expect(forgotten.json().remoteOcrKey).toEqual({ set: false });
@@ -113,6 +112,8 @@ describe('quire gui server: the session token and the JSON API', () => {
   });
 
   it('installs a destination from the registry; its secrets never come back; a settings export holds them only when asked', async () => {
+    const detail = (await gui.app.inject({ method: 'GET', url: '/api/registry/send-to-corpus', headers: auth })).json();
+    expect(detail).toMatchObject({ firstParty: true, shipped: true, size: expect.stringMatching(/^\d+\.\d KiB$/) });
     const install = await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/install', headers: auth });
     expect(install.statusCode, install.body).toBe(200);
     expect(install.json()).toMatchObject({ slug: 'send-to-corpus', firstParty: true, state: 'needs-settings' });
@@ -134,7 +135,19 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(put.json().missing).toEqual([]);
     const view = await gui.app.inject({ method: 'GET', url: '/api/plugins/send-to-corpus/settings', headers: auth });
     expect(view.body).not.toContain('corpus-secret-42');
-    expect(view.json().fields.find((f: { id: string }) => f.id === 'api_key').secret).toEqual({ set: true });
+    // Set, never its value; and where it lives: no keychain here, so readable text in the plugin's settings file.
+    expect(view.json().fields.find((f: { id: string }) => f.id === 'api_key').secret).toEqual({
+      set: true,
+      store: 'config-file',
+      where: "the plugin's own settings file (mode 0600), since no OS keychain was found",
+      plainText: true,
+    });
+    // Every file holding a setting or a secret is 0600 in a 0700 folder, after the web app wrote it.
+    const data = join(root, 'home', 'plugins', 'data', 'send-to-corpus');
+    expect(statSync(join(data, 'config.db')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(data, 'install.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+    expect(statSync(join(root, 'home', 'plugins', 'data')).mode & 0o777).toBe(0o700);
 
     const plain = (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/export', headers: auth, payload: { withSecrets: false } })).json();
     expect(plain.secretsWritten).toEqual([]);
@@ -144,6 +157,9 @@ describe('quire gui server: the session token and the JSON API', () => {
 
     const withSecrets = (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/export', headers: auth, payload: { withSecrets: true } })).json();
     expect(withSecrets.secretsWritten).toEqual(['api_key']);
+    // The same warning as quire plugins config --export --with-secrets.
+    expect(withSecrets.warnings).toEqual(['Warning: 1 secret is in that file as readable text (api_key); keep it private and delete it once imported.']);
+    expect(plain.warnings).toEqual([]);
     const secretFile = await gui.app.inject({ method: 'GET', url: withSecrets.download.url, headers: auth });
     expect(JSON.parse(secretFile.body).secrets).toEqual({ api_key: 'corpus-secret-42' });
     const onDisk = join(gui.sessionDir, 'downloads', withSecrets.download.url.split('/').pop(), 'send-to-corpus-settings.json');
@@ -160,6 +176,49 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(removed.statusCode).toBe(204);
     const after = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
     expect(after.installed).toEqual([]);
+  });
+
+  it('checks the values in the settings form without storing them: only Save stores', async () => {
+    const corpus = await startCorpus({ apiKey: 'the-right-key' });
+    try {
+      expect((await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/install', headers: auth, payload: {} })).statusCode).toBe(200);
+      const saved = await gui.app.inject({
+        method: 'PUT',
+        url: '/api/plugins/send-to-corpus/settings',
+        headers: auth,
+        payload: { settings: { base_url: corpus.url }, secrets: { api_key: 'the-right-key' } },
+      });
+      expect(saved.statusCode, saved.body).toBe(200);
+      const check = async (payload?: object): Promise<{ ok: boolean; label: string; message: string }> =>
+        (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/check', headers: auth, ...(payload ? { payload } : {}) })).json();
+
+      // A wrong key typed into the form and checked: refused, and the stored key is untouched.
+      expect(await check({ settings: { base_url: corpus.url }, secrets: { api_key: 'a-wrong-key' } })).toEqual({ ok: false, label: 'Wrong credentials', kind: 'AUTH', message: 'The corpus refused the API key.' });
+      expect(await check()).toMatchObject({ ok: true, label: 'OK' });
+      // An address typed and not saved is checked, and not kept either; an empty secret field means the stored one.
+      expect(await check({ settings: { base_url: 'http://127.0.0.1:9' }, secrets: { api_key: '' } })).toMatchObject({ ok: false, label: 'Cannot connect' });
+      const view = (await gui.app.inject({ method: 'GET', url: '/api/plugins/send-to-corpus/settings', headers: auth })).json();
+      expect(view.fields.find((f: { id: string }) => f.id === 'base_url').value).toBe(corpus.url);
+      const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
+      expect(listed.installed[0]).toMatchObject({ slug: 'send-to-corpus', state: 'ready' });
+      expect(await check()).toMatchObject({ ok: true });
+      // A value that does not fit its field is refused before anything runs.
+      const bad = await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/check', headers: auth, payload: { settings: { colour: 'red' } } });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error.message).toBe('send-to-corpus has no setting "colour"; it has: base_url, headers.');
+    } finally {
+      await gui.app.inject({ method: 'DELETE', url: '/api/plugins/send-to-corpus', headers: auth });
+      await corpus.stop();
+    }
+  });
+
+  it('lists a plugin that signals its parent at load as refused, and keeps serving', async () => {
+    const dir = join(root, 'home', 'plugins', 'destinations', 'kills-parent');
+    cpSync(join(import.meta.dirname, '..', 'plugins', 'fixtures', 'kills-parent'), dir, { recursive: true });
+    const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
+    expect(listed.installed).toMatchObject([{ slug: 'kills-parent', state: 'refused', reason: 'it tried to reach something outside its sandbox while loading' }]);
+    expect((await gui.app.inject({ method: 'GET', url: '/api/health', headers: auth })).statusCode).toBe(200);
+    expect((await gui.app.inject({ method: 'DELETE', url: '/api/plugins/kills-parent', headers: auth })).statusCode).toBe(204);
   });
 
   it('lists a plugin it cannot use as refused, with the reason, and offers no export through it', async () => {
@@ -217,6 +276,34 @@ describe('quire gui server: a running task can be cancelled', () => {
       expect(doc.lastTask).toEqual({ kind: 'open', outcome: 'cancelled', message: 'The conversion was cancelled.' });
       expect(doc.pageList).toEqual([]);
       expect(readdirSync(join(gui.sessionDir, 'docs', id)).filter((f) => f.startsWith('project'))).toEqual([]);
+    } finally {
+      await gui.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('quire gui server: where plugins cannot be isolated (bubblewrap pretended missing)', () => {
+  it('says so, and installs a plugin that is not first-party only when the dialog asked the user first', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'quire-gui-partial-'));
+    const registry = join(root, 'registry');
+    cpSync(join(import.meta.dirname, '..', 'plugins', 'fixtures', 'echo-dest'), join(registry, 'destinations', 'echo-dest'), { recursive: true });
+    execFileSync(process.execPath, [join(import.meta.dirname, '..', '..', 'scripts', 'build-registry-index.mjs'), registry]);
+    const gui = await createGuiApp({ sessionDir: root, uiDir: join(root, 'no-ui'), registry, host: { appData: join(root, 'home'), keychain: null, bwrap: null } });
+    const auth = { 'x-quire-token': gui.token };
+    try {
+      const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
+      expect(listed.isolation).toMatchObject({ level: 'partial', summary: expect.stringMatching(/^bubblewrap \(bwrap\) is not installed/) });
+      expect((await gui.app.inject({ method: 'GET', url: '/api/registry/echo-dest', headers: auth })).json()).toMatchObject({ firstParty: true, shipped: false, isolation: { level: 'partial' } });
+      // Its registry calls it first-party, but it is not the code shipped with Quire.
+      const refused = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: {} });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error.message).toBe(
+        'The plugin echo-dest was not installed: it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, tick “I trust this plugin” in its install dialog.',
+      );
+      const allowed = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: { allowUnisolated: true } });
+      expect(allowed.statusCode, allowed.body).toBe(200);
+      expect(allowed.json()).toMatchObject({ slug: 'echo-dest', state: 'needs-settings' });
     } finally {
       await gui.close();
       rmSync(root, { recursive: true, force: true });

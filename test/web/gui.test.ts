@@ -2,10 +2,11 @@
  * `quire gui` in a real browser, as a person uses it: open the example bundle, watch the progress,
  * look at the pages and a before/after, rerun, hide a page, export a PDF, run OCR, install the
  * corpus destination from the registry, set it up from the Export button, check it against a
- * corpus server, send a textpack, and export its settings with the secret after a confirmation.
+ * corpus server, save it, export its settings with the secret after a confirmation, check a wrong
+ * key without saving it (the stored one keeps working), and send a textpack.
  * Screenshots of each main screen land in test/web/artifacts/.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -33,7 +34,8 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     root = mkdtempSync(join(tmpdir(), 'quire-gui-browser-'));
     corpus = await startCorpus({ apiKey: API_KEY });
     // No Secret Service in this session: secrets go to each plugin's config file, the same on every machine.
-    gui = await startGui({ QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
+    // HOME too: exports go to Documents/Quire (else Quire) in the person's home.
+    gui = await startGui({ HOME: join(root, 'user'), QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
     browser = await launchBrowser(join(root, 'profile'));
     page = browser.pages()[0] ?? (await browser.newPage());
   }, 60_000);
@@ -123,12 +125,15 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await rail('Export').click();
     await expect(panel().getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
     await panel().getByLabel('PDF profile').selectOption('auto');
-    const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export', exact: true }).click()]);
+    await panel().getByRole('button', { name: 'Export', exact: true }).click();
+    await panel().getByRole('status').filter({ hasText: /^PDF written at / }).waitFor({ timeout: 60_000 });
+    const inFolder = join(root, 'user', 'Quire', 'Pride and Prejudice · Candide — Quire sample.pdf');
+    expect(pdfPageCount(inFolder)).toBe(5);
+    const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('link', { name: 'Download Pride and Prejudice · Candide — Quire sample.pdf' }).click()]);
     expect(download.suggestedFilename()).toBe('Pride and Prejudice · Candide — Quire sample.pdf');
     const saved = join(root, 'export.pdf');
     await download.saveAs(saved);
     expect(pdfPageCount(saved)).toBe(5);
-    await panel().getByRole('status').filter({ hasText: 'is ready' }).waitFor();
     await shot('05-export.png');
   }, 60_000);
 
@@ -189,7 +194,16 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await shot('09-settings-dialog.png');
     await settings.getByRole('button', { name: 'Check' }).click();
     await expect(settings.getByRole('status', { name: 'Check result' }).innerText({ timeout: 20_000 })).resolves.toMatch(/^OK — /);
+    // Check stored nothing; Save does.
+    await expect(settings.getByLabel('API key').inputValue()).resolves.toBe(API_KEY);
+    await settings.getByRole('button', { name: 'Save', exact: true }).click();
+    await settings.getByRole('status').filter({ hasText: /^Saved\.$/ }).waitFor();
     await expect(settings.getByLabel('API key').inputValue()).resolves.toBe(''); // a stored secret never comes back
+    // Where it lives: no keychain in this session, so plain text in the plugin's settings file, said as a warning.
+    await expect(settings.locator('.warn-text').filter({ hasText: "Stored as plain text in the plugin's own settings file (mode 0600)" }).count()).resolves.toBe(1);
+    const data = join(root, 'home', 'plugins', 'data', 'send-to-corpus');
+    expect(statSync(join(data, 'config.db')).mode & 0o777).toBe(0o600);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
   }, 40_000);
 
   it('asks before writing secrets into a settings export, naming them', async () => {
@@ -207,7 +221,8 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await download.saveAs(saved);
     expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({ plugin: 'send-to-corpus', settings: { base_url: corpus.url }, secrets: { api_key: API_KEY } });
     const done = page.getByRole('dialog', { name: 'Export settings of Send to corpus' });
-    await done.getByText('Warning: 1 secret is in it as readable text (api_key).').waitFor();
+    await done.getByText('Warning: 1 secret is in that file as readable text (api_key); keep it private and delete it once imported.').waitFor();
+    await expect(done.getByRole('status').getAttribute('class')).resolves.toContain('warn');
     await done.getByRole('button', { name: 'Done' }).click();
     await settings.getByRole('button', { name: 'Close', exact: true }).click();
   }, 30_000);
@@ -218,12 +233,34 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await expect(card.getByLabel('Export as').inputValue()).resolves.toBe('textpack');
     await panel().getByRole('button', { name: 'Export', exact: true }).click();
     await panel().getByRole('status').filter({ hasText: /^Sent — / }).waitFor({ timeout: 60_000 });
+    // The export went through its stages, the sending one named after the destination.
+    await expect(panel().locator('.stages-done .steps').textContent()).resolves.toMatch(/Writing the OCR textpack — took .*Sending to Send to corpus — took /);
     expect(corpus.books).toHaveLength(1);
     expect(corpus.books[0].filename).toBe('Pride and Prejudice · Candide — Quire sample_OCR.textpack');
     expect(corpus.books[0].fields.title).toBe('Pride and Prejudice · Candide — Quire sample');
     expect(corpus.books[0].bytes.subarray(0, 2).toString()).toBe('PK');
     await shot('11-sent.png');
   }, 90_000);
+
+  it('checks a wrong key typed in the settings without saving it: the card stays ready and the stored key still works', async () => {
+    await rail('Plugins').click();
+    const item = panel().getByRole('list', { name: 'Installed destinations' }).getByRole('listitem').filter({ hasText: 'Send to corpus' });
+    await expect(item.innerText()).resolves.toMatch(/Ready/);
+    await item.getByRole('button', { name: 'Settings of Send to corpus' }).click();
+    const settings = page.getByRole('dialog', { name: 'Send to corpus settings' });
+    await settings.getByLabel('API key').fill('a-wrong-key');
+    await settings.getByRole('button', { name: 'Check' }).click();
+    const result = settings.getByRole('status', { name: 'Check result' });
+    await expect(result.innerText({ timeout: 20_000 })).resolves.toMatch(/^Wrong credentials — The corpus refused the API key\.\s+These are the values in the form; they are not saved until you press Save\.$/);
+    await expect(result.getAttribute('class')).resolves.toContain('bad');
+    await expect(settings.getByText(/^Saved/).count()).resolves.toBe(0); // no "Saved" beside the failed check
+    await shot('10b-check-unsaved.png');
+    await settings.getByRole('button', { name: 'Close', exact: true }).click();
+    await expect(item.innerText()).resolves.toMatch(/Ready/);
+    await item.getByRole('button', { name: 'Check Send to corpus' }).click();
+    await item.getByRole('status').filter({ hasText: /^OK — / }).waitFor({ timeout: 20_000 });
+    await rail('Export').click();
+  }, 40_000);
 
   it('stays readable on a narrow window', async () => {
     await rail('Export').click(); // close the panel

@@ -17,10 +17,10 @@ import {
   HttpNetworkError,
   SendResult,
   extensionOf,
-  formatBinaryBytes,
   formatBytes,
   headersField,
   multipartBody,
+  parseBaseUrl,
   registerDestination,
 } from 'quire/plugin-api';
 
@@ -37,16 +37,13 @@ class SettingProblem extends Error {
   }
 }
 
+/** `http://host:8080/` → `http://host:8080`; a path in the address is kept (a reverse proxy's). */
 function baseUrlOf(text) {
-  let url;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new SettingProblem(`The corpus address "${text}" is not a web address such as https://corpus.example.org.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingProblem('The corpus address must start with http:// or https://.');
-  if (url.username || url.password || url.search || url.hash) throw new SettingProblem('The corpus address must be only the address, with no user name, query or #part.');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const { url, problem } = parseBaseUrl(text);
+  if (problem === 'not_url') throw new SettingProblem(`The corpus address "${text}" is not a web address such as https://corpus.example.org.`);
+  if (problem === 'not_http') throw new SettingProblem('The corpus address must start with http:// or https://.');
+  if (problem === 'extra_parts') throw new SettingProblem('The corpus address must be only the address, with no user name, query or #part.');
+  return url;
 }
 
 /**
@@ -167,7 +164,7 @@ class SendToCorpus extends Destination {
       case 413:
         return SendResult.failed(
           CheckResult.SERVER,
-          `The corpus refused ${fileName} (${formatBytes(size)}) as too large; it takes files up to ${formatBinaryBytes(CORPUS_LIMIT)}.`,
+          `The corpus refused ${fileName} (${formatBytes(size)}) as too large; it takes files up to ${formatBytes(CORPUS_LIMIT)}.`,
           detail,
         );
       case 401:

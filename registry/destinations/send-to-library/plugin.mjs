@@ -5,8 +5,17 @@
  * raw request body (never multipart); calibre names the book from the file name, so the
  * document's title goes there. Every path segment is percent-quoted with no safe characters,
  * so a `/` or a space in a title cannot change the route.
+ *
+ * One document sent as several formats (pdf and md) is one book with each format: before adding a
+ * book, the library is searched for the document's exact title (and authors, when known); when
+ * that book is there without this format, the format is added to it (`/cdb/set-fields`,
+ * `added_formats`), and when it already has it, the document is already there. calibre makes a
+ * title from a file name its own way (`/ ? "` do not survive), so a new book gets the document's
+ * title (and authors) set afterwards, intact.
  */
 import { randomBytes } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   CheckResult,
   Destination,
@@ -16,6 +25,7 @@ import {
   SendResult,
   extensionOf,
   headersField,
+  parseBaseUrl,
   quotePathSegment,
   registerDestination,
 } from 'quire/plugin-api';
@@ -30,16 +40,11 @@ class SettingProblem extends Error {
 
 /** `http://host:8080/` → `http://host:8080`; a path in the address is kept (a reverse proxy's). */
 function baseUrlOf(text) {
-  let url;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new SettingProblem(`The server address "${text}" is not a web address such as http://localhost:8080.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingProblem('The server address must start with http:// or https://.');
-  // Credentials in the address would travel in every request line; they belong in username and password.
-  if (url.username || url.password || url.search || url.hash) throw new SettingProblem('The server address must be only the address, with no user name, query or #part.');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const { url, problem } = parseBaseUrl(text);
+  if (problem === 'not_url') throw new SettingProblem(`The server address "${text}" is not a web address such as http://localhost:8080.`);
+  if (problem === 'not_http') throw new SettingProblem('The server address must start with http:// or https://.');
+  if (problem === 'extra_parts') throw new SettingProblem('The server address must be only the address, with no user name, query or #part.');
+  return url;
 }
 
 /** calibre's `--url-prefix` (`/calibre`): leading slash, no trailing one, plain path segments. */
@@ -108,6 +113,41 @@ function refusal(reply, server) {
   return [CheckResult.UNKNOWN, 'The calibre server did not take the request.', detail];
 }
 
+/** calibre's search for an exact title (`=`, which ignores case), `"` and `\\` escaped as its parser wants. */
+function exactTitleQuery(title) {
+  return `title:"=${title.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+function sameAuthors(a, b) {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
+}
+
+/**
+ * Write the JSON body of a set-fields request that adds `path` as format `extension`, the file in
+ * base64, a piece at a time: a large file never sits whole in memory.
+ */
+async function writeAddFormatBody(target, path, extension, bookId) {
+  const out = await open(target, 'w', 0o600);
+  const source = await open(path, 'r');
+  try {
+    await out.write(`{"changes":{"added_formats":[{"ext":${JSON.stringify(extension)},"data_url":"data:application/octet-stream;base64,`);
+    const piece = Buffer.alloc(3 * 256 * 1024);
+    let carry = Buffer.alloc(0);
+    for (;;) {
+      const { bytesRead } = await source.read(piece, 0, piece.length, null);
+      if (bytesRead === 0) break;
+      const bytes = Buffer.concat([carry, piece.subarray(0, bytesRead)]);
+      const whole = bytes.length - (bytes.length % 3);
+      await out.write(bytes.subarray(0, whole).toString('base64'));
+      carry = Buffer.from(bytes.subarray(whole));
+    }
+    await out.write(`${carry.toString('base64')}"}]},"loaded_book_ids":[${bookId}]}`);
+  } finally {
+    await source.close();
+    await out.close();
+  }
+}
+
 class SendToLibrary extends Destination {
   name = 'send-to-library';
   display = 'Send to library';
@@ -153,6 +193,58 @@ class SendToLibrary extends Destination {
   /** The add-book URL; every segment quoted with no safe characters. */
   addBookUrl(server, jobId, fileName) {
     return `${server.root}/cdb/add-book/${[jobId, 'n', fileName, server.library].map(quotePathSegment).join('/')}`;
+  }
+
+  /** `/{library}` for the library-scoped routes; nothing for the server's default library. */
+  librarySegment(server) {
+    return server.library ? `/${quotePathSegment(server.library)}` : '';
+  }
+
+  /**
+   * The book this document already is in the library: same title exactly, same authors when the
+   * document names them. Resolves `{ book }` (id, title, authors, formats in lower case), `{}`
+   * when there is none, or `{ reply }` when the server refused the search.
+   */
+  async findBook(server, meta) {
+    const lib = this.librarySegment(server);
+    const search = await server.client.request({ url: `${server.root}/ajax/search${lib}?num=50&query=${encodeURIComponent(exactTitleQuery(meta.title))}` });
+    if (search.status !== 200) return { reply: search };
+    let ids;
+    try {
+      ids = search.json().book_ids ?? [];
+    } catch {
+      return {};
+    }
+    for (const id of ids) {
+      const reply = await server.client.request({ url: `${server.root}/ajax/book/${Number(id)}${lib}` });
+      if (reply.status !== 200) continue;
+      const book = reply.json();
+      const authors = Array.isArray(book.authors) ? book.authors.map(String) : [];
+      if (book.title !== meta.title || (meta.authors && !sameAuthors(authors, meta.authors))) continue;
+      return { book: { id: Number(id), title: book.title, authors, formats: (book.formats ?? []).map((f) => String(f).toLowerCase()) } };
+    }
+    return {};
+  }
+
+  /** POST a set-fields request (`body` text or a file); the reply, for {@link refusal} when not 200. */
+  setFields(server, bookId, body) {
+    return server.client.request({
+      url: `${server.root}/cdb/set-fields/${Number(bookId)}/${quotePathSegment(server.library)}`,
+      method: 'POST',
+      body,
+      contentType: 'application/json',
+    });
+  }
+
+  /** Add `path` to book `bookId` as format `extension`. */
+  async addFormat(server, bookId, path, extension) {
+    const body = join(this.ctx.dataDir, `add-format-${randomBytes(6).toString('hex')}.json`);
+    try {
+      await writeAddFormatBody(body, path, extension, bookId);
+      return await this.setFields(server, bookId, { file: body });
+    } finally {
+      await rm(body, { force: true });
+    }
   }
 
   /**
@@ -212,16 +304,41 @@ class SendToLibrary extends Destination {
     if (!this.accepts.includes(extension)) {
       return SendResult.failed(CheckResult.CONFIG, `Send to library takes ${this.accepts.join(', ')} files, and this file is none of them.`, `file extension "${extension}"`);
     }
-    // calibre derives the format from the extension and the book's title from the rest of the name.
-    const fileName = `${meta.title}.${extension}`;
-    const jobId = `quire-${randomBytes(6).toString('hex')}`;
-    let reply;
+    const where = server.library ? `the ${server.library} library` : 'the calibre library';
     try {
-      reply = await server.client.request({ url: this.addBookUrl(server, jobId, fileName), method: 'POST', body: { file: path }, contentType: 'application/octet-stream' });
+      return await this.sendTo(server, path, meta, extension, where);
     } catch (e) {
       if (e instanceof HttpNetworkError) return SendResult.failed(CheckResult.NETWORK, `The calibre server at ${server.base} cannot be reached.`, networkDetail(e));
       throw e;
     }
+  }
+
+  /** The send once the settings are good; network failures reach {@link send}. */
+  async sendTo(server, path, meta, extension, where) {
+    const format = extension.toUpperCase();
+    const found = await this.findBook(server, meta);
+    if (found.reply) {
+      const [kind, message, detail] = refusal(found.reply, server);
+      return SendResult.failed(kind, message, detail);
+    }
+    if (found.book) {
+      const { book } = found;
+      if (book.formats.includes(extension)) {
+        return SendResult.alreadyThere(`"${meta.title}" is already in ${where}, so it was not added again.`, `book_id=${book.id} has ${book.formats.join(', ')}`);
+      }
+      const added = await this.addFormat(server, book.id, path, extension);
+      if (added.status !== 200) {
+        const [kind, message, detail] = refusal(added, server);
+        return SendResult.failed(kind, message, detail);
+      }
+      const formats = [...book.formats, extension].map((f) => f.toUpperCase()).join(', ');
+      return SendResult.sent(`"${meta.title}" as ${format} was added to its book in ${where}, which now has ${formats}.`, `HTTP 200 set-fields book_id=${book.id} added_formats=${extension}`);
+    }
+
+    // calibre derives the format from the extension and the book's title from the rest of the name.
+    const fileName = `${meta.title}.${extension}`;
+    const jobId = `quire-${randomBytes(6).toString('hex')}`;
+    const reply = await server.client.request({ url: this.addBookUrl(server, jobId, fileName), method: 'POST', body: { file: path }, contentType: 'application/octet-stream' });
     if (reply.status !== 200) {
       const [kind, message, detail] = refusal(reply, server);
       return SendResult.failed(kind, message, detail);
@@ -232,9 +349,17 @@ class SendToLibrary extends Destination {
     } catch {
       answer = null;
     }
-    const where = server.library ? `the ${server.library} library` : 'the calibre library';
     if (answer && typeof answer.book_id === 'number') {
-      return SendResult.sent(`"${meta.title}" was added to ${where}.`, `HTTP 200 book_id=${answer.book_id} job=${jobId} file=${JSON.stringify(fileName)}`);
+      // The title calibre made from the file name loses `/ ? "`; the document's own title and authors go in as they are.
+      const changes = {};
+      if (answer.title !== meta.title) changes.title = meta.title;
+      if (meta.authors && !sameAuthors(Array.isArray(answer.authors) ? answer.authors : [], meta.authors)) changes.authors = [...meta.authors];
+      let named = '';
+      if (Object.keys(changes).length > 0) {
+        const set = await this.setFields(server, answer.book_id, JSON.stringify({ changes, loaded_book_ids: [answer.book_id] }));
+        named = ` set-fields ${Object.keys(changes).join('+')}: HTTP ${set.status}`;
+      }
+      return SendResult.sent(`"${meta.title}" was added to ${where}.`, `HTTP 200 book_id=${answer.book_id} job=${jobId} file=${JSON.stringify(fileName)}${named}`);
     }
     if (answer && Array.isArray(answer.duplicates)) {
       return SendResult.alreadyThere(`"${meta.title}" is already in ${where}, so it was not added again.`, `HTTP 200 duplicates=${JSON.stringify(answer.duplicates).slice(0, 300)}`);

@@ -94,8 +94,11 @@ function splitKey(key: string): [string, string] {
 
 function showSettings(host: ResolvedHostOptions, env: NodeJS.ProcessEnv): string {
   const lines: string[] = [];
-  for (const v of viewSettings(REMOTE_OCR_DESCRIPTOR, host)) {
-    const key = `${REMOTE_OCR_SLUG}.${v.id}`.padEnd(22);
+  const views = viewSettings(REMOTE_OCR_DESCRIPTOR, host);
+  // One column for the values, however long the longest name.
+  const width = Math.max(...views.map((v) => `${REMOTE_OCR_SLUG}.${v.id}`.length));
+  for (const v of views) {
+    const key = `${REMOTE_OCR_SLUG}.${v.id}`.padEnd(width);
     if (v.secret) {
       const where = v.secret.store === 'env-file' ? `${host.appData}/.env` : v.secret.store === 'keychain' ? 'the OS keychain' : v.secret.store ? 'the settings file' : '';
       const state = v.secret.set ? `set (in ${where})` : v.secret.unreachable ? `not readable: ${v.secret.unreachable}` : 'not set';

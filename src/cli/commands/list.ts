@@ -3,6 +3,7 @@ import { listExports } from '../../export/index.js';
 import { describeOcrEngines, languageName } from '../../ocr/index.js';
 import { listDestinations } from './plugins.js';
 import { PRESETS } from '../../pipeline/index.js';
+import { printable, printableJson } from '../print.js';
 
 const WHAT = ['pipelines', 'exports', 'ocr', 'destinations'] as const;
 
@@ -13,27 +14,55 @@ export function listCommand(): Command {
       if (!(WHAT as readonly string[]).includes(v)) throw new InvalidArgumentError(`choose one of: ${WHAT.join(', ')}.`);
       return v;
     })
-    .action(async (what: (typeof WHAT)[number]) => {
-      if (what === 'destinations') return listDestinations();
+    .option('--json', 'print a JSON array, one object per item, for scripts')
+    .action(async (what: (typeof WHAT)[number], flags: { json?: boolean }) => {
+      const json = flags.json === true;
+      const print = (items: object[], lines: () => string[]): void => {
+        process.stdout.write(json ? printableJson(items) + '\n' : lines().map((l) => `${printable(l)}\n`).join(''));
+      };
+      if (what === 'destinations') return listDestinations({}, { json });
       if (what === 'ocr') {
-        for (const e of await describeOcrEngines()) {
-          const state = e.available ? 'available' : `not available: ${e.reason ?? 'unknown reason'}`;
-          process.stdout.write(`${e.name.padEnd(9)} ${e.description} (${state})\n`);
-          if (e.languages.length > 0) process.stdout.write(`          languages: ${e.languages.map((l) => `${l} (${languageName(l)})`).join(', ')}\n`);
-          for (const m of e.models ?? []) process.stdout.write(`          model: ${m.model} for ${m.languages.join(', ')}\n`);
-        }
+        const engines = await describeOcrEngines();
+        print(
+          engines.map((e) => ({
+            name: e.name,
+            description: e.description,
+            available: e.available,
+            ...(e.available ? {} : { reason: e.reason ?? null }),
+            languages: e.languages.map((code) => ({ code, name: languageName(code) })),
+            ...(e.models ? { models: e.models } : {}),
+          })),
+          () =>
+            engines.flatMap((e) => [
+              `${e.name.padEnd(9)} ${e.description} (${e.available ? 'available' : `not available: ${e.reason ?? 'unknown reason'}`})`,
+              ...(e.languages.length > 0 ? [`          languages: ${e.languages.map((l) => `${l} (${languageName(l)})`).join(', ')}`] : []),
+              ...(e.models ?? []).map((m) => `          model: ${m.model} for ${m.languages.join(', ')}`),
+            ]),
+        );
         return;
       }
       if (what === 'pipelines') {
-        for (const p of Object.values(PRESETS)) process.stdout.write(`${p.name.padEnd(9)} ${p.description}\n`);
+        const presets = Object.values(PRESETS);
+        print(
+          presets.map((p) => ({ name: p.name, description: p.description, steps: [...p.steps], target_dpi: p.targetDpi })),
+          () => presets.map((p) => `${p.name.padEnd(9)} ${p.description}`),
+        );
         return;
       }
-      for (const e of listExports()) {
-        process.stdout.write(`${e.name.padEnd(9)} ${e.description} → <name>${e.extension}\n`);
-        for (const [key, opt] of Object.entries(e.options)) {
-          const values = opt.values ? ` [${opt.values.join('|')}]` : '';
-          process.stdout.write(`          :${key}=…${values}  ${opt.description}\n`);
-        }
-      }
+      const exporters = listExports();
+      print(
+        exporters.map((e) => ({
+          name: e.name,
+          description: e.description,
+          extension: e.extension,
+          needs_ocr: e.needsOcr === true,
+          options: Object.entries(e.options).map(([key, opt]) => ({ name: key, description: opt.description, ...(opt.values ? { values: [...opt.values] } : {}) })),
+        })),
+        () =>
+          exporters.flatMap((e) => [
+            `${e.name.padEnd(9)} ${e.description} → <name>${e.extension}`,
+            ...Object.entries(e.options).map(([key, opt]) => `          :${key}=…${opt.values ? ` [${opt.values.join('|')}]` : ''}  ${opt.description}`),
+          ]),
+      );
     });
 }

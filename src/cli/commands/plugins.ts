@@ -1,16 +1,21 @@
 import { readHidden } from '../prompt.js';
+import { printable, printableJson } from '../print.js';
 import { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import {
   checkDestination,
   defaultRegistry,
+  describeIsolation,
   discoverDestinations,
   exportSettings,
+  exportWarnings,
   findDestination,
   importSettings,
   installFromRegistry,
   installPluginDirectory,
   installRecord,
+  pluginIsolation,
+  reachableHosts,
   readRegistry,
   removePlugin,
   resolveHostOptions,
@@ -19,7 +24,7 @@ import {
   type ResolvedHostOptions,
   type UsableDestination,
 } from '../../plugins/index.js';
-import { applySettings, missingSettings, secretsOf, viewSettings } from '../../settings/index.js';
+import { applySettings, missingSettings, secretsOf, unreadableSecrets, viewSettings } from '../../settings/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 
 /** What the plugin commands read and write; tests pass their own. */
@@ -36,12 +41,15 @@ interface Io {
   readSecret: (prompt: string) => Promise<string>;
 }
 
-/** Every command line command uses the plaintext secret store (`<APP_DATA>/.env`). */
+/**
+ * Every command line command uses the plaintext secret store (`<APP_DATA>/.env`). With
+ * `QUIRE_DEBUG`, the host prints what plugins log and the detail of each check and send.
+ */
 function io(deps: PluginsCliDeps): Io {
-  const debug = process.env.QUIRE_DEBUG ? (slug: string, line: string): void => void process.stderr.write(`  [${slug}] ${line}\n`) : undefined;
   return {
-    host: resolveHostOptions({ ...(debug ? { onLog: debug } : {}), ...deps.host, plaintextSecrets: true }),
-    out: deps.out ?? ((text) => void process.stdout.write(text)),
+    host: resolveHostOptions({ ...deps.host, plaintextSecrets: true }),
+    // Names, reasons and settings come from plugins and their users: printed with their control characters escaped.
+    out: deps.out ?? ((text) => void process.stdout.write(text.split('\n').map(printable).join('\n'))),
     readSecret: deps.readSecret ?? readSecretFromStdin(),
   };
 }
@@ -90,15 +98,31 @@ function storeName(store: string | undefined, host: ResolvedHostOptions): string
   return "the plugin's config file";
 }
 
+/** What a destination may reach, in the user's words. */
+function networkLine(hosts: string[] | null): string {
+  if (hosts === null) return 'Network: none (its manifest declares no network use).';
+  if (hosts.length === 0) return 'Network: only the servers its settings name, through Quire; none is set yet.';
+  return `Network: only ${hosts.join(', ')}, named by its settings, through Quire.`;
+}
+
 function secretStoreLine(host: ResolvedHostOptions): string {
   const keychain = secretsOf('probe', host).keychainAvailable ? 'the OS keychain is available' : 'no OS keychain was found, so secrets set elsewhere fall back to each plugin\'s own config file';
   return `Secrets set from the command line go to ${host.appData}/.env (mode 0600); ${keychain}.\n`;
 }
 
 /** `quire list destinations`: each destination, what it accepts, and ready or what is missing. */
-export async function listDestinations(deps: PluginsCliDeps = {}): Promise<void> {
+export async function listDestinations(deps: PluginsCliDeps = {}, options: { json?: boolean } = {}): Promise<void> {
   const { host, out } = io(deps);
   const found = await discoverDestinations(host);
+  if (options.json) {
+    const list = found.map((d) => {
+      if (d.state === 'refused') return { slug: d.slug, state: 'refused', reason: d.reason };
+      const missing = missingSettings(d.descriptor, host);
+      return { slug: d.slug, display: d.descriptor.display, accepts: d.descriptor.accepts, state: missing.length === 0 ? 'ready' : 'missing', missing };
+    });
+    process.stdout.write(printableJson(list) + '\n');
+    return;
+  }
   if (found.length === 0) {
     out('No destination is installed; see quire plugins available.\n');
     return;
@@ -108,10 +132,18 @@ export async function listDestinations(deps: PluginsCliDeps = {}): Promise<void>
       out(`${d.slug.padEnd(18)} refused: ${d.reason}\n`);
       continue;
     }
+    const unreadable = unreadableSecrets(d.descriptor, host);
     const missing = missingSettings(d.descriptor, host);
-    const state = missing.length === 0 ? 'ready' : `missing: ${missing.join(', ')}`;
+    const state =
+      unreadable.length > 0
+        ? `cannot read ${unreadable.map((u) => u.label).join(', ')}: ${unreadable[0].reason}`
+        : missing.length === 0
+          ? 'ready'
+          : `missing: ${missing.join(', ')}`;
     out(`${d.slug.padEnd(18)} ${d.descriptor.display} — accepts ${d.descriptor.accepts.join(', ')} — ${state}\n`);
   }
+  const isolation = await pluginIsolation(host);
+  if (isolation.level === 'partial') out(`${describeIsolation(isolation)}\n`);
 }
 
 function formatValue(value: unknown): string {
@@ -144,13 +176,7 @@ async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDe
   if (flags.export) {
     const report = exportSettings(descriptor, flags.export, flags.withSecrets === true, host);
     out(`Wrote ${report.settings} setting${report.settings === 1 ? '' : 's'} of ${slug} to ${report.path} (mode 0600).\n`);
-    if (flags.withSecrets) {
-      if (report.secretsWritten.length > 0) {
-        out(`Warning: ${report.secretsWritten.length} secret${report.secretsWritten.length === 1 ? ' is' : 's are'} in that file as readable text (${report.secretsWritten.join(', ')}); keep it private and delete it once imported.\n`);
-      } else out('No secret could be written: none has a value.\n');
-      for (const u of report.secretsUnreadable) out(`Warning: the secret ${u.id} could not be read and is NOT in the file: ${u.reason}.\n`);
-      if (report.secretsNotSet.length > 0) out(`Not set, so not in the file: ${report.secretsNotSet.join(', ')}.\n`);
-    }
+    if (flags.withSecrets) for (const line of exportWarnings(report)) out(`${line}\n`);
   }
   const changed = flags.import || flags.set.length > 0 || flags.setSecret.length > 0 || flags.export;
   if (!changed) {
@@ -163,6 +189,7 @@ async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDe
     }
     const missing = missingSettings(descriptor, host);
     out(missing.length === 0 ? 'Ready.\n' : `Not set up yet; missing: ${missing.join(', ')}.\n`);
+    out(`${networkLine(reachableHosts(destination, host))}\n`);
     out(secretStoreLine(host));
   }
 }
@@ -185,6 +212,7 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
     .action(async () => {
       const { host, out } = io(deps);
       const found = await discoverDestinations(host);
+      out(`${describeIsolation(await pluginIsolation(host))}\n`);
       if (found.length === 0) out('No destination is installed; see quire plugins available.\n');
       for (const d of found) {
         const record = installRecord(d.slug, host.appData);
@@ -215,14 +243,19 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
     .description('install a destination from the registry (by slug) or from a plugin folder (by path)')
     .argument('<slug-or-folder>', 'a registry slug, or a folder named by its slug holding quire-plugin.toml')
     .option('--registry <dir|url>', 'registry folder or URL')
-    .action(async (what: string, flags: { registry?: string }) => {
-      const { host, out } = io(deps);
+    .option('--allow-unisolated', 'where plugins cannot be isolated (no bubblewrap), install and run this plugin anyway')
+    .action(async (what: string, flags: { registry?: string; allowUnisolated?: boolean }) => {
+      const { host: base, out } = io(deps);
+      const host = { ...base, allowUnisolated: flags.allowUnisolated === true };
+      const isolation = await pluginIsolation(host);
+      if (isolation.level === 'partial') out(`${describeIsolation(isolation)}\n`);
       const isFolder = /[\\/]/.test(what) && existsSync(what) && statSync(what).isDirectory();
       const installed = isFolder
         ? await installPluginDirectory(what, host)
         : await installFromRegistry(what, { ...host, registry: flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry() });
       const missing = missingSettings(installed.descriptor, host);
       out(`Installed ${installed.slug} ${installed.manifest.version} (${installed.descriptor.display}; accepts ${installed.descriptor.accepts.join(', ')}).\n`);
+      if (isolation.level === 'partial' && flags.allowUnisolated) out(`${installed.slug} will run without isolation, as --allow-unisolated asked.\n`);
       if (missing.length > 0) out(`Set it up next: quire plugins config ${installed.slug} --set key=value … --set-secret key (missing: ${missing.join(', ')}).\n`);
     });
 
@@ -247,7 +280,6 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
         out(`${slug}: OK — ${result.message}\n`);
         return;
       }
-      if (result.detail && process.env.QUIRE_DEBUG) out(`  ${result.detail}\n`);
       throw new QuireError(ERROR_CODES.OUTPUT, `${slug}: ${CHECK_KIND_LABELS[result.kind ?? 'UNKNOWN']} — ${result.message}`, result.detail);
     });
 

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { checkProjectOcr, convert, send as sendTo, type ConvertResult, type OcrCheck } from '../../convert/index.js';
+import { checkConversions, checkProjectOcr, convert, send as sendTo, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
@@ -7,6 +7,9 @@ import { inputType } from '../../ingest/index.js';
 import { isPresetName } from '../../pipeline/index.js';
 import type { PresetName } from '../../project/index.js';
 import { formatBytes } from '../../util/index.js';
+import { asQuireError, Reported } from '../failure.js';
+import { Interrupted, interruptionOf, withInterruption } from '../interrupt.js';
+import { count, printable, printableJson } from '../print.js';
 import { progressReporter } from '../progress.js';
 
 export interface ConversionFlags {
@@ -57,10 +60,22 @@ export function addSharedOptions(cmd: Command): Command {
     .option('--workers <n>', 'pipeline threads (default: number of cores)', parsePositiveInt)
     .option('--margin-mm <mm>', 'margin kept around the printed area, in mm (default 4)', parseMargin)
     .option('--send-to <slugs>', 'after the exports, send every file a destination accepts to these installed destinations, +-joined (see `quire list destinations`)')
-    .option('--json', 'print one JSON summary (outputs, pages, timings) instead of progress');
+    .option('--json', 'print a JSON array on stdout, one object per document (outputs, pages, timings, or its error), instead of progress');
 }
 
-/** Convert each document the inputs make, printing progress and a summary. */
+/** The outcome of one document of a run, as `--json` prints it. */
+interface Outcome {
+  input: string;
+  /** Set when the document was converted (its files are written, even if sending them failed). */
+  converted?: { result: ConvertResult; checked: CheckedDocument };
+  error?: QuireError;
+}
+
+/**
+ * Convert each document the inputs make, printing progress and a summary. Every document is checked before the first
+ * is converted; a document that fails later is reported and the others are still converted (exit 1 at the end). A
+ * signal stops the run: the document in progress leaves nothing, the command exits 130 (SIGINT) or 143 (SIGTERM).
+ */
 export async function runConversion(inputs: string[], flags: ConversionFlags): Promise<void> {
   if (flags.checkOcr) return checkOcr(inputs, flags);
   const requests = parseExportList(flags.export); // usage errors before any work
@@ -68,34 +83,72 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
   // A destination that is missing or not set up fails the run before any work.
   if (sendTo.length > 0) await checkSendTargets(sendTo, requests.map((r) => r.format), { plaintextSecrets: true });
   const documents = groupInputs(inputs);
-  if (flags.keepProject && documents.length > 1) {
-    throw new QuireError(ERROR_CODES.USAGE, '--keep-project keeps one project, so give it one document at a time.');
-  }
   const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
-  const results: ConvertResult[] = [];
-  for (const doc of documents) {
-    const result = await convert(doc, {
-      exports: flags.export,
-      outDir: flags.output,
-      ...(flags.pipeline ? { pipeline: flags.pipeline } : {}),
-      ...(flags.ocr !== undefined ? { ocr: flags.ocr } : {}),
-      ...(flags.ocrLang !== undefined ? { ocrLang: flags.ocrLang } : {}),
-      ...(flags.dpi ? { dpi: flags.dpi } : {}),
-      ...(flags.keepProject ? { keepProject: flags.keepProject } : {}),
-      ...(flags.workers ? { workers: flags.workers } : {}),
-      ...(flags.marginMm !== undefined ? { marginMm: flags.marginMm } : {}),
-      ...(flags.keepTextPages ? { keepTextPages: true } : {}),
-      ...(flags.forceOcr ? { forceOcr: true } : {}),
-      ...(flags.correct === false ? { correct: false } : {}),
-      ...(flags.rotatePages === false ? { rotatePages: false } : {}),
-      onProgress: progressReporter(mode),
-    });
-    results.push(result);
-    if (!flags.json) printSummary(result);
-    // Sending waits for the text: the exports sent are the finished ones, from --check-ocr.
-    if (sendTo.length > 0 && !result.ocrPending) await send(result, sendTo, flags.json === true);
+  const options: ConvertOptions = {
+    exports: requests,
+    outDir: flags.output,
+    ...(flags.pipeline ? { pipeline: flags.pipeline } : {}),
+    ...(flags.ocr !== undefined ? { ocr: flags.ocr } : {}),
+    ...(flags.ocrLang !== undefined ? { ocrLang: flags.ocrLang } : {}),
+    ...(flags.dpi ? { dpi: flags.dpi } : {}),
+    ...(flags.keepProject ? { keepProject: flags.keepProject } : {}),
+    ...(flags.workers ? { workers: flags.workers } : {}),
+    ...(flags.marginMm !== undefined ? { marginMm: flags.marginMm } : {}),
+    ...(flags.keepTextPages ? { keepTextPages: true } : {}),
+    ...(flags.forceOcr ? { forceOcr: true } : {}),
+    ...(flags.correct === false ? { correct: false } : {}),
+    ...(flags.rotatePages === false ? { rotatePages: false } : {}),
+  };
+  const outcomes: Outcome[] = [];
+  await withInterruption(
+    async (signal) => {
+      const run = await checkConversions(documents, options);
+      try {
+        for (const checked of run.documents) {
+          const outcome: Outcome = { input: checked.inputs.join(' ') };
+          outcomes.push(outcome);
+          try {
+            const result = await convert(checked.inputs, { ...options, checked, signal, onProgress: progressReporter(mode) });
+            outcome.converted = { result, checked };
+            if (!flags.json) printSummary(result, checked);
+            // Sending waits for the text: the exports sent are the finished ones, from --check-ocr.
+            if (sendTo.length > 0 && !result.ocrPending) await send(result, sendTo, flags.json === true);
+          } catch (e) {
+            const stopped = interruptionOf(signal);
+            outcome.error = stopped ?? (await asQuireError(e));
+            if (stopped) break;
+            // Said as it happens, --json or not (stdout keeps the JSON; it has the error too).
+            process.stderr.write(`quire: ${documents.length > 1 ? `${printable(outcome.input)}: ` : ''}${printable(outcome.error.message)}\n`);
+            if (outcome.error.detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(outcome.error.detail)}\n`);
+          }
+        }
+      } finally {
+        await run.close();
+      }
+    },
+    (sig) => {
+      if (mode !== 'quiet') process.stderr.write(`\n${sig === 'SIGINT' ? 'Ctrl-C' : sig}: stopping and cleaning up (press Ctrl-C again to quit at once)…\n`);
+    },
+  );
+  if (flags.json) process.stdout.write(printableJson(outcomes.map(outcomeJson)) + '\n');
+  const failed = outcomes.flatMap((o) => (o.error ? [o.error] : []));
+  if (failed.length === 0) return;
+  const stop = failed.find((e) => e instanceof Interrupted);
+  if (stop) {
+    process.stderr.write(`quire: ${printable(stop.message)}\n`);
+    throw new Reported(stop.exitCode);
   }
-  if (flags.json) process.stdout.write(JSON.stringify(results.length === 1 ? summary(results[0]) : results.map(summary), null, 2) + '\n');
+  if (documents.length > 1) process.stderr.write(`quire: ${count(failed.length, 'document')} of ${documents.length} failed.\n`);
+  throw new Reported(failed[0].exitCode);
+}
+
+/** One document in the --json array: its summary when it was converted, its error when something failed (both when sending failed). */
+function outcomeJson(o: Outcome): object {
+  return {
+    input: o.input,
+    ...(o.converted ? summary(o.converted.result, o.converted.checked) : {}),
+    ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
+  };
 }
 
 /**
@@ -111,13 +164,13 @@ async function checkOcr(inputs: string[], flags: ConversionFlags): Promise<void>
   const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
   const check = await checkProjectOcr(inputs[0], { onProgress: progressReporter(mode) });
   if (check.state === 'pending') {
-    if (flags.json) process.stdout.write(JSON.stringify(pendingSummary(check), null, 2) + '\n');
-    else process.stdout.write(`${pendingSentence(check)}\n`);
+    if (flags.json) process.stdout.write(printableJson([pendingSummary(check)]) + '\n');
+    else process.stdout.write(`${printable(pendingSentence(check))}\n`);
     return;
   }
   if (check.state === 'failed') throw new QuireError(ERROR_CODES.REMOTE_OCR_FAILED, check.message, check.detail);
   const result = check.result;
-  if (flags.json) process.stdout.write(JSON.stringify(summary(result), null, 2) + '\n');
+  if (flags.json) process.stdout.write(printableJson([{ input: inputs[0], ...summary(result) }]) + '\n');
   else printSummary(result);
   if (sendTo.length > 0) {
     await checkSendTargets(sendTo, result.outputs.map((o) => o.format), { plaintextSecrets: true });
@@ -143,7 +196,7 @@ function shellQuote(path: string): string {
 async function send(result: ConvertResult, slugs: string[], quiet: boolean): Promise<void> {
   const outcomes = await sendTo(result, slugs, {
     plaintextSecrets: true,
-    onOutcome: (o) => (quiet ? undefined : process.stderr.write(describeSendOutcome(o) + '\n')),
+    onOutcome: (o) => (quiet ? undefined : process.stderr.write(printable(describeSendOutcome(o)) + '\n')),
   });
   const failed = outcomes.filter((o) => !o.result.ok);
   if (failed.length > 0) {
@@ -158,10 +211,12 @@ export function groupInputs(inputs: string[]): string[][] {
   return images.length > 0 ? [...others, images] : others;
 }
 
-function summary(r: ConvertResult): object {
+function summary(r: ConvertResult, checked?: CheckedDocument): object {
   const round = (n: number): number => Math.round(n);
   return {
     name: r.name,
+    ...(checked ? { file_stem: checked.fileStem } : {}),
+    ...(checked?.renamed ? { renamed: checked.renamed } : {}),
     outputs: r.outputs,
     frames: r.frames,
     pages: r.pages,
@@ -180,22 +235,24 @@ function summary(r: ConvertResult): object {
   };
 }
 
-function printSummary(r: ConvertResult): void {
+function printSummary(r: ConvertResult, checked?: CheckedDocument): void {
   const secs = (r.timings.total / 1000).toFixed(1);
   const ocr = r.ocr ? `, OCR ${r.ocr.engine}${r.ocr.languages.length > 0 ? ` (${r.ocr.languages.join('+')})` : ''}` : '';
   const kept = r.keptPages ? ` (${r.keptPages} kept with their own text)` : '';
-  process.stdout.write(`${r.name}: ${r.frames} frame${r.frames === 1 ? '' : 's'} → ${r.pages} page${r.pages === 1 ? '' : 's'}${kept}${ocr} in ${secs} s\n`);
+  const out = (line: string): boolean => process.stdout.write(`${printable(line)}\n`);
+  out(`${r.name}: ${count(r.frames, 'frame')} → ${count(r.pages, 'page')}${kept}${ocr} in ${secs} s`);
   const correction = r.ocr?.correction;
   if (correction?.enabled) {
-    const words = (n: number): string => `${n} word${n === 1 ? '' : 's'}`;
-    process.stdout.write(`  ${words(correction.corrected)} corrected against the ${correction.checked.join('+') || 'no'} dictionary, ${words(correction.unknown)} left as read for lack of a single match\n`);
-    if (correction.unchecked.length > 0) process.stdout.write(`  no dictionary for ${correction.unchecked.join(', ')}: those words were left as read\n`);
+    out(`  ${count(correction.corrected, 'word')} corrected against the ${correction.checked.join('+') || 'no'} dictionary, ${count(correction.unknown, 'word')} left as read for lack of a single match`);
+    if (correction.unchecked.length > 0) out(`  no dictionary for ${correction.unchecked.join(', ')}: those words were left as read`);
   }
-  for (const o of r.outputs) process.stdout.write(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})\n`);
-  if (r.projectDir) process.stdout.write(`  project kept in ${r.projectDir}\n`);
+  if (checked?.renamed === 'taken') out(`  written as "${checked.fileStem}": another document of this run is also called "${r.name}"`);
+  if (checked?.renamed === 'shortened') out(`  written as "${checked.fileStem}": the name was shortened to fit the output folder's file system`);
+  for (const o of r.outputs) out(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})`);
+  if (r.projectDir) out(`  project kept in ${r.projectDir}`);
   if (r.ocrPending && r.projectDir) {
-    process.stdout.write(`  OCR submitted as a batch (${r.ocrPending.batchIds.join(', ')}); the other exports are written when it is done.\n`);
-    process.stdout.write(`  Finish with: quire run ${shellQuote(r.projectDir)} --check-ocr\n`);
+    out(`  OCR submitted as a batch (${r.ocrPending.batchIds.join(', ')}); the other exports are written when it is done.`);
+    out(`  Finish with: quire run ${shellQuote(r.projectDir)} --check-ocr`);
   }
 }
 

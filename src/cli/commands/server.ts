@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { appDataDir } from '../../project/index.js';
+import { parseByteSize } from '../../util/index.js';
 import {
   createApp,
   DEFAULT_MAX_UPLOAD,
@@ -9,6 +10,7 @@ import {
   DEFAULT_RUN_RATE,
   openSqliteStore,
   parseBaseUrl,
+  serverSecrets,
   setServerConfig,
   SETTABLE,
   showServerConfig,
@@ -22,6 +24,8 @@ interface ServerFlags {
   rateLimit: number;
   workers?: number;
   logLevel: string;
+  rotateAdminSecret?: boolean;
+  trustProxy?: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -36,6 +40,8 @@ export function serverCommand(): Command {
     .option('--rate-limit <n>', 'jobs a minute one API key may submit', parseCount, DEFAULT_RUN_RATE.max)
     .option('--workers <n>', 'pipeline threads per job (default: number of cores)', parseWorkers)
     .option('--log-level <level>', `log level on stderr: ${LOG_LEVELS.join(', ')}`, parseLogLevel, 'info')
+    .option('--rotate-admin-secret', 'replace the admin secret (ending every admin session) and print the new one')
+    .option('--trust-proxy <addresses>', 'believe X-Forwarded-* headers (incl. X-Forwarded-Prefix) from these proxies: addresses or subnets, comma-separated, or true for any')
     .action(async (flags: ServerFlags) => {
       await runServer(flags);
     });
@@ -52,6 +58,8 @@ async function runServer(flags: ServerFlags): Promise<void> {
     maxUpload: flags.maxUpload,
     runRateLimit: { max: flags.rateLimit, timeWindowMs: 60_000 },
     ...(flags.workers ? { workers: flags.workers } : {}),
+    ...(flags.rotateAdminSecret ? { rotateAdminSecret: true } : {}),
+    ...(flags.trustProxy ? { trustProxy: flags.trustProxy === 'true' ? true : flags.trustProxy } : {}),
     logger: { level: flags.logLevel, stream: process.stderr },
     // Jobs are taken only once the server listens: a second server that cannot bind takes none.
     startWorker: false,
@@ -65,7 +73,14 @@ async function runServer(flags: ServerFlags): Promise<void> {
   }
   quire.startWorker();
   process.stdout.write(`Quire server listening on ${address}\n`);
-  process.stdout.write(`Admin panel: ${await quire.linkBase()}/admin?secret=${quire.adminSecret}\n`);
+  // The secret is shown once, when it is made: only its hash is kept.
+  if (quire.adminSecret) {
+    process.stdout.write(`Admin panel: ${await quire.linkBase()}/admin?secret=${quire.adminSecret}\n`);
+    process.stdout.write('The admin secret above is shown only now: keep the link. quire server --rotate-admin-secret makes a new one.\n');
+  } else {
+    process.stdout.write(`Admin panel: ${await quire.linkBase()}/admin\n`);
+    process.stdout.write('Sign in with the admin link printed when the secret was made; quire server --rotate-admin-secret makes a new one.\n');
+  }
 
   // Two-stage shutdown: the first signal stops taking uploads and puts the running job back; a second one quits.
   await new Promise<void>((resolve) => {
@@ -95,16 +110,19 @@ function listenError(e: unknown, flags: ServerFlags): unknown {
 }
 
 function configCommand(): Command {
-  const config = new Command('config').description('server settings kept in its database (smtp, base_url)');
+  const config = new Command('config').description('server settings kept in its database (smtp, base_url, limits, retention; the SMTP password goes to <APP_DATA>/.env)');
   config
     .command('set')
-    .description(`set ${SETTABLE.join(' or ')}: smtp '{"host":"…","port":587,"user":"…","password":"…","from":"…","tls":false}', base_url https://…`)
+    .description(
+      `set ${SETTABLE.join(', ')}: smtp '{"host":"…","port":587,"user":"…","password":"…","from":"…","tls":false}', base_url https://…, ` +
+        `limits '{"job_memory":"1.5G","uploads_per_key":4,…}', retention '{"inputs_days":0,"outputs_days":30}' (limits and retention apply at the next start)`,
+    )
     .argument('<key>', SETTABLE.join(' or '))
     .argument('<value>', 'the value (smtp: a JSON object)')
     .action(async (key: string, value: string) => {
       const store = openSqliteStore(join(appDataDir(), 'quire-server.db'));
       try {
-        const stored = await setServerConfig(store, key, value);
+        const stored = await setServerConfig({ store, secrets: serverSecrets(appDataDir()) }, key, value);
         process.stdout.write(`${key} set${key === 'smtp' ? '' : ` to ${stored}`}\n`);
       } finally {
         await store.close();
@@ -117,7 +135,7 @@ function configCommand(): Command {
     .action(async (key: string) => {
       const store = openSqliteStore(join(appDataDir(), 'quire-server.db'));
       try {
-        const value = await showServerConfig(store, key);
+        const value = await showServerConfig({ store, secrets: serverSecrets(appDataDir()) }, key);
         process.stdout.write(`${value ?? '(not set)'}\n`);
       } finally {
         await store.close();
@@ -143,13 +161,10 @@ function parseUrl(value: string): string {
   }
 }
 
-const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
-
 /** `2G`, `500M`, `1.5GiB`, `1048576`: binary units, as disks and upload limits are usually meant. */
 export function parseSize(value: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(value.trim());
-  const bytes = m ? Math.floor(Number(m[1]) * UNITS[m[2].toLowerCase()]) : NaN;
-  if (!(bytes >= 1)) throw new InvalidArgumentError('give a size such as 500M or 2G.');
+  const bytes = parseByteSize(value);
+  if (bytes === null) throw new InvalidArgumentError('give a size such as 500M or 2G.');
   return bytes;
 }
 

@@ -4,6 +4,7 @@
  * too large is halved until it fits.
  */
 import { ERROR_CODES, QuireError } from '../../errors.js';
+import { formatBytes } from '../../util/index.js';
 import type { OcrDocument } from '../types.js';
 
 export interface ChunkLimits {
@@ -27,8 +28,7 @@ export interface Chunk extends ChunkRange {
 }
 
 function tooLarge(page: number, bytes: number, limits: ChunkLimits): QuireError {
-  const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return new QuireError(ERROR_CODES.USAGE, `Page ${page} is too large for the remote OCR service (${mb(bytes)}; it takes at most ${mb(limits.maxBytes)} per document).`);
+  return new QuireError(ERROR_CODES.USAGE, `Page ${page} is too large for the remote OCR service (${formatBytes(bytes)}; it takes at most ${formatBytes(limits.maxBytes)} per document).`);
 }
 
 /** Page ranges `[from, to)` in order, each within the limits by the estimate. */

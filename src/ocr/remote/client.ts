@@ -9,6 +9,7 @@
  *   service did not take it: 429, 503, and a connection that never opened.
  * 401 and 403 are never retried (the key is wrong), nor are other 4xx (the request is).
  */
+import { Agent } from 'undici';
 import { ERROR_CODES, QuireError, type ErrorCode } from '../../errors.js';
 import { ProtocolError, errorText, parseBatchJob, parseBatchResults, parseFileId, parseOcrReply, type BatchJob, type BatchResultLine, type OcrReply } from './protocol.js';
 
@@ -31,8 +32,11 @@ export interface RemoteOcrClientOptions {
   baseUrl: string;
   apiKey: string;
   retry?: Partial<RetryPolicy>;
-  /** Per request: `/v1/ocr` reads up to 1000 pages, so it gets long. */
-  timeouts?: { ocrMs?: number; otherMs?: number };
+  /**
+   * Per request: `/v1/ocr` reads up to 1000 pages, so it gets long (`ocrMs`, default 15 minutes); the short ones
+   * (status, create, cancel) get `otherMs` (default 30 s). `connectMs` bounds opening a connection (default 10 s).
+   */
+  timeouts?: { ocrMs?: number; otherMs?: number; connectMs?: number };
   /** How waits happen; tests pass one that records the delays instead of waiting. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -58,7 +62,7 @@ interface TryFailure {
 }
 
 /** Connection errors that happen before a byte of the request is sent. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -111,7 +115,8 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
   const host = new URL(base).host;
   const sleep = options.sleep ?? sleepFor;
   const ocrMs = options.timeouts?.ocrMs ?? 15 * 60_000;
-  const otherMs = options.timeouts?.otherMs ?? 120_000;
+  const otherMs = options.timeouts?.otherMs ?? 30_000;
+  const dispatcher = new Agent({ connect: { timeout: options.timeouts?.connectMs ?? 10_000 } });
 
   /** The sentence for a failure that ends the call. */
   function failure(what: string, f: TryFailure, tries: number): QuireError {
@@ -147,7 +152,13 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      const res = await fetch(`${base}${path}`, { ...init, signal: combined, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${options.apiKey}`, accept: 'application/json' } });
+      const res = await fetch(`${base}${path}`, {
+        ...init,
+        signal: combined,
+        headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${options.apiKey}`, accept: 'application/json' },
+        // undici's own agent (the one Node's fetch is built on), for the connect timeout fetch does not offer.
+        dispatcher,
+      } as RequestInit);
       if (res.ok) return res;
       const body = await res.text().catch(() => '');
       let said = body.slice(0, 500);

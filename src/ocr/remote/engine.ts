@@ -24,7 +24,7 @@ import { makeChunks, planChunks, DEFAULT_CHUNK_LIMITS, type Chunk, type ChunkLim
 import { createRemoteOcrClient, REMOTE_FAILED, type RemoteOcrClient, type RemoteOcrClientOptions } from './client.js';
 import { pageFromRemote, REMOTE_ENGINE } from './layout.js';
 import type { BatchJob, BatchResultLine, BatchStatus, OcrReply } from './protocol.js';
-import { API_KEY_ENV, readRemoteOcrSettings, type RemoteOcrSettings } from './settings.js';
+import { API_KEY_ENV, readRemoteOcrSettings, readRemoteOcrTimeouts, type RemoteOcrSettings } from './settings.js';
 
 export interface RemoteOcrEngineOptions {
   /** Where settings come from; default the stored ones (see `settings.ts`), read at each call. */
@@ -89,7 +89,9 @@ export function createRemoteOcrEngine(options: RemoteOcrEngineOptions = {}): Ocr
   function connect(): { settings: RemoteOcrSettings; client: RemoteOcrClient } {
     const settings = readSettings();
     if (!settings.apiKey) throw new QuireError(ERROR_CODES.USAGE, MISSING_KEY_REASON);
-    return { settings, client: createRemoteOcrClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, ...options.client }) };
+    const client = options.client ?? {};
+    const timeouts = { ...(options.settings ? {} : readRemoteOcrTimeouts()), ...client.timeouts };
+    return { settings, client: createRemoteOcrClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, ...client, timeouts }) };
   }
 
   const modelOf = (settings: RemoteOcrSettings, call?: EngineCallOptions): string => call?.engineOptions?.model ?? settings.model;

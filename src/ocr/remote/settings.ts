@@ -4,7 +4,7 @@
  * command line, else the OS keychain, else the config-file fallback — the store the web app's settings page uses).
  * `QUIRE_REMOTEOCR_API_KEY` wins over the stored key, for servers configured by their environment.
  */
-import { Field } from '../../plugin-api/index.js';
+import { Field, parseBaseUrl } from '../../plugin-api/index.js';
 import { applySettings, secretsOf, viewSettings, type SettingsDescriptor, type SettingsOptions } from '../../settings/index.js';
 
 export const REMOTE_OCR_SLUG = 'remoteocr';
@@ -28,6 +28,10 @@ export const REMOTE_OCR_DESCRIPTOR: SettingsDescriptor = {
   configFields: [
     Field('base_url', 'Base URL of the OCR service', 'str', DEFAULT_BASE_URL, { help: 'e.g. https://api.mistral.ai' }),
     Field('model', 'OCR model', 'str', DEFAULT_MODEL),
+    Field('connect_timeout', 'Connect timeout (seconds)', 'int', 10, { help: 'how long to wait for the service to accept a connection' }),
+    Field('response_timeout', 'Response timeout (seconds)', 'int', 30, {
+      help: 'how long to wait for an answer to a short request (a batch status, a cancel); reading a document may take up to 15 minutes',
+    }),
   ],
   secretFields: [Field(API_KEY_SECRET, 'API key', 'secret', '', { required: true })],
 };
@@ -37,15 +41,12 @@ export const REMOTE_OCR_SETTINGS = REMOTE_OCR_DESCRIPTOR.configFields.map((f) =>
 
 /** A base URL as the client uses it: http(s), no trailing slash. Throws a `RangeError` naming the problem. */
 export function normalizeBaseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    throw new RangeError(`"${value}" is not a URL`);
+  const parsed = parseBaseUrl(value);
+  if (parsed.url === undefined) {
+    const problem = { not_url: 'is not a URL', not_http: 'is not an http or https URL', extra_parts: 'must not have a user name, query or fragment' };
+    throw new RangeError(`"${value}" ${problem[parsed.problem]}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`"${value}" is not an http or https URL`);
-  if (url.search || url.hash) throw new RangeError(`"${value}" must not have a query or fragment`);
-  return url.toString().replace(/\/+$/, '');
+  return parsed.url;
 }
 
 /** Read the settings: stored values (else defaults), and the key from the environment, else the secret store. */
@@ -56,6 +57,16 @@ export function readRemoteOcrSettings(host: SettingsOptions = {}, env: NodeJS.Pr
   const fromEnv = env[API_KEY_ENV]?.trim();
   const apiKey = fromEnv || secretsOf(REMOTE_OCR_SLUG, host).get(API_KEY_SECRET)?.trim();
   return { baseUrl: normalizeBaseUrl(value('base_url') || DEFAULT_BASE_URL), model: value('model') || DEFAULT_MODEL, ...(apiKey ? { apiKey } : {}) };
+}
+
+/** The client's timeouts from the settings, in ms: a service that accepts connections and never answers costs this much. */
+export function readRemoteOcrTimeouts(host: SettingsOptions = {}): { connectMs: number; otherMs: number } {
+  const views = viewSettings({ ...REMOTE_OCR_DESCRIPTOR, secretFields: [] }, host);
+  const seconds = (id: string, fallback: number): number => {
+    const n = Number(views.find((v) => v.id === id)?.value);
+    return Number.isFinite(n) && n > 0 ? n * 1000 : fallback;
+  };
+  return { connectMs: seconds('connect_timeout', 10_000), otherMs: seconds('response_timeout', 30_000) };
 }
 
 /** Store `base_url` or `model` (an empty value restores the default). Throws a `RangeError` for a bad URL. */

@@ -1,11 +1,27 @@
 /**
- * The sandboxed plugin process. Started by the host with Node's permission model; receives one
- * `run` message over IPC, loads the plugin module from a `data:` URL (so only Node built-ins and
- * the host's API module, named by absolute URL, can be imported), runs one operation, answers,
- * and exits. It never opens the keychain or a settings file: what it needs arrives in the message.
+ * The sandboxed plugin process. Started by the host inside bubblewrap (where the system has it)
+ * with Node's permission model; closes what the plugin must not reach ({@link lockDown}), routes
+ * the API's HTTP and mail requests to the host, receives one `run` message over IPC, loads the
+ * plugin module from a `data:` URL (so only Node built-ins and the host's API module, named by
+ * absolute URL, can be imported), runs one operation, answers, and exits. It never opens the
+ * keychain or a settings file: what it needs arrives in the message.
  */
-import { Destination, normalizeBookMeta, registeredDestinations, type CheckResult, type DestinationClass, type SendResult } from '../../plugin-api/index.js';
-import type { ChildMessage, DestinationDescriptor, FailureStage, RunMessage } from './protocol.js';
+import {
+  Destination,
+  HttpNetworkError,
+  MailError,
+  normalizeBookMeta,
+  registeredDestinations,
+  routeNetworkThroughHost,
+  type CheckResult,
+  type DestinationClass,
+  type SendResult,
+} from '../../plugin-api/index.js';
+import { lockDown } from './lockdown.js';
+import type { ChildMessage, DestinationDescriptor, FailureStage, HostMessage, NetError, NetReply, NetRequest, RunMessage } from './protocol.js';
+
+/** The IPC sender, kept before the lockdown takes `process.send` away from the plugin. */
+const sendToHost = process.send?.bind(process);
 
 /** Error codes Node uses when the permission model refuses something. */
 const SANDBOX_CODES = new Set(['ERR_ACCESS_DENIED', 'ERR_DLOPEN_DISABLED', 'ERR_WORKER_INIT_FAILED']);
@@ -37,17 +53,50 @@ class StageError extends Error {
 
 let answered = false;
 
+/** Send a message to the host; after the final answer, only that, and then the process ends. */
 function answer(message: ChildMessage): void {
-  if (answered && message.type !== 'log') return;
-  if (message.type !== 'log') answered = true;
-  if (!process.send) {
+  const final = message.type !== 'log' && message.type !== 'net' && message.type !== 'refused';
+  if (final && answered) return;
+  if (final) answered = true;
+  if (!sendToHost) {
     process.exitCode = 70;
     return;
   }
-  process.send(message, () => {
-    if (message.type !== 'log') process.exit(0);
+  sendToHost(message, undefined, {}, () => {
+    if (final) process.exit(0);
   });
 }
+
+/** Network requests waiting for the host's answer. */
+const waiting = new Map<number, { resolve: (reply: Extract<NetReply, { ok: true }>) => void; reject: (e: Error) => void }>();
+let nextId = 1;
+
+function errorOf(e: NetError): Error {
+  if (e.name === 'network') return new HttpNetworkError(e.message, e.code);
+  if (e.name === 'mail') return new MailError(e.message, e.kind ?? 'UNKNOWN', e.code, e.response ?? '');
+  const refused = new Error(e.message) as Error & { code: string };
+  refused.code = 'ERR_ACCESS_DENIED';
+  return refused;
+}
+
+function askHost(request: NetRequest): Promise<Extract<NetReply, { ok: true }>> {
+  return new Promise((resolve, reject) => {
+    const id = nextId++;
+    waiting.set(id, { resolve, reject });
+    answer({ type: 'net', id, request });
+  });
+}
+
+routeNetworkThroughHost({
+  http: async (http) => {
+    const reply = await askHost({ kind: 'http', http });
+    if (!reply.http) throw new HttpNetworkError('the host answered without a reply', 'EPROTO');
+    return reply.http;
+  },
+  mail: async (mail) => (await askHost({ kind: 'mail', mail })).mail ?? null,
+});
+
+lockDown((what) => answer({ type: 'refused', what }));
 
 function fail(stage: FailureStage, e: unknown): void {
   const message = e instanceof StageError ? e.message : stage === 'load' ? 'it failed while loading' : stage === 'construct' ? 'it failed while starting' : 'it failed';
@@ -137,6 +186,16 @@ async function run(message: RunMessage): Promise<void> {
 
 process.on('uncaughtException', (e) => fail('run', e));
 process.on('unhandledRejection', (e) => fail('run', e));
-process.once('message', (message: RunMessage) => {
-  void run(message);
+let started = false;
+process.on('message', (message: HostMessage) => {
+  if (message.type === 'run' && !started) {
+    started = true;
+    void run(message);
+  } else if (message.type === 'net-reply') {
+    const pending = waiting.get(message.id);
+    waiting.delete(message.id);
+    if (!pending) return;
+    if (message.ok) pending.resolve(message);
+    else pending.reject(errorOf(message.error));
+  }
 });

@@ -81,5 +81,3 @@ export function startDownload(url: string, fileName: string): void {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-
-export { formatBytes } from '../../util/index.js';

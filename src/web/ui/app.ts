@@ -2,20 +2,28 @@
 /**
  * The app's frame: the top bar, the document area (open, progress, pages), and the right-hand
  * rail whose entries — Export, OCR, Plugins, Settings — open their panel beside the pages.
+ *
+ * What it shows is the server's: the documents come from its list and its event stream (a reload
+ * finds them all again, the one being looked at included), and every panel reads the selected
+ * document's own state, so nothing said about one document stays on screen for another. The keys of
+ * `shortcuts.ts` work wherever the focus is, except in a field.
  */
 import { h, type ComponentChild } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { BootState, DocumentDetail, DocumentSummary, PageView, PresetChoice, SettingsView } from '../api-types.js';
 import { api, messageOf, uploadDocument } from './api.js';
+import { ConfirmDialog } from './dialog.js';
 import { ExportPanel } from './export-panel.js';
 import { Icon, type IconName } from './icons.js';
 import { OcrPanel } from './ocr-panel.js';
 import { EmptyState, FilePicker, UploadProgress } from './open.js';
-import { PageGrid, PageViewer } from './pages.js';
+import { PageGrid, PageViewer, type ViewMode } from './pages.js';
 import { PluginSettingsDialog } from './plugin-settings.js';
 import { PluginsPanel } from './plugins-panel.js';
 import { TaskPanel } from './progress.js';
+import type { InitialWord } from './proofread.js';
 import { SettingsPanel } from './settings-panel.js';
+import { isTyping, ShortcutsDialog } from './shortcuts.js';
 
 type PanelName = 'export' | 'ocr' | 'plugins' | 'settings';
 
@@ -26,6 +34,9 @@ const RAIL: Array<{ name: PanelName; label: string; icon: IconName }> = [
   { name: 'settings', label: 'Settings', icon: 'settings' },
 ];
 
+/** The document this window looked at last survives a reload. */
+const CURRENT_KEY = 'quire.document';
+
 function Rail({ panel, onPanel }: { panel: PanelName | null; onPanel: (p: PanelName | null) => void }): ComponentChild {
   return h(
     'nav',
@@ -35,6 +46,7 @@ function Rail({ panel, onPanel }: { panel: PanelName | null; onPanel: (p: PanelN
         'button',
         {
           type: 'button',
+          id: `rail-${entry.name}`,
           class: `rail-button${panel === entry.name ? ' active' : ''}${entry.name === 'settings' ? ' bottom' : ''}`,
           'aria-expanded': panel === entry.name,
           'aria-controls': 'side-panel',
@@ -50,7 +62,10 @@ function Rail({ panel, onPanel }: { panel: PanelName | null; onPanel: (p: PanelN
 function PresetRerun({ doc, presets, busy }: { doc: DocumentSummary; presets: BootState['presets']; busy: boolean }): ComponentChild {
   const [preset, setPreset] = useState<PresetChoice>(doc.preset);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => setPreset(doc.preset), [doc.id, doc.preset]);
+  useEffect(() => {
+    setPreset(doc.preset);
+    setError(null);
+  }, [doc.id, doc.preset]);
   return h(
     'form',
     {
@@ -73,36 +88,102 @@ function PresetRerun({ doc, presets, busy }: { doc: DocumentSummary; presets: Bo
   );
 }
 
-function LastTaskNote({ doc }: { doc: DocumentSummary }): ComponentChild {
+function LastTaskNote({ doc, exportPanel }: { doc: DocumentSummary; exportPanel: boolean }): ComponentChild {
   const last = doc.lastTask;
-  if (!last || doc.status === 'working' || last.outcome === 'done') return null;
+  // An export's outcome is told in the Export panel, when it is open.
+  if (!last || doc.status === 'working' || last.outcome === 'done' || (last.kind === 'export' && exportPanel)) return null;
   const what = { open: 'Opening', rerun: 'The rerun', ocr: 'OCR', export: 'The export' }[last.kind];
   return h('p', { class: last.outcome === 'failed' ? 'error' : 'notice', role: last.outcome === 'failed' ? 'alert' : 'status' }, last.outcome === 'cancelled' ? `${what} was cancelled.` : `${what} failed: ${last.message ?? ''}`);
+}
+
+function clock(at: number, seconds: boolean): string {
+  return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', ...(seconds ? { second: '2-digit' } : {}) });
+}
+
+function sourceOf(doc: DocumentSummary): string {
+  const [first, ...rest] = doc.inputs;
+  return rest.length > 0 ? `${first ?? ''} and ${rest.length} more` : (first ?? '');
+}
+
+/** Name, input and time opened: enough to tell two documents of one name apart (to the second when the minute is shared too). */
+function describeDocs(docs: DocumentSummary[]): Map<string, string> {
+  const minute = (d: DocumentSummary): string => `${d.name}\u0000${sourceOf(d)}\u0000${clock(d.openedAt, false)}`;
+  const shared = new Map<string, number>();
+  for (const d of docs) shared.set(minute(d), (shared.get(minute(d)) ?? 0) + 1);
+  return new Map(docs.map((d) => [d.id, `${d.name} — ${sourceOf(d)}, opened ${clock(d.openedAt, (shared.get(minute(d)) ?? 0) > 1)}`]));
+}
+
+/** The document to show when none is chosen: the one this window showed before, else the last opened. */
+function pickDocument(docs: Record<string, DocumentSummary>): string | null {
+  const remembered = sessionStorage.getItem(CURRENT_KEY);
+  if (remembered && docs[remembered]) return remembered;
+  const latest = Object.values(docs).sort((a, b) => b.openedAt - a.openedAt)[0];
+  return latest?.id ?? null;
 }
 
 export function App(): ComponentChild {
   const [boot, setBoot] = useState<BootState | null>(null);
   const [bootError, setBootError] = useState<string | null>(null);
   const [docs, setDocs] = useState<Record<string, DocumentSummary>>({});
+  const [listed, setListed] = useState(false);
   const [currentId, setCurrentId] = useState<string | null>(null);
   const [detail, setDetail] = useState<DocumentDetail | null>(null);
   const [panel, setPanel] = useState<PanelName | null>(null);
   const [pageIndex, setPageIndex] = useState<number | null>(null);
+  const [mode, setMode] = useState<ViewMode>('compare');
+  const [initialWord, setInitialWord] = useState<InitialWord>(null);
+  const [gridFocus, setGridFocus] = useState<number | null>(null);
   const [uploading, setUploading] = useState<number | null>(null);
   const [openError, setOpenError] = useState<string | null>(null);
   const [pluginsVersion, setPluginsVersion] = useState(0);
   const [settingsOf, setSettingsOf] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<{ docId: string; text: string } | null>(null);
+  const [confirmClose, setConfirmClose] = useState(false);
+  const [shortcuts, setShortcuts] = useState(false);
+  const [dragging, setDragging] = useState(false);
+  const dragDepth = useRef(0);
+
+  const refreshBoot = useCallback(() => {
+    api<BootState>('GET', '/api/state').then(setBoot, (e: unknown) => setBootError(messageOf(e)));
+  }, []);
 
   useEffect(() => {
-    api<BootState>('GET', '/api/state').then(setBoot, (e: unknown) => setBootError(messageOf(e)));
+    refreshBoot();
+    api<DocumentSummary[]>('GET', '/api/documents').then(
+      (list) => {
+        // The event stream may already have told of a newer state of some: keep that.
+        setDocs((all) => ({ ...Object.fromEntries(list.map((d) => [d.id, d])), ...all }));
+        setListed(true);
+      },
+      (e: unknown) => setBootError(messageOf(e)),
+    );
     const events = new EventSource('/api/events');
     events.addEventListener('document', (e) => {
       const summary = JSON.parse((e as MessageEvent<string>).data) as DocumentSummary;
       setDocs((all) => ({ ...all, [summary.id]: summary }));
     });
+    events.addEventListener('removed', (e) => {
+      const { id } = JSON.parse((e as MessageEvent<string>).data) as { id: string };
+      setDocs((all) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== id)));
+    });
+    // Settings changed (here or in another window): engines may run now, or no longer.
+    events.addEventListener('settings', () => refreshBoot());
     return () => events.close();
   }, []);
+
+  // Whatever is shown is one of the server's documents: after a reload, a close, or a close in another window.
+  useEffect(() => {
+    if (!listed) return;
+    if (currentId && docs[currentId]) return;
+    const next = pickDocument(docs);
+    if (next !== currentId) {
+      setCurrentId(next);
+      setPageIndex(null);
+    }
+  }, [listed, docs, currentId]);
+  useEffect(() => {
+    if (currentId) sessionStorage.setItem(CURRENT_KEY, currentId);
+  }, [currentId]);
 
   const doc = currentId ? (docs[currentId] ?? null) : null;
   const revision = doc?.revision;
@@ -112,7 +193,10 @@ export function App(): ComponentChild {
       return;
     }
     let live = true;
-    api<DocumentDetail>('GET', `/api/documents/${currentId}`).then((d) => live && setDetail(d), (e: unknown) => live && setActionError(messageOf(e)));
+    api<DocumentDetail>('GET', `/api/documents/${currentId}`).then(
+      (d) => live && setDetail(d),
+      (e: unknown) => live && setActionError({ docId: currentId, text: messageOf(e) }),
+    );
     return () => {
       live = false;
     };
@@ -133,51 +217,148 @@ export function App(): ComponentChild {
     }
   }, []);
 
+  const showError = (e: unknown): void => {
+    if (currentId) setActionError({ docId: currentId, text: messageOf(e) });
+  };
   const toggle = useCallback(
     (page: PageView) => {
       if (!currentId) return;
       setActionError(null);
-      api('PATCH', `/api/documents/${currentId}/pages/${page.index}`, { hidden: !page.hidden }).catch((e: unknown) => setActionError(messageOf(e)));
+      api('PATCH', `/api/documents/${currentId}/pages/${page.index}`, { hidden: !page.hidden }).catch((e: unknown) => setActionError({ docId: currentId, text: messageOf(e) }));
     },
     [currentId],
   );
 
   const cancel = (): void => {
-    if (currentId) api('POST', `/api/documents/${currentId}/cancel`).catch((e: unknown) => setActionError(messageOf(e)));
+    if (currentId) api('POST', `/api/documents/${currentId}/cancel`).catch(showError);
   };
-  const closeDocument = (): void => {
+  const closeNow = (): void => {
+    setConfirmClose(false);
     if (!currentId) return;
     const id = currentId;
-    api('DELETE', `/api/documents/${id}`).then(
-      () => {
-        setDocs((all) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== id)));
-        setCurrentId(null);
-        setPageIndex(null);
-      },
-      (e: unknown) => setActionError(messageOf(e)),
-    );
+    api('DELETE', `/api/documents/${id}`).then(() => {
+      sessionStorage.removeItem(CURRENT_KEY);
+      setDocs((all) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== id)));
+      setCurrentId(null);
+      setPageIndex(null);
+      document.getElementById('main')?.focus();
+    }, showError);
+  };
+  const closeDocument = (): void => {
+    if (doc?.unsaved) setConfirmClose(true);
+    else closeNow();
+  };
+  const switchTo = (id: string): void => {
+    setCurrentId(id);
+    setPageIndex(null);
+    setGridFocus(null);
   };
   const pluginsChanged = (): void => setPluginsVersion((v) => v + 1);
-  const settingsSaved = (settings: SettingsView): void => setBoot((b) => (b ? { ...b, settings } : b));
+  const settingsSaved = (settings: SettingsView): void => {
+    setBoot((b) => (b ? { ...b, settings } : b));
+    refreshBoot();
+  };
 
-  // Dropping files anywhere opens them, not only on the empty screen.
-  const onDrop = (e: DragEvent): void => {
-    if (!e.dataTransfer?.types.includes('Files')) return;
-    e.preventDefault();
-    const files = [...(e.dataTransfer.files ?? [])];
-    if (files.length > 0) void open(files);
+  const openPage = (index: number, word: InitialWord = null): void => {
+    setInitialWord(word);
+    setPageIndex(index);
+  };
+  const backToGrid = (): void => {
+    setGridFocus(pageIndex);
+    setPageIndex(null);
+  };
+  /** The nearest page after or before `from` with words to check, opened for proofreading at its first or last one. */
+  const otherDoubtful = (from: number, direction: 1 | -1): boolean => {
+    const pages = detail?.pageList ?? [];
+    const ordered = direction === 1 ? pages.filter((p) => p.index > from) : pages.filter((p) => p.index < from).reverse();
+    const target = ordered.find((p) => (p.proofreading?.doubtful ?? 0) > 0);
+    if (!target) return false;
+    setMode('proofread');
+    openPage(target.index, direction === 1 ? 'first-doubtful' : 'last-doubtful');
+    return true;
+  };
+  const startProofreading = (): void => {
+    const first = detail?.pageList.find((p) => (p.proofreading?.doubtful ?? 0) > 0) ?? detail?.pageList.find((p) => p.proofreading);
+    if (!first) return;
+    setMode('proofread');
+    openPage(first.index, 'first-doubtful');
+  };
+
+  // The app's keys, wherever the focus is (the handler is renewed each render, so it sees the state of now).
+  const onKey = useRef<(e: KeyboardEvent) => void>(() => undefined);
+  onKey.current = (e: KeyboardEvent): void => {
+    if (e.defaultPrevented || isTyping(e) || document.querySelector('dialog[open]')) return;
+    const pages = detail && detail.id === currentId ? detail.pageList : [];
+    const at = pages.findIndex((p) => p.index === pageIndex);
+    const go = (i: number): void => {
+      const page = pages[Math.max(0, Math.min(pages.length - 1, i))];
+      if (page && page.index !== pageIndex) openPage(page.index);
+    };
+    let handled = true;
+    if (e.key === '?') setShortcuts(true);
+    else if (e.key === 'o' || e.key === 'O') document.getElementById('open-files')?.click();
+    else if (e.key === 'Escape' && panel && (document.activeElement === document.body || document.activeElement?.closest('#side-panel'))) {
+      const name = panel;
+      setPanel(null);
+      document.getElementById(`rail-${name}`)?.focus();
+    } else if (pageIndex !== null && at >= 0) {
+      if (e.key === 'ArrowLeft' || e.key === 'PageUp') go(at - 1);
+      else if (e.key === 'ArrowRight' || e.key === 'PageDown') go(at + 1);
+      else if (e.key === 'Home') go(0);
+      else if (e.key === 'End') go(pages.length - 1);
+      else if (e.key === 'Escape') backToGrid();
+      else if ((e.key === 'p' || e.key === 'P') && pages[at].hasText && pages[at].kind !== 'pdf') setMode(mode === 'proofread' ? 'compare' : 'proofread');
+      else handled = false;
+    } else handled = false;
+    if (handled) e.preventDefault();
+  };
+  useEffect(() => {
+    const listener = (e: KeyboardEvent): void => onKey.current(e);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
+
+  // A file dragged anywhere over the window lights the whole window up; dropping it opens it.
+  const hasFiles = (e: DragEvent): boolean => e.dataTransfer?.types.includes('Files') === true;
+  const dragHandlers = {
+    onDragEnter: (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      dragDepth.current++;
+      setDragging(true);
+    },
+    onDragOver: (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+    },
+    onDragLeave: (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      dragDepth.current = Math.max(0, dragDepth.current - 1);
+      if (dragDepth.current === 0) setDragging(false);
+    },
+    onDrop: (e: DragEvent) => {
+      dragDepth.current = 0;
+      setDragging(false);
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      const files = [...(e.dataTransfer?.files ?? [])];
+      if (files.length > 0) void open(files);
+    },
   };
 
   if (bootError) return h('main', { class: 'fatal' }, h('h1', null, 'Quire cannot start this window'), h('p', { role: 'alert' }, bootError));
-  if (!boot) return h('main', { class: 'fatal', role: 'status' }, 'Loading Quire…');
+  if (!boot || !listed) return h('main', { class: 'fatal', role: 'status' }, 'Loading Quire…');
 
   const busy = doc?.status === 'working';
   const ready = detail && detail.id === currentId && detail.pageList.length > 0;
-  const others = Object.values(docs).filter((d) => d.id !== currentId);
+  const all = Object.values(docs).sort((a, b) => a.openedAt - b.openedAt);
+  const labels = describeDocs(all);
+  const shownError = actionError && actionError.docId === currentId ? actionError.text : null;
+  const proofreading = ready ? detail.proofreading : undefined;
 
   let content: ComponentChild;
   if (!doc) {
-    content = h(EmptyState, { onFiles: (f) => void open(f), uploading, error: openError });
+    content = h(EmptyState, { onFiles: (f) => void open(f), uploading, error: openError, over: dragging });
   } else if (!ready) {
     content = h(
       'div',
@@ -185,7 +366,9 @@ export function App(): ComponentChild {
       busy ? h(TaskPanel, { doc, onCancel: cancel }) : null,
       !busy && doc.status === 'failed' ? h('div', { class: 'error-state', role: 'alert' }, h('h2', null, `${doc.name} could not be opened`), h('p', null, doc.error?.message ?? 'It failed.')) : null,
       !busy && doc.status === 'cancelled' ? h('div', { class: 'notice-state', role: 'status' }, h('h2', null, 'Opening was cancelled'), h('p', null, 'Nothing was kept. Start again with another preset if you like.')) : null,
-      !busy && (doc.status === 'failed' || doc.status === 'cancelled') ? h('div', { class: 'row' }, h(PresetRerun, { doc, presets: boot.presets, busy }), h('button', { type: 'button', class: 'button', onClick: closeDocument }, 'Close document')) : null,
+      !busy && (doc.status === 'failed' || doc.status === 'cancelled')
+        ? h('div', { class: 'row' }, doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null, h('button', { type: 'button', class: 'button', onClick: closeDocument }, 'Close document'))
+        : null,
       !busy && doc.status === 'ready' ? h('p', { role: 'status' }, 'Loading the pages…') : null,
     );
   } else {
@@ -196,68 +379,98 @@ export function App(): ComponentChild {
         'div',
         { class: 'doc-bar' },
         h('p', { class: 'doc-facts' }, `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`, detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '', detail.usedPreset ? ` · preset ${detail.usedPreset}` : '', detail.ocr ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})` : ' · no text yet'),
-        h(PresetRerun, { doc, presets: boot.presets, busy }),
+        proofreading
+          ? h(
+              'button',
+              { type: 'button', class: 'button', onClick: startProofreading },
+              h(Icon, { name: 'pen', size: 16 }),
+              proofreading.doubtful > 0 ? `Proofread: ${proofreading.doubtful} word${proofreading.doubtful === 1 ? '' : 's'} to check` : 'Proofread',
+            )
+          : null,
+        doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null,
         h('button', { type: 'button', class: 'button subtle', onClick: closeDocument, disabled: busy }, 'Close document'),
       ),
       busy ? h(TaskPanel, { doc, onCancel: cancel, compact: true }) : null,
-      h(LastTaskNote, { doc }),
-      actionError ? h('p', { class: 'error', role: 'alert' }, actionError) : null,
+      h(LastTaskNote, { doc, exportPanel: panel === 'export' }),
+      shownError ? h('p', { class: 'error', role: 'alert' }, shownError) : null,
       pageIndex === null
-        ? h(PageGrid, { doc: detail, onOpen: setPageIndex, onToggle: toggle, busy })
-        : h(PageViewer, { doc: detail, index: pageIndex, onIndex: setPageIndex, onBack: () => setPageIndex(null), onToggle: toggle, busy }),
+        ? h(PageGrid, { doc: detail, onOpen: (i) => openPage(i), onToggle: toggle, busy, focusIndex: gridFocus })
+        : h(PageViewer, {
+            doc: detail,
+            index: pageIndex,
+            mode,
+            onMode: setMode,
+            initialWord,
+            onIndex: (i) => openPage(i),
+            onBack: backToGrid,
+            onToggle: toggle,
+            onOtherDoubtful: otherDoubtful,
+            busy,
+          }),
     );
   }
 
   const panelTitle = RAIL.find((r) => r.name === panel)?.label;
   return h(
     'div',
-    { class: panel ? 'app with-panel' : 'app', onDragOver: (e: DragEvent) => e.preventDefault(), onDrop },
+    { class: panel ? 'app with-panel' : 'app', ...dragHandlers },
     h('a', { class: 'skip', href: '#main' }, 'Skip to the pages'),
     h(
       'header',
       { class: 'topbar' },
       h('div', { class: 'brand' }, h(Icon, { name: 'book', size: 22 }), h('span', null, 'Quire')),
-      doc ? h('h1', { class: 'doc-title', title: doc.name }, doc.name) : h('span', { class: 'doc-title muted' }, 'No document open'),
-      others.length > 0
+      doc
+        ? h('div', { class: 'doc-heading' }, h('h1', { class: 'doc-title', title: doc.name }, doc.name), h('p', { class: 'doc-source muted' }, `${sourceOf(doc)} · opened ${clock(doc.openedAt, false)}`))
+        : h('span', { class: 'doc-title muted' }, 'No document open'),
+      all.length > 1
         ? h(
             'label',
             { class: 'switcher' },
             h('span', { class: 'visually-hidden' }, 'Switch document'),
             h(
               'select',
-              {
-                value: currentId ?? '',
-                onChange: (e: Event) => {
-                  setCurrentId((e.currentTarget as HTMLSelectElement).value);
-                  setPageIndex(null);
-                },
-              },
-              Object.values(docs).map((d) => h('option', { value: d.id }, d.name)),
+              { value: currentId ?? '', onChange: (e: Event) => switchTo((e.currentTarget as HTMLSelectElement).value) },
+              all.map((d) => h('option', { value: d.id }, labels.get(d.id))),
             ),
           )
         : null,
       doc && uploading !== null ? h(UploadProgress, { share: uploading }) : null,
-      h(FilePicker, { onFiles: (f) => void open(f), label: 'Open…' }),
+      h(FilePicker, { onFiles: (f) => void open(f), label: 'Open…', inputId: 'open-files' }),
+      h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Keyboard shortcuts', 'aria-keyshortcuts': '?', title: 'Keyboard shortcuts (?)', onClick: () => setShortcuts(true) }, h(Icon, { name: 'keyboard' })),
     ),
     doc && openError ? h('p', { class: 'error banner', role: 'alert' }, openError) : null,
     h('main', { id: 'main', class: 'main', tabIndex: -1 }, content),
     panel
       ? h(
           'aside',
-          { id: 'side-panel', class: 'side-panel', 'aria-labelledby': 'panel-title' },
+          { id: 'side-panel', class: 'side-panel', 'aria-labelledby': 'panel-title', tabIndex: -1 },
           h(
             'div',
             { class: 'panel-head' },
             h('h2', { id: 'panel-title' }, panelTitle),
             h('button', { type: 'button', class: 'icon-button', 'aria-label': `Close ${panelTitle}`, onClick: () => setPanel(null) }, h(Icon, { name: 'close' })),
           ),
-          panel === 'export' ? h(ExportPanel, { doc, pluginsVersion, onSetUp: setSettingsOf }) : null,
+          panel === 'export' ? h(ExportPanel, { doc, pluginsVersion, onSetUp: setSettingsOf, local: boot.local }) : null,
           panel === 'ocr' ? h(OcrPanel, { boot, doc }) : null,
           panel === 'plugins' ? h(PluginsPanel, { version: pluginsVersion, onChanged: pluginsChanged, onSettings: setSettingsOf }) : null,
           panel === 'settings' ? h(SettingsPanel, { boot, onSaved: settingsSaved }) : null,
         )
       : null,
     h(Rail, { panel, onPanel: setPanel }),
+    dragging ? h('div', { class: 'drop-overlay', 'aria-hidden': 'true' }, h('div', { class: 'drop-card' }, h(Icon, { name: 'open', size: 40 }), h('p', null, 'Drop to open as a new document'))) : null,
     settingsOf ? h(PluginSettingsDialog, { slug: settingsOf, onClose: () => setSettingsOf(null), onChanged: pluginsChanged }) : null,
+    shortcuts ? h(ShortcutsDialog, { onClose: () => setShortcuts(false) }) : null,
+    confirmClose && doc
+      ? h(
+          ConfirmDialog,
+          { title: `Close ${doc.name}?`, confirmLabel: 'Close document', cancelLabel: 'Keep it open', onConfirm: closeNow, onCancel: () => setConfirmClose(false) },
+          h(
+            'p',
+            null,
+            `${doc.proofreading?.checked ? `Its text, with the ${doc.proofreading.checked} word${doc.proofreading.checked === 1 ? '' : 's'} you checked,` : 'Its recognised text'} ${doc.lastExport ? 'changed after its last export' : 'has not been exported'}. Closing removes the document from Quire.`,
+          ),
+          h('p', { class: 'muted small' }, 'To keep it, export it first: a PDF or Markdown for the text, a slim project to go on proofreading later.'),
+        )
+      : null,
   );
 }

@@ -1,21 +1,49 @@
 /// <reference lib="dom" />
 /**
- * A modal dialog on the browser's own `<dialog>`: it traps focus, closes on Escape and returns
- * focus where it was, so the app need not re-implement any of that.
+ * A modal dialog on the browser's own `<dialog>`: it keeps focus inside and closes on Escape. On opening, focus
+ * goes to the element marked `data-autofocus` (else the first field or button of the body); on closing, it
+ * returns to where it was, so a keyboard user is never left at the top of the page. `ConfirmDialog` is the app's
+ * question before anything that cannot be undone, in place of the browser's `confirm()`.
  */
 import { h, type ComponentChild, type ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 
 let nextId = 0;
 
-export function Modal({ title, onClose, children, wide = false, role = 'dialog' }: { title: string; onClose: () => void; children?: ComponentChildren; wide?: boolean; role?: 'dialog' | 'alertdialog' }): ComponentChild {
+const FIRST_FIELD = '.modal-body :is(input:not([type=hidden]):not([tabindex="-1"]), select, textarea, button, a[href])';
+
+export function Modal({
+  title,
+  onClose,
+  children,
+  wide = false,
+  role = 'dialog',
+  describedBy,
+}: {
+  title: string;
+  onClose: () => void;
+  children?: ComponentChildren;
+  wide?: boolean;
+  role?: 'dialog' | 'alertdialog';
+  describedBy?: string;
+}): ComponentChild {
   const ref = useRef<HTMLDialogElement>(null);
   const id = useRef(`dialog-title-${++nextId}`);
   useEffect(() => {
     const dialog = ref.current;
+    const returnTo = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    // When that element goes with what the dialog did (a removed plugin's button), the area it was in takes focus.
+    const area = returnTo?.closest<HTMLElement>('#side-panel, #main') ?? document.getElementById('main');
     if (dialog && !dialog.open) dialog.showModal();
+    const target = dialog?.querySelector<HTMLElement>('[data-autofocus]') ?? dialog?.querySelector<HTMLElement>(FIRST_FIELD);
+    target?.focus();
     return () => {
       if (dialog?.open) dialog.close();
+      // Back where the person was, once the dialog is gone (a dialog under this one, or the page).
+      queueMicrotask(() => {
+        if (returnTo?.isConnected) returnTo.focus();
+        else if (area?.isConnected) area.focus();
+      });
     };
   }, []);
   return h(
@@ -25,6 +53,7 @@ export function Modal({ title, onClose, children, wide = false, role = 'dialog' 
       class: wide ? 'modal modal-wide' : 'modal',
       role,
       'aria-labelledby': id.current,
+      ...(describedBy ? { 'aria-describedby': describedBy } : {}),
       onCancel: (e: Event) => {
         e.preventDefault();
         onClose();
@@ -37,5 +66,40 @@ export function Modal({ title, onClose, children, wide = false, role = 'dialog' 
       h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Close dialog', onClick: onClose }, h('span', { 'aria-hidden': 'true' }, '×')),
     ),
     h('div', { class: 'modal-body' }, children),
+  );
+}
+
+/**
+ * Ask before something that cannot be undone: the safe answer has the focus, Escape gives it, and the other
+ * button names the action ("Close document", "Remove").
+ */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  cancelLabel = 'Cancel',
+  danger = true,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children?: ComponentChildren;
+  confirmLabel: string;
+  cancelLabel?: string;
+  danger?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}): ComponentChild {
+  const describedBy = useRef(`confirm-text-${++nextId}`);
+  return h(
+    Modal,
+    { title, onClose: onCancel, role: 'alertdialog', describedBy: describedBy.current },
+    h('div', { id: describedBy.current, class: 'confirm-text' }, children),
+    h(
+      'div',
+      { class: 'modal-actions' },
+      h('button', { type: 'button', class: 'button', onClick: onCancel, 'data-autofocus': true }, cancelLabel),
+      h('button', { type: 'button', class: danger ? 'button danger' : 'button primary', onClick: onConfirm }, confirmLabel),
+    ),
   );
 }

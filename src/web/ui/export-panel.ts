@@ -2,13 +2,16 @@
 /**
  * The Export panel: one list of exporter cards — the formats, and one `send:<slug>` card per
  * installed destination — chosen the same way and run by the same Export button. A destination not
- * set up says what it needs, and Export opens its settings instead of exporting.
+ * set up says what it needs, and Export opens its settings instead of exporting. What the panel says
+ * of an export is the selected document's own last export, as the server has it: the files written,
+ * with Open folder and Download, or what each destination answered.
  */
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { DocumentSummary, ExporterCard, ExportResult } from '../api-types.js';
-import { api, ApiFailure, formatBytes, messageOf, startDownload } from './api.js';
+import { api, ApiFailure, messageOf } from './api.js';
 import { Icon } from './icons.js';
+import { formatSeconds, StageList } from './progress.js';
 
 const FORMAT_NAMES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack' };
 
@@ -26,39 +29,91 @@ function stateLine(card: ExporterCard): ComponentChild {
   }
 }
 
-interface Outcome {
-  tone: 'ok' | 'bad' | 'info';
-  lines: string[];
+function timeOf(at: number): string {
+  return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 }
 
-function outcomeOf(result: ExportResult): Outcome {
-  if (result.kind === 'download' && result.download) {
-    return { tone: 'ok', lines: [`${result.download.fileName} (${formatBytes(result.download.bytes)}) is ready; your browser saves it.`] };
+function took(result: ExportResult): string {
+  const started = result.stages.find((s) => s.started !== undefined)?.started;
+  if (started === undefined) return '';
+  const seconds = (result.at - started) / 1000;
+  return seconds < 1 ? ', in under a second' : `, in ${formatSeconds(seconds)}`;
+}
+
+/** A finished export: the files written with Open folder and Download, or what each destination said. */
+function ExportOutcome({ doc, result, local }: { doc: DocumentSummary; result: ExportResult; local: boolean }): ComponentChild {
+  const [folderNote, setFolderNote] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
+  useEffect(() => setFolderNote(null), [doc.id, result.at]);
+  const openFolder = (): void => {
+    setFolderNote(null);
+    api('POST', `/api/documents/${doc.id}/open-folder`).then(
+      () => setFolderNote({ tone: 'ok', text: 'The folder opens in your file manager.' }),
+      (e: unknown) => setFolderNote({ tone: 'bad', text: messageOf(e) }),
+    );
+  };
+  const stages = h('details', { class: 'stages-done' }, h('summary', null, `How it went${took(result)}`), h(StageList, { stages: result.stages, label: 'Stages of the export' }));
+  if (result.kind === 'files') {
+    const files = result.files ?? [];
+    return h(
+      'section',
+      { class: 'outcome ok', 'aria-labelledby': 'export-done-title' },
+      h('h3', { id: 'export-done-title', role: 'status' }, `${result.title} written at ${timeOf(result.at)}: ${files.length === 1 ? files[0].fileName : `${files.length} files`}`),
+      h('p', { class: 'small' }, 'In ', h('span', { class: 'path' }, result.folder ?? ''), ':'),
+      h(
+        'ul',
+        { class: 'written', 'aria-label': 'Files written' },
+        files.map((f) =>
+          h(
+            'li',
+            { key: f.url },
+            h('span', { class: 'written-name' }, f.fileName),
+            h('span', { class: 'muted small' }, ` ${f.size}`),
+            h('a', { class: 'button small-button', href: f.url, download: f.fileName, 'aria-label': `Download ${f.fileName}` }, h(Icon, { name: 'download', size: 16 }), 'Download'),
+          ),
+        ),
+      ),
+      local ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'button', onClick: openFolder }, h(Icon, { name: 'folder', size: 16 }), 'Open folder')) : null,
+      folderNote ? h('p', { class: folderNote.tone === 'bad' ? 'error' : 'small', role: folderNote.tone === 'bad' ? 'alert' : 'status' }, folderNote.text) : null,
+      stages,
+    );
   }
   const sends = result.sends ?? [];
-  if (sends.length === 0) return { tone: 'bad', lines: ['Nothing was sent: the destination takes none of the written files.'] };
-  return {
-    tone: sends.every((s) => s.ok) ? 'ok' : 'bad',
-    lines: sends.map((s) => `${s.ok ? (s.alreadyThere ? 'Already there' : 'Sent') : (s.kindLabel ?? 'Failed')} — ${s.message}`),
-  };
+  const ok = sends.length > 0 && sends.every((s) => s.ok);
+  return h(
+    'section',
+    { class: `outcome ${ok ? 'ok' : 'bad'}`, 'aria-labelledby': 'export-done-title' },
+    h('h3', { id: 'export-done-title' }, `${result.title} at ${timeOf(result.at)}`),
+    h(
+      'div',
+      { role: ok ? 'status' : 'alert' },
+      sends.length === 0
+        ? h('p', null, 'Nothing was sent: the destination takes none of the written files.')
+        : sends.map((s) => h('p', null, `${s.ok ? (s.alreadyThere ? 'Already there' : 'Sent') : (s.kindLabel ?? 'Failed')} — ${s.message}`)),
+    ),
+    stages,
+  );
 }
 
 export function ExportPanel({
   doc,
   pluginsVersion,
   onSetUp,
+  local,
 }: {
   doc: DocumentSummary | null;
   pluginsVersion: number;
   /** Open a destination's settings. */
   onSetUp: (slug: string) => void;
+  /** Open folder can show the folder (the window is on the computer Quire runs on). */
+  local: boolean;
 }): ComponentChild {
   const [cards, setCards] = useState<ExporterCard[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [selected, setSelected] = useState('pdf');
   const [choices, setChoices] = useState<Record<string, Record<string, string>>>({});
-  const [running, setRunning] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [starting, setStarting] = useState(false);
+  // What this panel said of the export it was asked for, before the task took over; it belongs to that document only.
+  const [note, setNote] = useState<{ docId: string; tone: 'bad' | 'info'; text: string } | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -79,13 +134,14 @@ export function ExportPanel({
   const choice = (key: string, name: string, fallback: string): string => choices[key]?.[name] ?? fallback;
   const setChoice = (key: string, name: string, value: string): void => setChoices((c) => ({ ...c, [key]: { ...c[key], [name]: value } }));
   const slugOf = (c: ExporterCard): string => c.key.slice('send:'.length);
-  const busy = running || doc?.status === 'working';
+  const exporting = doc?.task?.kind === 'export';
+  const busy = starting || doc?.status === 'working';
 
   const run = async (): Promise<void> => {
     if (!card || !doc) return;
-    setOutcome(null);
+    setNote(null);
     if (card.kind === 'destination' && card.state === 'needs-settings') {
-      setOutcome({ tone: 'info', lines: [`Set up ${card.title} first, then press Export again.`] });
+      setNote({ docId: doc.id, tone: 'info', text: `Set up ${card.title} first, then press Export again.` });
       onSetUp(slugOf(card));
       return;
     }
@@ -93,18 +149,19 @@ export function ExportPanel({
       card.kind === 'format'
         ? { target: card.key, options: Object.fromEntries((card.options ?? []).map((o) => [o.name, choice(card.key, o.name, o.default)])) }
         : { target: card.key, as: choice(card.key, 'as', card.formats?.[0] ?? 'pdf') };
-    setRunning(true);
+    setStarting(true);
     try {
-      const result = await api<ExportResult>('POST', `/api/documents/${doc.id}/export`, body);
-      if (result.kind === 'download' && result.download) startDownload(result.download.url, result.download.fileName);
-      setOutcome(outcomeOf(result));
+      // The export runs as the document's task: its stages and its outcome arrive with the document.
+      await api<DocumentSummary>('POST', `/api/documents/${doc.id}/export`, body);
     } catch (e) {
       if (e instanceof ApiFailure && e.code === 'not_set_up' && card.kind === 'destination') onSetUp(slugOf(card));
-      setOutcome({ tone: 'bad', lines: [messageOf(e)] });
+      setNote({ docId: doc.id, tone: 'bad', text: messageOf(e) });
     } finally {
-      setRunning(false);
+      setStarting(false);
     }
   };
+  const shownNote = note && doc && note.docId === doc.id ? note : null;
+  const failed = doc?.lastTask?.kind === 'export' && doc.lastTask.outcome !== 'done' && !exporting ? doc.lastTask : null;
 
   const disabled = (c: ExporterCard): boolean => c.kind === 'destination' && (c.state === 'refused' || c.state === 'no-format');
 
@@ -172,14 +229,13 @@ export function ExportPanel({
     h(
       'div',
       { class: 'panel-actions' },
-      h('button', { type: 'button', class: 'button primary', disabled: !doc || !card || busy || doc.pages === 0, onClick: () => void run() }, running ? 'Exporting…' : 'Export'),
+      h('button', { type: 'button', class: 'button primary', disabled: !doc || !card || busy || doc.pages === 0, onClick: () => void run() }, exporting || starting ? 'Exporting…' : 'Export'),
     ),
-    outcome
-      ? h(
-          'div',
-          { class: `outcome ${outcome.tone}`, role: outcome.tone === 'bad' ? 'alert' : 'status' },
-          outcome.lines.map((l) => h('p', null, l)),
-        )
+    exporting && doc?.task ? h('div', { class: 'export-running', role: 'status', 'aria-live': 'polite' }, h(StageList, { stages: doc.task.stages, label: 'Stages of the export' })) : null,
+    shownNote ? h('p', { class: shownNote.tone === 'bad' ? 'error' : 'outcome info', role: shownNote.tone === 'bad' ? 'alert' : 'status' }, shownNote.text) : null,
+    failed
+      ? h('p', { class: failed.outcome === 'failed' ? 'error' : 'notice', role: failed.outcome === 'failed' ? 'alert' : 'status' }, failed.outcome === 'cancelled' ? 'The export was cancelled.' : `The export failed: ${failed.message ?? ''}`)
       : null,
+    doc?.lastExport && !exporting && !failed ? h(ExportOutcome, { doc, result: doc.lastExport, local }) : null,
   );
 }

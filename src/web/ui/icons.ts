@@ -19,6 +19,10 @@ const PATHS = {
   grid: ['M4 4h7v7H4z', 'M13 4h7v7h-7z', 'M4 13h7v7H4z', 'M13 13h7v7h-7z'],
   check: ['M5 12l5 5 9-10'],
   alert: ['M12 3l10 18H2z', 'M12 10v5', 'M12 18v.01'],
+  folder: ['M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z'],
+  download: ['M12 4v11', 'M7 10l5 5 5-5', 'M5 20h14'],
+  pen: ['M4 20h4L19 9l-4-4L4 16z', 'M14 6l4 4'],
+  keyboard: ['M3 6h18v12H3z', 'M7 10h.01', 'M11 10h.01', 'M15 10h.01', 'M7 14h10'],
   book: ['M4 5a2 2 0 0 1 2-2h5v16H6a2 2 0 0 0-2 2z', 'M20 5a2 2 0 0 0-2-2h-5v16h5a2 2 0 0 1 2 2z'],
 } as const;
 

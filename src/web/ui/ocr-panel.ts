@@ -1,9 +1,14 @@
 /// <reference lib="dom" />
-/** The OCR panel: choose the engine and the languages, run, and see the text beside each page. */
+/**
+ * The OCR panel: choose the engine and the languages, run, and see the text beside each page. The engines'
+ * state is the server's (a key saved in Settings makes the remote engine usable here at once), and what the
+ * panel says of a run is the selected document's.
+ */
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { BootState, DocumentSummary } from '../api-types.js';
 import { api, messageOf } from './api.js';
+import { ConfirmDialog } from './dialog.js';
 
 /** The engine offered first: the default one, else the first that can run and reads text. */
 function firstEngine(boot: BootState): string {
@@ -60,22 +65,26 @@ export function LanguagePicker({
 export function OcrPanel({ boot, doc }: { boot: BootState; doc: DocumentSummary | null }): ComponentChild {
   const [engine, setEngine] = useState(() => firstEngine(boot));
   const [languages, setLanguages] = useState(boot.settings.ocrLanguages);
-  const [error, setError] = useState<string | null>(null);
-  const [started, setStarted] = useState(false);
-  useEffect(() => setStarted(false), [doc?.id]);
+  const [error, setError] = useState<{ docId: string; text: string } | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  useEffect(() => setConfirming(false), [doc?.id]);
 
   const description = boot.ocrEngines.find((e) => e.name === engine);
   const engineLanguages = description?.languages ?? [];
   const busy = doc?.status === 'working';
+  const checked = doc?.proofreading?.checked ?? 0;
+  const running = doc?.task?.kind === 'ocr';
+  const last = doc?.lastTask?.kind === 'ocr' && !running ? doc.lastTask : null;
+  const shownError = error && doc && error.docId === doc.id ? error.text : null;
 
   const run = async (): Promise<void> => {
     if (!doc) return;
+    setConfirming(false);
     setError(null);
     try {
       await api('POST', `/api/documents/${doc.id}/ocr`, { engine, languages });
-      setStarted(true);
     } catch (e) {
-      setError(messageOf(e));
+      setError({ docId: doc.id, text: messageOf(e) });
     }
   };
 
@@ -105,10 +114,28 @@ export function OcrPanel({ boot, doc }: { boot: BootState; doc: DocumentSummary 
     h(
       'div',
       { class: 'panel-actions' },
-      h('button', { type: 'button', class: 'button primary', disabled: !doc || busy || doc.pages === 0 || languages === '', onClick: () => void run() }, 'Run OCR'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'button primary',
+          disabled: !doc || busy || doc.pages === 0 || languages === '' || description?.available === false,
+          onClick: () => (checked > 0 ? setConfirming(true) : void run()),
+        },
+        'Run OCR',
+      ),
     ),
-    started && busy ? h('p', { class: 'muted', role: 'status' }, 'Recognising… the progress shows beside the pages.') : null,
-    started && !busy && doc?.lastTask?.kind === 'ocr' && doc.lastTask.outcome === 'done' ? h('p', { class: 'outcome ok', role: 'status' }, 'Done: open a page to see its text beside it.') : null,
-    error ? h('p', { class: 'error', role: 'alert' }, error) : null,
+    running ? h('p', { class: 'muted', role: 'status' }, 'Recognising… the progress shows beside the pages.') : null,
+    last?.outcome === 'done' ? h('p', { class: 'outcome ok', role: 'status' }, 'Done: open a page to see its text beside it, or proofread it.') : null,
+    last && last.outcome !== 'done' ? h('p', { class: last.outcome === 'failed' ? 'error' : 'notice', role: last.outcome === 'failed' ? 'alert' : 'status' }, last.outcome === 'cancelled' ? 'OCR was cancelled.' : `OCR failed: ${last.message ?? ''}`) : null,
+    shownError ? h('p', { class: 'error', role: 'alert' }, shownError) : null,
+    confirming && doc
+      ? h(
+          ConfirmDialog,
+          { title: 'Recognise the text again?', confirmLabel: 'Run OCR again', onConfirm: () => void run(), onCancel: () => setConfirming(false) },
+          h('p', null, `This replaces the text of every page, and with it the ${checked} word${checked === 1 ? '' : 's'} you checked or corrected.`),
+          h('p', { class: 'muted small' }, 'Export the document first (a slim project keeps your corrections) if you want to keep them.'),
+        )
+      : null,
   );
 }

@@ -1,14 +1,14 @@
 /// <reference lib="dom" />
 /** Opening a document: the empty state's drop zone and file picker, and the upload's progress. */
 import { h, type ComponentChild } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useRef } from 'preact/hooks';
 import { Icon } from './icons.js';
 
 /** What the file picker offers; the server decides by content, so this is only a first filter. */
 export const ACCEPTED = '.aglbundle,.zip,.pdf,.jpg,.jpeg,.png,.tif,.tiff,.webp';
 
 /** The hidden file input behind an "Open…" button. */
-export function FilePicker({ onFiles, label, primary = false }: { onFiles: (files: File[]) => void; label: string; primary?: boolean }): ComponentChild {
+export function FilePicker({ onFiles, label, primary = false, inputId }: { onFiles: (files: File[]) => void; label: string; primary?: boolean; inputId?: string }): ComponentChild {
   const input = useRef<HTMLInputElement>(null);
   return h(
     'span',
@@ -21,6 +21,7 @@ export function FilePicker({ onFiles, label, primary = false }: { onFiles: (file
     ),
     h('input', {
       ref: input,
+      ...(inputId ? { id: inputId } : {}),
       type: 'file',
       multiple: true,
       accept: ACCEPTED,
@@ -37,28 +38,11 @@ export function FilePicker({ onFiles, label, primary = false }: { onFiles: (file
   );
 }
 
-/** The first screen: one large place to drop files, a picker, and what Quire reads. */
-export function EmptyState({ onFiles, uploading, error }: { onFiles: (files: File[]) => void; uploading: number | null; error: string | null }): ComponentChild {
-  const [over, setOver] = useState(false);
+/** The first screen: one large place to drop files (the window takes the drop), a picker, and what Quire reads. */
+export function EmptyState({ onFiles, uploading, error, over }: { onFiles: (files: File[]) => void; uploading: number | null; error: string | null; over: boolean }): ComponentChild {
   return h(
     'section',
-    {
-      class: over ? 'dropzone over' : 'dropzone',
-      'aria-labelledby': 'open-title',
-      onDragOver: (e: DragEvent) => {
-        e.preventDefault();
-        setOver(true);
-      },
-      onDragLeave: () => setOver(false),
-      onDrop: (e: DragEvent) => {
-        e.preventDefault();
-        // The window opens dropped files too; this drop is handled here.
-        e.stopPropagation();
-        setOver(false);
-        const files = [...(e.dataTransfer?.files ?? [])];
-        if (files.length > 0) onFiles(files);
-      },
-    },
+    { class: over ? 'dropzone over' : 'dropzone', 'aria-labelledby': 'open-title' },
     h('div', { class: 'dropzone-art', 'aria-hidden': 'true' }, h(Icon, { name: 'book', size: 56 })),
     h('h1', { id: 'open-title' }, 'Open a scan to begin'),
     h('p', null, 'Drop a scan bundle, a PDF or page images here, or choose them.'),

@@ -1,14 +1,18 @@
 /// <reference lib="dom" />
 /**
  * Looking at the pages: the grid of thumbnails with an eye toggle per page (hidden pages stay in
- * the project and leave the exports), and the page view: the capture with the detected page box
- * and split drawn on it beside the cleaned page, and the recognised text when OCR has run.
+ * the project and leave the exports) and how many words each has to check, and the page view: the
+ * capture with the detected page box and split drawn on it beside the cleaned page and the
+ * recognised text, or the proofreading view. The app's keys turn the pages (see `shortcuts.ts`).
  */
 import { h, type ComponentChild } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { DocumentDetail, FrameView, PageText, PageView } from '../api-types.js';
 import { api, messageOf } from './api.js';
 import { Icon } from './icons.js';
+import { ProofreadView, type InitialWord } from './proofread.js';
+
+export type ViewMode = 'compare' | 'proofread';
 
 function sideWords(page: PageView): string {
   const frame = `frame ${page.source.frame}`;
@@ -29,18 +33,59 @@ function EyeToggle({ page, onToggle, disabled }: { page: PageView; onToggle: (pa
   );
 }
 
-export function PageGrid({ doc, onOpen, onToggle, busy }: { doc: DocumentDetail; onOpen: (index: number) => void; onToggle: (page: PageView) => void; busy: boolean }): ComponentChild {
+function checkWords(page: PageView): string {
+  const n = page.proofreading?.doubtful ?? 0;
+  return n > 0 ? `${n} word${n === 1 ? '' : 's'} to check` : '';
+}
+
+/** Arrow keys move between the tiles as they sit on the screen; Home and End go to the first and last. */
+function onGridKey(e: KeyboardEvent): void {
+  const tiles = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>('.tile-open')];
+  const at = tiles.indexOf(e.target as HTMLElement);
+  if (at < 0) return;
+  const perRow = Math.max(1, tiles.filter((t) => t.offsetTop === tiles[0].offsetTop).length);
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, ArrowDown: at + perRow, ArrowUp: at - perRow, Home: 0, End: tiles.length - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  tiles[Math.max(0, Math.min(tiles.length - 1, to))].focus();
+}
+
+export function PageGrid({
+  doc,
+  onOpen,
+  onToggle,
+  busy,
+  focusIndex,
+}: {
+  doc: DocumentDetail;
+  onOpen: (index: number) => void;
+  onToggle: (page: PageView) => void;
+  busy: boolean;
+  /** The page the person comes back from: its tile takes the focus. */
+  focusIndex: number | null;
+}): ComponentChild {
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    if (focusIndex !== null) list.current?.querySelector<HTMLElement>(`[data-page="${focusIndex}"]`)?.focus();
+  }, [focusIndex]);
   return h(
     'ul',
-    { class: 'grid', 'aria-label': 'Pages' },
+    { class: 'grid', 'aria-label': 'Pages', ref: list, onKeyDown: onGridKey },
     doc.pageList.map((page) =>
       h(
         'li',
         { key: page.index, class: page.hidden ? 'tile hidden-page' : 'tile' },
         h(
           'button',
-          { type: 'button', class: 'tile-open', onClick: () => onOpen(page.index), 'aria-label': `Page ${page.index}, ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}` },
+          {
+            type: 'button',
+            class: 'tile-open',
+            'data-page': page.index,
+            onClick: () => onOpen(page.index),
+            'aria-label': `Page ${page.index}, ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}${checkWords(page) ? `, ${checkWords(page)}` : ''}`,
+          },
           h('img', { src: page.thumb, alt: `Page ${page.index}`, loading: 'lazy', width: 160, height: Math.round((160 * page.height) / page.width) }),
+          checkWords(page) ? h('span', { class: 'badge warn tile-badge', 'aria-hidden': 'true' }, checkWords(page)) : null,
         ),
         h(
           'div',
@@ -96,16 +141,25 @@ function decisions(page: PageView): string {
 export function PageViewer({
   doc,
   index,
+  mode,
+  onMode,
+  initialWord,
   onIndex,
   onBack,
   onToggle,
+  onOtherDoubtful,
   busy,
 }: {
   doc: DocumentDetail;
   index: number;
+  mode: ViewMode;
+  onMode: (mode: ViewMode) => void;
+  initialWord: InitialWord;
   onIndex: (index: number) => void;
   onBack: () => void;
   onToggle: (page: PageView) => void;
+  /** Go to the nearest page after (1) or before (-1) this one with words to check; false when there is none. */
+  onOtherDoubtful: (from: number, direction: 1 | -1) => boolean;
   busy: boolean;
 }): ComponentChild {
   const position = doc.pageList.findIndex((p) => p.index === index);
@@ -113,11 +167,16 @@ export function PageViewer({
   const [frame, setFrame] = useState<FrameView | null>(null);
   const [frameError, setFrameError] = useState<string | null>(null);
   const [text, setText] = useState<PageText | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // A page kept from its PDF keeps the PDF's own text: there is nothing to proofread on it.
+  const canProofread = page.hasText && page.kind !== 'pdf';
+  const proofreading = mode === 'proofread' && canProofread;
 
   useEffect(() => {
     let live = true;
     setFrame(null);
     setFrameError(null);
+    if (!doc.hasCaptures || proofreading) return;
     api<FrameView>('GET', `/api/documents/${doc.id}/frames/${page.source.frame}`).then(
       (f) => live && setFrame(f),
       (e: unknown) => live && setFrameError(messageOf(e)),
@@ -125,72 +184,85 @@ export function PageViewer({
     return () => {
       live = false;
     };
-  }, [doc.id, page.source.frame]);
+  }, [doc.id, page.source.frame, doc.hasCaptures, proofreading]);
 
   useEffect(() => {
     let live = true;
     setText(null);
-    if (page.hasText) api<PageText>('GET', `/api/documents/${doc.id}/pages/${page.index}/text`).then((t) => live && setText(t), () => undefined);
+    if (page.hasText && !proofreading) api<PageText>('GET', `/api/documents/${doc.id}/pages/${page.index}/text`).then((t) => live && setText(t), () => undefined);
     return () => {
       live = false;
     };
-  }, [doc.id, page.index, page.hasText, doc.revision]);
+  }, [doc.id, page.index, page.hasText, doc.revision, proofreading]);
+
+  // A page opened from the grid (or turned) says so where the focus is, unless proofreading took it to a word.
+  useEffect(() => {
+    const active = document.activeElement;
+    const here = !active || active === document.body || active.closest('#main') !== null;
+    if (here && !(proofreading && initialWord)) heading.current?.focus({ preventScroll: true });
+  }, [page.index]);
 
   const prev = doc.pageList[position - 1];
   const next = doc.pageList[position + 1];
-  const onKey = (e: KeyboardEvent): void => {
-    if ((e.target as HTMLElement).closest('input, select, textarea')) return;
-    if (e.key === 'ArrowLeft' && prev) onIndex(prev.index);
-    else if (e.key === 'ArrowRight' && next) onIndex(next.index);
-    else if (e.key === 'Escape') onBack();
-  };
   const siblings = doc.pageList.filter((p) => p.source.frame === page.source.frame);
+
+  const compare = h(
+    'div',
+    { class: `compare${page.hasText ? ' with-text' : ''}${doc.hasCaptures ? '' : ' no-capture'}` },
+    doc.hasCaptures
+      ? h(
+          'figure',
+          { class: 'before' },
+          h('figcaption', null, h('strong', null, 'Before'), ' — the capture'),
+          frame ? h(Capture, { frame, page, siblings }) : frameError ? h('p', { class: 'error', role: 'alert' }, frameError) : h('div', { class: 'placeholder', role: 'status' }, 'Loading the capture…'),
+          h(Legend, { page }),
+        )
+      : null,
+    h(
+      'figure',
+      { class: 'after' },
+      h('figcaption', null, h('strong', null, doc.hasCaptures ? 'After' : 'The page'), doc.hasCaptures ? ' — the cleaned page' : ' — from the slim project (its captures are not in it)'),
+      h('img', { src: page.image, alt: `Cleaned page ${page.index}`, class: 'page-image', width: page.width, height: page.height }),
+      h('p', { class: 'muted small' }, decisions(page)),
+    ),
+    page.hasText
+      ? h(
+          'section',
+          { class: 'page-text', 'aria-labelledby': 'text-title' },
+          h('h3', { id: 'text-title' }, 'Recognised text'),
+          text
+            ? h('div', { class: 'text-body', tabIndex: 0, 'aria-label': `Recognised text of page ${page.index}` }, text.text === '' ? h('p', { class: 'muted' }, 'No text was found on this page.') : text.text.split('\n\n').map((para) => h('p', null, readingLines(para))))
+            : h('p', { class: 'muted', role: 'status' }, 'Loading the text…'),
+          text?.engine ? h('p', { class: 'muted small' }, `${text.engine}, ${text.languages?.join('+') ?? ''}`) : null,
+        )
+      : null,
+  );
 
   return h(
     'section',
-    { class: 'viewer', 'aria-labelledby': 'viewer-title', onKeyDown: onKey },
+    { class: 'viewer', 'aria-labelledby': 'viewer-title' },
     h(
       'div',
       { class: 'viewer-bar' },
-      h('button', { type: 'button', class: 'button', onClick: onBack }, h(Icon, { name: 'grid' }), 'All pages'),
-      h('h2', { id: 'viewer-title' }, `Page ${page.index} of ${doc.pageList.length}`, h('span', { class: 'muted' }, ` — ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}`)),
+      h('button', { type: 'button', class: 'button', onClick: onBack, 'aria-keyshortcuts': 'Escape' }, h(Icon, { name: 'grid' }), 'All pages'),
+      h('h2', { id: 'viewer-title', ref: heading, tabIndex: -1 }, `Page ${page.index} of ${doc.pageList.length}`, h('span', { class: 'muted' }, ` — ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}`)),
+      canProofread
+        ? h(
+            'div',
+            { class: 'mode', role: 'group', 'aria-label': 'How to show the page' },
+            h('button', { type: 'button', class: `button${!proofreading ? ' pressed' : ''}`, 'aria-pressed': !proofreading, onClick: () => onMode('compare') }, doc.hasCaptures ? 'Before and after' : 'Page and text'),
+            h('button', { type: 'button', class: `button${proofreading ? ' pressed' : ''}`, 'aria-pressed': proofreading, onClick: () => onMode('proofread'), 'aria-keyshortcuts': 'P' }, h(Icon, { name: 'pen', size: 16 }), 'Proofread'),
+          )
+        : null,
       h(
         'div',
         { class: 'viewer-nav' },
-        h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Previous page', disabled: !prev, onClick: () => prev && onIndex(prev.index) }, h(Icon, { name: 'prev' })),
-        h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Next page', disabled: !next, onClick: () => next && onIndex(next.index) }, h(Icon, { name: 'next' })),
+        h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Previous page', 'aria-keyshortcuts': 'ArrowLeft PageUp', disabled: !prev, onClick: () => prev && onIndex(prev.index) }, h(Icon, { name: 'prev' })),
+        h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Next page', 'aria-keyshortcuts': 'ArrowRight PageDown', disabled: !next, onClick: () => next && onIndex(next.index) }, h(Icon, { name: 'next' })),
         h(EyeToggle, { page, onToggle, disabled: busy }),
       ),
     ),
-    h(
-      'div',
-      { class: page.hasText ? 'compare with-text' : 'compare' },
-      h(
-        'figure',
-        { class: 'before' },
-        h('figcaption', null, h('strong', null, 'Before'), ' — the capture'),
-        frame ? h(Capture, { frame, page, siblings }) : frameError ? h('p', { class: 'error', role: 'alert' }, frameError) : h('div', { class: 'placeholder', role: 'status' }, 'Loading the capture…'),
-        h(Legend, { page }),
-      ),
-      h(
-        'figure',
-        { class: 'after' },
-        h('figcaption', null, h('strong', null, 'After'), ' — the cleaned page'),
-        h('img', { src: page.image, alt: `Cleaned page ${page.index}`, class: 'page-image', width: page.width, height: page.height }),
-        h('p', { class: 'muted small' }, decisions(page)),
-      ),
-      page.hasText
-        ? h(
-            'section',
-            { class: 'page-text', 'aria-labelledby': 'text-title' },
-            h('h3', { id: 'text-title' }, 'Recognised text'),
-            text
-              ? h('div', { class: 'text-body', tabIndex: 0, 'aria-label': `Recognised text of page ${page.index}` }, text.text === '' ? h('p', { class: 'muted' }, 'No text was found on this page.') : text.text.split('\n\n').map((para) => h('p', null, readingLines(para))))
-              : h('p', { class: 'muted', role: 'status' }, 'Loading the text…'),
-            text?.engine ? h('p', { class: 'muted small' }, `${text.engine}, ${text.languages?.join('+') ?? ''}`) : null,
-          )
-        : null,
-    ),
-    !page.hasText ? h('p', { class: 'muted small note' }, 'No recognised text yet: run OCR from the OCR panel to see it beside the page.') : null,
+    proofreading ? h(ProofreadView, { doc, page, initialWord, onOtherPage: (direction) => onOtherDoubtful(page.index, direction) }) : compare,
+    !page.hasText ? h('p', { class: 'muted small note' }, 'No recognised text yet: run OCR from the OCR panel to see it beside the page and proofread it.') : null,
   );
 }

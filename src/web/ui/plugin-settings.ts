@@ -1,12 +1,15 @@
 /// <reference lib="dom" />
 /**
  * A destination's settings dialog, rendered from its Fields: secrets masked and never sent back
- * once stored; Check shows the CheckResult's kind and message; Export… and Import… do what
- * `quire plugins config --export/--import` do, and exporting secrets asks first, naming them.
+ * once stored, each saying where it lives (a warning when that is plain text). Check tests the
+ * values in the form without storing them and shows the CheckResult's kind and message; only Save
+ * stores, and the dialog's (and the card's) state follows what is stored. Export… and Import… do
+ * what `quire plugins config --export/--import` do; exporting secrets asks first, naming them, and
+ * warns as the CLI does.
  */
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CheckView, ConfigExportView, ConfigImportView, FieldView, PluginSettingsView } from '../api-types.js';
+import type { CheckView, ConfigExportView, ConfigImportView, FieldView, PluginSettingsView, UnsavedSettings } from '../api-types.js';
 import { api, messageOf, startDownload } from './api.js';
 import { Modal } from './dialog.js';
 import { Icon } from './icons.js';
@@ -60,8 +63,22 @@ function FieldInput({ field, value, onValue }: { field: FieldView; value: string
         ? h('textarea', { id, rows: 3, value: String(value), onInput: text, 'aria-describedby': described })
         : h('input', { id, type: 'text', value: String(value), onInput: text, required: field.required, 'aria-describedby': described, spellcheck: false });
   }
-  const secretState = field.secret ? (field.secret.unreachable ? `Stored, but it cannot be read now: ${field.secret.unreachable}.` : field.secret.set ? 'A value is stored; it is never shown.' : 'Not set.') : '';
-  return h('div', { class: 'field' }, label, input, help || secretState ? h('p', { class: 'muted small', id: described }, [help, secretState].filter((s) => s !== '').join(' ')) : null);
+  return h(
+    'div',
+    { class: 'field' },
+    label,
+    input,
+    help || field.secret ? h('p', { class: 'muted small', id: described }, help, field.secret ? h(SecretState, { secret: field.secret }) : null) : null,
+  );
+}
+
+/** Where a stored secret lives; a warning when that is plain text, or when it cannot be read. */
+function SecretState({ secret }: { secret: NonNullable<FieldView['secret']> }): ComponentChild {
+  const gap = ' ';
+  if (secret.unreachable) return h('span', { class: 'warn-text' }, gap, `Stored, but it cannot be read now: ${secret.unreachable}.`);
+  if (!secret.set) return h('span', null, gap, 'Not set.');
+  if (secret.plainText) return h('span', { class: 'warn-text' }, gap, `Stored as plain text in ${secret.where ?? 'a file'}; it is never shown here.`);
+  return h('span', null, gap, `Stored in ${secret.where ?? 'the OS keychain'}; it is never shown.`);
 }
 
 /** Export… : settings only, or with secrets after a confirmation that names them. */
@@ -121,10 +138,12 @@ function ExportSettingsDialog({ view, onClose }: { view: PluginSettingsView; onC
     result
       ? h(
           'div',
-          { class: 'outcome ok', role: 'status' },
+          { class: `outcome ${result.secretsWritten.length > 0 || result.secretsUnreadable.length > 0 ? 'warn' : 'ok'}`, role: 'status' },
           h('p', null, `Wrote ${result.settings} setting${result.settings === 1 ? '' : 's'} to ${result.download.fileName}; your browser saves it.`),
-          result.secretsWritten.length > 0 ? h('p', null, `Warning: ${result.secretsWritten.length} secret${result.secretsWritten.length === 1 ? ' is' : 's are'} in it as readable text (${result.secretsWritten.join(', ')}).`) : null,
-          result.secretsUnreadable.map((u) => h('p', null, `The secret ${u.id} could not be read and is NOT in the file: ${u.reason}.`)),
+          result.warnings.map((w) => h('p', null, w)),
+          result.secretsWritten.length > 0
+            ? h('p', null, `Your browser saves it with its usual permissions: make it readable by you alone (on Linux or macOS: chmod 600 ${result.download.fileName}).`)
+            : null,
         )
       : null,
     error ? h('p', { class: 'error', role: 'alert' }, error) : null,
@@ -156,11 +175,31 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
   const [check, setCheck] = useState<CheckView | 'running' | null>(null);
   const [exporting, setExporting] = useState(false);
   const [imported, setImported] = useState<string | null>(null);
+  const [checkedUnsaved, setCheckedUnsaved] = useState(false);
   const importInput = useRef<HTMLInputElement>(null);
 
   const load = (v: PluginSettingsView): void => {
     setView(v);
     setValues(initialValues(v));
+  };
+
+  /** What the form holds: settings as typed, and the secrets typed (an empty field keeps the stored one). */
+  const formValues = (): UnsavedSettings & { settings: Record<string, string | boolean>; secrets: Record<string, string> } => {
+    const settings: Record<string, string | boolean> = {};
+    const secrets: Record<string, string> = {};
+    for (const f of view?.fields ?? []) {
+      const value = values[f.id];
+      if (f.kind === 'secret') {
+        if (typeof value === 'string' && value !== '') secrets[f.id] = value;
+      } else settings[f.id] = value;
+    }
+    return { settings, secrets };
+  };
+  /** True when the form differs from what is stored. */
+  const unsaved = (): boolean => {
+    if (!view) return false;
+    const stored = initialValues(view);
+    return view.fields.some((f) => values[f.id] !== stored[f.id]);
   };
   useEffect(() => {
     api<PluginSettingsView>('GET', `/api/plugins/${slug}/settings`).then(load, (e: unknown) => setError(messageOf(e)));
@@ -170,18 +209,12 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
     if (!view) return false;
     setError(null);
     setSaved(null);
-    const settings: Record<string, string | boolean> = {};
-    const secrets: Record<string, string> = {};
-    for (const f of view.fields) {
-      const value = values[f.id];
-      if (f.kind === 'secret') {
-        if (typeof value === 'string' && value !== '') secrets[f.id] = value;
-      } else settings[f.id] = value;
-    }
+    setCheck(null);
     try {
-      const next = await api<PluginSettingsView>('PUT', `/api/plugins/${slug}/settings`, { settings, secrets });
+      const next = await api<PluginSettingsView>('PUT', `/api/plugins/${slug}/settings`, formValues());
       load(next);
-      setSaved(next.missing.length === 0 ? 'Saved. Ready.' : `Saved. Still needs ${next.missing.join(', ')}.`);
+      setSaved(next.missing.length === 0 ? 'Saved.' : `Saved. Still needs ${next.missing.join(', ')}.`);
+      setCheckedUnsaved(false);
       onChanged();
       return true;
     } catch (e) {
@@ -190,12 +223,14 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
     }
   };
 
-  /** Check what the form says: unsaved changes are saved first, since the check reads the stored settings. */
+  /** Check the values in the form as they are, stored or not; nothing is saved (Save does that). */
   const runCheck = async (): Promise<void> => {
-    if (!(await save())) return;
+    setError(null);
+    setSaved(null);
     setCheck('running');
+    setCheckedUnsaved(unsaved());
     try {
-      setCheck(await api<CheckView>('POST', `/api/plugins/${slug}/check`));
+      setCheck(await api<CheckView>('POST', `/api/plugins/${slug}/check`, formValues()));
     } catch (e) {
       setCheck({ ok: false, label: 'Failed', kind: 'UNKNOWN', message: messageOf(e) });
     }
@@ -230,7 +265,18 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
           h('p', { class: 'muted' }, view.description),
           view.missing.length > 0 ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${view.missing.join(', ')}`) : h('p', { class: 'card-state ok' }, h(Icon, { name: 'check', size: 16 }), 'Set up'),
           view.fields.map((f) => h(FieldInput, { field: f, value: values[f.id] ?? '', onValue: (v) => setValues((old) => ({ ...old, [f.id]: v })) })),
-          h('p', { class: 'muted small' }, `Secrets are kept in ${view.secretStore}.`),
+          h(
+            'p',
+            { class: 'muted small' },
+            view.hosts === null
+              ? 'Network: none (it declares no network use).'
+              : view.hosts.length === 0
+                ? 'Network: only the servers its settings name, through Quire; none is saved yet.'
+                : `Network: only ${view.hosts.join(', ')} (named by its saved settings), through Quire.`,
+          ),
+          view.secretStore.plainText
+            ? h('p', { class: 'notice small' }, `A secret you save here is stored as plain text in ${view.secretStore.text}.`)
+            : h('p', { class: 'muted small' }, `A secret you save here is kept in ${view.secretStore.text}.`),
           saved ? h('p', { class: 'outcome ok', role: 'status' }, saved) : null,
           error ? h('p', { class: 'error', role: 'alert' }, error) : null,
           check && check !== 'running'
@@ -238,6 +284,7 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
                 'div',
                 { class: `outcome ${check.ok ? 'ok' : 'bad'}`, role: 'status', 'aria-label': 'Check result' },
                 h('p', null, h('strong', null, check.label), ` — ${check.message}`),
+                checkedUnsaved ? h('p', { class: 'small' }, 'These are the values in the form; they are not saved until you press Save.') : null,
               )
             : check === 'running'
               ? h('p', { class: 'muted', role: 'status' }, 'Checking…')

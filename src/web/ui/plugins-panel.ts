@@ -1,14 +1,16 @@
 /// <reference lib="dom" />
 /**
- * The Plugins tab: installed destinations with their state (ready, needs settings, refused with
- * the reason), and the registry's list with an install dialog showing what a plugin declares and
- * a first-party label for ours.
+ * The Plugins tab: how plugins are isolated on this machine, installed destinations with their
+ * state (ready, needs settings, secrets unreadable, refused with the reason) and where secrets
+ * go, and the registry's list with an install dialog showing what a plugin declares and a
+ * first-party label for ours. Where plugins cannot be isolated, installing one that is not
+ * first-party needs the user's explicit yes (`--allow-unisolated` in the CLI).
  */
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { PluginsView, PluginView, RegistryDetail, RegistryView } from '../api-types.js';
-import { api, formatBytes, messageOf } from './api.js';
-import { Modal } from './dialog.js';
+import { api, messageOf } from './api.js';
+import { ConfirmDialog, Modal } from './dialog.js';
 
 function FirstParty(): ComponentChild {
   return h('span', { class: 'badge first-party', title: 'Written by the makers of Quire; installed the same way as any plugin' }, 'First-party');
@@ -17,6 +19,7 @@ function FirstParty(): ComponentChild {
 function StateBadge({ plugin }: { plugin: PluginView }): ComponentChild {
   if (plugin.state === 'ready') return h('span', { class: 'badge ok' }, 'Ready');
   if (plugin.state === 'needs-settings') return h('span', { class: 'badge warn' }, 'Needs settings');
+  if (plugin.state === 'unreadable') return h('span', { class: 'badge warn' }, 'Secrets unreadable');
   return h('span', { class: 'badge bad' }, 'Refused');
 }
 
@@ -24,16 +27,18 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
   const [detail, setDetail] = useState<RegistryDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [installing, setInstalling] = useState(false);
+  const [unisolated, setUnisolated] = useState(false);
   useEffect(() => {
     api<RegistryDetail>('GET', `/api/registry/${slug}`).then(setDetail, (e: unknown) => setError(messageOf(e)));
   }, [slug]);
   const apiMismatch = detail !== null && detail.api !== detail.hostApi;
+  const needsYes = detail !== null && detail.isolation.level === 'partial' && !detail.shipped;
 
   const install = async (): Promise<void> => {
     setInstalling(true);
     setError(null);
     try {
-      onInstalled(await api<PluginView>('POST', `/api/plugins/${slug}/install`));
+      onInstalled(await api<PluginView>('POST', `/api/plugins/${slug}/install`, { allowUnisolated: needsYes && unisolated }));
     } catch (e) {
       setError(messageOf(e));
     } finally {
@@ -62,9 +67,28 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
             h('dt', null, 'Plugin API'),
             h('dd', null, apiMismatch ? `needs ${detail.api}; this Quire provides ${detail.hostApi}` : `${detail.api} (this Quire provides ${detail.hostApi})`),
             h('dt', null, 'Files'),
-            h('dd', null, `${detail.files} (${formatBytes(detail.bytes)}), each checked against the registry's checksum`),
+            h('dd', null, `${detail.files} (${detail.size}), each checked against the registry's checksum`),
+            h('dt', null, 'Isolation'),
+            h('dd', { class: detail.isolation.level === 'partial' ? 'warn-text' : undefined }, `${detail.isolation.level === 'full' ? 'Full' : 'Partial'}: ${detail.isolation.summary}`),
           ),
-          h('p', { class: 'muted small' }, 'It runs in a separate process that may read only its own folder and write only its own data folder.'),
+          h(
+            'p',
+            { class: 'muted small' },
+            'It runs in a separate process that may read only its own folder, write only its own data folder, and reach only the servers its settings name, through Quire.',
+          ),
+          needsYes
+            ? h(
+                'div',
+                { class: 'notice' },
+                h('p', null, 'Plugins cannot be isolated on this system, and this one is not the first-party plugin shipped with Quire: without isolation it could reach more of your computer than its own folder.'),
+                h(
+                  'label',
+                  { class: 'check' },
+                  h('input', { type: 'checkbox', checked: unisolated, onChange: (e: Event) => setUnisolated((e.currentTarget as HTMLInputElement).checked) }),
+                  'I trust this plugin: install and run it without isolation',
+                ),
+              )
+            : null,
         )
       : error
         ? null
@@ -74,7 +98,11 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
       'div',
       { class: 'modal-actions' },
       h('button', { type: 'button', class: 'button', onClick: onClose }, 'Cancel'),
-      h('button', { type: 'button', class: 'button primary', disabled: !detail || installing || apiMismatch, onClick: () => void install() }, installing ? 'Installing…' : detail?.installed ? 'Install again' : 'Install'),
+      h(
+        'button',
+        { type: 'button', class: 'button primary', disabled: !detail || installing || apiMismatch || (needsYes && !unisolated), onClick: () => void install() },
+        installing ? 'Installing…' : detail?.installed ? 'Install again' : 'Install',
+      ),
     ),
   );
 }
@@ -86,6 +114,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
   const [installing, setInstalling] = useState<string | null>(null);
   const [checks, setChecks] = useState<Record<string, string>>({});
   const [note, setNote] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<PluginView | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -103,7 +132,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
   }, [version]);
 
   const remove = async (plugin: PluginView): Promise<void> => {
-    if (!window.confirm(`Remove ${plugin.display}, its settings and its secrets?`)) return;
+    setRemoving(null);
     try {
       await api('DELETE', `/api/plugins/${plugin.slug}`);
       setNote(`${plugin.display} was removed.`);
@@ -115,7 +144,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
   const check = async (plugin: PluginView): Promise<void> => {
     setChecks((c) => ({ ...c, [plugin.slug]: 'Checking…' }));
     try {
-      const result = await api<{ label: string; message: string }>('POST', `/api/plugins/${plugin.slug}/check`);
+      const result = await api<{ label: string; message: string }>('POST', `/api/plugins/${plugin.slug}/check`, {});
       setChecks((c) => ({ ...c, [plugin.slug]: `${result.label} — ${result.message}` }));
     } catch (e) {
       setChecks((c) => ({ ...c, [plugin.slug]: messageOf(e) }));
@@ -127,6 +156,11 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
     { class: 'panel-content' },
     error ? h('p', { class: 'error', role: 'alert' }, error) : null,
     note ? h('p', { class: 'outcome ok', role: 'status' }, note) : null,
+    plugins
+      ? plugins.isolation.level === 'partial'
+        ? h('p', { class: 'notice', 'aria-label': 'Isolation' }, `Isolation: partial — ${plugins.isolation.summary}. Only first-party plugins run here unless you allow one when you install it.`)
+        : h('p', { class: 'muted small', 'aria-label': 'Isolation' }, `Isolation: full — ${plugins.isolation.summary}.`)
+      : null,
     h(
       'section',
       { 'aria-labelledby': 'installed-title' },
@@ -144,6 +178,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
                 h('div', { class: 'plugin-head' }, h('strong', null, p.display), h('span', { class: 'muted' }, ` ${p.version}`), ' ', p.firstParty ? h(FirstParty, null) : null, ' ', h(StateBadge, { plugin: p })),
                 h('p', { class: 'small' }, p.description),
                 p.state === 'needs-settings' ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${p.missing.join(', ')}`) : null,
+                p.state === 'unreadable' ? h('p', { class: 'card-state warn' }, `${p.unreadable ?? 'A secret cannot be read'}.`) : null,
                 p.state === 'refused' ? h('p', { class: 'card-state bad' }, `Refused: ${p.reason ?? ''}`) : null,
                 p.state !== 'refused' ? h('p', { class: 'muted small' }, `Takes ${p.accepts.join(', ')}${p.network ? ' · uses the network' : ''}`) : null,
                 h(
@@ -151,14 +186,18 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
                   { class: 'row' },
                   p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: () => onSettings(p.slug), 'aria-label': `Settings of ${p.display}` }, 'Settings…') : null,
                   p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: () => void check(p), 'aria-label': `Check ${p.display}` }, 'Check') : null,
-                  h('button', { type: 'button', class: 'button subtle', onClick: () => void remove(p), 'aria-label': `Remove ${p.display}` }, 'Remove'),
+                  h('button', { type: 'button', class: 'button subtle', onClick: () => setRemoving(p), 'aria-label': `Remove ${p.display}` }, 'Remove'),
                 ),
                 checks[p.slug] ? h('p', { class: 'small', role: 'status' }, checks[p.slug]) : null,
               ),
             ),
           )
         : null,
-      plugins ? h('p', { class: 'muted small' }, `Secrets typed here are kept in ${plugins.secretStore}.`) : null,
+      plugins
+        ? plugins.secretStore.plainText
+          ? h('p', { class: 'notice small' }, `Secrets typed here are stored as plain text in ${plugins.secretStore.text}.`)
+          : h('p', { class: 'muted small' }, `Secrets typed here are kept in ${plugins.secretStore.text}.`)
+        : null,
     ),
     h(
       'section',
@@ -179,13 +218,22 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
                 h(
                   'div',
                   { class: 'row' },
-                  h('button', { type: 'button', class: 'button', onClick: () => setInstalling(e.slug), 'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…` }, e.installed ? 'Installed — reinstall…' : 'Install…'),
+                  // The accessible name starts with the words shown, as speech input users say them.
+                  e.installed ? h('span', { class: 'badge ok' }, 'Installed') : null,
+                  h('button', { type: 'button', class: 'button', onClick: () => setInstalling(e.slug), 'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…` }, e.installed ? 'Reinstall…' : 'Install…'),
                 ),
               ),
             ),
           )
         : null,
     ),
+    removing
+      ? h(
+          ConfirmDialog,
+          { title: `Remove ${removing.display}?`, confirmLabel: 'Remove', onConfirm: () => void remove(removing), onCancel: () => setRemoving(null) },
+          h('p', null, `${removing.display} goes, with its settings and its secrets. Installing it again later starts from nothing.`),
+        )
+      : null,
     installing
       ? h(InstallDialog, {
           slug: installing,

@@ -1,7 +1,12 @@
 /// <reference lib="dom" />
-/** A document's running task, live: each frame through the pipeline, each page through OCR, and Cancel. */
+/**
+ * A document's running task, live: its stages in order (making the pages frame by frame, OCR page by page,
+ * writing each format, sending to each destination), the running one with its count and the time it still
+ * needs, and Cancel.
+ */
 import { h, type ComponentChild } from 'preact';
-import type { DocumentSummary, TaskProgress } from '../api-types.js';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { DocumentSummary, StageProgress, TaskProgress } from '../api-types.js';
 import { Icon } from './icons.js';
 
 const TITLES: Record<TaskProgress['kind'], string> = {
@@ -11,42 +16,89 @@ const TITLES: Record<TaskProgress['kind'], string> = {
   export: 'Exporting',
 };
 
-function share(task: TaskProgress): number {
-  if (task.stage === 'ocr' && task.ocr) return task.ocr.pagesTotal > 0 ? task.ocr.pagesDone / task.ocr.pagesTotal : 0;
-  if (task.stage === 'pipeline') return task.framesTotal > 0 ? task.framesDone / task.framesTotal : 0;
-  return task.stage === 'done' ? 1 : 0;
+/** "4 s", "1 min 20 s", "12 min". */
+export function formatSeconds(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m >= 10) return `${Math.round(s / 60)} min`;
+  const rest = s % 60;
+  return rest === 0 ? `${m} min` : `${m} min ${rest} s`;
 }
 
-function stageLine(task: TaskProgress): string {
-  switch (task.stage) {
-    case 'pipeline':
-      return `Pipeline: frame ${Math.min(task.framesDone + 1, task.framesTotal)} of ${task.framesTotal} — ${task.pagesDone} page${task.pagesDone === 1 ? '' : 's'} so far`;
-    case 'ocr':
-      return task.ocr ? `OCR: page ${task.ocr.pagesDone} of ${task.ocr.pagesTotal} recognised` : 'OCR: starting the engine and choosing the languages…';
-    case 'export':
-      return 'Writing the file…';
-    default:
-      return 'Done';
+function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+function countWords(stage: StageProgress): string | null {
+  if (stage.total === undefined || stage.unit === undefined) return null;
+  if (stage.state === 'done') return plural(stage.total, stage.unit);
+  return `${stage.unit} ${Math.min((stage.done ?? 0) + (stage.state === 'running' ? 1 : 0), stage.total) || 1} of ${stage.total}`;
+}
+
+function stageDetail(stage: StageProgress): string {
+  const count = countWords(stage);
+  if (stage.state === 'done') {
+    const took = stage.started !== undefined && stage.ended !== undefined ? `took ${formatSeconds((stage.ended - stage.started) / 1000)}` : 'done';
+    return count ? `${count}, ${took}` : took;
   }
+  if (stage.state === 'running') {
+    if (stage.key === 'ocr' && !stage.total) return 'starting the engine';
+    return count ?? 'running';
+  }
+  if (stage.state === 'failed') return 'stopped';
+  return 'waiting';
 }
 
-type StepState = 'waiting' | 'running' | 'done';
+/** The share of the running stage done, for the progress bar. */
+function share(task: TaskProgress): number {
+  const running = task.stages.find((s) => s.state === 'running');
+  if (!running) return task.stages.length > 0 && task.stages.every((s) => s.state === 'done') ? 1 : 0;
+  return running.total ? (running.done ?? 0) / running.total : 0;
+}
 
-function steps(task: TaskProgress): Array<{ name: string; state: StepState; detail: string }> {
-  const order = ['pipeline', 'ocr', 'export', 'done'];
-  const at = order.indexOf(task.stage);
-  const state = (i: number): StepState => (i < at ? 'done' : i === at ? 'running' : 'waiting');
-  const list: Array<{ name: string; state: StepState; detail: string }> = [];
-  if (task.kind === 'open' || task.kind === 'rerun') list.push({ name: 'Pipeline', state: state(0), detail: `${task.framesDone} of ${task.framesTotal} frames, ${task.pagesDone} pages` });
-  if (task.ocr || task.kind === 'ocr') list.push({ name: 'OCR', state: state(1), detail: task.ocr ? `${task.ocr.pagesDone} of ${task.ocr.pagesTotal} pages` : 'waiting' });
-  if (task.kind === 'export') list.push({ name: 'Export', state: state(2), detail: task.stage === 'done' ? 'written' : task.stage === 'export' ? 'writing' : 'waiting' });
-  return list;
+/** The time a running stage still needs, counted down between the server's reports. */
+function useSecondsLeft(task: TaskProgress): number | undefined {
+  const [now, setNow] = useState(Date.now());
+  const received = useMemo(() => Date.now(), [task.estimatedAt]);
+  useEffect(() => {
+    if (task.secondsLeft === undefined) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [task.secondsLeft, task.estimatedAt]);
+  if (task.secondsLeft === undefined) return undefined;
+  return Math.max(1, task.secondsLeft - (now - received) / 1000);
+}
+
+/** The stages of a task (running or finished) as a list. */
+export function StageList({ stages, label = 'Stages' }: { stages: StageProgress[]; label?: string }): ComponentChild {
+  return h(
+    'ol',
+    { class: 'steps', 'aria-label': label },
+    stages.map((s) =>
+      h(
+        'li',
+        { key: s.key, class: `step ${s.state}` },
+        h(
+          'span',
+          { class: 'step-mark', 'aria-hidden': 'true' },
+          s.state === 'done' ? h(Icon, { name: 'check', size: 16 }) : s.state === 'running' ? h('span', { class: 'spinner' }) : s.state === 'failed' ? '✕' : '·',
+        ),
+        h('span', { class: 'step-name' }, s.label),
+        h('span', { class: 'step-detail' }, ` — ${stageDetail(s)}`),
+      ),
+    ),
+  );
 }
 
 export function TaskPanel({ doc, onCancel, compact = false }: { doc: DocumentSummary; onCancel: () => void; compact?: boolean }): ComponentChild {
   const task = doc.task;
+  const left = useSecondsLeft(task ?? { kind: 'open', stages: [], stage: 'done', framesTotal: 0, framesDone: 0, pagesDone: 0, started: 0 });
   if (!task) return null;
   const percent = Math.round(share(task) * 100);
+  const running = task.stages.find((s) => s.state === 'running');
+  const count = running ? countWords(running) : null;
+  const line = running ? `${running.label}${count ? `: ${count}` : running.key === 'ocr' ? ': starting the engine…' : '…'}` : 'Starting…';
   return h(
     'section',
     { class: compact ? 'task compact' : 'task', 'aria-labelledby': 'task-title', 'aria-busy': 'true' },
@@ -56,21 +108,14 @@ export function TaskPanel({ doc, onCancel, compact = false }: { doc: DocumentSum
       h('h2', { id: 'task-title' }, `${TITLES[task.kind]} ${compact ? '' : doc.name}`.trim()),
       h('button', { type: 'button', class: 'button', onClick: onCancel }, 'Cancel'),
     ),
-    h('p', { class: 'task-line', id: 'task-line' }, stageLine(task)),
-    h('progress', { max: 100, value: percent, 'aria-labelledby': 'task-line' }),
     h(
-      'ol',
-      { class: 'steps', 'aria-label': 'Steps' },
-      steps(task).map((s) =>
-        h(
-          'li',
-          { class: `step ${s.state}` },
-          h('span', { class: 'step-mark', 'aria-hidden': 'true' }, s.state === 'done' ? h(Icon, { name: 'check', size: 16 }) : s.state === 'running' ? h('span', { class: 'spinner' }) : null),
-          h('span', { class: 'step-name' }, s.name),
-          h('span', { class: 'step-detail' }, `${s.detail}${s.state === 'running' ? ' — running' : s.state === 'done' ? ' — done' : ''}`),
-        ),
-      ),
+      'p',
+      { class: 'task-line', id: 'task-line' },
+      line,
+      left !== undefined ? h('span', { class: 'task-left' }, ` — about ${formatSeconds(left)} left`) : null,
     ),
+    h('progress', { max: 100, value: percent, 'aria-labelledby': 'task-line' }),
+    h(StageList, { stages: task.stages }),
     !compact && task.frames
       ? h(
           'ul',

@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-/** The app's defaults: the pipeline preset, the OCR engine and languages, the remote OCR key. */
+/** The app's defaults: the pipeline preset, the OCR engine and languages, the export folder, the remote OCR key. */
 import { h, type ComponentChild } from 'preact';
 import { useState } from 'preact/hooks';
 import type { BootState, PresetChoice, SettingsView } from '../api-types.js';
@@ -12,6 +12,7 @@ export function SettingsPanel({ boot, onSaved }: { boot: BootState; onSaved: (se
   const [preset, setPreset] = useState<PresetChoice>(boot.settings.preset);
   const [engine, setEngine] = useState(boot.settings.ocrEngine);
   const [languages, setLanguages] = useState(boot.settings.ocrLanguages);
+  const [folder, setFolder] = useState(boot.settings.exportFolder);
   const [key, setKey] = useState('');
   const [state, setState] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
   const stored = boot.settings.remoteOcrKey;
@@ -37,7 +38,7 @@ export function SettingsPanel({ boot, onSaved }: { boot: BootState; onSaved: (se
       class: 'panel-content',
       onSubmit: (e: Event) => {
         e.preventDefault();
-        void save({ preset, ocrEngine: engine, ocrLanguages: languages === '' ? 'auto' : languages, ...(key.trim() !== '' ? { remoteOcrKey: key } : {}) });
+        void save({ preset, ocrEngine: engine, ocrLanguages: languages === '' ? 'auto' : languages, exportFolder: folder, ...(key.trim() !== '' ? { remoteOcrKey: key } : {}) });
       },
     },
     h(
@@ -66,6 +67,21 @@ export function SettingsPanel({ boot, onSaved }: { boot: BootState; onSaved: (se
     ),
     h('p', { class: 'muted small', id: 'set-ocr-help' }, engine === 'none' ? 'Opening makes the pages only; OCR runs from the OCR panel, or by itself when an export needs text.' : 'Opening recognises the text of every page too.'),
     engine !== 'none' ? h(LanguagePicker, { languages: engineLanguages, value: languages, onChange: setLanguages, idPrefix: 'set-lang' }) : null,
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'set-folder' }, 'Export folder'),
+      h('input', {
+        id: 'set-folder',
+        type: 'text',
+        value: folder,
+        spellcheck: false,
+        placeholder: boot.settings.exportFolder === '' ? boot.settings.exportFolderInUse : '',
+        'aria-describedby': 'set-folder-help',
+        onInput: (e: Event) => setFolder((e.currentTarget as HTMLInputElement).value),
+      }),
+      h('p', { class: 'muted small', id: 'set-folder-help' }, `Exports are written here, named after the document. Now: ${boot.settings.exportFolderInUse}. Leave it empty for the default.`),
+    ),
     h(
       'div',
       { class: 'field' },

@@ -111,7 +111,16 @@ describe('quire config', () => {
       }
     };
     expect(await run('show')).toBeUndefined();
-    expect(out).toBe(['remoteocr.base_url     https://api.mistral.ai (default)', 'remoteocr.model        mistral-ocr-latest (default)', 'remoteocr.api_key      not set', ''].join('\n'));
+    expect(out).toBe(
+      [
+        'remoteocr.base_url         https://api.mistral.ai (default)',
+        'remoteocr.model            mistral-ocr-latest (default)',
+        'remoteocr.connect_timeout  10 (default)',
+        'remoteocr.response_timeout 30 (default)',
+        'remoteocr.api_key          not set',
+        '',
+      ].join('\n'),
+    );
     expect(await run('set', 'remoteocr.base_url', 'http://127.0.0.1:9/ocr/')).toBeUndefined();
     expect(await run('set', 'remoteocr.model', 'ocr-2')).toBeUndefined();
     expect(await run('set', 'remoteocr.base_url', 'ftp://x')).toMatch(/remoteocr.base_url must be an http or https URL/);
@@ -122,7 +131,16 @@ describe('quire config', () => {
     expect(statSync(join(appData, '.env')).mode & 0o777).toBe(0o600);
     out = '';
     expect(await run('show')).toBeUndefined();
-    expect(out).toBe(['remoteocr.base_url     http://127.0.0.1:9/ocr', 'remoteocr.model        ocr-2', `remoteocr.api_key      set (in ${appData}/.env)`, ''].join('\n'));
+    expect(out).toBe(
+      [
+        'remoteocr.base_url         http://127.0.0.1:9/ocr',
+        'remoteocr.model            ocr-2',
+        'remoteocr.connect_timeout  10 (default)',
+        'remoteocr.response_timeout 30 (default)',
+        `remoteocr.api_key          set (in ${appData}/.env)`,
+        '',
+      ].join('\n'),
+    );
     // The same store the web app's settings page uses.
     const { readRemoteOcrSettings } = await import('../../../src/ocr/index.js');
     expect(readRemoteOcrSettings({ appData, keychain: null }, {})).toEqual({ baseUrl: 'http://127.0.0.1:9/ocr', model: 'ocr-2', apiKey: 'sk-secret-123' });
@@ -139,7 +157,7 @@ describe('quire run --ocr remoteocr (streaming)', () => {
     const r = await quire('run', join(work, 'harbour.pdf'), '--ocr', 'remoteocr', '-e', 'pdf+md', '-o', join(work, 'out'), '--json');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const summary = JSON.parse(r.out);
+    const summary = JSON.parse(r.out)[0];
     // The service's words are checked against the English dictionary like any engine's.
     expect(summary.ocr).toEqual({ engine: 'remoteocr', languages: ['eng'], correction: { enabled: true, checked: ['eng'], unchecked: [], corrected: 0, unknown: 2 } });
     expect(fake.seen('POST', /^\/v1\/ocr$/).length - before).toBe(1);
@@ -240,7 +258,7 @@ describe('quire run --ocr remoteocr:batch, then --check-ocr', () => {
     fake.holdRunning = false;
     const done = await quire('run', proj, '--check-ocr', '--json');
     expect(done.code).toBe(0);
-    expect(JSON.parse(done.out)).toMatchObject({ name: 'harbour', pages: 2, ocr: { engine: 'remoteocr' }, outputs: [{ format: 'pdf' }, { format: 'md' }] });
+    expect(JSON.parse(done.out)[0]).toMatchObject({ name: 'harbour', pages: 2, ocr: { engine: 'remoteocr' }, outputs: [{ format: 'pdf' }, { format: 'md' }] });
     expect(pdfWords(join(out, 'harbour.pdf'), 2).map((w) => w.text).join(' ')).toContain('The harbour of page w340 wakes at dawn with gulls');
     expect(await readFile(join(out, 'harbour.md'), 'utf8')).toContain('The harbour of page w300');
     expect(JSON.parse(await readFile(join(proj, 'project.json'), 'utf8')).ocrBatch).toBeUndefined();

@@ -1,6 +1,6 @@
 /**
- * Markdown export, the text side: what a line's words say about its role (terminated, a page number, a note
- * marker), line-end hyphenation and Markdown escaping. Pure string functions.
+ * The document's structure, the text side: what a line's words say about its role (terminated, a page number, a
+ * note marker), line-end hyphenation decided by evidence, and Markdown escaping. Pure string functions.
  */
 
 /** A line ending a sentence: `. ! ? : …` or a closing quote or bracket after one. */
@@ -58,7 +58,8 @@ export interface NoteMarker {
 }
 
 export function noteMarker(firstWord: string): NoteMarker | null {
-  let m = /^[([]?(\d{1,3})[.)\]]?$/u.exec(firstWord);
+  // OCR reads the period after a note's number as a comma now and then (`6, Syn 10, 9`).
+  let m = /^[([]?(\d{1,3})[.,)\]]?$/u.exec(firstWord);
   if (m) return { marker: m[1], numeric: true, rest: '' };
   m = /^([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(.*)$/u.exec(firstWord);
   if (m) return { marker: [...m[1]].map((ch) => SUPERSCRIPT_DIGITS[ch]).join(''), numeric: true, rest: m[2] };
@@ -94,28 +95,59 @@ function dictionaryForm(word: string): string {
   return word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase();
 }
 
+/** What a line-end hyphen is decided on: how often the document writes each form, then the language's lexicon. */
+export interface HyphenEvidence {
+  /** Word counts of the document ({@link buildDictionary}). */
+  counts: ReadonlyMap<string, number>;
+  /** The languages' lexicon: true when a language spells the word this way. */
+  isWord?: (word: string) => boolean;
+}
+
+const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
+
 /**
- * Join a word split at a line end (`mo-` + `ment,` → `moment,`). The hyphen is kept (`twenty-four`) when the
- * second part starts with a capital (`Anglo-Saxon`), after a digit (`1914-1918`), or when the document holds
- * the hyphenated form more often than the joined one. A soft hyphen is always dropped. Returns null when
- * `first` does not end in a hyphen after a letter or digit.
+ * Join a word split at a line end (`mo-` + `ment,` → `moment,`), or keep its hyphen (`peut-` + `être` →
+ * `peut-être`). A soft hyphen is always dropped; after a digit (`1914-1918`) or before punctuation the hyphen stays.
+ * Otherwise, in this order:
+ * 1. the document is a dictionary: the form it writes more often elsewhere (`twenty-four` mid-line) wins;
+ * 2. a hyphen after a single letter is the word's own (`c’est-à-` + `dire`): no typesetter breaks a word there;
+ * 3. a capitalised second part keeps the hyphen (`Jésus-Christ`, `Anglo-Saxon`), unless the lexicon knows the word
+ *    joined with that capital lowered and not the hyphenated one (OCR read `consub-` + `Stantialité`), or the
+ *    whole word is in capitals (`TRINI-` + `TÉ`, decided as below);
+ * 4. the lexicon: the hyphen stays when the hyphenated form is a word and the joined one is not (`arrière-plan`);
+ * 5. else the word is joined: most line-end hyphens split a word.
+ * Returns null when `first` does not end in a hyphen after a letter or digit.
  */
-export function joinHyphenated(first: string, second: string, dictionary: ReadonlyMap<string, number>): string | null {
+export function joinHyphenated(first: string, second: string, evidence: HyphenEvidence): string | null {
   const m = LINE_END_HYPHEN.exec(first);
   if (!m) return null;
   const [, stem, hyphen] = m;
   if (hyphen === '\u00AD' || hyphen === '¬') return stem + second;
-  const head = /^[\p{L}\p{N}]/u.exec(second);
-  if (!head || /\p{N}$/u.test(stem) || /^\p{Lu}/u.test(second)) return `${stem}-${second}`;
+  const keep = `${stem}-${second}`;
+  if (!/^[\p{L}\p{N}]/u.test(second) || /\p{N}$/u.test(stem)) return keep;
   const tail = /^[\p{L}\p{N}'’-]*[\p{L}\p{N}]/u.exec(second)?.[0] ?? second;
-  const joined = dictionary.get(dictionaryForm(stem + tail)) ?? 0;
-  const hyphenated = dictionary.get(dictionaryForm(`${stem}-${tail}`)) ?? 0;
-  return hyphenated > joined ? `${stem}-${second}` : stem + second;
+  const { counts, isWord } = evidence;
+  const hyphenatedSeen = counts.get(dictionaryForm(`${stem}-${tail}`)) ?? 0;
+  const joinedSeen = counts.get(dictionaryForm(stem + tail)) ?? 0;
+  if (hyphenatedSeen !== joinedSeen) return hyphenatedSeen > joinedSeen ? keep : stem + second;
+  // No typesetter breaks a word after a single letter: a hyphen after one is the compound's own (`vis-à-` + `vis`).
+  const lastPart = stem.split(/[-\u2010]/u).pop() ?? '';
+  if ((lastPart.match(/\p{L}/gu) ?? []).length <= 1) return keep;
+  const known = (word: string): boolean => isWord !== undefined && isWord(word);
+  const capitals = isAllCaps(stem) && isAllCaps(tail) && /\p{L}{2}/u.test(stem);
+  if (/^\p{Lu}/u.test(second) && !capitals) {
+    const lowered = stem + lowerFirst(tail);
+    return !/\p{Lu}/u.test(stem.slice(1)) && known(lowered) && !known(`${stem}-${tail}`) ? stem + lowerFirst(second) : keep;
+  }
+  return known(`${stem}-${tail}`) && !known(stem + tail) ? keep : stem + second;
 }
 
 /** Characters that would turn into emphasis, code or raw HTML anywhere in a line. */
 export function escapeInline(text: string): string {
-  return text.replace(/[\\`*_]/g, '\\$&').replace(/<(?=[\p{L}/!?])/gu, '\\<');
+  return text
+    .replace(/[\\`*_]/g, '\\$&')
+    .replace(/<(?=[\p{L}/!?])/gu, '\\<')
+    .replace(/\[(?=\^)/gu, '\\[');
 }
 
 /** Characters that would start a heading, list, quote, fence or HTML block at the start of a Markdown line. */

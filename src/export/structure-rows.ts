@@ -1,12 +1,14 @@
 /**
- * Markdown export, step 1: the geometry of the OCR result as rows of text in reading order, with the measures the
- * later steps need (font size, baseline, margins, spacing). Everything here is in points (1/72 in), so pages
- * recognised at different resolutions compare.
+ * The document's structure, step 1: the geometry of the OCR result as rows of text in reading order, with the
+ * measures the later steps need (font size, baseline, margins, spacing), and the text standing in the page's
+ * margins (side notes, line numbers) set apart from the text block before reading order is decided. Everything here
+ * is in points (1/72 in), so pages recognised at different resolutions compare.
  */
 import type { OcrPage } from '../project/index.js';
 
 /** Where glyph boxes reach, in ems from the baseline, in usual book faces. */
 const ASCENT_TALL = 0.73; // capitals, digits, ascenders (b d f h k l t), accents, dots of i and j
+const ASCENT_ACCENTED_CAPITAL = 0.9; // É Ê À …: the accent stands above the capital
 const ASCENT_SHORT = 0.52; // x-height letters only (a c e m n o …)
 const DESCENT = 0.22; // g j p q y …
 
@@ -65,6 +67,8 @@ interface Line {
 
 interface Shape {
   tall: boolean;
+  /** Reaches above the capitals: an accented capital (`L'UNITÉ`). */
+  taller: boolean;
   descends: boolean;
 }
 
@@ -76,6 +80,7 @@ const DEEP_MARKS = /[,;()[\]{}/|_]/u;
 export function wordShape(text: string): Shape | null {
   let seen = false;
   let tall = false;
+  let taller = false;
   let descends = false;
   for (const ch of text) {
     if (TALL_MARKS.test(ch)) tall = true;
@@ -83,12 +88,12 @@ export function wordShape(text: string): Shape | null {
     if (!/[\p{L}\p{N}]/u.test(ch)) continue;
     seen = true;
     const cased = ch.toLowerCase() !== ch.toUpperCase();
-    if (/\p{N}/u.test(ch) || !cased || ch !== ch.toLowerCase() || ASCENDERS.has(ch) || MARK_ABOVE.test(ch.normalize('NFD'))) {
-      tall = true;
-    }
+    const accented = MARK_ABOVE.test(ch.normalize('NFD'));
+    if (/\p{N}/u.test(ch) || !cased || ch !== ch.toLowerCase() || ASCENDERS.has(ch) || accented) tall = true;
+    if (accented && cased && ch !== ch.toLowerCase()) taller = true;
     if (DESCENDERS.has(ch)) descends = true;
   }
-  return seen ? { tall, descends } : null;
+  return seen ? { tall, taller, descends } : null;
 }
 
 export function median(values: number[]): number {
@@ -114,7 +119,31 @@ function lineOf(words: Word[]): Line {
   };
 }
 
-/** The engine's lines, as words in points; the engine's blocks and paragraphs are ignored (they group book pages badly). */
+/**
+ * Words further apart than this many line heights, and far wider apart than the line's other words (a justified
+ * line spreads all its spaces alike), are not one line: a number in the margin beside a body line.
+ */
+const LINE_GAP = 1.6;
+
+/** A line's words in pieces, cut where a gap far wider than the line's word spaces separates them. */
+function splitAtGaps(words: Word[]): Word[][] {
+  const sorted = [...words].sort((a, b) => a.x0 - b.x0);
+  const height = median(sorted.map((w) => w.bottom - w.top));
+  const gaps = sorted.slice(1).map((w, k) => w.x0 - sorted[k].x1);
+  const pieces: Word[][] = [[sorted[0]]];
+  gaps.forEach((gap, k) => {
+    const others = gaps.filter((_, j) => j !== k);
+    const wide = others.length ? gap > LINE_GAP * height && gap > 3 * median(others) : gap > 3 * height;
+    if (wide) pieces.push([sorted[k + 1]]);
+    else pieces[pieces.length - 1].push(sorted[k + 1]);
+  });
+  return pieces;
+}
+
+/**
+ * The engine's lines, as words in points, cut at wide gaps; the engine's blocks and paragraphs are ignored (they
+ * group book pages badly).
+ */
 function pageLines(page: OcrPage): Line[] {
   const scale = 72 / (page.dpi > 0 ? page.dpi : 72);
   const lines: Line[] = [];
@@ -132,11 +161,75 @@ function pageLines(page: OcrPage): Line[] {
             return { text: w.text.trim(), x0, x1, top: top + rise, bottom: bottom - rise };
           })
           .filter((w) => w.text !== '' && w.x1 > w.x0 && w.bottom > w.top);
-        if (words.length > 0) lines.push(lineOf(words));
+        if (words.length > 0) lines.push(...splitAtGaps(words).map(lineOf));
       }
     }
   }
   return lines;
+}
+
+/** A line number, verse number or reference number as set in a margin: `5`, `120`, `§ 3`, `xiv`, `a`. */
+export function isMarginNumber(text: string): boolean {
+  const core = text.replace(/[\s.,;:()[\]§*†|-]/gu, '');
+  return /^\d{1,4}[a-z]?$/u.test(core) || /^[ivxlc]{1,6}$/iu.test(core) || /^\p{Ll}$/u.test(core);
+}
+
+/**
+ * Lines standing beside the text block, in a narrow column of their own (side notes, line numbers, verse numbers),
+ * set apart from the body. The text block spans the long lines of the page (the widest fifth set the measure; on a
+ * two-column page both columns are long); a margin line lies wholly left or right of it, between its first and last
+ * long lines. A number at either end of a body line, past where most lines start or end and well apart from the
+ * line's words, is a margin number too.
+ * A number level with the first or last long line stays: it is more likely the page's number beside its running head.
+ */
+function separateMargins(lines: Line[]): { body: Line[]; margin: { left: Line[]; right: Line[] } } {
+  const width = (l: Line): number => l.x1 - l.x0;
+  const none = { body: lines, margin: { left: [], right: [] } };
+  if (lines.length < 4) return none;
+  const measure = quantile(lines.map(width), 0.8);
+  const long = lines.filter((l) => width(l) >= 0.6 * measure).sort((a, b) => a.top - b.top);
+  if (long.length < 3) return none;
+  const left = quantile(long.map((l) => l.x0), 0.1);
+  const right = quantile(long.map((l) => l.x1), 0.9);
+  const [first, last] = [long[0], long[long.length - 1]];
+  const em = (l: Line): number => (l.bottom - l.top) / (ASCENT_TALL + DESCENT);
+  const level = (l: Line, other: Line): boolean => Math.min(l.bottom, other.bottom) - Math.max(l.top, other.top) > 0.3 * (l.bottom - l.top);
+  const edgeNumber = (l: Line): boolean => isMarginNumber(l.words.map((w) => w.text).join(' ')) && (level(l, first) || level(l, last));
+  const within = (l: Line): boolean => {
+    const middle = (l.top + l.bottom) / 2;
+    return middle > first.top && middle < last.bottom && !edgeNumber(l);
+  };
+  // Where most long lines start and end: a number standing past these, well apart from its line's words, is a
+  // margin number the engine read with the line.
+  const usualLeft = median(long.map((l) => l.x0));
+  const usualRight = median(long.map((l) => l.x1));
+  const standsApart = (line: Line, k: number): boolean => {
+    const gaps = line.words.slice(1).map((w, i) => w.x0 - line.words[i].x1);
+    const gap = k === 0 ? gaps[0] : gaps[gaps.length - 1];
+    const others = k === 0 ? gaps.slice(1) : gaps.slice(0, -1);
+    return gap > 0.8 * em(line) && (others.length === 0 || gap > 2 * median(others));
+  };
+  const body: Line[] = [];
+  const margin = { left: [] as Line[], right: [] as Line[] };
+  for (const line of lines) {
+    const side = !within(line) ? null : line.x1 <= left - 0.5 * em(line) ? 'left' : line.x0 >= right + 0.5 * em(line) ? 'right' : null;
+    if (side) {
+      margin[side].push(line);
+      continue;
+    }
+    let words = line.words;
+    const [first, last] = [words[0], words[words.length - 1]];
+    if (words.length > 2 && isMarginNumber(first.text) && first.x1 < usualLeft && standsApart(line, 0) && within(lineOf([first]))) {
+      margin.left.push(lineOf([first]));
+      words = words.slice(1);
+    }
+    if (words.length > 2 && isMarginNumber(last.text) && last.x0 > usualRight && standsApart(line, line.words.length - 1) && within(lineOf([last]))) {
+      margin.right.push(lineOf([last]));
+      words = words.slice(0, -1);
+    }
+    body.push(words === line.words ? line : lineOf(words));
+  }
+  return { body, margin };
 }
 
 /**
@@ -221,7 +314,7 @@ function toRow(line: Line, page: number, column: Column): Row {
   const shaped = line.words.map((w) => ({ w, shape: wordShape(w.text) }));
   const ems: number[] = [];
   for (const { w, shape } of shaped) {
-    if (shape) ems.push((w.bottom - w.top) / ((shape.tall ? ASCENT_TALL : ASCENT_SHORT) + (shape.descends ? DESCENT : 0)));
+    if (shape) ems.push((w.bottom - w.top) / ((shape.taller ? ASCENT_ACCENTED_CAPITAL : shape.tall ? ASCENT_TALL : ASCENT_SHORT) + (shape.descends ? DESCENT : 0)));
   }
   const size = ems.length ? median(ems) : (line.bottom - line.top) / (ASCENT_TALL + DESCENT);
   const baselines: number[] = [];
@@ -251,17 +344,36 @@ function isNoise(row: Row): boolean {
   return !/[\p{L}\p{N}]/u.test(row.text) && row.text.replace(/\s/g, '').length < 3 && narrow;
 }
 
-/** The rows of one page in reading order (top to bottom; on a two-column page the left column first). */
-export function pageRows(page: OcrPage, pageIndex: number): Row[] {
+/** A page's text: the rows of its text block in reading order, and the lines standing in its margins. */
+export interface PageRegions {
+  /** Top to bottom; on a two-column page the left column first. */
+  rows: Row[];
+  /** Side notes, line numbers and the like, one row per line, top to bottom; `column` says which margin. */
+  margin: Row[];
+}
+
+/** The rows of one page, its margins set apart first so that they never enter the reading order. */
+export function pageRegions(page: OcrPage, pageIndex: number): PageRegions {
   const width = (page.width * 72) / (page.dpi > 0 ? page.dpi : 72);
+  const { body, margin } = separateMargins(pageLines(page));
   const rows: Row[] = [];
-  for (const group of columnGroups(pageLines(page), width)) {
+  for (const group of columnGroups(body, width)) {
     for (const line of mergeRows(group.lines)) {
       const row = toRow(line, pageIndex, group.column);
       if (!isNoise(row)) rows.push(row);
     }
   }
-  return rows;
+  const marginRows = (['left', 'right'] as const).flatMap((side) =>
+    mergeRows(margin[side])
+      .map((line) => toRow(line, pageIndex, side))
+      .filter((row) => !isNoise(row)),
+  );
+  return { rows, margin: marginRows.sort((a, b) => a.top - b.top) };
+}
+
+/** The rows of one page's text block in reading order (top to bottom; on a two-column page the left column first). */
+export function pageRows(page: OcrPage, pageIndex: number): Row[] {
+  return pageRegions(page, pageIndex).rows;
 }
 
 /**
@@ -286,6 +398,20 @@ export function measureDocument(pages: Row[][]): Metrics {
   }
   // A low quantile, not the median: on a short document most pairs of lines may straddle a paragraph gap.
   return { bodySize, pitch: pitches.length ? quantile(pitches, 0.3) : 1.2 * bodySize };
+}
+
+/** Space above a row, beyond the usual leading, that sets it apart (a paragraph break, a heading's isolation): in pitches. */
+export const BREAK_SPACE = 0.4;
+/** A heading's font is this much larger than the body's. */
+const TALL = 1.2;
+
+export function isTall(row: Row, metrics: Metrics): boolean {
+  return row.size >= TALL * metrics.bodySize;
+}
+
+/** Space below the row sets it apart from the next one (or nothing follows in its column). */
+export function isolatedBelow(row: Row, next: Row | undefined, metrics: Metrics): boolean {
+  return !next || next.column !== row.column || extraSpace(row, next, metrics) > BREAK_SPACE * metrics.pitch;
 }
 
 export function isBodySize(row: Row, bodySize: number): boolean {

@@ -1,0 +1,155 @@
+// npm run bench:markdown — how well the Markdown export reads a book: a synthetic French book with a known
+// structure (test/export/book-corpus.ts: running heads the OCR reads differently on each page, a side note and
+// line numbers in the margins, superscript calls as OCR garbles them, notes continued across pages, a critical
+// apparatus, line-end and page-end splits, real hyphens, headings of three ranks), scored against its truth
+// (test/export/corpus-metrics.ts). Two inputs: the words as set (what a perfect OCR would report, exact), and the
+// same pages drawn and read by tesseract.js (fra+lat). Then the line-end hyphen decision alone on a few thousand
+// French dictionary words and compounds.
+//
+//   npm run bench:markdown [-- --compare <git ref>] [-- --no-ocr]
+//
+// --compare  also score the Markdown export of that commit on the same inputs, side by side (e.g. the commit before
+//            a change); its sources are extracted from git into .bench/ and removed afterwards
+// --no-ocr   skip the drawn and OCR'd pages (the slow half)
+// --keep <dir>  write each column's Markdown there, to read
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer } from 'vite';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const compareRef = args.includes('--compare') ? args[args.indexOf('--compare') + 1] : undefined;
+const withOcr = !args.includes('--no-ocr');
+const keepDir = args.includes('--keep') ? args[args.indexOf('--keep') + 1] : undefined;
+
+const server = await createServer({
+  root,
+  configFile: false,
+  logLevel: 'error',
+  server: { middlewareMode: true, hmr: false, ws: false },
+  appType: 'custom',
+  optimizeDeps: { noDiscovery: true, include: [] },
+});
+const work = mkdtempSync(join(tmpdir(), 'quire-bench-md-'));
+let compareDir;
+try {
+  const { bookCorpus } = await server.ssrLoadModule('/test/export/book-corpus.ts');
+  const { scoreCorpus } = await server.ssrLoadModule('/test/export/corpus-metrics.ts');
+  const corpus = bookCorpus();
+  const exporters = [{ name: 'this tree', ...(await markdownOf('/src')) }];
+  if (compareRef) {
+    const sha = execFileSync('git', ['rev-parse', '--short', compareRef], { cwd: root, encoding: 'utf8' }).trim();
+    compareDir = join(root, '.bench', `markdown-${sha}`);
+    rmSync(compareDir, { recursive: true, force: true });
+    mkdirSync(compareDir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${sha} src | tar -x -C "${compareDir}"`], { cwd: root });
+    exporters.unshift({ name: compareRef === sha ? sha : `${compareRef} (${sha})`, ...(await markdownOf(`/.bench/markdown-${sha}/src`)) });
+  }
+
+  const inputs = [{ name: 'words as set', pages: corpus.pages.map((p) => p.ocr) }];
+  if (withOcr) {
+    const t0 = performance.now();
+    inputs.push({ name: 'OCR’d (tesseract.js fra+lat)', pages: await ocrPages(corpus.pages) });
+    console.error(`(OCR of ${corpus.pages.length} pages: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+
+  if (keepDir) mkdirSync(keepDir, { recursive: true });
+  const columns = inputs.flatMap((input, i) =>
+    exporters.map((e, k) => {
+      const markdown = e.toMarkdown(input.pages);
+      if (keepDir) writeFileSync(join(keepDir, `${i === 0 ? 'words' : 'ocr'}-${k === exporters.length - 1 ? 'this' : 'compare'}.md`), markdown);
+      return { label: `${e.name}, ${input.name}`, scores: scoreCorpus(markdown, corpus.truth) };
+    }),
+  );
+  if (keepDir && inputs[1]) writeFileSync(join(keepDir, 'ocr-pages.json'), JSON.stringify(inputs[1].pages));
+  const rows = [
+    ['running heads and page numbers left in the text (of all printed)', 'headLeaks'],
+    ['footnotes linked right (call at its word → its note)', 'notesLinked'],
+    ['line-end and page-end splits joined right', 'splitsJoined'],
+    ['compounds split at their hyphen, hyphen kept', 'compoundsKept'],
+    ['real hyphens in the text, kept', 'hyphensKept'],
+    ['headings at their rank’s level', 'headingLevels'],
+    ['margin line numbers kept out of the text', 'lineNumbersOut'],
+    ['side notes set apart (blockquote)', 'sideNotesApart'],
+  ];
+  const lexiconRows = await lexiconDecisions(exporters);
+
+  console.log(`\nMarkdown of a synthetic book (${corpus.pages.length} A5 pages, French and Latin), scored against its truth`);
+  console.log(`| measure | ${columns.map((c) => c.label).join(' | ')} |`);
+  console.log(`| --- | ${columns.map(() => '---').join(' | ')} |`);
+  for (const [label, measure] of rows) {
+    console.log(`| ${label} | ${columns.map((c) => `${c.scores[measure].right}/${c.scores[measure].total}`).join(' | ')} |`);
+  }
+  console.log(`\nLine-end hyphens decided on French dictionary words (npm dictionary-fr), split where a typesetter would`);
+  console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
+  console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
+  for (const row of lexiconRows) console.log(`| ${row.label} | ${row.scores.map((s) => `${s.right}/${s.total} (${((100 * s.right) / s.total).toFixed(1)} %)`).join(' | ')} |`);
+} finally {
+  await server.close();
+  rmSync(work, { recursive: true, force: true });
+  if (compareDir) rmSync(compareDir, { recursive: true, force: true });
+}
+
+/**
+ * The hyphen decision alone, on many words: every 40th plain word of seven letters or more in the French dictionary,
+ * split at its middle break point (it must be joined), and every 8th compound, split at each of its hyphens (the
+ * hyphen must stay). With the French lexicon, and no help from a document.
+ */
+async function lexiconDecisions(exporters) {
+  const { breakPoints } = await server.ssrLoadModule('/test/export/book-corpus.ts');
+  const entries = readFileSync(join(root, 'node_modules', 'dictionary-fr', 'index.dic'), 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split('/')[0].trim());
+  const plain = entries.filter((w) => /^\p{Ll}{7,}$/u.test(w)).filter((_, i) => i % 40 === 0);
+  const compounds = entries.filter((w) => /^\p{L}+(-\p{L}+)+$/u.test(w)).filter((_, i) => i % 8 === 0);
+  const splits = plain.flatMap((word) => {
+    const points = breakPoints(word);
+    const at = points[points.length >> 1];
+    return at === undefined ? [] : [{ first: `${word.slice(0, at)}-`, second: word.slice(at), want: word }];
+  });
+  const hyphens = compounds.flatMap((word) => [...word.matchAll(/-/gu)].map((m) => ({ first: word.slice(0, m.index + 1), second: word.slice(m.index + 1), want: word })));
+  const decide = await Promise.all(exporters.map((e) => e.joinHyphen));
+  const score = (cases) => decide.map((join) => ({ right: cases.filter((c) => join(c.first, c.second) === c.want).length, total: cases.length }));
+  return [
+    { label: 'words split at a syllable, joined', scores: score(splits) },
+    { label: 'compounds split at their hyphen, hyphen kept', scores: score(hyphens) },
+  ];
+}
+
+/** The Markdown export of the sources under `src` (this tree's, or a commit's), as the exporter runs it. */
+async function markdownOf(src) {
+  const markdown = await server.ssrLoadModule(`${src}/export/markdown.ts`);
+  // An older export, without the structure module, checks no lexicon.
+  const current = existsSync(join(root, src, 'export', 'structure.ts'));
+  const isWord = current ? await (await server.ssrLoadModule(`${src}/export/structure.ts`)).openWordCheck(['fra', 'lat']) : undefined;
+  const french = current ? await (await server.ssrLoadModule(`${src}/export/structure.ts`)).openWordCheck(['fra']) : undefined;
+  const text = await server.ssrLoadModule(`${src}/export/${current ? 'structure-text' : 'markdown-text'}.ts`);
+  return {
+    toMarkdown: (pages) => markdown.documentToMarkdown(pages, { title: 'Les Confessions', ...(isWord ? { isWord } : {}) }),
+    // The line-end hyphen decision alone, with the French lexicon (an older export takes a word count instead).
+    joinHyphen: current ? (first, second) => text.joinHyphenated(first, second, { counts: new Map(), isWord: french }) : (first, second) => text.joinHyphenated(first, second, new Map()),
+  };
+}
+
+/** The corpus pages drawn (DejaVu Serif, each piece of ink at its place and size) and read by tesseract.js. */
+async function ocrPages(pages) {
+  const { drawPage } = await server.ssrLoadModule('/test/export/book-corpus.ts');
+  const { createTesseractEngine } = await server.ssrLoadModule('/src/ocr/index.ts');
+  const engine = createTesseractEngine({ workers: 2 });
+  try {
+    return await Promise.all(
+      pages.map(async (page, i) => {
+        const file = join(work, `page-${i + 1}.png`);
+        writeFileSync(file, await drawPage(page));
+        const { width, height, dpi } = page.ocr;
+        return engine.recognize({ file, width, height, dpi }, ['fra', 'lat']);
+      }),
+    );
+  } finally {
+    await engine.close();
+  }
+}

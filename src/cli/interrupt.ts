@@ -1,0 +1,55 @@
+/**
+ * Ctrl-C and `kill`: the first SIGINT or SIGTERM stops the conversion through its AbortSignal — the pipeline's
+ * threads and the OCR processes are ended, the working folder and any staged output removed — and the command
+ * exits with 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once; what that leaves behind is removed by
+ * the next run.
+ */
+import { ERROR_CODES, QuireError } from '../errors.js';
+import { closeOcrEngines } from '../ocr/index.js';
+
+const EXIT_CODES: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** The conversion was stopped by a signal; the exit code is the shell's for that signal. */
+export class Interrupted extends QuireError {
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+    super(ERROR_CODES.CANCELLED, signal === 'SIGINT' ? 'Interrupted (Ctrl-C); nothing more was written.' : 'Stopped (SIGTERM); nothing more was written.');
+  }
+
+  override get exitCode(): number {
+    return EXIT_CODES[this.signal];
+  }
+}
+
+/**
+ * Run `work` with a signal that SIGINT and SIGTERM abort (the abort reason is an `Interrupted`). `onStop` is told
+ * when the first signal arrives (to say that cleaning up has begun).
+ */
+export async function withInterruption<T>(work: (signal: AbortSignal) => Promise<T>, onStop?: (signal: 'SIGINT' | 'SIGTERM') => void): Promise<T> {
+  const controller = new AbortController();
+  let received: 'SIGINT' | 'SIGTERM' | undefined;
+  const handler = (sig: 'SIGINT' | 'SIGTERM'): void => {
+    if (received) {
+      // Asked twice: no more waiting. Ending the engines sends the kill to their OCR processes right away.
+      void closeOcrEngines();
+      process.exit(EXIT_CODES[sig]);
+    }
+    received = sig;
+    onStop?.(sig);
+    controller.abort(new Interrupted(sig));
+  };
+  const onInt = (): void => handler('SIGINT');
+  const onTerm = (): void => handler('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+}
+
+/** The `Interrupted` a signal's abort carries, if `signal` was aborted by one. */
+export function interruptionOf(signal: AbortSignal): Interrupted | undefined {
+  return signal.aborted && signal.reason instanceof Interrupted ? signal.reason : undefined;
+}

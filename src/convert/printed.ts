@@ -1,0 +1,22 @@
+import { readPrintedPages } from '../export/index.js';
+import { loadOcrPages, type OcrPage, type ProjectManifest, visiblePages } from '../project/index.js';
+
+/**
+ * Note in the project what each page prints about itself — its page number as printed and its running head — read
+ * from the OCR of the whole document (running heads are found by their recurrence across pages). Pages without OCR
+ * are left as they are.
+ */
+export async function notePrintedPages(dir: string, manifest: ProjectManifest): Promise<void> {
+  const ocr = await loadOcrPages(dir, manifest);
+  const pages = visiblePages(manifest).filter((p) => ocr.has(p.index));
+  if (pages.length === 0) return;
+  const printed = readPrintedPages(
+    pages.map((p) => ocr.get(p.index) as OcrPage),
+    { title: manifest.name },
+  );
+  pages.forEach((page, i) => {
+    const { folio, runningHead } = printed[i];
+    if (folio === undefined && runningHead === undefined) delete page.printed;
+    else page.printed = { ...(folio !== undefined ? { folio } : {}), ...(runningHead !== undefined ? { runningHead } : {}) };
+  });
+}

@@ -1,0 +1,259 @@
+/**
+ * The document's structure, step 2: running heads, running feet and page numbers, found by recurrence across pages
+ * (OCR reads them a little differently on every page), dropped from the text and kept as what they say about each
+ * page: its printed number (folio) and its running head.
+ */
+import { isolatedBelow, isTall, median, type Metrics, type Row } from './structure-rows.js';
+import { isPageNumberText, isRomanNumeral, runningKey } from './structure-text.js';
+
+/** A page number stands this far (in ems) from the title in a running head. */
+const RUNNING_NUMBER_GAP = 2;
+/** Running heads repeat on nearby pages: look this many pages either side. */
+const RUNNING_WINDOW = 4;
+/** Page numbers in sequence are looked for this many pages either side. */
+const FOLIO_WINDOW = 6;
+
+/** What a page's running head and page number say about it. */
+export interface PageFurniture {
+  /**
+   * The page number printed on the page (`305`, `xiv`), as read when it fits the sequence of the other pages, or
+   * inferred between the two nearest pages whose printed numbers agree with their distance (a chapter's first page
+   * often has none printed).
+   */
+  folio?: string;
+  /** The running head's words, its page number left out (`L'UNITÉ DE LA TRINITÉ`). */
+  runningHead?: string;
+}
+
+/** Rows to drop, and what they said about each page. */
+export interface RunningRows {
+  running: Set<Row>;
+  furniture: PageFurniture[];
+}
+
+/** Levenshtein distance, for running heads the OCR read a little differently on each page. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/** Same running head: equal, one inside the other (a page number read as letters), or a fifth of the letters differ. */
+function similarKeys(a: string, b: string): boolean {
+  if (a.length < 2 || b.length < 2) return false;
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.length >= 8 && long.includes(short)) return true;
+  // The distance is at least the difference in length: most pairs are settled without computing it.
+  const allowed = 0.2 * long.length;
+  return long.length >= 8 && long.length <= 120 && long.length - short.length <= allowed && editDistance(a, b) <= allowed;
+}
+
+/** The digits of a number word with its decorations (`[305]`, `- 17 -`, `305.`), or null. */
+function numberIn(text: string): number | null {
+  const core = text.replace(/[-–—.·•()[\]|]/gu, '');
+  return /^\d{1,4}$/u.test(core) ? Number(core) : null;
+}
+
+/** The number at either end of a row (`304 L'UNITÉ …`, `… SYNODES 305`), with the word it is. */
+function endNumbers(row: Row): { value: number; word: number }[] {
+  const found: { value: number; word: number }[] = [];
+  const first = numberIn(row.words[0].text);
+  if (first !== null) found.push({ value: first, word: 0 });
+  const lastIndex = row.words.length - 1;
+  const last = lastIndex > 0 ? numberIn(row.words[lastIndex].text) : null;
+  if (last !== null) found.push({ value: last, word: lastIndex });
+  return found;
+}
+
+/** The word at one end of a row stands off from the rest by more than an em, as a page number does. */
+function standsOff(row: Row, word: number): boolean {
+  const { words } = row;
+  if (words.length < 2) return false;
+  const [a, b] = word === 0 ? [words[0], words[1]] : [words[word - 1], words[word]];
+  return b.x0 - a.x1 > row.size;
+}
+
+/** `2      PRIDE AND PREJUDICE` or `CHAPTER I      3`: a number at one end, far from the short title. */
+function hasPageNumberAtEnd(row: Row): boolean {
+  const { words } = row;
+  if (words.length < 2 || words.length > 10) return false;
+  const first = words[0];
+  const last = words[words.length - 1];
+  const far = RUNNING_NUMBER_GAP * row.size;
+  return (/^\d{1,4}$/.test(first.text) && words[1].x0 - first.x1 > far) || (/^\d{1,4}$/.test(last.text) && last.x0 - words[words.length - 2].x1 > far);
+}
+
+/**
+ * Running heads, running feet and page numbers, to be dropped, and each page's printed number and running head.
+ * Looks at the first two and last two rows of each page (the second only when the first is running). A row is
+ * running when it is
+ * - a lone page number (arabic or roman, decorations allowed) not set larger than a heading;
+ * - a short row with a number standing off at one end that follows the sequence of the numbers at the same place
+ *   on nearby pages (page 3 says 304, page 5 says 306);
+ * - or, not set large, text whose letters (digits ignored) are the book title (`title`), or a heading set large
+ *   elsewhere in the document (the chapter title repeated at the top of its pages); when set apart (or crowded, as
+ *   below), also text nearly the same;
+ * - or short text set apart (or a page's first row narrower than the text block or with a word standing off at one
+ *   end), repeated at that edge of another
+ *   page up to four pages away (digits ignored; equal, one inside the other, or a fifth of the letters different,
+ *   as OCR reads the same head a little differently);
+ *   the first of them is kept when it is set larger than the others, or when its page has no page number at that
+ *   edge while the others do (the chapter's own title on its first page);
+ * - or, at the top and set apart from the text below (or crowded), a short line with a page number far from its
+ *   other words;
+ * - or, when most pages carry a running head, a page's short first row set apart with a number standing off at
+ *   one end (a head the OCR garbled beyond recognition).
+ */
+export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string): RunningRows {
+  const titleKey = title ? runningKey(title) : '';
+  const tallKeys = new Set(pages.flat().filter((r) => isTall(r, metrics) && !isPageNumberText(r.text)).map((r) => runningKey(r.text)));
+  const edges = (rows: Row[]): { top: Row[]; bottom: Row[] } => ({ top: rows.slice(0, 2), bottom: rows.slice(-2) });
+
+  /** The row and the rows like it at the same edge of nearby pages, in page order. */
+  const repeats = (row: Row, edge: 'top' | 'bottom'): Row[] => {
+    const key = runningKey(row.text);
+    const like: Row[] = [];
+    for (let p = Math.max(0, row.page - RUNNING_WINDOW); p <= Math.min(pages.length - 1, row.page + RUNNING_WINDOW); p++) {
+      if (p === row.page) like.push(row);
+      else {
+        const match = edges(pages[p])[edge].find((r) => similarKeys(key, runningKey(r.text)));
+        if (match) like.push(match);
+      }
+    }
+    return like;
+  };
+
+  // Numbers at the ends of each page's edge rows: the candidates for its printed number.
+  const numbersAt = pages.map((rows) => {
+    const { top, bottom } = edges(rows);
+    return [...top.map((row) => ({ row, edge: 'top' as const })), ...bottom.map((row) => ({ row, edge: 'bottom' as const }))].flatMap(({ row, edge }) =>
+      row.words.length <= 12 ? endNumbers(row).map((n) => ({ ...n, row, edge })) : [],
+    );
+  });
+  /** Another page nearby has a number at the same edge that differs from this one by the distance between the pages. */
+  const inSequence = (row: Row, value: number, edge: 'top' | 'bottom'): boolean => {
+    for (let p = Math.max(0, row.page - FOLIO_WINDOW); p <= Math.min(pages.length - 1, row.page + FOLIO_WINDOW); p++) {
+      if (p !== row.page && numbersAt[p].some((n) => n.edge === edge && n.value - value === p - row.page)) return true;
+    }
+    return false;
+  };
+
+  // A page number at either end of one of the page's top or bottom rows.
+  const numberedEdge = (row: Row, edge: 'top' | 'bottom'): boolean =>
+    edges(pages[row.page])[edge].some((r) => /^\d{1,4}\b|\b\d{1,4}$/u.test(r.text));
+  // Chapter titles kept on their first page: no later rule takes them for a head.
+  const titles = new Set<Row>();
+  const keptFirst = (row: Row, group: Row[], edge: 'top' | 'bottom'): boolean => {
+    if (group[0] !== row) return false;
+    const others = group.slice(1);
+    const usualSize = others.map((r) => r.size).sort((a, b) => a - b)[others.length >> 1];
+    const numbered = others.filter((r) => numberedEdge(r, edge)).length;
+    const kept = row.size >= 1.15 * usualSize || (!numberedEdge(row, edge) && numbered * 2 >= others.length);
+    if (kept) titles.add(row);
+    return kept;
+  };
+
+  const narrow = (row: Row): boolean => {
+    const widths = pages[row.page].map((r) => r.x1 - r.x0);
+    return row.x1 - row.x0 < 0.7 * median(widths);
+  };
+  const apartFrom = (row: Row, edge: 'top' | 'bottom', neighbour: Row | undefined): boolean =>
+    !neighbour || (edge === 'top' ? isolatedBelow(row, neighbour, metrics) : isolatedBelow(neighbour, row, metrics));
+
+  const isRunning = (row: Row, edge: 'top' | 'bottom', neighbour: Row | undefined): boolean => {
+    const apart = apartFrom(row, edge, neighbour);
+    if (isPageNumberText(row.text)) {
+      // A roman numeral may be a chapter number: only when set apart and not larger than the text.
+      return isRomanNumeral(row.text) ? apart && row.size < 1.15 * metrics.bodySize : row.size < 1.3 * metrics.bodySize;
+    }
+    if (isTall(row, metrics)) return false;
+    if (row.words.length <= 12 && endNumbers(row).some((n) => standsOff(row, n.word) && inSequence(row, n.value, edge))) return true;
+    const key = runningKey(row.text);
+    // A head the text below crowds: the page's first row, narrower than the text or with a word standing off at one
+    // end (its page number).
+    const crowded = edge === 'top' && row === pages[row.page][0] && (narrow(row) || standsOff(row, 0) || standsOff(row, row.words.length - 1));
+    if (key.length >= 2) {
+      if (key === titleKey || tallKeys.has(key)) return true;
+      // Read a little differently by the OCR: only when set like a running head.
+      if ((apart || crowded) && [titleKey, ...tallKeys].some((k) => similarKeys(key, k))) return true;
+      // Repeated body lines are not running heads: those are short, and set apart or crowded as above.
+      const group = (apart || crowded) && row.words.length <= 12 ? repeats(row, edge) : [];
+      if (group.length >= 2 && !keptFirst(row, group, edge)) return true;
+    }
+    return edge === 'top' && (apart || crowded) && hasPageNumberAtEnd(row);
+  };
+
+  const running = new Set<Row>();
+  for (const rows of pages) {
+    for (let i = 0; i < Math.min(2, rows.length) && isRunning(rows[i], 'top', rows[i + 1]); i++) running.add(rows[i]);
+    for (let i = rows.length - 1; i >= Math.max(0, rows.length - 2) && !running.has(rows[i]) && isRunning(rows[i], 'bottom', rows[i - 1]); i--) {
+      running.add(rows[i]);
+    }
+  }
+
+  // Most pages carry a head: a short first row set apart with a number standing off at one end is one too, however
+  // garbled its words (a chapter's `CHAPTER 3` sets its number a word space away).
+  const headed = pages.filter((rows) => rows.length > 0 && running.has(rows[0])).length;
+  if (pages.length >= 3 && headed >= 0.6 * pages.length) {
+    for (const rows of pages) {
+      const [first, next] = rows;
+      if (!first || running.has(first) || titles.has(first) || !next || isTall(first, metrics) || first.words.length > 10) continue;
+      const numbered = endNumbers(first).some((n) => standsOff(first, n.word));
+      if (numbered && apartFrom(first, 'top', next) && narrow(first)) running.add(first);
+    }
+  }
+  return { running, furniture: pageFurniture(pages, running, numbersAt) };
+}
+
+/** Each page's printed number (read, checked against the sequence, inferred between agreeing pages) and running head. */
+function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: number; word: number; row: Row }[][]): PageFurniture[] {
+  const read = pages.map((rows, p) => {
+    const heads = rows.filter((r) => running.has(r));
+    const lone = heads.find((r) => isPageNumberText(r.text));
+    const numbered = numbersAt[p].find((n) => running.has(n.row) && !isPageNumberText(n.row.text));
+    const folio = lone ? lone.text.replace(/[\s\-–—.·•()[\]|]/gu, '') : numbered ? String(numbered.value) : undefined;
+    const words = heads
+      .filter((r) => !isPageNumberText(r.text))
+      .map((r) => r.words.filter((_, k) => !(numbered && numbered.row === r && numbered.word === k)).map((w) => w.text).join(' '))
+      .filter((t) => t !== '');
+    return { folio, runningHead: words.length ? words.join(' ') : undefined };
+  });
+  const arabic = read.map((r) => (r.folio !== undefined && /^\d+$/u.test(r.folio) ? Number(r.folio) : null));
+  // A number is misread when it breaks the order of its neighbours' numbers, or when those two agree with the
+  // pages between them and it does not. Pages may be missing from a capture: numbers further apart are fine.
+  const misread = (p: number): boolean => {
+    const n = arabic[p] as number;
+    const a = arabic.slice(0, p).findLastIndex((m) => m !== null);
+    const bOffset = arabic.slice(p + 1).findIndex((m) => m !== null);
+    const b = bOffset < 0 ? -1 : p + 1 + bOffset;
+    const [fa, fb] = [arabic[a] as number, arabic[b] as number];
+    if ((a >= 0 && n <= fa) || (b >= 0 && n >= fb)) return true;
+    return a >= 0 && b >= 0 && fb - fa === b - a && n !== fa + (p - a);
+  };
+  const valid = arabic.map((n, p) => (n !== null && !misread(p) ? n : null));
+  const known = valid.flatMap((n, p) => (n !== null ? [p] : []));
+  return read.map((r, p) => {
+    let folio = r.folio !== undefined && (arabic[p] === null || valid[p] !== null) ? r.folio : undefined;
+    if (folio === undefined) {
+      // Between two pages whose numbers agree with the pages between them (a chapter's first page often prints
+      // none). Not beyond the first or last number read: the capture may skip pages or join two books.
+      const before = known.filter((q) => q < p).pop();
+      const after = known.find((q) => q > p);
+      if (before !== undefined && after !== undefined && (valid[after] as number) - (valid[before] as number) === after - before) {
+        folio = String((valid[before] as number) + (p - before));
+      }
+    }
+    // A folio OCR read with letters for digits (`l44`) is left out of the running head once the sequence gives it.
+    const misread = (word: string | undefined): boolean => folio !== undefined && word !== undefined && word.replace(/[lIi|]/gu, '1').replace(/[oO]/gu, '0') === folio;
+    const words = r.runningHead?.split(' ') ?? [];
+    const head = words.filter((w, k) => !((k === 0 || k === words.length - 1) && words.length > 1 && misread(w))).join(' ');
+    return { ...(folio !== undefined ? { folio } : {}), ...(head !== '' ? { runningHead: head } : {}) };
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * A task's stages as the progress panel shows them: planned when the task starts (making the pages, OCR, writing
+ * each format, sending to each destination), then started, counted and finished as the work reports; the time
+ * left is estimated from the running stage's own pace.
+ */
+import type { StageProgress, TaskProgress } from './api-types.js';
+
+/** Titles of the formats, as a person names them. */
+export const FORMAT_TITLES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', textpack: 'OCR textpack', slim: 'Slim project' };
+
+export function pagesStage(frames: number): StageProgress {
+  return { key: 'pages', label: 'Making the pages', state: 'waiting', done: 0, total: frames, unit: 'frame' };
+}
+
+export function unpackStage(): StageProgress {
+  return { key: 'unpack', label: 'Opening the project', state: 'waiting' };
+}
+
+export function ocrStage(): StageProgress {
+  return { key: 'ocr', label: 'Recognising the text', state: 'waiting', unit: 'page' };
+}
+
+export function writeStage(format: string): StageProgress {
+  return { key: `write:${format}`, label: `Writing the ${FORMAT_TITLES[format] ?? format}`, state: 'waiting' };
+}
+
+export function sendStage(slug: string, display: string): StageProgress {
+  return { key: `send:${slug}`, label: `Sending to ${display}`, state: 'waiting' };
+}
+
+/** The stage with `key`; one the plan did not foresee (OCR an export found it needed) is added before the first waiting one. */
+function stageOf(progress: TaskProgress, key: string, make: () => StageProgress): StageProgress {
+  let stage = progress.stages.find((s) => s.key === key);
+  if (!stage) {
+    stage = make();
+    const at = progress.stages.findIndex((s) => s.state === 'waiting');
+    progress.stages.splice(at < 0 ? progress.stages.length : at, 0, stage);
+  }
+  return stage;
+}
+
+function unplanned(key: string): () => StageProgress {
+  return () => (key === 'ocr' ? ocrStage() : key.startsWith('write:') ? writeStage(key.slice(6)) : { key, label: key, state: 'waiting' });
+}
+
+/** The stage `key` runs now; every stage before it is done. */
+export function startStage(progress: TaskProgress, key: string, now = Date.now()): void {
+  const stage = stageOf(progress, key, unplanned(key));
+  for (const s of progress.stages) {
+    if (s === stage) break;
+    if (s.state === 'running') finish(s, now);
+  }
+  if (stage.state !== 'running') {
+    stage.state = 'running';
+    stage.started = now;
+    delete stage.ended;
+  }
+  delete progress.secondsLeft;
+  delete progress.estimatedAt;
+}
+
+/** `done` of `total` units of stage `key` are done: its count and the time it still needs. */
+export function countStage(progress: TaskProgress, key: string, done: number, total: number, now = Date.now()): void {
+  const stage = stageOf(progress, key, unplanned(key));
+  if (stage.state !== 'running') startStage(progress, key, now);
+  stage.done = done;
+  stage.total = total;
+  const left = secondsLeft(stage, now);
+  if (left === undefined) {
+    delete progress.secondsLeft;
+    delete progress.estimatedAt;
+  } else {
+    progress.secondsLeft = left;
+    progress.estimatedAt = now;
+  }
+}
+
+export function finishStage(progress: TaskProgress, key: string, now = Date.now()): void {
+  const stage = stageOf(progress, key, unplanned(key));
+  if (stage.state !== 'running') startStage(progress, key, now);
+  finish(stage, now);
+  delete progress.secondsLeft;
+  delete progress.estimatedAt;
+}
+
+/** The task ended: a running stage ends as `failed` (or `done`, when the task succeeded). */
+export function endStages(progress: TaskProgress, ok: boolean, now = Date.now()): void {
+  for (const s of progress.stages) {
+    if (s.state !== 'running') continue;
+    if (ok) finish(s, now);
+    else {
+      s.state = 'failed';
+      s.ended = now;
+    }
+  }
+  delete progress.secondsLeft;
+  delete progress.estimatedAt;
+}
+
+function finish(stage: StageProgress, now: number): void {
+  stage.state = 'done';
+  stage.ended = now;
+  if (stage.total !== undefined) stage.done = stage.total;
+}
+
+/** The time a counted stage still needs at the pace of the units done so far; none before the first one. */
+export function secondsLeft(stage: StageProgress, now: number): number | undefined {
+  if (stage.started === undefined || !stage.done || stage.total === undefined || stage.done >= stage.total) return undefined;
+  const perUnit = (now - stage.started) / 1000 / stage.done;
+  return Math.max(1, Math.round(perUnit * (stage.total - stage.done)));
+}

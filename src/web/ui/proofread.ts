@@ -1,0 +1,398 @@
+/// <reference lib="dom" />
+/**
+ * The proofreading view: the recognised text beside the page image. Words worth a look (the engine was unsure,
+ * or the correction step changed them) are marked on both; a word picked in the text shows its box on the page
+ * and, enlarged, its line; Enter corrects it in place. "Next word to check" (N) goes through them, on to the
+ * next pages. Every correction is saved in the project at once and goes into every export.
+ */
+import { h, type ComponentChild } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { DocumentDetail, PageView, PageWords, WordEditResult, WordView } from '../api-types.js';
+import { api, messageOf } from './api.js';
+import { Icon } from './icons.js';
+import { isTyping } from './shortcuts.js';
+
+/** Which word to pick when a page opens: the first or last word to check, or none. */
+export type InitialWord = 'first-doubtful' | 'last-doubtful' | null;
+
+function wordState(w: WordView): string {
+  if (w.edit) return w.edit.from === w.text ? 'checked' : 'edited';
+  return w.doubtful ? 'doubtful' : '';
+}
+
+/** What a screen reader hears after the word itself. */
+function wordNote(w: WordView): string {
+  if (w.edit) return w.edit.from === w.text ? ', checked' : `, corrected from ${w.edit.from}`;
+  if (w.correction) return `, changed from ${w.correction.from} by the correction step`;
+  return w.doubtful ? ', worth checking' : '';
+}
+
+function whyDoubtful(w: WordView): string[] {
+  const lines: string[] = [];
+  if (w.edit) lines.push(w.edit.from === w.text ? 'You checked this word.' : `You corrected it from “${w.edit.from}”.`);
+  if (w.correction) lines.push(`The correction step changed “${w.correction.from}” to this (${correctionWhy(w.correction)}).`);
+  lines.push(`The engine was ${Math.round(w.confidence)}% sure of its reading.`);
+  return lines;
+}
+
+/** Why the correction step changed a word, in words: its reason, the characters it changed. */
+function correctionWhy(c: NonNullable<WordView['correction']>): string {
+  const why =
+    c.reason === 'engine-choice'
+      ? 'the only dictionary word among the letters the engine hesitated between'
+      : c.reason === 'known-confusion'
+        ? 'the only dictionary word after undoing a usual OCR misreading'
+        : c.reason === 'script'
+          ? 'Greek look-alike letters inside a Latin word'
+          : c.reason;
+  return c.change ? `${why}: ${c.change}` : why;
+}
+
+/** The box of the line a word sits on, widened a little: what the magnifier shows. */
+function lineBox(words: PageWords, w: WordView): { x: number; y: number; width: number; height: number } {
+  const line = words.lines.find((l) => l.words.some((x) => x.n === w.n));
+  const boxes = (line?.words ?? [w]).map((x) => x.box);
+  const x0 = Math.min(...boxes.map((b) => b.x0));
+  const x1 = Math.max(...boxes.map((b) => b.x1));
+  const y0 = Math.min(...boxes.map((b) => b.y0));
+  const y1 = Math.max(...boxes.map((b) => b.y1));
+  const pad = Math.max(6, (y1 - y0) * 0.3);
+  const x = Math.max(0, x0 - pad);
+  const y = Math.max(0, y0 - pad);
+  return { x, y, width: Math.min(words.width, x1 + pad) - x, height: Math.min(words.height, y1 + pad) - y };
+}
+
+function rect(w: WordView, cls: string, onPick?: (n: number) => void): ComponentChild {
+  return h('rect', {
+    key: `${cls}-${w.n}`,
+    class: `word-box ${cls}`,
+    x: w.box.x0,
+    y: w.box.y0,
+    width: Math.max(1, w.box.x1 - w.box.x0),
+    height: Math.max(1, w.box.y1 - w.box.y0),
+    ...(onPick ? { onClick: () => onPick(w.n) } : {}),
+  });
+}
+
+export function ProofreadView({
+  doc,
+  page,
+  initialWord,
+  onOtherPage,
+}: {
+  doc: DocumentDetail;
+  page: PageView;
+  initialWord: InitialWord;
+  /** Go to the nearest page (after or before this one) with words to check, picking its first or last one. */
+  onOtherPage: (direction: 1 | -1) => boolean;
+}): ComponentChild {
+  const [words, setWords] = useState<PageWords | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState('');
+  const [note, setNote] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
+  const textRef = useRef<HTMLDivElement>(null);
+  const shownPage = useRef<number | null>(null);
+  const focusWord = useRef(false);
+  // Set at once (state lags a render): the field's blur after Enter or Escape must not save a second time.
+  const editingRef = useRef(false);
+  const stopEditing = (): void => {
+    editingRef.current = false;
+    setEditing(false);
+  };
+  const busy = doc.status === 'working';
+
+  useEffect(() => {
+    let live = true;
+    setError(null);
+    api<PageWords>('GET', `/api/documents/${doc.id}/pages/${page.index}/words`).then(
+      (w) => {
+        if (!live) return;
+        // A new page starts where the person asked; the same page read again (after an edit) keeps its place.
+        if (shownPage.current !== w.index) {
+          shownPage.current = w.index;
+          const doubtful = w.lines.flatMap((l) => l.words).filter((x) => x.doubtful);
+          const first = initialWord === 'first-doubtful' ? doubtful[0] : initialWord === 'last-doubtful' ? doubtful[doubtful.length - 1] : undefined;
+          setSelected(first ? first.n : null);
+          stopEditing();
+          focusWord.current = first !== undefined;
+        }
+        setWords(w);
+      },
+      (e: unknown) => live && setError(messageOf(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [doc.id, page.index, doc.revision]);
+
+  const all = useMemo(() => words?.lines.flatMap((l) => l.words) ?? [], [words]);
+  const current = selected === null ? undefined : all.find((w) => w.n === selected);
+  // Keys pressed faster than the page renders go from the word just picked, not from the one last drawn.
+  const latest = useRef({ selected, all, loaded: false });
+  latest.current = { selected, all, loaded: words?.index === page.index };
+
+  // The picked word takes the focus when the keyboard moved to it, and shows on the page and in the text.
+  useEffect(() => {
+    if (selected === null || editing) return;
+    const button = textRef.current?.querySelector<HTMLElement>(`[data-n="${selected}"]`);
+    button?.scrollIntoView({ block: 'nearest' });
+    if (focusWord.current) {
+      button?.focus({ preventScroll: true });
+      focusWord.current = false;
+    }
+  }, [selected, editing, words]);
+
+  const pick = (n: number, viaKeyboard = true): void => {
+    setNote(null);
+    stopEditing();
+    latest.current.selected = n;
+    setSelected(n);
+    focusWord.current = viaKeyboard;
+  };
+
+  const nextDoubtful = (direction: 1 | -1): void => {
+    const { selected: at, all: list, loaded } = latest.current;
+    // The next page is still loading (a key pressed right after moving to it): that key waits for nothing.
+    if (!loaded) return;
+    const from = at ?? (direction === 1 ? -1 : Number.MAX_SAFE_INTEGER);
+    const candidates = list.filter((w) => w.doubtful && (direction === 1 ? w.n > from : w.n < from));
+    const target = direction === 1 ? candidates[0] : candidates[candidates.length - 1];
+    if (target) {
+      pick(target.n);
+      return;
+    }
+    if (onOtherPage(direction)) latest.current.loaded = false;
+    else setNote({ tone: 'ok', text: direction === 1 ? 'No word to check after this one, on this page or the next ones.' : 'No word to check before this one.' });
+  };
+
+  // N and Shift+N work anywhere in the page view, not only in the text.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.defaultPrevented || isTyping(e) || document.querySelector('dialog[open]')) return;
+      if (e.key === 'n' || e.key === 'N') {
+        e.preventDefault();
+        nextDoubtful(e.shiftKey ? -1 : 1);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  const startEditing = (): void => {
+    if (!current || busy) return;
+    setNote(null);
+    setDraft(current.text);
+    editingRef.current = true;
+    setEditing(true);
+  };
+
+  const save = async (change: { text?: string; restore?: boolean }): Promise<void> => {
+    if (!current || !words) return;
+    const word = current;
+    stopEditing();
+    focusWord.current = true;
+    // Nothing to record: the word is already checked and unchanged.
+    if (change.text !== undefined && change.text.trim() === word.text && word.edit) return;
+    try {
+      const result = await api<WordEditResult>('PUT', `/api/documents/${doc.id}/pages/${page.index}/words/${word.n}`, { ...change, was: word.text });
+      setWords((w) =>
+        w ? { ...w, ...result.page, lines: w.lines.map((l) => ({ ...l, words: l.words.map((x) => (x.n === result.word.n ? result.word : x)) })) } : w,
+      );
+      setNote({ tone: 'ok', text: change.restore ? `Back to “${result.word.text}”.` : result.word.text === word.text ? `“${word.text}” is checked.` : `“${word.text}” is now “${result.word.text}”.` });
+    } catch (e) {
+      setNote({ tone: 'bad', text: messageOf(e) });
+    }
+  };
+
+  const onTextKey = (e: KeyboardEvent): void => {
+    if (editing || isTyping(e) || !words) return;
+    const lines = words.lines;
+    const at0 = latest.current.selected;
+    const current = at0 === null ? undefined : all.find((w) => w.n === at0);
+    const at = current ? lines.findIndex((l) => l.words.some((w) => w.n === current.n)) : -1;
+    let handled = true;
+    switch (e.key) {
+      case 'ArrowRight':
+        pick(current ? Math.min(current.n + 1, all.length - 1) : 0);
+        break;
+      case 'ArrowLeft':
+        pick(current ? Math.max(current.n - 1, 0) : 0);
+        break;
+      case 'ArrowDown':
+      case 'ArrowUp': {
+        const target = lines[at + (e.key === 'ArrowDown' ? 1 : -1)];
+        if (!target || !current) {
+          if (!current && all.length > 0) pick(0);
+          break;
+        }
+        const middle = (current.box.x0 + current.box.x1) / 2;
+        const nearest = target.words.reduce((best, w) => (Math.abs((w.box.x0 + w.box.x1) / 2 - middle) < Math.abs((best.box.x0 + best.box.x1) / 2 - middle) ? w : best));
+        pick(nearest.n);
+        break;
+      }
+      case 'Home':
+        if (at >= 0) pick(lines[at].words[0].n);
+        break;
+      case 'End':
+        if (at >= 0) pick(lines[at].words[lines[at].words.length - 1].n);
+        break;
+      case 'Enter':
+      case 'F2':
+        startEditing();
+        break;
+      default:
+        handled = false;
+    }
+    if (handled) {
+      e.preventDefault();
+      // The page view's own keys (← → turn pages) wait while the text has them.
+      e.stopPropagation();
+    }
+  };
+
+  if (error) return h('p', { class: 'error', role: 'alert' }, error);
+  if (!words) return h('p', { class: 'muted', role: 'status' }, 'Loading the words…');
+
+  const pageDoubtful = words.doubtful;
+  const docDoubtful = doc.proofreading?.doubtful ?? pageDoubtful;
+  const marked = all.filter((w) => w.doubtful || w.edit);
+  const magnified = current ? lineBox(words, current) : null;
+
+  return h(
+    'div',
+    { class: 'proof' },
+    h(
+      'figure',
+      { class: 'proof-page' },
+      h('figcaption', null, h('strong', null, 'The page'), ' — words to check are marked', h('span', { class: 'swatch doubtful', 'aria-hidden': 'true' }), ', checked ones', h('span', { class: 'swatch checked', 'aria-hidden': 'true' })),
+      h(
+        'svg',
+        { class: 'proof-image', viewBox: `0 0 ${words.width} ${words.height}`, role: 'img', 'aria-label': `Page ${page.index} with ${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check marked${current ? `, and the box of “${current.text}”` : ''}` },
+        h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
+        marked.map((w) => rect(w, wordState(w), (n) => pick(n, false))),
+        current ? rect(current, 'selected') : null,
+      ),
+    ),
+    h(
+      'section',
+      { class: 'proof-text', 'aria-labelledby': 'proof-title' },
+      h(
+        'div',
+        { class: 'proof-bar' },
+        h('h3', { id: 'proof-title' }, 'Proofreading'),
+        h(
+          'p',
+          { class: 'muted small', role: 'status' },
+          `${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check on this page`,
+          docDoubtful !== pageDoubtful ? `, ${docDoubtful} in the document` : '',
+          words.checked > 0 ? ` · ${words.checked} checked` : '',
+        ),
+        h(
+          'div',
+          { class: 'row' },
+          h('button', { type: 'button', class: 'button', onClick: () => nextDoubtful(-1), 'aria-keyshortcuts': 'Shift+N' }, 'Previous'),
+          h('button', { type: 'button', class: 'button primary', onClick: () => nextDoubtful(1), 'aria-keyshortcuts': 'N' }, 'Next word to check'),
+        ),
+      ),
+      current && magnified
+        ? h(
+            'div',
+            { class: 'word-detail' },
+            h(
+              'svg',
+              { class: 'magnifier', viewBox: `${magnified.x} ${magnified.y} ${magnified.width} ${magnified.height}`, role: 'img', 'aria-label': `The line of “${current.text}” on the page, enlarged` },
+              h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
+              rect(current, 'selected'),
+            ),
+            h('div', { class: 'word-facts small' }, whyDoubtful(current).map((t) => h('p', null, t))),
+            h(
+              'div',
+              { class: 'row' },
+              h('button', { type: 'button', class: 'button', disabled: busy, onClick: startEditing, 'aria-keyshortcuts': 'Enter' }, h(Icon, { name: 'pen', size: 16 }), 'Correct'),
+              !current.edit ? h('button', { type: 'button', class: 'button', disabled: busy, onClick: () => void save({ text: current.text }) }, 'Mark checked') : null,
+              current.edit ? h('button', { type: 'button', class: 'button subtle', disabled: busy, onClick: () => void save({ restore: true }) }, `Restore “${current.edit.from}”`) : null,
+            ),
+          )
+        : h('p', { class: 'muted small' }, 'Pick a word, or press N for the next word to check. Enter corrects it.'),
+      note ? h('p', { class: note.tone === 'bad' ? 'error' : 'outcome ok', role: note.tone === 'bad' ? 'alert' : 'status' }, note.text) : null,
+      busy ? h('p', { class: 'notice', role: 'status' }, 'Corrections wait until the running task ends.') : null,
+      h(
+        'div',
+        { class: 'proof-words', ref: textRef, role: 'group', 'aria-label': `Recognised text of page ${page.index}`, onKeyDown: onTextKey },
+        all.length === 0 ? h('p', { class: 'muted' }, 'No text was found on this page.') : null,
+        groupParagraphs(words).map((para) =>
+          h(
+            'div',
+            { class: 'proof-para' },
+            para.map((line) =>
+              h(
+                'div',
+                { class: 'proof-line' },
+                line.words.map((w) =>
+                  editing && current && w.n === current.n
+                    ? h('input', {
+                        key: `edit-${w.n}`,
+                        class: 'word-input',
+                        value: draft,
+                        size: Math.max(4, draft.length + 2),
+                        'aria-label': `Correct “${w.text}”`,
+                        spellcheck: false,
+                        ref: (el: HTMLInputElement | null) => {
+                          if (el && document.activeElement !== el) {
+                            el.focus();
+                            el.select();
+                          }
+                        },
+                        onInput: (e: Event) => setDraft((e.currentTarget as HTMLInputElement).value),
+                        onKeyDown: (e: KeyboardEvent) => {
+                          if (e.key === 'Enter') {
+                            e.preventDefault();
+                            void save({ text: draft });
+                          } else if (e.key === 'Escape') {
+                            e.preventDefault();
+                            e.stopPropagation();
+                            stopEditing();
+                            focusWord.current = true;
+                          }
+                        },
+                        onBlur: () => {
+                          if (!editingRef.current) return;
+                          if (draft.trim() !== w.text) void save({ text: draft });
+                          else stopEditing();
+                        },
+                      })
+                    : h(
+                        'button',
+                        {
+                          key: w.n,
+                          type: 'button',
+                          class: `word ${wordState(w)}${current?.n === w.n ? ' selected' : ''}`,
+                          'data-n': w.n,
+                          tabIndex: (current ? current.n === w.n : w.n === 0) ? 0 : -1,
+                          'aria-pressed': current?.n === w.n,
+                          onClick: () => (current?.n === w.n ? startEditing() : pick(w.n, false)),
+                        },
+                        w.text === '' ? h('span', { class: 'removed' }, '(removed)') : w.text,
+                        h('span', { class: 'visually-hidden' }, wordNote(w)),
+                      ),
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function groupParagraphs(words: PageWords): PageWords['lines'][] {
+  const paragraphs: PageWords['lines'][] = [];
+  for (const line of words.lines) {
+    const last = paragraphs[paragraphs.length - 1];
+    if (last && last[0].paragraph === line.paragraph) last.push(line);
+    else paragraphs.push([line]);
+  }
+  return paragraphs;
+}
