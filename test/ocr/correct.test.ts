@@ -48,6 +48,19 @@ describe('the lexicon-checked correction', () => {
     expect(text(undoCorrections(corrected))).toEqual(text(read));
   });
 
+  it('never touches a word a person checked while proofreading, correcting or undoing', async () => {
+    const fra = await openCorrector(['fra']);
+    // "avangais" kept by a person (a name in this book); "méme" corrected by the step, then edited by a person.
+    const kept: OcrWord = { ...word('avangais'), edit: { from: 'avangais' } };
+    const edited: OcrWord = { ...word('Même'), correction: { from: 'méme', reason: 'known-confusion', change: 'é→ê', language: 'fra' }, edit: { from: 'même' } };
+    const corrected = await fra.correct(page(['fra'], [kept, edited, word('J’avangais')]));
+    expect(text(corrected)).toEqual(['avangais', 'Même', 'J’avançais']);
+    expect(words(corrected)[0].correction).toBeUndefined();
+    const undone = undoCorrections(corrected);
+    expect(text(undone)).toEqual(['avangais', 'Même', 'J’avangais']);
+    expect(words(undone)[1].edit).toEqual({ from: 'même' });
+  });
+
   it('leaves a word as read, marked unknown, when no candidate or more than one is a word', async () => {
     const fra = await openCorrector(['fra']);
     const corrected = await fra.correct(
