@@ -56,7 +56,9 @@ try {
       });
       if (run.status !== 0) throw new Error(`quire run failed on ${degradation.name}/${language}: ${run.stderr}`);
       wallSeconds += (performance.now() - started) / 1000;
-      const summary = JSON.parse(run.stdout);
+      // One document: `quire run --json` prints an array of them (a single object in older builds, for --quire).
+      const printed = JSON.parse(run.stdout);
+      const summary = Array.isArray(printed) ? printed[0] : printed;
       ocrSeconds += summary.timings_ms.ocr / 1000;
       engineUsed = summary.ocr?.engine ?? engineUsed;
       const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8'));
