@@ -53,3 +53,106 @@ export function markdownBody(md) {
     )
     .join('\n');
 }
+
+/**
+ * The words of a text as a reader counts them: split at spaces, each cut to the part from its first letter or digit
+ * to its last letter (punctuation, quotes and note calls left out), after `normaliseText`.
+ */
+export function wordsOf(text) {
+  const out = [];
+  for (const token of normaliseText(text).split(' ')) {
+    const chars = Array.from(token);
+    const start = chars.findIndex((c) => /[\p{L}\p{N}]/u.test(c));
+    let end = chars.length;
+    while (end > 0 && !/\p{L}/u.test(chars[end - 1])) end--;
+    if (start >= 0 && end > start) out.push(chars.slice(start, end).join(''));
+  }
+  return out;
+}
+
+/** A word with a letter outside ASCII (é, ç, œ, Â…): what camera OCR gets wrong first. */
+export function isAccented(word) {
+  return Array.from(word).some((c) => c.codePointAt(0) > 0x7f) && /\p{L}/u.test(word);
+}
+
+/** How many of the truth's words the text has (each found word used once), in all and among accented words. */
+export function wordRecall(truth, got) {
+  const have = new Map();
+  for (const w of wordsOf(got)) have.set(w, (have.get(w) ?? 0) + 1);
+  const result = { words: 0, found: 0, accented: 0, accentedFound: 0 };
+  for (const w of wordsOf(truth)) {
+    const accented = isAccented(w);
+    result.words++;
+    if (accented) result.accented++;
+    const n = have.get(w) ?? 0;
+    if (n > 0) {
+      have.set(w, n - 1);
+      result.found++;
+      if (accented) result.accentedFound++;
+    }
+  }
+  return result;
+}
+
+function baseLetter(ch) {
+  return ch.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+}
+
+/**
+ * The confusions a reader notices, from a character alignment of the two texts (both normalised): e read as c
+ * and c as e, and accent confusions — a letter read with another accent or none (é/è/ê/e, ç/c, â/a…) or ç read as g.
+ * Also the edit distance, so one alignment gives the CER too.
+ */
+export function confusions(truth, got) {
+  const t = Array.from(normaliseText(truth));
+  const g = Array.from(normaliseText(got));
+  const n = t.length;
+  const m = g.length;
+  const width = m + 1;
+  // 0 match/substitute, 1 delete from truth, 2 insert from got.
+  const move = new Uint8Array((n + 1) * width);
+  let prev = new Uint32Array(width);
+  let cur = new Uint32Array(width);
+  for (let j = 0; j <= m; j++) {
+    prev[j] = j;
+    move[j] = 2;
+  }
+  for (let i = 1; i <= n; i++) {
+    cur[0] = i;
+    move[i * width] = 1;
+    for (let j = 1; j <= m; j++) {
+      const sub = prev[j - 1] + (t[i - 1] === g[j - 1] ? 0 : 1);
+      const del = prev[j] + 1;
+      const ins = cur[j - 1] + 1;
+      let best = sub;
+      let how = 0;
+      if (del < best) {
+        best = del;
+        how = 1;
+      }
+      if (ins < best) {
+        best = ins;
+        how = 2;
+      }
+      cur[j] = best;
+      move[i * width + j] = how;
+    }
+    [prev, cur] = [cur, prev];
+  }
+  const result = { edits: prev[m], chars: n, ec: 0, accent: 0 };
+  for (let i = n, j = m; i > 0 || j > 0; ) {
+    const how = move[i * width + j];
+    if (i > 0 && j > 0 && how === 0) {
+      const a = t[i - 1];
+      const b = g[j - 1];
+      if (a !== b) {
+        if ((a === 'e' && b === 'c') || (a === 'c' && b === 'e')) result.ec++;
+        else if ((baseLetter(a) === baseLetter(b) && /\p{L}/u.test(a)) || (a === 'ç' && b === 'g')) result.accent++;
+      }
+      i--;
+      j--;
+    } else if (i > 0 && (how === 1 || j === 0)) i--;
+    else j--;
+  }
+  return result;
+}

@@ -10,11 +10,12 @@ import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.
 import { checkConversions, type CheckedDocument } from './check.js';
 import { exportRegistry, parseExportList, type ExportRequest } from '../export/index.js';
 import { parseOcrSpec, type OcrSpec } from '../ocr/index.js';
-import { checkOutputFolder, loadManifest, saveManifest, type ProjectManifest, type ProjectOcrBatch } from '../project/index.js';
+import { checkOutputFolder, loadManifest, saveManifest, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
+import { correctProjectText } from './correct-text.js';
 import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
 import { notePrintedPages } from './printed.js';
 import type { ProgressEvent } from './progress.js';
-import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject } from './recognize.js';
+import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject, startRecognitionAsMade, type RecognizeOptions as RecognizeProjectOptions } from './recognize.js';
 import { writeExports, type WrittenExport } from './write-exports.js';
 
 export interface ConvertOptions extends Omit<OpenOptions, 'projectDir' | 'opened'>, Omit<ProcessOptions, 'onProgress' | 'signal'> {
@@ -35,6 +36,13 @@ export interface ConvertOptions extends Omit<OpenOptions, 'projectDir' | 'opened
   ocrLang?: string;
   /** Rasterise and OCR every page even when it has a text layer (`--force-ocr`): overrides `keepTextPages`, turns OCR on. */
   forceOcr?: boolean;
+  /**
+   * Correct OCR confusions against the language's dictionary (default true), each change recorded on its word;
+   * false (`--no-correct`) keeps the words as the engine read them — also for a project corrected before.
+   */
+  correct?: boolean;
+  /** Turn pages found the wrong way up before reading them (default true); false (`--rotate-pages off`) keeps them. */
+  rotatePages?: boolean;
   /** This document as `checkConversions` checked it with these options, in a run of several; by default it is checked here. */
   checked?: CheckedDocument;
   /** Stops the conversion: the pipeline's threads and OCR processes are ended, nothing is written, the working folder removed. */
@@ -51,10 +59,13 @@ export interface ConvertResult {
   keptPages?: number;
   /** Set when the working folder was kept. */
   projectDir?: string;
-  /** Milliseconds: wall time per phase and summed CPU time per pipeline step. */
+  /**
+   * Milliseconds: wall time per phase and summed CPU time per pipeline step. When pages are read as the pipeline
+   * makes them, `ocr` runs from the first page made to the last one read and overlaps `pipeline`.
+   */
   timings: { total: number; pipeline: number; ocr: number; export: number; steps: Record<string, number> };
-  /** The OCR engine and languages, when OCR ran. */
-  ocr?: { engine: string; languages: string[] };
+  /** The OCR engine and languages, when OCR ran, and what the correction step did. */
+  ocr?: ProjectOcr;
   /**
    * Set when the OCR was submitted as a batch (`remoteocr:batch`): only the exports that need no text were written,
    * the project is kept (`projectDir`), and `checkProjectOcr(projectDir)` finishes the OCR and the other exports.
@@ -130,9 +141,19 @@ async function convertChecked(checked: CheckedDocument, options: ConvertOptions,
     let pipeline = 0;
     let steps: Record<string, number> = {};
     let ocr = 0;
+    const correct = options.correct !== false;
     if (doc.source) {
-      ({ ms: pipeline, steps } = await processPages(doc, options));
-      if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...stemSignalAndProgress(options, checked.fileStem) });
+      // Pages are read as the pipeline makes them where the engine and languages allow it.
+      const asMade = ocrSpec ? await startRecognitionAsMade(doc.dir, ocrSpec, recognizeOptionsOf(options)) : undefined;
+      const t0Pages = performance.now();
+      ({ ms: pipeline, steps } = await processPages(doc, { ...options, ...(asMade ? { onPages: (pages) => asMade.add(pages), settle: () => asMade.settle() } : {}) }));
+      if (asMade) {
+        await asMade.finish(doc.manifest);
+        await correctProjectText(doc.dir, doc.manifest, correct);
+        await notePrintedPages(doc.dir, doc.manifest);
+        await saveManifest(doc.dir, doc.manifest);
+        ocr = performance.now() - t0Pages;
+      } else if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options, checked.fileStem) });
     } else {
       if (doc.manifest.ocrBatch && options.ocr === undefined && ocrSpec) {
         throw new QuireError(ERROR_CODES.USAGE, `This project's OCR batch is not finished yet; finish it with quire run ${doc.dir} --check-ocr.`);
@@ -142,7 +163,13 @@ async function convertChecked(checked: CheckedDocument, options: ConvertOptions,
       }
       // A project opened again is recognised only when asked, or when a text export needs text it does not have yet.
       const hasOcr = doc.manifest.pages.every((p) => p.hidden || p.ocr);
-      if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...stemSignalAndProgress(options, checked.fileStem) });
+      if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options, checked.fileStem) });
+      // Text recognised before: corrected, or put back as read, as this run asks.
+      else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) {
+        await correctProjectText(doc.dir, doc.manifest, correct);
+        await notePrintedPages(doc.dir, doc.manifest);
+        await saveManifest(doc.dir, doc.manifest);
+      }
     }
     const tExport = performance.now();
     const outputs = await writeExports(doc, exportsNow(doc.manifest, requests), outDir, {
@@ -188,6 +215,10 @@ export interface RecognizeOptions {
   fileStem?: string;
   /** With `ocr` given as a string: `--ocr-lang`. */
   ocrLang?: string;
+  /** Run the correction step on the recognised text (default true). */
+  correct?: boolean;
+  /** Turn pages found the wrong way up (default true). */
+  rotatePages?: boolean;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
 }
@@ -202,11 +233,15 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
   const t0 = performance.now();
   const outcome = await recognizeProject(doc.dir, doc.manifest, spec, {
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.rotatePages === false ? { rotatePages: false } : {}),
     onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
   });
+  const correct = options.correct !== false;
+  if (outcome.state === 'done') await correctProjectText(doc.dir, doc.manifest, correct);
   if (outcome.state === 'submitted') {
     doc.manifest.ocrBatch = {
       ...outcome.batch,
+      ...(correct ? {} : { correct: false }),
       exports: options.requests ?? [],
       ...(options.outDir ? { outDir: options.outDir } : {}),
       ...(options.fileStem ? { fileStem: options.fileStem } : {}),
@@ -236,6 +271,7 @@ export async function checkProjectOcr(projectDir: string, options: Pick<ConvertO
   const polled = await pollProjectOcr(dir, manifest, options.signal ? { signal: options.signal } : {});
   if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
   if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
+  await correctProjectText(dir, manifest, batch.correct !== false);
   await notePrintedPages(dir, manifest);
   await saveManifest(dir, manifest);
   const ocr = performance.now() - t0;
@@ -260,9 +296,19 @@ export async function cancelProjectOcr(projectDir: string): Promise<void> {
   await cancelProjectBatch(await loadManifest(dir));
 }
 
-function stemSignalAndProgress(options: ConvertOptions, fileStem: string): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress'> {
+/** What reading pages as they are made needs of the conversion's options. */
+function recognizeOptionsOf(options: ConvertOptions): RecognizeProjectOptions {
+  return {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.rotatePages === false ? { rotatePages: false } : {}),
+    onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
+  };
+}
+
+function stemSignalAndProgress(options: ConvertOptions, fileStem: string): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress' | 'rotatePages'> {
   return {
     fileStem,
+    ...(options.rotatePages === false ? { rotatePages: false } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };

@@ -7,7 +7,7 @@ import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { inputType, openImages, openInput, openSlim, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
-import { createFramePool, type FramePage, type FrameTask } from '../pipeline/index.js';
+import { createFramePool, matchPageSizes, type FramePage, type FrameTask } from '../pipeline/index.js';
 import {
   createProjectFolder,
   loadManifest,
@@ -175,6 +175,10 @@ export interface ProcessOptions {
   marginMm?: number;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
+  /** Handed each frame's pages as soon as they are made (OCR reading them while the pipeline goes on). */
+  onPages?: (pages: readonly FramePage[]) => void;
+  /** Awaited once every frame is done, before the pages get their final size (the OCR of them finishing). */
+  settle?: () => Promise<void>;
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
@@ -194,6 +198,10 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   options.signal?.addEventListener('abort', stop, { once: true });
   try {
     const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs);
+    await options.settle?.();
+    const t1 = performance.now();
+    await matchPageSizes(doc.dir, pages);
+    steps['page-size'] = performance.now() - t1;
     doc.manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(doc.dir, doc.manifest);
     return { ms: performance.now() - t0, steps };
@@ -268,6 +276,7 @@ async function runFrames(
       };
       const result = await pool.run(task);
       results[i] = result.pages;
+      options.onPages?.(result.pages);
       for (const [step, ms] of Object.entries(result.timings)) steps[step] = (steps[step] ?? 0) + ms;
       framesDone++;
       pagesDone += result.pages.length;

@@ -1,13 +1,20 @@
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { type PdfPageInput, writePdf } from '../export/index.js';
-import { alignOntoLayout, bestLocalEngine, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec } from '../ocr/index.js';
-import { type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, visiblePages } from '../project/index.js';
+import { turnPage } from '../pipeline/index.js';
+import { alignOntoLayout, bestLocalEngine, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec } from '../ocr/index.js';
+import { type OcrBox, type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, visiblePages } from '../project/index.js';
 
 export interface RecognizeOptions {
   signal?: AbortSignal;
   onPage?: (pagesDone: number, pagesTotal: number) => void;
+  /**
+   * Turn pages found the wrong way up (default true): a page whose text reads as nonsense is checked with the
+   * engine's orientation detection, turned, and read again. False (`--rotate-pages off`) keeps pages as they are.
+   */
+  rotatePages?: boolean;
 }
 
 /** OCR ran to its end, or (batch mode) was submitted and waits in `manifest.ocrBatch`. */
@@ -102,15 +109,148 @@ async function recognizePages(
     while (next < pages.length) {
       if (signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       const i = next++;
-      const result = done.get(i) ?? (await recognizePage(engine.recognize.bind(engine), inputs[i], languages, signal, pages[i]));
-      await save(i, result);
+      await save(i, await readPage(engine, dir, pages[i], languages, options, done.get(i)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, pages.length) }, lane));
   return { languages, engine };
 }
 
+/**
+ * Read one page (or take the result read before), and when its text reads as nonsense, ask whether it is the wrong
+ * way up: turned, it is read again.
+ */
+async function readPage(engine: OcrEngine, dir: string, page: ProjectPage, languages: string[], options: RecognizeOptions, read?: OcrPage): Promise<OcrPage> {
+  const signal = options.signal;
+  const input = inputOf(dir, page);
+  const result = read ?? (await recognizePage(engine.recognize.bind(engine), input, languages, signal, page));
+  if (options.rotatePages === false || !engine.detectOrientation || !looksMisoriented(result)) return result;
+  if (!(await turnIfNeeded(dir, page, engine, input, signal))) return result;
+  return recognizePage(engine.recognize.bind(engine), inputOf(dir, page), languages, signal, page);
+}
+
+/** A page as the pipeline hands it over: its place in the document is known only once every frame is done. */
+type MadePage = Omit<ProjectPage, 'index'>;
+
+/** Recognition that reads pages as the pipeline makes them (see `startRecognitionAsMade`). */
+export interface RecognitionAsMade {
+  /** Read these pages as soon as a worker is free. */
+  add(pages: readonly MadePage[]): void;
+  /** Wait until every page handed over is read (the first failure, if any, is thrown here). */
+  settle(): Promise<void>;
+  /**
+   * Once the pages have their final place: a page set on a larger canvas after it was read (one page size per
+   * document) gets its words moved with it; `manifest.ocr` is recorded.
+   */
+  finish(manifest: ProjectManifest): Promise<void>;
+}
+
+/**
+ * Start reading pages while the pipeline still makes the others, when that is possible: a page engine (not a
+ * whole-document or batch one) and languages named (`auto` needs sample pages from the whole document first).
+ * Undefined otherwise: the caller recognises the project once its pages are made. Overlapping the two keeps both
+ * cores busy while the pipeline waits on decoding and the OCR on its last pages.
+ */
+export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options: RecognizeOptions = {}): Promise<RecognitionAsMade | undefined> {
+  if (spec.languages === 'auto' || spec.mode === 'batch') return undefined;
+  const engine = spec.auto ? await bestLocalEngine(spec.languages) : getOcrEngine(spec.engine);
+  if (engine.recognizeDocument) return undefined;
+  // Asked once a page needs reading: pages kept with their own text need no engine at all.
+  let ready: Promise<void> | undefined;
+  const readyOnce = (): Promise<void> => (ready ??= assertAvailable(engine).then(() => mkdir(join(dir, 'ocr'), { recursive: true })).then(() => undefined));
+  const languages = spec.languages;
+  const running: Array<Promise<void>> = [];
+  /** The size each page had when it was read. */
+  const readAt = new Map<MadePage, { width: number; height: number }>();
+  let failure: unknown;
+  let pagesDone = 0;
+  let pagesKnown = 0;
+  return {
+    add(pages) {
+      for (const page of pages) {
+        if (page.kind === 'pdf' || page.hidden) continue;
+        pagesKnown++;
+        running.push(
+          (async () => {
+            if (failure !== undefined) return;
+            if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
+            await readyOnce();
+            const result = await readPage(engine, dir, page as ProjectPage, languages, options);
+            const file = `ocr/${ocrFileStem(page as ProjectPage)}.json`;
+            await writeFile(join(dir, file), JSON.stringify(result));
+            page.ocr = file;
+            readAt.set(page, { width: page.width, height: page.height });
+            options.onPage?.(++pagesDone, pagesKnown);
+          })().catch((e: unknown) => {
+            failure ??= e;
+          }),
+        );
+      }
+    },
+    async settle() {
+      await Promise.all(running);
+      if (failure !== undefined) throw failure;
+    },
+    async finish(manifest) {
+      for (const page of manifest.pages) {
+        const made = [...readAt.entries()].find(([p]) => p.file === page.file);
+        const place = page.decisions.pageSize;
+        if (!made || !page.ocr || !place || (made[1].width === page.width && made[1].height === page.height)) continue;
+        const result = JSON.parse(await readFile(join(dir, page.ocr), 'utf8')) as OcrPage;
+        await writeFile(join(dir, page.ocr), JSON.stringify(movePage(result, place)));
+      }
+      if (pagesKnown > 0) manifest.ocr = { engine: engine.name, languages };
+    },
+  };
+}
+
+/** A page's words set on a larger canvas at (x, y): every box and baseline moved, the page's size the canvas's. */
+function movePage(page: OcrPage, place: { width: number; height: number; x: number; y: number }): OcrPage {
+  // Results are in the pixels of the page as it was read (see `OcrPage`): the offset is the canvas's own.
+  const dx = place.x;
+  const dy = place.y;
+  const box = (b: OcrBox): OcrBox => ({ x0: b.x0 + dx, y0: b.y0 + dy, x1: b.x1 + dx, y1: b.y1 + dy });
+  return {
+    ...page,
+    width: place.width,
+    height: place.height,
+    blocks: page.blocks.map((b) => ({
+      box: box(b.box),
+      paragraphs: b.paragraphs.map((p) => ({
+        box: box(p.box),
+        lines: p.lines.map((l) => ({
+          ...l,
+          box: box(l.box),
+          ...(l.baseline ? { baseline: { x0: l.baseline.x0 + dx, y0: l.baseline.y0 + dy, x1: l.baseline.x1 + dx, y1: l.baseline.y1 + dy } } : {}),
+          words: l.words.map((w) => ({ ...w, box: box(w.box) })),
+        })),
+      })),
+    })),
+  };
+}
+
+/**
+ * Ask the engine how far a page that read as nonsense must turn; turn it (page image and reading image) when the
+ * answer is sure enough. The answer is recorded either way. True when the page was turned.
+ */
+async function turnIfNeeded(dir: string, page: ProjectPage, engine: OcrEngine, input: OcrInput, signal: AbortSignal | undefined): Promise<boolean> {
+  const found = await engine.detectOrientation!(input, signal ? { signal } : {});
+  const confidence = Math.round((found?.confidence ?? 0) * 100) / 100;
+  if (!found || found.rotate === 0 || found.confidence < MIN_ORIENTATION_CONFIDENCE) {
+    page.decisions.orientation = { rotated: 0, confidence };
+    return false;
+  }
+  await turnPage(dir, page, found.rotate, confidence);
+  return true;
+}
+
 function inputOf(dir: string, p: ProjectPage): OcrInput {
+  const reading = p.ocrImage ? join(dir, p.ocrImage) : undefined;
+  return { file: reading && existsSync(reading) ? reading : join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi };
+}
+
+/** The page image itself (what a PDF of the pages shows), for engines that read whole documents. */
+function imageOf(dir: string, p: ProjectPage): OcrInput {
   return { file: join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi };
 }
 
@@ -119,7 +259,7 @@ function inputOf(dir: string, p: ProjectPage): OcrInput {
  * image data copied as it is), read back and removed.
  */
 async function projectDocument(dir: string, pages: ProjectPage[]): Promise<OcrDocument> {
-  const inputs = pages.map((p) => inputOf(dir, p));
+  const inputs = pages.map((p) => imageOf(dir, p));
   const pageBytes = await Promise.all(inputs.map(async (p) => (await stat(p.file)).size));
   return {
     pages: inputs,

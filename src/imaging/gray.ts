@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import sharp, { type Sharp } from 'sharp';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import type { Box } from '../project/index.js';
@@ -39,9 +40,14 @@ export function readImage(input: Buffer | string, options: { page?: number } = {
   return sharp(input, { page: options.page ?? 0, limitInputPixels: MAX_IMAGE_PIXELS });
 }
 
-/** Decode any image sharp reads to one grey channel. */
+/**
+ * Decode any image sharp reads to one grey channel. A path is read into memory first: libvips caches images by
+ * file name, and page images are rewritten in place (a page set on the document's page size, a page turned the
+ * right way up) — a cached decode would hand back the old pixels.
+ */
 export async function decodeGray(input: Buffer | string | Sharp, options: { page?: number } = {}): Promise<GrayImage> {
-  return grayOf(typeof input === 'string' || Buffer.isBuffer(input) ? readImage(input, options) : input);
+  if (typeof input === 'string') return grayOf(readImage(await readFile(input), options));
+  return grayOf(Buffer.isBuffer(input) ? readImage(input, options) : input);
 }
 
 /** Run a sharp pipeline to one grey channel: EXIF orientation applied, transparency laid on white paper. */

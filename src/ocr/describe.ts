@@ -10,6 +10,8 @@ export interface OcrEngineDescription {
   reason?: string;
   /** Tesseract codes of its installed languages. */
   languages: string[];
+  /** Which model reads which languages, when the engine says. */
+  models?: Array<{ languages: string[]; model: string }>;
 }
 
 export async function describeOcrEngines(): Promise<OcrEngineDescription[]> {
@@ -23,6 +25,7 @@ export async function describeOcrEngines(): Promise<OcrEngineDescription[]> {
         available: status.ok,
         ...(status.ok ? {} : { reason: status.reason }),
         languages: engine.languages(),
+        ...(engine.models ? { models: engine.models() } : {}),
       };
     }),
   );

@@ -20,9 +20,13 @@ const POLYTONIC_SHARE = 0.1;
 const CYRILLIC = /[\u0400-\u04ff\u0500-\u052f]/u;
 const LETTER = /\p{L}/u;
 
-/** A script other than the main one counts when it has this share of the letters, and at least `MIN_SCRIPT_LETTERS`. */
-const MIN_SCRIPT_SHARE = 0.01;
-const MIN_SCRIPT_LETTERS = 8;
+/**
+ * A script other than the main one counts when words written wholly in it hold this share of the letters, and at
+ * least `MIN_SCRIPT_LETTERS`: a few Latin words misread in Greek letters ("Μλατιν" for "MARTIN", "πο" for "ne")
+ * must not bring a second model in, which would then misread more of them.
+ */
+const MIN_SCRIPT_SHARE = 0.02;
+const MIN_SCRIPT_LETTERS = 16;
 /** A second Latin-script language counts when its paragraphs hold this share of the Latin letters. */
 const MIN_SECOND_SHARE = 0.12;
 /** Shorter paragraphs are merged with their neighbours: trigram statistics need some text. */
@@ -72,6 +76,27 @@ export function countScripts(text: string): Record<Script, number> {
   for (const ch of text) {
     const s = scriptOf(ch);
     if (s) counts[s] += 1;
+  }
+  return counts;
+}
+
+/**
+ * Letters of each script counted in words written wholly in it, of two letters or more: the evidence that a page
+ * really quotes another script (a stray letter, or a Latin word read half in Greek, is no such evidence).
+ */
+export function countScriptWords(text: string): Record<Script, number> {
+  const counts: Record<Script, number> = { Latin: 0, Greek: 0, Cyrillic: 0, other: 0 };
+  for (const word of text.split(/[^\p{L}\p{M}]+/u)) {
+    const scripts = new Set<Script>();
+    let letters = 0;
+    for (const ch of word) {
+      const s = scriptOf(ch);
+      if (s) {
+        scripts.add(s);
+        letters++;
+      }
+    }
+    if (scripts.size === 1 && letters >= 2) counts[[...scripts][0]] += letters;
   }
   return counts;
 }
@@ -198,8 +223,9 @@ export function detectLanguages(text: string, options: DetectOptions = {}): stri
       if (i === 0 || s >= MIN_SECOND_SHARE) found.push([lang, (i === 0 ? 1 : s) * share]);
     });
   }
+  const inWords = countScriptWords(text);
   for (const script of ['Greek', 'Cyrillic'] as const) {
-    const n = counts[script];
+    const n = inWords[script];
     if (n < MIN_SCRIPT_LETTERS || n / total < MIN_SCRIPT_SHARE) continue;
     const lang = scriptLanguage(script, text, candidates);
     if (lang) found.push([lang, n / total]);

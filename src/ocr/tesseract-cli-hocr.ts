@@ -49,6 +49,8 @@ interface WordNode {
   box?: OcrBox;
   confidence: number;
   text: string;
+  /** `lstm_choice_mode=2`: one list per character, best first, with the LSTM's score of each. */
+  alternatives: Array<Array<{ text: string; score: number }>>;
 }
 interface LineNode {
   box?: OcrBox;
@@ -65,7 +67,7 @@ interface BlockNode {
   paragraphs: ParagraphNode[];
 }
 
-type Opened = 'block' | 'paragraph' | 'line' | 'word' | 'other';
+type Opened = 'block' | 'paragraph' | 'line' | 'word' | 'choices' | 'choice' | 'other';
 
 interface ScannedPage {
   blocks: BlockNode[];
@@ -86,6 +88,10 @@ function scan(hocr: string): ScannedPage {
   let paragraph: ParagraphNode | undefined;
   let line: LineNode | undefined;
   let word: WordNode | undefined;
+  /** Inside a word's `ocrx_cinfo` spans: the character's choices, and the text of the choice being read. */
+  let choices: Array<{ text: string; score: number }> | undefined;
+  let choice: string | undefined;
+  let choiceScore = 0;
   const stack: Array<{ tag: string; opened: Opened }> = [];
 
   const ensureBlock = (): BlockNode => {
@@ -126,15 +132,33 @@ function scan(hocr: string): ScannedPage {
     }
     if (classes.includes('ocrx_word')) {
       const confidence = numbers(title.get('x_wconf'), 1)?.[0] ?? 0;
-      word = { box, confidence, text: '' };
+      word = { box, confidence, text: '', alternatives: [] };
       ensureLine().words.push(word);
       return 'word';
+    }
+    // Tesseract 5's LSTM choices (`-c lstm_choice_mode=2`): a span per character holding a span per choice.
+    if (word && classes.includes('ocrx_cinfo')) {
+      const id = attrs.get('id') ?? '';
+      if (choices && id.startsWith('choice_')) {
+        choice = '';
+        choiceScore = numbers(title.get('x_confs'), 1)?.[0] ?? 0;
+        return 'choice';
+      }
+      if (id.startsWith('lstm_choices_')) {
+        choices = [];
+        word.alternatives.push(choices);
+        return 'choices';
+      }
     }
     return 'other';
   };
 
   const close = (opened: Opened): void => {
-    if (opened === 'word') word = undefined;
+    if (opened === 'choice') {
+      if (choices && choice !== undefined && choice !== '') choices.push({ text: unescapeHtml(choice), score: choiceScore });
+      choice = undefined;
+    } else if (opened === 'choices') choices = choice = undefined;
+    else if (opened === 'word') word = choices = choice = undefined;
     else if (opened === 'line') line = word = undefined;
     else if (opened === 'paragraph') paragraph = line = word = undefined;
     else if (opened === 'block') block = paragraph = line = word = undefined;
@@ -143,8 +167,12 @@ function scan(hocr: string): ScannedPage {
   const tags = /<(\/?)([a-zA-Z][\w:-]*)([^>]*?)(\/?)>|<!--[\s\S]*?-->|<[!?][^>]*>/g;
   let last = 0;
   for (const m of hocr.matchAll(tags)) {
-    // Text between tags belongs to the open word only (markup like <strong> inside a word is skipped, its text kept).
-    if (word && m.index > last) word.text += hocr.slice(last, m.index);
+    // Text between tags belongs to the open word only (markup like <strong> inside a word is skipped, its text
+    // kept); inside a character's choices it is a choice, not more of the word.
+    if (m.index > last) {
+      if (choice !== undefined) choice += hocr.slice(last, m.index);
+      else if (word && !choices) word.text += hocr.slice(last, m.index);
+    }
     last = m.index + m[0].length;
     const tag = m[2]?.toLowerCase();
     if (!tag) continue; // a comment, doctype or XML declaration
@@ -183,13 +211,33 @@ function union(boxes: OcrBox[]): OcrBox {
   };
 }
 
+/**
+ * An alternative counts when the LSTM scored it at least this share of the character it chose: tesseract lists up
+ * to half a dozen per character, most scored 0 (shapes it did not weigh at all).
+ */
+const ALTERNATIVE_SHARE = 0.5;
+
+/**
+ * The choices of each character that the engine really weighed, when they spell the word as read (their first
+ * entries joined give the text). Tesseract lists a choice for the space some words end with, and may list none for
+ * a character it merged: such lists are trimmed or dropped rather than misaligned.
+ */
+function alternativesOf(groups: Array<Array<{ text: string; score: number }>>, text: string): string[][] | undefined {
+  const kept = groups.map((g) => g.filter((c) => c.text.trim() !== '')).filter((g) => g.length > 0);
+  if (kept.length === 0 || kept.map((g) => g[0].text).join('') !== text) return undefined;
+  return kept.map((g) => [...new Set([g[0].text, ...g.slice(1).filter((c) => c.score > 0 && c.score >= ALTERNATIVE_SHARE * g[0].score).map((c) => c.text)])]);
+}
+
 function toLine(node: LineNode, frame: OcrFrame): OcrLine | undefined {
   const words: OcrWord[] = [];
   for (const w of node.words) {
     const text = unescapeHtml(w.text).trim();
     // Tesseract reports pictures and rules as words of nothing; they carry no text to place.
     if (text === '' || !w.box) continue;
-    words.push({ text, box: scaleBox(w.box, frame), confidence: round2(clamp(w.confidence, 100)) });
+    const word: OcrWord = { text, box: scaleBox(w.box, frame), confidence: round2(clamp(w.confidence, 100)) };
+    const alternatives = alternativesOf(w.alternatives, text);
+    if (alternatives) word.alternatives = alternatives;
+    words.push(word);
   }
   if (words.length === 0) return undefined;
   const box = node.box ? scaleBox(node.box, frame) : union(words.map((w) => w.box));

@@ -1,13 +1,17 @@
 /**
  * The `tesseract-cli` engine: the system's `tesseract` program (Debian's `tesseract-ocr`), one
  * process per page, each held to one thread. Native tesseract reads a page in about half the time
- * tesseract.js's WebAssembly takes, so `auto` prefers it where it is installed. Offline by
- * construction: only the program and its installed traineddata are used.
+ * tesseract.js's WebAssembly takes, so `auto` prefers it where it is installed. It reads the same
+ * `best_int` models as tesseract.js (the npm packages, unpacked once under the app data folder), not
+ * Debian's `fast` ones, so choosing it never trades accuracy for speed; a language only the system
+ * has is read with the system's model. Offline by construction.
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { parseHocr } from './tesseract-cli-hocr.js';
+import { parseOrientation, type PageOrientation } from './orientation.js';
+import { listInstalledLanguages, MODEL_FOLDER, nativeDataFolder, ORIENTATION_DATA, type NativeDataFolder } from './tesseract-data.js';
 import { createProcessQueue, runProgram, type ProcessOutcome } from './tesseract-cli-process.js';
 import { preparePage, type PreparedPage } from './tesseract-page.js';
 import type { OcrEngine, OcrInput } from './types.js';
@@ -18,8 +22,13 @@ export interface TesseractCliEngineOptions {
   binary?: string;
   /** Pages read at once, one process each; default: the number of cores. */
   workers?: number;
-  /** A tessdata folder to use instead of the program's own (`--tessdata-dir`). */
+  /**
+   * A tessdata folder to use as it is (`--tessdata-dir`), instead of the npm models unpacked under the app data
+   * folder beside the program's own.
+   */
   tessdataDir?: string;
+  /** Where the npm models are unpacked; default `<app data>/tessdata/4.0.0_best_int`. */
+  modelsDir?: string;
   /** How long one page may take before its process is ended, in ms. */
   timeoutMs?: number;
 }
@@ -47,6 +56,11 @@ export function parseTesseractVersion(output: string): { major: number; version:
   return m ? { major: Number(m[2]), version: m[1] } : undefined;
 }
 
+/** The folder `tesseract --list-langs` says it read (`List of available languages in "/usr/share/…/tessdata/" (3):`). */
+export function parseLanguageFolder(output: string): string | undefined {
+  return /List of available languages in "([^"]+)"/i.exec(output)?.[1];
+}
+
 /** The codes from `tesseract --list-langs`, without `osd` (orientation data, not a language). */
 export function parseLanguageList(output: string): string[] {
   return output
@@ -57,6 +71,7 @@ export function parseLanguageList(output: string): string[] {
 
 /** The arguments for one page: PNG on stdin, hOCR on stdout. */
 export function tesseractArgs(page: Pick<PreparedPage, 'dpi' | 'bitonal'>, languages: readonly string[], major: number, tessdataDir?: string): string[] {
+  const five = major >= SAUVOLA_FROM_MAJOR;
   return [
     '-',
     'stdout',
@@ -71,7 +86,12 @@ export function tesseractArgs(page: Pick<PreparedPage, 'dpi' | 'bitonal'>, langu
     '-c',
     'tessedit_create_hocr=1',
     // As the tesseract.js engine does: Otsu is enough for black-and-white pages, grey ones need a local threshold.
-    ...(!page.bitonal && major >= SAUVOLA_FROM_MAJOR ? ['-c', 'thresholding_method=2'] : []),
+    ...(!page.bitonal && five ? ['-c', 'thresholding_method=2'] : []),
+    // Our pages are black on white: trying every line again as white on black only costs time.
+    '-c',
+    'tessedit_do_invert=0',
+    // Each character's alternatives in the hOCR, for the correction step's dictionary check.
+    ...(five ? ['-c', 'lstm_choice_mode=2'] : []),
   ];
 }
 
@@ -99,6 +119,9 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
   const { binary = 'tesseract', workers = availableParallelism(), tessdataDir, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   const queue = createProcessQueue(workers);
   const dataArgs = tessdataDir ? ['--tessdata-dir', tessdataDir] : [];
+  /** The npm models, unpacked on first use; none when told to use one tessdata folder as it is. */
+  const models: NativeDataFolder | undefined = tessdataDir ? undefined : nativeDataFolder(options.modelsDir);
+  let systemLanguages: { folder?: string; codes: string[] } | undefined;
   const missing = options.binary ? `The tesseract program ${binary} could not be run.` : "Debian's tesseract-ocr is not installed.";
   let version: Promise<{ major: number } | { reason: string }> | undefined;
   let installed: string[] | undefined;
@@ -115,12 +138,22 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     }));
 
   // Synchronous because `OcrEngine.languages()` is; asked once (a few ms), then cached.
+  const system = (): { folder?: string; codes: string[] } => {
+    if (systemLanguages) return systemLanguages;
+    const listed = spawnSync(binary, [...dataArgs, '--list-langs'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
+    const out = `${listed.stdout ?? ''}\n${listed.stderr ?? ''}`;
+    systemLanguages = listed.error || listed.status !== 0 ? { codes: [] } : { folder: parseLanguageFolder(out), codes: parseLanguageList(`${listed.stdout}`) };
+    return systemLanguages;
+  };
   const languages = (): string[] => {
     if (installed) return installed;
-    const listed = spawnSync(binary, [...dataArgs, '--list-langs'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
-    installed = listed.error || listed.status !== 0 ? [] : parseLanguageList(`${listed.stdout}`);
+    // The program must run at all for its languages to count; the npm ones then join the system's.
+    const own = system();
+    const runs = own.folder !== undefined || own.codes.length > 0;
+    installed = models && runs ? [...new Set([...own.codes, ...listInstalledLanguages()])].sort() : own.codes;
     return installed;
   };
+  const npmLanguages = (): Set<string> => new Set(models ? listInstalledLanguages() : []);
 
   const available = async (): Promise<Availability> => {
     const probed = await probeVersion();
@@ -144,7 +177,8 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     // Decoded only once a place is free: a long queue then holds file names, not pixels.
     const prepared = await preparePage(page);
     if (signal.aborted) throw cancelled();
-    const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, tessdataDir), {
+    if (models) await models.ensure(langs, system().folder);
+    const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, models?.path ?? tessdataDir), {
       input: prepared.png,
       // One thread per process: with OpenMP's default, two pages on two cores run several times slower.
       env: { ...process.env, OMP_THREAD_LIMIT: '1' },
@@ -156,13 +190,36 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     return parseHocr(outcome.stdout, frame, langs);
   };
 
+  const readOrientation = async (page: OcrInput, major: number, signal: AbortSignal): Promise<PageOrientation | null> => {
+    const prepared = await preparePage(page);
+    if (signal.aborted) throw cancelled();
+    if (models) await models.ensure([ORIENTATION_DATA], system().folder);
+    const dataDir = models?.path ?? tessdataDir;
+    const args = ['-', 'stdout', ...(dataDir ? ['--tessdata-dir', dataDir] : []), '--dpi', String(prepared.dpi), '--psm', '0'];
+    const outcome = await runProgram(binary, args, { input: prepared.png, env: { ...process.env, OMP_THREAD_LIMIT: '1' }, timeoutMs, signal });
+    if (outcome.kind === 'cancelled') throw cancelled();
+    // Too little text to tell: tesseract says so and exits non-zero.
+    if (outcome.kind !== 'exited' || outcome.code !== 0 || major < OLDEST_MAJOR) return null;
+    return parseOrientation(outcome.stdout) ?? null;
+  };
+
   return {
     name: 'tesseract-cli',
     display: 'Tesseract (native)',
-    description: "The system's tesseract program (Debian's tesseract-ocr), offline, one process per page; language data from tesseract-ocr-<lang> packages.",
+    description: "The system's tesseract program (Debian's tesseract-ocr), offline, one process per page, with the best_int models of the npm packages.",
     options: [],
     available,
     languages,
+    models() {
+      const npm = npmLanguages();
+      const all = languages();
+      const best = all.filter((code) => npm.has(code));
+      const own = all.filter((code) => !npm.has(code));
+      return [
+        ...(best.length > 0 ? [{ languages: best, model: `${MODEL_FOLDER} (npm @tesseract.js-data)` }] : []),
+        ...(own.length > 0 ? [{ languages: own, model: tessdataDir ? `from ${tessdataDir}` : `the system's own${system().folder ? ` (${system().folder})` : ''}` }] : []),
+      ];
+    },
     async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
       const probed = await probeVersion();
       if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
@@ -170,6 +227,13 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       const own = recognizeOptions?.signal;
       const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
       return queue.run(() => readPage(page, langs, probed.major, signal), signal);
+    },
+    async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
+      const probed = await probeVersion();
+      if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
+      const own = detectOptions?.signal;
+      const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
+      return queue.run(() => readOrientation(page, probed.major, signal), signal);
     },
     running() {
       return queue.running();

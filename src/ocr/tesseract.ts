@@ -8,9 +8,10 @@ import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import Tesseract from 'tesseract.js';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
-import { createLanguageFolder, listInstalledLanguages, type LanguageFolder } from './tesseract-data.js';
+import { parseHocr } from './tesseract-cli-hocr.js';
+import { orientationFromDegrees, type PageOrientation } from './orientation.js';
+import { createLanguageFolder, findOrientationData, listInstalledLanguages, MODEL_FOLDER, ORIENTATION_DATA, type LanguageFolder } from './tesseract-data.js';
 import { preparePage, type PreparedPage } from './tesseract-page.js';
-import { toOcrPage, type TesseractBlock } from './tesseract-result.js';
 import type { OcrEngine, OcrInput } from './types.js';
 import type { OcrPage } from '../project/index.js';
 import { createWorkerPool, type PoolWorker, type WorkerPoolStats } from './worker-pool.js';
@@ -31,7 +32,8 @@ export interface TesseractEngine extends OcrEngine {
 }
 
 interface TesseractWorker extends PoolWorker {
-  recognize(page: PreparedPage): Promise<TesseractBlock[] | null>;
+  /** The page's hOCR: the layout and, per character, the LSTM's choices (which the JSON blocks leave out). */
+  recognize(page: PreparedPage): Promise<string>;
 }
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -69,7 +71,11 @@ function pageParameters(page: PreparedPage): Partial<Tesseract.WorkerParams> {
     tessedit_pageseg_mode: PSM_AUTO as Tesseract.PSM,
     user_defined_dpi: String(page.dpi),
     thresholding_method: page.bitonal ? THRESHOLD_OTSU : THRESHOLD_SAUVOLA,
-  };
+    // Our pages are black on white: trying every line again as white on black only costs time.
+    tessedit_do_invert: '0',
+    // Each character's alternatives in the hOCR, for the correction step's dictionary check.
+    lstm_choice_mode: '2',
+  } as Partial<Tesseract.WorkerParams>;
 }
 
 /**
@@ -120,8 +126,8 @@ async function startWorker(languages: readonly string[], folder: LanguageFolder,
     recognize(page) {
       return working(async () => {
         await worker.setParameters(pageParameters(page));
-        const result = await worker.recognize(page.png, {}, { text: false, blocks: true });
-        return result.data.blocks as TesseractBlock[] | null;
+        const result = await worker.recognize(page.png, {}, { text: false, blocks: false, hocr: true });
+        return result.data.hocr ?? '';
       });
     },
   };
@@ -137,6 +143,27 @@ function tesseractInstalled(): boolean {
   }
 }
 
+/** Orientation detection runs on tesseract's legacy engine, in a worker of its own started on first use. */
+async function startOrientationWorker(folder: LanguageFolder, timeoutMs: number): Promise<Tesseract.Worker> {
+  await folder.ensure([ORIENTATION_DATA]);
+  const worker = await withTimeout(
+    Tesseract.createWorker(ORIENTATION_DATA, Tesseract.OEM.TESSERACT_ONLY, {
+      langPath: folder.path,
+      gzip: true,
+      cacheMethod: 'none',
+      legacyCore: true,
+      legacyLang: true,
+      errorHandler: () => undefined,
+      logger: () => undefined,
+    }),
+    timeoutMs,
+    ORIENTATION_DATA,
+    (late) => void late.terminate(),
+  );
+  threadOf(worker)?.unref();
+  return worker;
+}
+
 export function createTesseractEngine(options: TesseractEngineOptions = {}): TesseractEngine {
   const { workers = availableParallelism(), startTimeoutMs = DEFAULT_START_TIMEOUT_MS, dataParent } = options;
   let folder: Promise<LanguageFolder> | undefined;
@@ -145,6 +172,9 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Tes
     size: workers,
     create: async (languages) => startWorker(languages, await languageFolder(), startTimeoutMs),
   });
+
+  let orientationWorker: Promise<Tesseract.Worker> | undefined;
+  let orientationQueue: Promise<unknown> = Promise.resolve();
 
   const checkLanguages = (languages: readonly string[]): string[] => {
     const installed = listInstalledLanguages();
@@ -172,6 +202,10 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Tes
     languages() {
       return listInstalledLanguages();
     },
+    models() {
+      const languages = listInstalledLanguages();
+      return languages.length > 0 ? [{ languages, model: `${MODEL_FOLDER} (npm @tesseract.js-data)` }] : [];
+    },
     async recognize(page: OcrInput, languages: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
       const langs = checkLanguages(languages);
       return pool.run(
@@ -179,22 +213,48 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Tes
         async (worker) => {
           // Decoded only once a worker is free: a long queue then holds file names, not pixels.
           const prepared = await preparePage(page);
-          let blocks: TesseractBlock[] | null;
+          let hocr: string;
           try {
-            blocks = await worker.recognize(prepared);
+            hocr = await worker.recognize(prepared);
           } catch (e) {
             throw new QuireError(ERROR_CODES.INTERNAL, `OCR failed on the page image ${page.file}.`, describeError(e));
           }
-          return toOcrPage(blocks, { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY }, langs);
+          return parseHocr(hocr, { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY }, langs, 'tesseract');
         },
         recognizeOptions?.signal,
       );
+    },
+    async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
+      if (!findOrientationData()) return null;
+      const worker = await (orientationWorker ??= languageFolder().then((folder) => startOrientationWorker(folder, startTimeoutMs)));
+      // One page at a time on the one worker; a cancelled run stops before its page.
+      const run = orientationQueue.then(async () => {
+        if (detectOptions?.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'OCR was cancelled.');
+        const prepared = await preparePage(page);
+        const thread = threadOf(worker);
+        thread?.ref();
+        try {
+          const { data } = await worker.detect(prepared.png);
+          if (data.orientation_degrees === null || data.orientation_confidence === null) return null;
+          return orientationFromDegrees(data.orientation_degrees, data.orientation_confidence) ?? null;
+        } catch {
+          // Too little text to tell: tesseract gives up on the page.
+          return null;
+        } finally {
+          thread?.unref();
+        }
+      });
+      orientationQueue = run.catch(() => undefined);
+      return run;
     },
     stats() {
       return pool.stats();
     },
     async close() {
       await pool.close();
+      const osd = orientationWorker;
+      orientationWorker = undefined;
+      if (osd) await (await osd.catch(() => undefined))?.terminate();
       const made = folder;
       folder = undefined;
       if (made) await (await made).remove();

@@ -1,4 +1,5 @@
 import type { OcrBatchTicket, OcrPage } from '../project/index.js';
+import type { PageOrientation } from './orientation.js';
 
 /** A page handed to an engine: the image file plus what the engine must know about it. */
 export interface OcrInput {
@@ -60,7 +61,18 @@ export interface OcrEngine {
   readonly modes?: ReadonlyArray<{ readonly name: string; readonly description: string }>;
   /** Tesseract codes of the languages this engine has installed. */
   languages(): string[];
+  /**
+   * Which recognition model reads which of those languages (`4.0.0_best_int (npm @tesseract.js-data)`), for
+   * `quire list ocr`; absent for engines whose model is not ours to say (a remote service).
+   */
+  models?(): Array<{ languages: string[]; model: string }>;
   recognize(page: OcrInput, languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage>;
+  /**
+   * How far the page must turn, clockwise, to be upright (tesseract's orientation detection), or null when the
+   * engine cannot tell (too little text). Asked only about pages that read as nonsense; engines without it leave
+   * every page as it is.
+   */
+  detectOrientation?(page: OcrInput, options?: { signal?: AbortSignal }): Promise<PageOrientation | null>;
   /**
    * Recognise a whole document at once (a remote service reading PDFs). When present, `recognizeProject` calls it
    * instead of `recognize` page by page, and reads the languages off the text afterwards rather than sampling pages

@@ -6,3 +6,5 @@ export { createFramePool, defaultWorkerCount, type FramePool } from './pool.js';
 export type { FramePage, FrameTask } from './process.js';
 export { isPresetName, PRESETS, type Preset } from './presets.js';
 export { pageStep, registerStep, type PageState, type PageStep } from './steps.js';
+export { matchPageSizes } from './page-size.js';
+export { turnPage } from './orientation.js';

@@ -68,6 +68,7 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
     const decisions: FramePage['decisions'] = {
       preset: task.preset,
       inputDpi: { value: round2(dpi.value), source: dpi.source },
+      ...(stated ? { inputSize: { widthMm: round2((gray.width / stated.value) * 25.4), heightMm: round2((gray.height / stated.value) * 25.4) } } : {}),
       split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) },
     };
     const state: PageState = { image: page, kind: 'gray', dpi: dpi.value, targetDpi: preset.targetDpi ?? dpi.value, marginMm: task.marginMm, decisions };
@@ -79,8 +80,11 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
     const side = region.side;
     const stem = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-${side}`);
     const file = await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem));
+    const reading = state.reading;
+    const ocrImage = reading ? await timed('encode', () => writePageImage({ ...reading, channels: 1 }, 'gray', state.dpi, `${stem}.ocr`)) : undefined;
     pages.push({
       file: relativePageFile(file),
+      ...(ocrImage ? { ocrImage: relativePageFile(ocrImage) } : {}),
       kind,
       width: image.width,
       height: image.height,

@@ -233,10 +233,11 @@ function columnShade(work: GrayImage, text: TextFinding, slant: Slant): Float64A
 /**
  * The text area of one page in work pixels: lines are grouped into blocks (words a few letters apart,
  * lines up to two pitches apart); the block with the most ink is the body, and other blocks join it when
- * they sit above or below it, within its columns, not too far, on the same sheet of paper (running head,
- * page number, footnotes), or beside it when they are large (a second column). Lone marks (a page
- * number of one or two digits) join when they sit in the body's columns a few lines above or below it.
- * Everything else (a stray word from the next page, marks near the frame edge) stays out.
+ * they sit above or below it, within its columns, on the same sheet of paper (running head, a chapter title
+ * set well apart, page number, footnotes) — however wide the gap when the sheet is seen, within a few lines
+ * when it is not — or beside it when they are large (a second column). Lone marks (a page number of one or
+ * two digits) join when they sit in the body's columns below or above it on that sheet. Everything else (a
+ * stray word from the next page, marks near the frame edge, the desk) stays out.
  */
 function textArea(text: TextFinding, lines: readonly TextLine[], marks: readonly TextLine[], pitch: number, wholeFrame = false): Box {
   const blocks = groupBlocks(text, lines, pitch);
@@ -255,7 +256,9 @@ function textArea(text: TextFinding, lines: readonly TextLine[], marks: readonly
       const gapY = -overlapY;
       const gapX = -overlapX;
       const reachY = Math.max(6 * pitch, 0.1 * area.height);
-      const above = overlapX >= 0.6 * b.box.width && gapY <= reachY;
+      // Printed matter on the body's own sheet of paper is the page's, however far apart it is set.
+      const sameSheet = main.paper !== 0 && b.paper === main.paper;
+      const above = overlapX >= 0.6 * b.box.width && (gapY <= reachY || sameSheet);
       const beside = b.ink >= 0.3 * main.ink && overlapY >= 0.5 * b.box.height && (wholeFrame || gapX <= 2 * pitch);
       if (above || beside) {
         joined.add(i);
@@ -267,10 +270,13 @@ function textArea(text: TextFinding, lines: readonly TextLine[], marks: readonly
   // Lone marks (a page number) count only inside the body's columns, a few lines above or below it.
   const body = area;
   for (const m of marks) {
-    if (!samePaper(main, { paper: paperRegionAt(text, m) })) continue;
+    const paper = paperRegionAt(text, m);
+    if (!samePaper(main, { paper })) continue;
     const inColumns = m.x >= body.x - pitch && m.x + m.width <= body.x + body.width + pitch;
     const gapY = Math.max(body.y - (m.y + m.height), m.y - (body.y + body.height));
-    if (inColumns && gapY <= 5 * pitch) area = unionBox([area, m]) ?? area;
+    // A folio under the last lines of a chapter may sit far below them, still on the page's sheet.
+    const reach = main.paper !== 0 && paper === main.paper ? 20 * pitch : 5 * pitch;
+    if (inColumns && gapY <= reach) area = unionBox([area, m]) ?? area;
   }
   // The ink mask holds the dark cores of blurred letters; their soft edges reach about a pixel further.
   return { x: area.x - 1, y: area.y - 1, width: area.width + 2, height: area.height + 2 };

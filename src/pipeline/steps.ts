@@ -2,7 +2,7 @@
  * The page steps a preset lists, registered by name. Each step takes the page as the steps before it
  * left it, records what it decided, and hands it on; the name is also the step's timing key.
  */
-import type { GrayImage } from '../imaging/index.js';
+import { cropGray, padRight, type GrayImage } from '../imaging/index.js';
 import type { PageKind, ProjectPage } from '../project/index.js';
 import { binarize } from './binarize.js';
 import { deskew } from './deskew.js';
@@ -19,6 +19,11 @@ export interface PageState {
   targetDpi: number;
   /** Margin kept around the text when cropping, millimetres. */
   marginMm: number;
+  /**
+   * The page OCR reads when it is not `image`: the grey page before the threshold, background levelled, always the
+   * same size as `image` (steps that change the geometry change both).
+   */
+  reading?: GrayImage;
   decisions: ProjectPage['decisions'];
 }
 
@@ -74,8 +79,9 @@ registerStep({
 registerStep({
   name: 'binarize',
   async run(page) {
-    const clean = binarize(page.image, { dpi: page.dpi });
+    const clean = binarize(page.image, { dpi: page.dpi, enlargedBy: page.decisions.scale ?? 1 });
     page.image = clean.image;
+    page.reading = clean.reading;
     page.decisions.binarize = clean.decision;
     page.kind = 'bitonal';
   },
@@ -86,6 +92,7 @@ registerStep({
   async run(page) {
     const cropped = cropToContent(page.image, { dpi: page.dpi, marginMm: page.marginMm });
     page.image = page.kind === 'bitonal' ? padForG4(cropped.image) : cropped.image;
+    if (page.reading) page.reading = padRight(cropGray(page.reading, cropped.box), page.image.width, 255);
     page.decisions.crop = cropped.box;
   },
 });

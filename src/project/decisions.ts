@@ -50,4 +50,6 @@ export interface BinarizeDecision {
   windowMm: number;
   windowPx: number;
   k: number;
+  /** Unsharp mask applied to a page enlarged from a camera's resolution before the threshold (page pixels). */
+  sharpen?: { sigmaPx: number; amount: number };
 }

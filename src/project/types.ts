@@ -22,6 +22,13 @@ export interface ProjectPage {
    * `pdf` page, the source PDF copied into the project (`source.pdf`).
    */
   file: string;
+  /**
+   * The image OCR reads when it is not `file`: the grey page before the threshold, background levelled
+   * (`pages/0001-left.ocr.jpg`), the same size and resolution as `file`. Tesseract's LSTM reads the greys a
+   * threshold throws away, so camera pages read far better from it; the PDF still shows the bitonal page. A working
+   * file: slim projects leave it out.
+   */
+  ocrImage?: string;
   kind: ProjectPageKind;
   /** For a `pdf` page: its 1-based page number in `file`. */
   pdfPage?: number;
@@ -62,6 +69,18 @@ export interface ProjectPage {
     scale?: number;
     /** Unsharp mask applied before upsampling a soft capture: how soft its edges measured, and how much. */
     sharpen?: { edgeBlurPx: number | null; amount: number };
+    /**
+     * Set when the page's text read as nonsense and tesseract's orientation detection was asked: how far the page
+     * was turned, clockwise (0: it was upright after all), and how sure the detection was.
+     */
+    orientation?: { rotated: 0 | 90 | 180 | 270; confidence: number };
+    /** The input's physical size, when its resolution was stated (a scan): pages of one size share a page size. */
+    inputSize?: { widthMm: number; heightMm: number };
+    /**
+     * The document's page size this page was set on (pixels at `dpi`), and where its cropped image was placed: every
+     * page of one document gets one physical size, the printed area centred across and at the top.
+     */
+    pageSize?: { width: number; height: number; x: number; y: number };
   };
   /** Milliseconds spent in each step for this page. */
   timings?: Record<string, number>;
@@ -77,9 +96,29 @@ export interface ProjectManifest {
   inputs: string[];
   pages: ProjectPage[];
   /** How the pages were recognised, once OCR has run. */
-  ocr?: { engine: string; languages: string[] };
+  ocr?: ProjectOcr;
   /** A remote OCR batch submitted and not finished yet; `quire run <project> --check-ocr` (or the job server) finishes it. */
   ocrBatch?: ProjectOcrBatch;
+}
+
+/** How a project's pages were recognised, and what the correction step did to their words. */
+export interface ProjectOcr {
+  engine: string;
+  languages: string[];
+  /** Absent before the correction step ever ran on the project. */
+  correction?: ProjectOcrCorrection;
+}
+
+/** The correction step over the whole document: every change is recorded on its word (`OcrWord.correction`). */
+export interface ProjectOcrCorrection {
+  /** False when turned off (`--no-correct`): the words are as the engine read them. */
+  enabled: boolean;
+  /** Languages checked against a dictionary, and those without one (left as read). */
+  checked: string[];
+  unchecked: string[];
+  /** Words changed, and words checked, not found and left as read, over all pages. */
+  corrected: number;
+  unknown: number;
 }
 
 /** What finishing a submitted OCR batch needs, kept in `project.json` so any later process can do it. */
@@ -92,6 +131,8 @@ export interface ProjectOcrBatch {
   pages: number[];
   /** The engine's handle on the batch: its ids, when it was submitted, what it needs to poll. */
   ticket: OcrBatchTicket;
+  /** False when the correction step was turned off for this run (`--no-correct`). */
+  correct?: boolean;
   /** The exports asked for, written once the text is back, the folder they go to and their file stem. */
   exports?: Array<{ format: string; options: Record<string, string | true> }>;
   outDir?: string;

@@ -190,8 +190,11 @@ export interface WordView {
   confidence: number;
   /** Worth a person's look: the engine was unsure, or the correction step changed it (and no one has checked it yet). */
   doubtful: boolean;
-  /** The OCR correction step changed it: what the engine read, and why. */
-  correction?: { from: string; reason: string };
+  /**
+   * The OCR correction step changed it: what the engine read, and why (`engine-choice`, `known-confusion`, `script`,
+   * or another tool's own words); Quire's step also says which characters it changed and which dictionary agreed.
+   */
+  correction?: { from: string; reason: string; change?: string; language?: string };
   /** A person checked it: the text before their edit. */
   edit?: { from: string };
 }

@@ -132,5 +132,9 @@ describe('quire ocr', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^tesseract /m);
     for (const lang of ['eng', 'fra', 'deu', 'spa', 'ita', 'lat', 'por', 'ell']) expect(r.stdout).toContain(lang);
+    // Which model reads them: the npm best_int models, for the native engine too.
+    const models = r.stdout.split('\n').filter((l) => l.includes('model: 4.0.0_best_int (npm @tesseract.js-data) for'));
+    expect(models).toHaveLength(2);
+    for (const line of models) expect(line).toContain('fra');
   });
 });

@@ -76,6 +76,13 @@ describe('detectLanguages', () => {
     expect(detectLanguages('', { candidates: INSTALLED })).toEqual([]);
   });
 
+  it('adds no Greek model for Latin words misread in Greek letters, only for words written in Greek', () => {
+    // What a first pass with eng+ell made of a French footnote: "A. MARTIN", "ne", "et", "le" half in Greek.
+    const misread = `${TEXT.fra} Α. Μλατιν, Athanase, p. 531 ; il πο décrit οἱ commente, εἰ ajoute Ίο reste.`;
+    expect(detectLanguages(misread, { candidates: INSTALLED })).toEqual(['fra']);
+    expect(detectLanguages(TEXT.fraWithGreek, { candidates: INSTALLED })).toEqual(['fra', 'ell']);
+  });
+
   it('answers only with candidate languages', () => {
     expect(detectLanguages(TEXT.fraWithGreek, { candidates: ['eng', 'fra'] })).toEqual(['fra']);
     expect(detectLanguages(TEXT.lat, { candidates: ['eng', 'fra', 'ita'] })).not.toContain('lat');

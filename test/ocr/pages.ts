@@ -101,3 +101,11 @@ export async function writePage(dir: string, name: string, page: TextPage, bytes
   await writeFile(file, bytes);
   return { file, width: page.width, height: page.height, dpi: page.dpi };
 }
+
+/** The page turned `degrees` clockwise, written as PNG: a page scanned or photographed the wrong way round. */
+export async function writeTurnedPage(dir: string, name: string, page: TextPage, degrees: number): Promise<OcrInput> {
+  const { data, info } = await sharp(page.png).rotate(degrees).png().toBuffer({ resolveWithObject: true });
+  const file = join(dir, name);
+  await writeFile(file, data);
+  return { file, width: info.width, height: info.height, dpi: page.dpi };
+}

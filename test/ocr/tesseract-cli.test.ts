@@ -1,14 +1,16 @@
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ocrPageText } from '../../src/ocr/tesseract-result.js';
 import { parseHocr, unescapeHtml } from '../../src/ocr/tesseract-cli-hocr.js';
-import { createTesseractCliEngine, parseLanguageList, parseTesseractVersion } from '../../src/ocr/tesseract-cli.js';
+import { createTesseractCliEngine, parseLanguageFolder, parseLanguageList, parseTesseractVersion } from '../../src/ocr/tesseract-cli.js';
+import { listInstalledLanguages } from '../../src/ocr/tesseract-data.js';
 import type { OcrInput } from '../../src/ocr/types.js';
 import type { OcrPage } from '../../src/project/index.js';
 import { cer } from './cer.js';
-import { ENGLISH, FRENCH, renderTextPage, toG4Tiff, writePage, type TextPage } from './pages.js';
+import { ENGLISH, FRENCH, renderTextPage, toG4Tiff, writePage, writeTurnedPage, type TextPage } from './pages.js';
 
 /** What tesseract 5.3 writes, trimmed, with the cases a parser can trip on. The image was read at twice the page's size. */
 const HOCR = `<?xml version="1.0" encoding="UTF-8"?>
@@ -97,6 +99,7 @@ describe('hOCR from the tesseract program', () => {
     expect(parseTesseractVersion('tesseract 4.1.1')).toMatchObject({ major: 4 });
     expect(parseTesseractVersion('command not found')).toBeUndefined();
     expect(parseLanguageList('List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (3):\neng\nfra\nosd\n')).toEqual(['eng', 'fra']);
+    expect(parseLanguageFolder('List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (3):\neng\n')).toBe('/usr/share/tesseract-ocr/5/tessdata/');
   });
 });
 
@@ -106,10 +109,12 @@ async function fakeTesseract(dir: string, name: string, body: string, version = 
   await writeFile(
     file,
     `#!/bin/sh
-case "$1" in
-  --version) echo "${version}"; exit 0;;
-  --list-langs) echo 'List of available languages in "/fake/" (3):'; echo eng; echo fra; echo osd; exit 0;;
-esac
+for arg in "$@"; do
+  case "$arg" in
+    --version) echo "${version}"; exit 0;;
+    --list-langs) echo 'List of available languages in "/fake/" (3):'; echo eng; echo fra; echo osd; exit 0;;
+  esac
+done
 ${body}
 `,
   );
@@ -141,14 +146,21 @@ sleep 0.3
 rm "${dir}/running.$$"
 cat "${dir}/answer.hocr"`,
     );
-    const engine = createTesseractCliEngine({ binary, workers: 2 });
+    const models = join(dir, 'models');
+    const engine = createTesseractCliEngine({ binary, workers: 2, modelsDir: models });
+    // The program's own languages and those of the npm models, which it reads from the unpacked folder.
+    expect(engine.languages()).toEqual(expect.arrayContaining(['eng', 'fra', ...listInstalledLanguages()]));
     const pages = await Promise.all([1, 2, 3, 4, 5].map(() => engine.recognize(input, ['eng', 'fra'])));
     expect(pages.every((p) => ocrPageText(p).startsWith("l'été"))).toBe(true);
     const atOnce = (await readFile(join(dir, 'at-once.log'), 'utf8')).trim().split('\n').map(Number);
     expect(atOnce).toHaveLength(5);
     expect(Math.max(...atOnce)).toBe(2);
     const calls = (await readFile(join(dir, 'calls.log'), 'utf8')).trim().split('\n');
-    expect(calls[0]).toBe('1 - stdout -l eng+fra --dpi 300 --psm 3 -c tessedit_create_hocr=1 -c thresholding_method=2');
+    expect(calls[0]).toBe(
+      `1 - stdout --tessdata-dir ${models} -l eng+fra --dpi 300 --psm 3 -c tessedit_create_hocr=1 -c thresholding_method=2 -c tessedit_do_invert=0 -c lstm_choice_mode=2`,
+    );
+    // The npm best_int models, unpacked once for the program (it cannot read them gzipped).
+    expect((await readdir(models)).filter((f) => f.endsWith('.traineddata')).sort()).toEqual(['eng.traineddata', 'fra.traineddata']);
     const stdin = (await readdir(dir)).filter((f) => f.startsWith('stdin.'));
     expect(stdin).toHaveLength(5);
     expect((await readFile(join(dir, stdin[0]))).subarray(1, 4).toString('latin1')).toBe('PNG');
@@ -156,7 +168,8 @@ cat "${dir}/answer.hocr"`,
   });
 
   it('refuses a language that is not installed, listing those that are, without starting a process', async () => {
-    const engine = createTesseractCliEngine({ binary: await fakeTesseract(dir, 'never.sh', 'exit 3') });
+    // Told to use one tessdata folder as it is, the engine has the languages the program lists there.
+    const engine = createTesseractCliEngine({ binary: await fakeTesseract(dir, 'never.sh', 'exit 3'), tessdataDir: '/fake/' });
     expect(engine.languages()).toEqual(['eng', 'fra']);
     await expect(engine.recognize(input, ['eng', 'xyz'])).rejects.toMatchObject({
       code: 'usage',
@@ -197,9 +210,11 @@ cat "${dir}/answer.hocr"`,
 
   it('close() ends running pages; the engine reads pages again afterwards', async () => {
     const binary = await fakeTesseract(dir, 'closing.sh', `if [ -e "${dir}/slow-once" ]; then cat > /dev/null; cat "${dir}/answer.hocr"; else touch "${dir}/slow-once"; exec sleep 30; fi`);
-    const engine = createTesseractCliEngine({ binary, workers: 1 });
+    // One tessdata folder as it is: no models to unpack before the program starts.
+    const engine = createTesseractCliEngine({ binary, workers: 1, tessdataDir: '/fake/' });
     const running = engine.recognize(input, ['eng']);
-    await new Promise((r) => setTimeout(r, 300));
+    // Closed once the program runs (a loaded machine may take a while to start it).
+    for (let waited = 0; !existsSync(join(dir, 'slow-once')) && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     await engine.close();
     await expect(running).rejects.toMatchObject({ code: 'cancelled' });
     expect(ocrPageText(await engine.recognize(input, ['eng']))).toContain('Légende');
@@ -292,6 +307,15 @@ needsProgram('the tesseract-cli engine, with Debian’s tesseract', () => {
     const result = await native.recognize(await writePage(dir, 'french.png', page), ['fra']);
     expect(cer(page.lines.join('\n'), ocrPageText(result))).toBeLessThan(0.02);
     expect(ocrPageText(result)).toContain('pêcheur');
+  });
+
+  it('tells how far a page photographed upside down or sideways must turn, from the npm orientation data', async () => {
+    const page = await renderTextPage(`${ENGLISH} ${ENGLISH} ${ENGLISH}`);
+    expect(await native.detectOrientation!(await writePage(dir, 'upright.png', page), {})).toMatchObject({ rotate: 0 });
+    const upsideDown = await native.detectOrientation!(await writeTurnedPage(dir, 'upside-down.png', page, 180), {});
+    expect(upsideDown).toMatchObject({ rotate: 180 });
+    expect(upsideDown!.confidence).toBeGreaterThan(2);
+    expect(await native.detectOrientation!(await writeTurnedPage(dir, 'sideways.png', page, 90), {})).toMatchObject({ rotate: 270 });
   });
 
   it('says which page image it could not read', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ocrResolution, preparePage } from '../../src/ocr/tesseract-page.js';
-import { toOcrPage, type TesseractBlock } from '../../src/ocr/tesseract-result.js';
+import { parseHocr } from '../../src/ocr/tesseract-cli-hocr.js';
 import { renderTextPage, toG4Tiff, writePage } from './pages.js';
 
 let dir: string;
@@ -44,34 +44,24 @@ describe('the page tesseract sees', () => {
   });
 });
 
-describe('tesseract’s layout as our page model', () => {
-  const bbox = (x0: number, y0: number, x1: number, y1: number) => ({ x0, y0, x1, y1 });
-  const blocks: TesseractBlock[] = [
-    {
-      bbox: bbox(100, 100, 700, 200),
-      paragraphs: [
-        {
-          bbox: bbox(100, 100, 700, 200),
-          lines: [
-            {
-              bbox: bbox(100, 100, 700, 150),
-              baseline: { x0: 100, y0: 140, x1: 700, y1: 142, has_baseline: true },
-              words: [
-                { text: 'Hello', confidence: 91.234, bbox: bbox(100, 100, 300, 150) },
-                { text: '  ', confidence: 0, bbox: bbox(310, 100, 320, 150) },
-                { text: 'world', confidence: 88, bbox: bbox(400, 100, 700, 150) },
-              ],
-            },
-            { bbox: bbox(100, 160, 700, 200), words: [{ text: '', confidence: 0, bbox: bbox(100, 160, 700, 200) }] },
-          ],
-        },
-      ],
-    },
-    { bbox: bbox(0, 300, 900, 900), paragraphs: [{ bbox: bbox(0, 300, 900, 900), lines: [] }] },
-  ];
+describe('tesseract’s layout (hOCR, as both engines read it) as our page model', () => {
+  // What tesseract writes for a line "Hello world" and an empty line, with an empty block after them.
+  const hocr = `<div class='ocr_page' id='page_1' title='bbox 0 0 800 600'>
+ <div class='ocr_carea' id='block_1_1' title="bbox 100 100 700 200">
+  <p class='ocr_par' id='par_1_1' lang='eng' title="bbox 100 100 700 200">
+   <span class='ocr_line' id='line_1_1' title="bbox 100 100 700 150; baseline 0.00333 -10; x_size 40">
+    <span class='ocrx_word' id='word_1_1' title='bbox 100 100 300 150; x_wconf 91.234'>Hello</span>
+    <span class='ocrx_word' id='word_1_2' title='bbox 310 100 320 150; x_wconf 0'>  </span>
+    <span class='ocrx_word' id='word_1_3' title='bbox 400 100 700 150; x_wconf 88'>world</span>
+   </span>
+   <span class='ocr_line' id='line_1_2' title="bbox 100 160 700 200"><span class='ocrx_word' id='word_1_4' title='bbox 100 160 700 200; x_wconf 0'></span></span>
+  </p>
+ </div>
+ <div class='ocr_carea' id='block_1_2' title="bbox 0 300 900 900"><p class='ocr_par' id='par_1_2' title="bbox 0 300 900 900"></p></div>
+</div>`;
 
   it('scales boxes to the page, drops empty words, lines and blocks, keeps the baseline', () => {
-    const page = toOcrPage(blocks, { width: 400, height: 300, dpi: 150, scaleX: 0.5, scaleY: 0.5 }, ['eng']);
+    const page = parseHocr(hocr, { width: 400, height: 300, dpi: 150, scaleX: 0.5, scaleY: 0.5 }, ['eng'], 'tesseract');
     expect(page).toMatchObject({ width: 400, height: 300, dpi: 150, engine: 'tesseract', languages: ['eng'] });
     expect(page.blocks).toHaveLength(1);
     const line = page.blocks[0].paragraphs[0].lines;
@@ -84,8 +74,25 @@ describe('tesseract’s layout as our page model', () => {
   });
 
   it('keeps boxes on the page and copes with no result at all', () => {
-    const page = toOcrPage(blocks, { width: 200, height: 60, dpi: 300, scaleX: 0.5, scaleY: 0.5 }, ['eng']);
+    const page = parseHocr(hocr, { width: 200, height: 60, dpi: 300, scaleX: 0.5, scaleY: 0.5 }, ['eng']);
     expect(page.blocks[0].paragraphs[0].lines[0].words[1].box).toEqual({ x0: 200, y0: 50, x1: 200, y1: 60 });
-    expect(toOcrPage(null, { width: 10, height: 10, dpi: 300, scaleX: 1, scaleY: 1 }, ['eng']).blocks).toEqual([]);
+    expect(parseHocr('', { width: 10, height: 10, dpi: 300, scaleX: 1, scaleY: 1 }, ['eng']).blocks).toEqual([]);
+  });
+
+  it('keeps each character’s weighed LSTM choices (lstm_choice_mode=2) apart from the word’s text', () => {
+    const withChoices = `<span class='ocr_line' id='line_1_1' title="bbox 0 0 200 40">
+<span class='ocrx_word' id='word_1_1' title='bbox 0 0 90 40; x_wconf 71'>ag
+ <span class='ocrx_cinfo' id='lstm_choices_1_1_1'><span class='ocrx_cinfo' id='choice_1_1_1' title='x_confs 95'>a</span><span class='ocrx_cinfo' id='choice_1_1_2' title='x_confs 0'>à</span><span class='ocrx_cinfo' id='choice_1_1_9' title='x_confs 20'>o</span></span>
+ <span class='ocrx_cinfo' id='lstm_choices_1_1_2'><span class='ocrx_cinfo' id='choice_1_1_3' title='x_confs 60'>g</span><span class='ocrx_cinfo' id='choice_1_1_4' title='x_confs 45'>ç</span><span class='ocrx_cinfo' id='choice_1_1_5' title='x_confs 0'> </span></span>
+</span>
+<span class='ocrx_word' id='word_1_2' title='bbox 100 0 200 40; x_wconf 90'>l&#39;a
+ <span class='ocrx_cinfo' id='lstm_choices_1_2_1'><span class='ocrx_cinfo' id='choice_1_2_1' title='x_confs 95'>l</span></span>
+</span></span>`;
+    const [first, second] = parseHocr(withChoices, { width: 200, height: 40, dpi: 300, scaleX: 1, scaleY: 1 }, ['fra']).blocks[0].paragraphs[0].lines[0].words;
+    // Only the choices the LSTM really weighed (half the score of its pick or more) are kept.
+    expect(first).toMatchObject({ text: 'ag', alternatives: [['a'], ['g', 'ç']] });
+    // Choices that do not spell the word as read are left out rather than misaligned.
+    expect(second.text).toBe("l'a");
+    expect(second.alternatives).toBeUndefined();
   });
 });

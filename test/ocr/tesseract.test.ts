@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTesseractEngine, ocrPageText, type OcrInput, type TesseractEngine } from '../../src/ocr/index.js';
 import { type OcrPage } from '../../src/project/index.js';
 import { cer } from './cer.js';
-import { ENGLISH, renderTextPage, toG4Tiff, writePage, type TextPage } from './pages.js';
+import { ENGLISH, renderTextPage, toG4Tiff, writePage, writeTurnedPage, type TextPage } from './pages.js';
 
 let dir: string;
 let engine: TesseractEngine;
@@ -70,6 +70,12 @@ describe('the tesseract engine', () => {
     const result = await engine.recognize(input, ['eng']);
     expect(cer(page300.lines.join('\n'), ocrPageText(result))).toBeLessThan(0.02);
     expectBoxesWhereDrawn(result, page300);
+  });
+
+  it('tells an upside-down page from an upright one with the legacy orientation model, in a worker of its own', async () => {
+    const page = await renderTextPage(`${ENGLISH} ${ENGLISH} ${ENGLISH}`);
+    expect(await engine.detectOrientation!(await writePage(dir, 'upright.png', page), {})).toMatchObject({ rotate: 0 });
+    expect(await engine.detectOrientation!(await writeTurnedPage(dir, 'upside-down.png', page, 180), {})).toMatchObject({ rotate: 180 });
   });
 
   it('reads a 150-dpi page (upsampled for tesseract) and gives boxes in the page’s own pixels', async () => {

@@ -92,6 +92,21 @@ describe('binarize', () => {
     expect(black).toBe(0);
   });
 
+  it('sharpens small camera type before the threshold and lowers k, and leaves a page at its own resolution as it is', async () => {
+    const page = await renderTextPage({ widthMm: 60, heightMm: 30, dpi: 300, marginMm: 4, seed: 9 });
+    // Enlarged 2.5× from a webcam's resolution: the full sharpening (the quality benchmark's camera pages read
+    // 0.83 → 0.90 of their words from the bitonal page with it), and Sauvola's k down to 0.15.
+    expect(binarize(page, { dpi: 300, enlargedBy: 2.5 }).decision).toMatchObject({ k: 0.15, sharpen: { sigmaPx: 1.5, amount: 2 } });
+    // Half-way: half of each.
+    expect(binarize(page, { dpi: 300, enlargedBy: 1.625 }).decision).toMatchObject({ k: 0.2, sharpen: { amount: 1 } });
+    const scan = binarize(page, { dpi: 300 });
+    expect(scan.decision.k).toBe(0.25);
+    expect(scan.decision.sharpen).toBeUndefined();
+    // The page OCR reads: the grey page levelled to white paper, the same size.
+    expect([scan.reading.width, scan.reading.height]).toEqual([page.width, page.height]);
+    expect(scan.reading.data.reduce((m, v) => Math.max(m, v), 0)).toBe(255);
+  });
+
   it('gives the same page at 150 and 300 dpi, up to scale', async () => {
     const low = await shadowedPage(150, 'right');
     const high = await shadowedPage(300, 'right');

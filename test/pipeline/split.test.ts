@@ -234,6 +234,29 @@ describe('detectPages on other frames', () => {
     expectNear(pages[0].content, truth, frame);
   });
 
+  it('keeps a chapter title set far above the text, and the folio far below the last lines of a chapter', () => {
+    const rnd = random(13);
+    const c = background(1920, 1080, 'dark', rnd);
+    fillRect(c, { x: 620, y: 30, width: 700, height: 1030 }, (x) => 215 - 0.02 * (x - 620));
+    // The title two-thirds as wide as the text, then eighteen line pitches of white before the first line.
+    const title: Box = { x: 800, y: 112, width: 340, height: 14 };
+    textLine(c, title.x, title.x + title.width, title.y + title.height, 14, rnd);
+    const body: Box = { x: 720, y: 460, width: 500, height: 300 };
+    textLines(c, body, 16, 19, 8, rnd);
+    const folio: Box = { x: 960, y: 1000, width: 16, height: 12 };
+    inkRect(c, { x: folio.x, y: folio.y, width: 6, height: folio.height });
+    inkRect(c, { x: folio.x + 10, y: folio.y, width: 6, height: folio.height });
+    const frame = toFrame(c, rnd);
+    const { pages } = detectPages(frame, { spread: 'single' });
+    expect(pages).toHaveLength(1);
+    expect(contains(pages[0].content, title)).toBe(true);
+    expect(contains(pages[0].content, { x: body.x, y: body.y, width: body.width, height: 16 * 19 })).toBe(true);
+    expect(contains(pages[0].content, folio)).toBe(true);
+    // Still only the page: the desk around the sheet stays out.
+    expect(pages[0].box.x).toBeGreaterThanOrEqual(620);
+    expect(pages[0].box.x + pages[0].box.width).toBeLessThanOrEqual(1320);
+  });
+
   it('gives one page covering the paper when there is no text', () => {
     const rnd = random(4);
     const c = background(1920, 1080, 'dots', rnd);

@@ -30,11 +30,13 @@ export function listCommand(): Command {
             available: e.available,
             ...(e.available ? {} : { reason: e.reason ?? null }),
             languages: e.languages.map((code) => ({ code, name: languageName(code) })),
+            ...(e.models ? { models: e.models } : {}),
           })),
           () =>
             engines.flatMap((e) => [
               `${e.name.padEnd(9)} ${e.description} (${e.available ? 'available' : `not available: ${e.reason ?? 'unknown reason'}`})`,
               ...(e.languages.length > 0 ? [`          languages: ${e.languages.map((l) => `${l} (${languageName(l)})`).join(', ')}`] : []),
+              ...(e.models ?? []).map((m) => `          model: ${m.model} for ${m.languages.join(', ')}`),
             ]),
         );
         return;

@@ -30,6 +30,10 @@ export interface ConversionFlags {
   forceOcr?: boolean;
   /** `quire run <project> --check-ocr`: finish the project's OCR batch if it is done. */
   checkOcr?: boolean;
+  /** `--no-correct` sets it false: keep the words as the OCR engine read them. */
+  correct?: boolean;
+  /** `--rotate-pages off`: keep pages found the wrong way up as they are. */
+  rotatePages?: boolean;
 }
 
 export function runCommand(): Command {
@@ -49,6 +53,8 @@ export function runCommand(): Command {
 export function addSharedOptions(cmd: Command): Command {
   return cmd
     .option('--ocr-lang <langs>', 'OCR languages, +-joined BCP-47 (fr-FR+la) or tesseract codes (fra+lat), or auto (default)')
+    .option('--rotate-pages <on|off>', 'turn pages found upside down or sideways before reading them (default on)', parseOnOff)
+    .option('--no-correct', "keep the words as the OCR engine read them: no dictionary check of accents and look-alike letters (each correction is otherwise recorded in the project's ocr/*.json)")
     .option('--dpi <N|force:N>', 'input resolution where the input does not say it; force:N overrides it everywhere', parseDpi)
     .option('--keep-project <dir>', 'keep the working project folder (project.json with every decision, page images, OCR) in <dir>')
     .option('--workers <n>', 'pipeline threads (default: number of cores)', parsePositiveInt)
@@ -90,6 +96,8 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
     ...(flags.marginMm !== undefined ? { marginMm: flags.marginMm } : {}),
     ...(flags.keepTextPages ? { keepTextPages: true } : {}),
     ...(flags.forceOcr ? { forceOcr: true } : {}),
+    ...(flags.correct === false ? { correct: false } : {}),
+    ...(flags.rotatePages === false ? { rotatePages: false } : {}),
   };
   const outcomes: Outcome[] = [];
   await withInterruption(
@@ -233,6 +241,11 @@ function printSummary(r: ConvertResult, checked?: CheckedDocument): void {
   const kept = r.keptPages ? ` (${r.keptPages} kept with their own text)` : '';
   const out = (line: string): boolean => process.stdout.write(`${printable(line)}\n`);
   out(`${r.name}: ${count(r.frames, 'frame')} → ${count(r.pages, 'page')}${kept}${ocr} in ${secs} s`);
+  const correction = r.ocr?.correction;
+  if (correction?.enabled) {
+    out(`  ${count(correction.corrected, 'word')} corrected against the ${correction.checked.join('+') || 'no'} dictionary, ${count(correction.unknown, 'word')} left as read for lack of a single match`);
+    if (correction.unchecked.length > 0) out(`  no dictionary for ${correction.unchecked.join(', ')}: those words were left as read`);
+  }
   if (checked?.renamed === 'taken') out(`  written as "${checked.fileStem}": another document of this run is also called "${r.name}"`);
   if (checked?.renamed === 'shortened') out(`  written as "${checked.fileStem}": the name was shortened to fit the output folder's file system`);
   for (const o of r.outputs) out(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})`);
@@ -265,4 +278,10 @@ function parseMargin(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 50) throw new InvalidArgumentError('give a margin from 0 to 50 mm.');
   return n;
+}
+
+function parseOnOff(value: string): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new InvalidArgumentError('use on or off.');
 }

@@ -30,9 +30,22 @@ function wordNote(w: WordView): string {
 function whyDoubtful(w: WordView): string[] {
   const lines: string[] = [];
   if (w.edit) lines.push(w.edit.from === w.text ? 'You checked this word.' : `You corrected it from “${w.edit.from}”.`);
-  if (w.correction) lines.push(`The correction step changed “${w.correction.from}” to this (${w.correction.reason}).`);
+  if (w.correction) lines.push(`The correction step changed “${w.correction.from}” to this (${correctionWhy(w.correction)}).`);
   lines.push(`The engine was ${Math.round(w.confidence)}% sure of its reading.`);
   return lines;
+}
+
+/** Why the correction step changed a word, in words: its reason, the characters it changed. */
+function correctionWhy(c: NonNullable<WordView['correction']>): string {
+  const why =
+    c.reason === 'engine-choice'
+      ? 'the only dictionary word among the letters the engine hesitated between'
+      : c.reason === 'known-confusion'
+        ? 'the only dictionary word after undoing a usual OCR misreading'
+        : c.reason === 'script'
+          ? 'Greek look-alike letters inside a Latin word'
+          : c.reason;
+  return c.change ? `${why}: ${c.change}` : why;
 }
 
 /** The box of the line a word sits on, widened a little: what the magnifier shows. */

@@ -152,7 +152,8 @@ describe('quire run --ocr remoteocr (streaming)', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.out)[0];
-    expect(summary.ocr).toEqual({ engine: 'remoteocr', languages: ['eng'] });
+    // The service's words are checked against the English dictionary like any engine's.
+    expect(summary.ocr).toEqual({ engine: 'remoteocr', languages: ['eng'], correction: { enabled: true, checked: ['eng'], unchecked: [], corrected: 0, unknown: 2 } });
     expect(fake.seen('POST', /^\/v1\/ocr$/).length - before).toBe(1);
     const pdf = join(work, 'out', 'harbour.pdf');
     for (const [page, tag] of [
@@ -275,7 +276,7 @@ describe('quire run --ocr remoteocr:batch, then --check-ocr', () => {
     await quire('run', proj, '--check-ocr');
     const done = await quire('run', proj, '--check-ocr');
     expect(done.code).toBe(0);
-    expect(done.out).toMatch(/^harbour: 2 frames → 2 pages, OCR remoteocr \(eng\) in [\d.]+ s\n {2}md: .*harbour\.md/);
+    expect(done.out).toMatch(/^harbour: 2 frames → 2 pages, OCR remoteocr \(eng\) in [\d.]+ s\n {2}0 words corrected against the eng dictionary, 2 words left as read[^\n]*\n {2}md: .*harbour\.md/);
     expect((await readdir(out)).sort()).toEqual(['harbour.md', 'harbour.pdf']);
   });
 

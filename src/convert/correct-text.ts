@@ -1,0 +1,44 @@
+/**
+ * The correction step over a whole project: once its pages are recognised, words the dictionary does not know are
+ * corrected where exactly one candidate fits (`src/ocr/correct.ts`), with the document's own vocabulary (names and
+ * terms it prints again and again) counted first over every page. Turned off, the words go back to what the engine
+ * read. Every change stays recorded on its word in `ocr/<page>.json`.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { documentWords, openCorrector, undoCorrections } from '../ocr/index.js';
+import type { OcrPage, ProjectManifest, ProjectOcrCorrection } from '../project/index.js';
+
+/** Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`. */
+export async function correctProjectText(dir: string, manifest: ProjectManifest, enabled: boolean): Promise<ProjectOcrCorrection | undefined> {
+  if (!manifest.ocr) return undefined;
+  // Pages kept from a PDF carry the PDF's own text: not ours to correct.
+  const pages = manifest.pages.filter((p) => p.ocr && p.kind !== 'pdf');
+  const read = async (file: string): Promise<OcrPage> => JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
+  const summary: ProjectOcrCorrection = { enabled, checked: [], unchecked: [], corrected: 0, unknown: 0 };
+  if (!enabled) {
+    for (const page of pages) {
+      const result = await read(page.ocr!);
+      if (result.correction || hasCorrections(result)) await writeFile(join(dir, page.ocr!), JSON.stringify(undoCorrections(result)));
+    }
+  } else {
+    const corrector = await openCorrector(manifest.ocr.languages);
+    summary.checked = [...corrector.checked];
+    summary.unchecked = [...corrector.unchecked];
+    // Two passes: the document's vocabulary first, so a name read well on page 40 helps page 3.
+    const vocabulary = documentWords();
+    for (const page of pages) vocabulary.add(await read(page.ocr!));
+    for (const page of pages) {
+      const corrected = await corrector.correct(await read(page.ocr!), vocabulary);
+      summary.corrected += corrected.correction?.corrected ?? 0;
+      summary.unknown += corrected.correction?.unknown ?? 0;
+      await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));
+    }
+  }
+  manifest.ocr.correction = summary;
+  return summary;
+}
+
+function hasCorrections(page: OcrPage): boolean {
+  return page.blocks.some((b) => b.paragraphs.some((p) => p.lines.some((l) => l.words.some((w) => w.correction || w.unknown))));
+}

@@ -1,0 +1,421 @@
+/**
+ * The lexicon-checked correction of OCR confusions, conservative by construction: a word the language's dictionary
+ * does not know is replaced only when exactly one candidate is in the dictionary — candidates made first from the
+ * engine's own alternative characters, then from a small table of known confusions (`confusions.ts`), one change
+ * before two. Anything else (no candidate, or several) is left as read and marked `unknown` for the proofreader.
+ * Greek look-alike letters inside Latin-script text are mapped back (`scripts.ts`); real Greek stays Greek.
+ *
+ * Every change is recorded on the word (`OcrWord.correction`: what the engine read, why it was changed), so it can be
+ * audited and undone (`undoCorrections`, `--no-correct`).
+ */
+import type { OcrCorrection, OcrCorrectionReason, OcrPage, OcrPageCorrection, OcrWord } from '../project/index.js';
+import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
+import { languageScript } from './languages.js';
+import { openLexicon, type Lexicon } from './lexicon.js';
+import { isGreekLetter, latinLookAlikes, wordScript } from './scripts.js';
+
+/** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */
+const DOCUMENT_WORD_CONFIDENCE = 85;
+const DOCUMENT_WORD_COUNT = 3;
+const DOCUMENT_WORD_LETTERS = 4;
+/** Longer "words" are lines run together or garbage: not worth a thousand dictionary look-ups. */
+const MAX_WORD_LENGTH = 40;
+/** A Greek word is taken for a misread Latin one only inside a line this Latin (share of its other letters). */
+const LATIN_CONTEXT_SHARE = 0.6;
+/**
+ * Languages quoted in books of any language: a word their dictionary knows is a quotation ("the" in a French
+ * page, a Latin tag), never a misreading to correct. Loaded when a first correction is about to be made.
+ */
+const QUOTED_LANGUAGES = ['eng', 'lat', 'fra'];
+/**
+ * One change per word: with two, a dictionary finds a word for almost anything ("Arius" → "Arles"), and
+ * the misreadings that matter (a lost accent, e read as c, ç as g) are one character each.
+ */
+const MAX_CHANGES = 1;
+
+/** What the document itself prints again and again: names and terms no dictionary has ("Athanase", "homéens"). */
+export interface DocumentWords {
+  /** Count the confidently read words of a page. */
+  add(page: OcrPage): void;
+  has(word: string): boolean;
+}
+
+export function documentWords(): DocumentWords {
+  const counts = new Map<string, number>();
+  return {
+    add(page) {
+      for (const word of pageWords(page)) {
+        if (word.confidence < DOCUMENT_WORD_CONFIDENCE) continue;
+        // What the engine read, not what an earlier correction made of it.
+        const { core } = splitWord(word.correction?.from ?? word.text);
+        if (Array.from(core).filter((c) => /\p{L}/u.test(c)).length < DOCUMENT_WORD_LETTERS) continue;
+        counts.set(core, (counts.get(core) ?? 0) + 1);
+      }
+    },
+    has(word) {
+      return (counts.get(word) ?? 0) >= DOCUMENT_WORD_COUNT;
+    },
+  };
+}
+
+export interface Corrector {
+  /** Languages whose dictionary is installed (tesseract codes). */
+  readonly checked: readonly string[];
+  /** Languages with none: their words are left as read. */
+  readonly unchecked: readonly string[];
+  /**
+   * The page with its misread words corrected, each change recorded on its word, and `correction` set on the
+   * page. A page corrected before is first put back as read, so correcting twice changes nothing more.
+   */
+  correct(page: OcrPage, document?: DocumentWords): Promise<OcrPage>;
+}
+
+/** The corrector for a document in these languages (tesseract codes); dictionaries load once per process. */
+export async function openCorrector(languages: readonly string[]): Promise<Corrector> {
+  const unique = [...new Set(languages)];
+  const lexicons = new Map<string, Lexicon>();
+  for (const code of unique) {
+    const lexicon = await openLexicon(code);
+    if (lexicon) lexicons.set(code, lexicon);
+  }
+  const checked = unique.filter((code) => lexicons.has(code));
+  const unchecked = unique.filter((code) => !lexicons.has(code));
+  let quotations: Lexicon[] | undefined;
+  return {
+    checked,
+    unchecked,
+    async correct(page, document) {
+      const read = undoCorrections(page);
+      if (!quotations) {
+        // The quotation dictionaries load only once a page has something to change.
+        const first = correctPage(structuredClone(read), lexicons, [], { checked, unchecked }, document);
+        if (first.correction?.corrected === 0) return first;
+        const found = await Promise.all(QUOTED_LANGUAGES.filter((code) => !lexicons.has(code)).map((code) => openLexicon(code)));
+        quotations = found.filter((l): l is Lexicon => l !== null);
+      }
+      return correctPage(read, lexicons, quotations, { checked, unchecked }, document);
+    },
+  };
+}
+
+/**
+ * The page as the engine read it: every recorded correction undone, the page's correction summary removed. Words a
+ * person checked while proofreading keep their text (and the record of what the correction step did before them).
+ */
+export function undoCorrections(page: OcrPage): OcrPage {
+  const copy = structuredClone(page);
+  delete copy.correction;
+  for (const word of pageWords(copy)) {
+    if (word.edit) continue;
+    if (word.correction) word.text = word.correction.from;
+    delete word.correction;
+    delete word.unknown;
+  }
+  return copy;
+}
+
+function pageWords(page: OcrPage): OcrWord[] {
+  return page.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words)));
+}
+
+/** A word as punctuation before, the part a dictionary checks, and punctuation (or a note call) after. */
+interface WordParts {
+  prefix: string;
+  core: string;
+  suffix: string;
+}
+
+/**
+ * `«l’avangais»,` → `«` + `l’avangais` + `»,`. The core starts at the first letter or digit (`8ur`, `1'homme`) and
+ * ends at the last letter: digits after it are a note call (`simulation9`).
+ */
+export function splitWord(text: string): WordParts {
+  const chars = Array.from(text);
+  const start = chars.findIndex((c) => /[\p{L}\p{N}]/u.test(c));
+  let end = chars.length;
+  while (end > 0 && !/\p{L}/u.test(chars[end - 1])) end--;
+  if (start < 0 || end <= start) return { prefix: text, core: '', suffix: '' };
+  return { prefix: chars.slice(0, start).join(''), core: chars.slice(start, end).join(''), suffix: chars.slice(end).join('') };
+}
+
+/** The engine's character choices for the core of a word, or undefined when they do not line up with it. */
+function coreChoices(word: OcrWord, parts: WordParts): Segment[] | undefined {
+  if (!word.alternatives) return undefined;
+  const from = Array.from(parts.prefix).length;
+  const to = from + Array.from(parts.core).length;
+  let at = 0;
+  const inside: string[][] = [];
+  for (const group of word.alternatives) {
+    const length = Array.from(group[0] ?? '').length;
+    const [start, end] = [at, at + length];
+    at = end;
+    if (end <= from || start >= to) continue;
+    if (start < from || end > to) return undefined;
+    inside.push(group);
+  }
+  return choiceSegments(inside, parts.core);
+}
+
+/** One word to check, or a word hyphenated across a line end and the start of the next line, checked as one. */
+interface Token {
+  words: OcrWord[];
+  parts: WordParts[];
+  /** Letters of the rest of the word's line, by script: the word's context. */
+  line: { latin: number; greek: number };
+  before?: OcrWord;
+  after?: OcrWord;
+}
+
+const HYPHEN_END = /[-\u2010\u00ad]$/u;
+
+function tokensOf(page: OcrPage): Token[] {
+  const tokens: Token[] = [];
+  for (const block of page.blocks) {
+    for (const paragraph of block.paragraphs) {
+      const lines = paragraph.lines;
+      let carried: OcrWord | undefined;
+      lines.forEach((line, li) => {
+        const counts = line.words.map((w) => letterCounts(w.text));
+        const total = counts.reduce((s, c) => ({ latin: s.latin + c.latin, greek: s.greek + c.greek }), { latin: 0, greek: 0 });
+        line.words.forEach((word, wi) => {
+          if (wi === 0 && carried) {
+            const first = carried;
+            carried = undefined;
+            const head = splitWord(first.text.replace(HYPHEN_END, ''));
+            tokens.push({ words: [first, word], parts: [head, splitWord(word.text)], line: total, before: undefined, after: line.words[1] });
+            return;
+          }
+          const isLast = wi === line.words.length - 1;
+          const nextLine = lines[li + 1];
+          if (isLast && nextLine && nextLine.words.length > 0 && HYPHEN_END.test(word.text) && /\p{L}/u.test(word.text)) {
+            carried = word;
+            return;
+          }
+          const own = counts[wi];
+          tokens.push({
+            words: [word],
+            parts: [splitWord(word.text)],
+            line: { latin: total.latin - own.latin, greek: total.greek - own.greek },
+            before: line.words[wi - 1],
+            after: line.words[wi + 1],
+          });
+        });
+      });
+      if (carried) tokens.push({ words: [carried], parts: [splitWord(carried.text)], line: { latin: 0, greek: 0 } });
+    }
+  }
+  return tokens;
+}
+
+function letterCounts(text: string): { latin: number; greek: number } {
+  let latin = 0;
+  let greek = 0;
+  for (const ch of text) {
+    if (isGreekLetter(ch)) greek++;
+    else if (/\p{L}/u.test(ch)) latin++;
+  }
+  return { latin, greek };
+}
+
+interface Verdict {
+  kind: 'known' | 'unknown' | 'unchecked' | 'corrected';
+}
+
+function correctPage(
+  page: OcrPage,
+  lexicons: ReadonlyMap<string, Lexicon>,
+  quotations: readonly Lexicon[],
+  languages: { checked: readonly string[]; unchecked: readonly string[] },
+  document?: DocumentWords,
+): OcrPage {
+  const pageLanguages = page.languages.length > 0 ? page.languages : [...languages.checked, ...languages.unchecked];
+  const byScript = (script: 'Latin' | 'Greek'): Lexicon[] =>
+    pageLanguages.filter((code) => languageScript(code) === script).flatMap((code) => (lexicons.has(code) ? [lexicons.get(code)!] : []));
+  const latin = byScript('Latin');
+  const greek = byScript('Greek');
+  const greekRead = pageLanguages.some((code) => languageScript(code) === 'Greek');
+  const latinRead = pageLanguages.some((code) => languageScript(code) === 'Latin');
+  let corrected = 0;
+  let unknown = 0;
+
+  for (const token of tokensOf(page)) {
+    // A word a person checked while proofreading is theirs: never corrected again.
+    if (token.words.some((w) => w.edit)) continue;
+    const verdict = checkToken(token, { latin, greek, quotations, greekRead, latinRead, document });
+    if (verdict.kind === 'corrected') corrected += 1;
+    if (verdict.kind === 'unknown') unknown += 1;
+    for (const word of token.words) {
+      if (verdict.kind === 'unknown') word.unknown = true;
+      // The engine's choices are kept where a proofreader may want them (words left unknown, words changed) and
+      // where a later correction needs them again (`--no-correct` then a correction undone and made anew).
+      if (verdict.kind === 'known') delete word.alternatives;
+    }
+  }
+  const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
+  const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
+  const summary: OcrPageCorrection = { checked: usedChecked, unchecked: usedUnchecked, corrected, unknown };
+  return { ...page, correction: summary };
+}
+
+interface CheckContext {
+  latin: Lexicon[];
+  greek: Lexicon[];
+  /** Dictionaries of languages quoted in any book: their words are never corrected. */
+  quotations: readonly Lexicon[];
+  greekRead: boolean;
+  latinRead: boolean;
+  document?: DocumentWords;
+}
+
+function checkToken(token: Token, context: CheckContext): Verdict {
+  const core = token.parts.map((p) => p.core).join('');
+  const letters = Array.from(core).filter((c) => /\p{L}/u.test(c)).length;
+  if (letters === 0 || Array.from(core).length > MAX_WORD_LENGTH) return { kind: 'unchecked' };
+  const script = wordScript(core);
+
+  // Greek letters inside Latin-script text: the look-alikes first, before any dictionary of Greek is asked.
+  if (context.greekRead && context.latinRead && token.words.length === 1 && (script === 'mixed' || (script === 'Greek' && latinContext(token)))) {
+    const mapped = mapToLatin(token, context);
+    if (mapped) return mapped;
+    if (script === 'mixed') return { kind: 'unknown' };
+  }
+
+  const lexicons = script === 'Greek' ? context.greek : context.latin;
+  if (lexicons.length === 0) return { kind: 'unchecked' };
+  const known = (w: string): boolean => lexicons.some((l) => l.has(w));
+  if (known(core) || (token.words.length === 2 && lexicons.some((l) => l.has(`${token.parts[0].core}-${token.parts[1].core}`)))) return { kind: 'known' };
+  // What the document prints confidently again and again is one of its words (a name, a term), even if no
+  // dictionary has it; a quotation in another language is a word too.
+  // (Not for two letters: English abbreviations — ct, cu — would shield the commonest misreadings of French.)
+  if (context.document?.has(core) || (script !== 'Greek' && letters > 2 && context.quotations.some((l) => l.has(core)))) return { kind: 'known' };
+  // A single letter is a word in too many ways (a, à, y, ô) to choose for it.
+  if (letters < 2) return { kind: 'unknown' };
+
+  const accept = (w: string): string | undefined =>
+    lexicons.find((l) => l.has(w) && writesAccentsOf(l.language, core, w))?.language ?? (context.document?.has(w) ? 'document' : undefined);
+  const choices = choiceSegmentsOf(token);
+  const tiers: Array<{ reason: OcrCorrectionReason; segments: Segment[] }> = [
+    ...(choices ? [{ reason: 'engine-choice' as const, segments: choices }] : []),
+    { reason: 'known-confusion', segments: token.parts.flatMap((p) => confusionSegments(p.core)) },
+  ];
+  for (const tier of tiers) {
+    for (let changes = 1; changes <= MAX_CHANGES; changes++) {
+      const found = new Map<string, { candidate: Candidate; language: string }>();
+      for (const candidate of variants(tier.segments, changes)) {
+        const text = candidate.parts.join('');
+        if (found.has(text)) continue;
+        const language = accept(text);
+        if (language) found.set(text, { candidate, language });
+        if (found.size > 1) return { kind: 'unknown' };
+      }
+      if (found.size === 1) {
+        const [{ candidate, language }] = found.values();
+        apply(token, tier.segments, candidate, { reason: tier.reason, change: describeChange(tier.segments, candidate), language });
+        return { kind: 'corrected' };
+      }
+    }
+  }
+  return { kind: 'unknown' };
+}
+
+/** The engine's choices for the whole token (both halves of a hyphenated word), when every word has them. */
+function choiceSegmentsOf(token: Token): Segment[] | undefined {
+  const all: Segment[] = [];
+  for (const [i, word] of token.words.entries()) {
+    const segments = coreChoices(word, token.parts[i]);
+    if (!segments) return undefined;
+    all.push(...segments);
+  }
+  return all.some((s) => s.options.length > 0) ? all : undefined;
+}
+
+/** Whether a Greek word sits in Latin-script text: its line is mostly Latin and no Greek word is beside it. */
+function latinContext(token: Token): boolean {
+  const { latin, greek } = token.line;
+  if (latin + greek === 0 || latin / (latin + greek) < LATIN_CONTEXT_SHARE) return false;
+  const greekNeighbour = [token.before, token.after].some((w) => w && wordScript(splitWord(w.text).core) === 'Greek');
+  return !greekNeighbour;
+}
+
+/**
+ * A Greek or mixed word in Latin text, spelled in Latin letters: each Greek letter replaced by the engine's own
+ * Latin choices for it, else by its look-alikes. Taken when exactly one spelling is a word; for a mixed word, or a
+ * lone capital (an initial, "Α."), the closest look-alikes are taken even when no dictionary knows the result.
+ */
+function mapToLatin(token: Token, context: CheckContext): Verdict | undefined {
+  const word = token.words[0];
+  const parts = token.parts[0];
+  const choices = coreChoices(word, parts);
+  const chars = Array.from(parts.core);
+  const segments: Segment[] = chars.map((ch, i) => {
+    if (!isGreekLetter(ch)) return { read: ch, options: [] };
+    const fromEngine = (choices?.[i]?.options ?? []).filter((c) => wordScript(c) === 'Latin');
+    return { read: ch, options: [...new Set([...fromEngine, ...latinLookAlikes(ch)])] };
+  });
+  if (segments.some((s) => isGreekLetter(s.read) && s.options.length === 0)) return undefined;
+  const greekAt = segments.flatMap((s, i) => (isGreekLetter(s.read) ? [i] : []));
+  const accept = (w: string): string | undefined => context.latin.find((l) => l.has(w))?.language ?? (context.document?.has(w) ? 'document' : undefined);
+  const found = new Map<string, { candidate: Candidate; language: string }>();
+  for (const candidate of everyGreekReplaced(segments, greekAt)) {
+    const text = candidate.parts.join('');
+    if (found.has(text)) continue;
+    const language = accept(text);
+    if (language) found.set(text, { candidate, language });
+    if (found.size > 1) return { kind: 'unknown' };
+  }
+  if (found.size === 1) {
+    const [{ candidate, language }] = found.values();
+    apply(token, segments, candidate, { reason: 'script', change: describeChange(segments, candidate), language });
+    return { kind: 'corrected' };
+  }
+  const initial = chars.length === 1;
+  if (wordScript(parts.core) === 'mixed' || initial) {
+    const closest: Candidate = { parts: segments.map((s) => (isGreekLetter(s.read) ? latinLookAlikes(s.read)[0] ?? s.options[0] : s.read)), changed: greekAt };
+    apply(token, segments, closest, { reason: 'script', change: describeChange(segments, closest) });
+    return { kind: 'corrected' };
+  }
+  return undefined;
+}
+
+/** Every spelling with all the Greek letters replaced (a product over their options), up to a limit. */
+function* everyGreekReplaced(segments: readonly Segment[], at: readonly number[], limit = 4096): Generator<Candidate> {
+  const parts = segments.map((s) => s.read);
+  let made = 0;
+  function* fill(k: number): Generator<Candidate> {
+    if (made >= limit) return;
+    if (k === at.length) {
+      made++;
+      yield { parts: [...parts], changed: [...at] };
+      return;
+    }
+    for (const option of segments[at[k]].options) {
+      parts[at[k]] = option;
+      yield* fill(k + 1);
+    }
+    parts[at[k]] = segments[at[k]].read;
+  }
+  yield* fill(0);
+}
+
+/** Write a candidate back into the token's words, recording what each word was. */
+function apply(token: Token, segments: readonly Segment[], candidate: Candidate, what: Omit<OcrCorrection, 'from'>): void {
+  // The segments run through the words' cores in order: cut the candidate where each core's segments end.
+  let at = 0;
+  token.words.forEach((word, i) => {
+    const parts = token.parts[i];
+    let length = 0;
+    let consumed = 0;
+    while (at + consumed < segments.length && length < Array.from(parts.core).length) {
+      length += Array.from(segments[at + consumed].read).length;
+      consumed++;
+    }
+    const core = candidate.parts.slice(at, at + consumed).join('');
+    at += consumed;
+    if (core === parts.core) return;
+    const hyphen = i === 0 && token.words.length === 2 ? (HYPHEN_END.exec(word.text)?.[0] ?? '') : '';
+    const text = `${parts.prefix}${core}${parts.suffix}${hyphen}`;
+    word.correction = { from: word.text, ...what };
+    word.text = text;
+    delete word.unknown;
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * One physical page size per document. Each page is cropped to its own printed matter, so the pages of one book come
+ * out in many sizes (a chapter's last page is short, a page with a long footnote tall). Here every page of a group
+ * is set on a canvas of the group's size: the printed area centred across and at the top, as a printer places the
+ * text block. A group is every page made from camera frames, and for scans, every page whose input had the same
+ * physical size, so a document that really mixes page sizes keeps them.
+ */
+import { join } from 'node:path';
+import { decodeGray, placeOnCanvas } from '../imaging/index.js';
+import { writePageImage, type ProjectPage } from '../project/index.js';
+import { padForG4 } from './resample.js';
+
+type Page = Omit<ProjectPage, 'index'>;
+
+/** A page far larger than most (a crop that kept part of the desk) keeps its size rather than enlarging every page. */
+const OUTLIER = 1.15;
+/** Scanned inputs within this many millimetres of each other count as one page size. */
+const SAME_SIZE_MM = 5;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Which pages share a size: camera pages all together, scans by their input's physical size. */
+function groupKey(page: Page): string | undefined {
+  const { preset, inputSize } = page.decisions;
+  if ((page.kind !== 'bitonal' && page.kind !== 'gray') || preset === 'flat' || !page.decisions.crop) return undefined;
+  if (preset === 'book' || !inputSize) return preset;
+  return `${preset}:${Math.round(inputSize.widthMm / SAME_SIZE_MM)}x${Math.round(inputSize.heightMm / SAME_SIZE_MM)}`;
+}
+
+/**
+ * Give the pages of each group one size (the largest, outliers aside), rewriting their image files (and reading
+ * images) in the project; `decisions.pageSize` records the canvas and where the page was set on it.
+ */
+export async function matchPageSizes(projectDir: string, pages: Page[]): Promise<void> {
+  const groups = new Map<string, Page[]>();
+  for (const page of pages) {
+    const key = groupKey(page);
+    if (key !== undefined) groups.set(key, [...(groups.get(key) ?? []), page]);
+  }
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    // Sizes in inches: pages of one document normally share a resolution, but need not.
+    const widths = group.map((p) => p.width / p.dpi);
+    const heights = group.map((p) => p.height / p.dpi);
+    const [mw, mh] = [median(widths), median(heights)];
+    const fits = group.filter((_, i) => widths[i] <= OUTLIER * mw && heights[i] <= OUTLIER * mh);
+    const targetW = Math.max(...fits.map((p) => p.width / p.dpi));
+    const targetH = Math.max(...fits.map((p) => p.height / p.dpi));
+    for (const page of fits) await placePage(projectDir, page, targetW, targetH);
+  }
+}
+
+async function placePage(projectDir: string, page: Page, widthIn: number, heightIn: number): Promise<void> {
+  const bitonal = page.kind === 'bitonal';
+  // The printed width, without the white a G4 page was padded with on the right.
+  const used = bitonal && page.decisions.crop ? page.decisions.crop.width : page.width;
+  const width = Math.round(widthIn * page.dpi);
+  const height = Math.round(heightIn * page.dpi);
+  if (width <= used && height <= page.height) return;
+  const x = Math.max(0, Math.round((width - used) / 2));
+  const stem = (file: string): string => join(projectDir, file.replace(/\.[^.]+$/, ''));
+  const image = placeOnCanvas(await decodeGray(join(projectDir, page.file)), width, height, x, 0);
+  const placed = bitonal ? padForG4(image) : image;
+  await writePageImage({ ...placed, channels: 1 }, page.kind as 'bitonal' | 'gray', page.dpi, stem(page.file));
+  if (page.ocrImage) {
+    const reading = placeOnCanvas(await decodeGray(join(projectDir, page.ocrImage)), placed.width, placed.height, x, 0);
+    await writePageImage({ ...reading, channels: 1 }, 'gray', page.dpi, stem(page.ocrImage));
+  }
+  page.width = placed.width;
+  page.height = placed.height;
+  page.decisions.pageSize = { width: placed.width, height: placed.height, x, y: 0 };
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { documentWords, openCorrector, undoCorrections } from '../../src/ocr/index.js';
+import type { OcrPage, OcrWord } from '../../src/project/index.js';
+
+/** A word as an engine hands it over; `choices` gives the engine's weighed alternatives, per character. */
+function word(text: string, choices?: Record<number, string[]>): OcrWord {
+  const w: OcrWord = { text, box: { x0: 0, y0: 0, x1: 10, y1: 10 }, confidence: 80 };
+  if (choices) w.alternatives = Array.from(text).map((ch, i) => [ch, ...(choices[i] ?? [])]);
+  return w;
+}
+
+/** A page of lines of words, in these languages. */
+function page(languages: string[], ...lines: OcrWord[][]): OcrPage {
+  return {
+    width: 1000,
+    height: 1000,
+    dpi: 300,
+    engine: 'tesseract',
+    languages,
+    blocks: [{ box: { x0: 0, y0: 0, x1: 1000, y1: 1000 }, paragraphs: [{ box: { x0: 0, y0: 0, x1: 1000, y1: 1000 }, lines: lines.map((words) => ({ box: { x0: 0, y0: 0, x1: 1000, y1: 20 }, words })) }] }],
+  };
+}
+
+function words(p: OcrPage): OcrWord[] {
+  return p.blocks.flatMap((b) => b.paragraphs.flatMap((para) => para.lines.flatMap((l) => l.words)));
+}
+
+const text = (p: OcrPage): string[] => words(p).map((w) => w.text);
+
+describe('the lexicon-checked correction', () => {
+  it('corrects the accent and e/c confusions of a French page, recording what the engine read and why', async () => {
+    const fra = await openCorrector(['fra']);
+    const read = page(
+      ['fra'],
+      // ç read as g, ê as é (the engine weighed ê too), the eye of e closed into c.
+      [word('J’avangais'), word('méme', { 1: ['ê'] }), word('si'), word('l’on'), word('peut'), word('étre'), word('sûr,')],
+      [word('clle'), word('ct'), word('le'), word('suprémc'), word('«avangais»,')],
+    );
+    const corrected = await fra.correct(read);
+    expect(text(corrected)).toEqual(['J’avançais', 'même', 'si', 'l’on', 'peut', 'être', 'sûr,', 'elle', 'et', 'le', 'suprémc', '«avançais»,']);
+    const [avancais, meme] = words(corrected);
+    expect(avancais.correction).toEqual({ from: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
+    expect(meme.correction).toEqual({ from: 'méme', reason: 'engine-choice', change: 'é→ê', language: 'fra' });
+    // Confidence stays the engine's, for the proofreader.
+    expect(meme.confidence).toBe(80);
+    expect(corrected.correction).toEqual({ checked: ['fra'], unchecked: [], corrected: 6, unknown: 1 });
+    // Put back as read, word for word.
+    expect(text(undoCorrections(corrected))).toEqual(text(read));
+  });
+
+  it('never touches a word a person checked while proofreading, correcting or undoing', async () => {
+    const fra = await openCorrector(['fra']);
+    // "avangais" kept by a person (a name in this book); "méme" corrected by the step, then edited by a person.
+    const kept: OcrWord = { ...word('avangais'), edit: { from: 'avangais' } };
+    const edited: OcrWord = { ...word('Même'), correction: { from: 'méme', reason: 'known-confusion', change: 'é→ê', language: 'fra' }, edit: { from: 'même' } };
+    const corrected = await fra.correct(page(['fra'], [kept, edited, word('J’avangais')]));
+    expect(text(corrected)).toEqual(['avangais', 'Même', 'J’avançais']);
+    expect(words(corrected)[0].correction).toBeUndefined();
+    const undone = undoCorrections(corrected);
+    expect(text(undone)).toEqual(['avangais', 'Même', 'J’avangais']);
+    expect(words(undone)[1].edit).toEqual({ from: 'même' });
+  });
+
+  it('leaves a word as read, marked unknown, when no candidate or more than one is a word', async () => {
+    const fra = await openCorrector(['fra']);
+    const corrected = await fra.correct(
+      page(
+        ['fra'],
+        // No single change makes a word of it.
+        [word('Qzwvx')],
+        // même and mème are both French: without the engine's say, no choice is made.
+        [word('méme')],
+        // Two changes would make "suprême": one change at a time only.
+        [word('suprémc', { 4: ['ê'], 6: ['e'] })],
+      ),
+    );
+    expect(text(corrected)).toEqual(['Qzwvx', 'méme', 'suprémc']);
+    for (const w of words(corrected)) {
+      expect(w.unknown).toBe(true);
+      expect(w.correction).toBeUndefined();
+    }
+    // The engine's choices stay on the word the proofreader will look at.
+    expect(words(corrected)[2].alternatives?.[4]).toEqual(['é', 'ê']);
+  });
+
+  it('leaves quotations and the document’s own names alone', async () => {
+    const fra = await openCorrector(['fra']);
+    const document = documentWords();
+    // "Nikè" printed often and read with confidence: a name of this document, though no dictionary has it.
+    const names = page(['fra'], [0, 1, 2].map(() => ({ ...word('Nikè'), confidence: 95 })));
+    document.add(names);
+    const corrected = await fra.correct(page(['fra'], [word('Nikè'), word('the'), word('Constantinian'), word('Ia')]), document);
+    // "Nike" is French, "thé" too, but neither is what was printed; "la" was meant here, the capital I misread.
+    expect(text(corrected)).toEqual(['Nikè', 'the', 'Constantinian', 'la']);
+  });
+
+  it('corrects a word hyphenated across two lines as one word', async () => {
+    const fra = await openCorrector(['fra']);
+    const corrected = await fra.correct(page(['fra'], [word('la'), word('dichoto-')], [word('mic'), word('exagérée')]));
+    expect(text(corrected)).toEqual(['la', 'dichoto-', 'mie', 'exagérée']);
+    expect(words(corrected)[2].correction).toMatchObject({ from: 'mic', change: 'c→e' });
+  });
+
+  it('maps Greek look-alike letters inside French back to Latin, and leaves real Greek as it is', async () => {
+    const both = await openCorrector(['fra', 'ell']);
+    const corrected = await both.correct(
+      page(
+        ['fra', 'ell'],
+        // "A. MARTIN" read with a Greek capital alpha; "ne" with a Greek pi; "Athanase" with a Greek alpha.
+        [word('10.'), word('Α.'), word('MARTIN,'), word('Αthanase'), word('πe'), word('décrit'), word('les'), word('débats')],
+        // A Greek quotation in the same French text.
+        [word('il'), word('cite'), word('«'), word('ὁ'), word('λόγος'), word('σὰρξ'), word('ἐγένετο'), word('»')],
+      ),
+    );
+    expect(text(corrected)).toEqual(['10.', 'A.', 'MARTIN,', 'Athanase', 'ne', 'décrit', 'les', 'débats', 'il', 'cite', '«', 'ὁ', 'λόγος', 'σὰρξ', 'ἐγένετο', '»']);
+    expect(words(corrected)[1].correction).toMatchObject({ from: 'Α.', reason: 'script', change: 'Α→A' });
+    expect(words(corrected)[4].correction).toMatchObject({ from: 'πe', reason: 'script', change: 'π→n', language: 'fra' });
+  });
+
+  it('says which languages it could not check, and leaves their words as read', async () => {
+    const corrector = await openCorrector(['fra', 'tlh']);
+    expect(corrector.unchecked).toEqual(['tlh']);
+    const corrected = await corrector.correct(page(['fra', 'tlh'], [word('clle')]));
+    expect(corrected.correction).toMatchObject({ checked: ['fra'], unchecked: ['tlh'], corrected: 1 });
+  });
+});

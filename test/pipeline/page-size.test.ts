@@ -1,0 +1,87 @@
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGray, decodeGray, type GrayImage } from '../../src/imaging/index.js';
+import { matchPageSizes } from '../../src/pipeline/index.js';
+import { writePageImage, type ProjectPage } from '../../src/project/index.js';
+
+type Page = Omit<ProjectPage, 'index'>;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'quire-page-size-'));
+  await mkdir(join(dir, 'pages'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A cropped bitonal page: a black block (its printed area) filling it but for a 10-pixel margin, G4-padded on the right. */
+async function croppedPage(name: string, width: number, height: number, preset: 'book' | 'sheet', inputSize?: { widthMm: number; heightMm: number }): Promise<Page> {
+  const padded = Math.ceil(width / 16) * 16;
+  const image: GrayImage = createGray(padded, height);
+  for (let y = 10; y < height - 10; y++) image.data.fill(0, y * padded + 10, y * padded + width - 10);
+  const file = await writePageImage({ ...image, channels: 1 }, 'bitonal', 300, join(dir, 'pages', name));
+  return {
+    file: file.slice(dir.length + 1),
+    kind: 'bitonal',
+    width: padded,
+    height,
+    dpi: 300,
+    source: { input: `${name}.jpg`, frame: 1, side: 'single' },
+    decisions: { preset, inputDpi: { value: 150, source: 'estimate' }, crop: { x: 40, y: 60, width, height }, ...(inputSize ? { inputSize } : {}) },
+  };
+}
+
+/** Where the printed block of a page image is: its bounding box of black pixels. */
+async function inkBox(file: string): Promise<{ x: number; y: number; width: number; height: number }> {
+  const image = await decodeGray(join(dir, file));
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -1, -1];
+  for (let y = 0; y < image.height; y++) {
+    for (let x = 0; x < image.width; x++) {
+      if (image.data[y * image.width + x] >= 128) continue;
+      [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+    }
+  }
+  return { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+}
+
+describe('one page size per document', () => {
+  it('sets every camera page on the largest page, the printed area centred across and at the top', async () => {
+    const pages = [await croppedPage('a', 1200, 1900, 'book'), await croppedPage('b', 1100, 1500, 'book'), await croppedPage('c', 1180, 1880, 'book')];
+    await matchPageSizes(dir, pages);
+    for (const page of pages) {
+      // Read as bytes: libvips caches images by file name, and the file was rewritten.
+      const meta = await sharp(await readFile(join(dir, page.file))).metadata();
+      // Width 1200 padded to a multiple of 16 for G4: 1200.
+      expect([meta.width, meta.height]).toEqual([1200, 1900]);
+      expect([page.width, page.height]).toEqual([1200, 1900]);
+    }
+    // The short page: its block (1080 × 1480 inside its margin) moved right by half the difference, kept at the top.
+    expect(await inkBox(pages[1].file)).toEqual({ x: 60, y: 10, width: 1080, height: 1480 });
+    expect(pages[1].decisions.pageSize).toEqual({ width: 1200, height: 1900, x: 50, y: 0 });
+  });
+
+  it('keeps scans of different page sizes apart, and leaves an outlier as it is', async () => {
+    const a4 = { widthMm: 210, heightMm: 297 };
+    const a5 = { widthMm: 148, heightMm: 210 };
+    const pages = [
+      await croppedPage('s1', 1000, 1500, 'sheet', a4),
+      await croppedPage('s2', 960, 1400, 'sheet', a4),
+      await croppedPage('s3', 700, 1000, 'sheet', a5),
+      await croppedPage('s4', 680, 980, 'sheet', a5),
+      // A crop that took in half the desk: far larger than the others of its size, it keeps its own.
+      await croppedPage('s5', 1000, 2400, 'sheet', a4),
+    ];
+    await matchPageSizes(dir, pages);
+    expect(pages.map((p) => [p.width, p.height])).toEqual([
+      [1008, 1500],
+      [1008, 1500],
+      [704, 1000],
+      [704, 1000],
+      [1008, 2400],
+    ]);
+  });
+});
