@@ -5,6 +5,10 @@
 // while one client streams a 1 GiB upload (generated, never held in memory). Peak RSS of the server while a pixel
 // bomb (a ~1 KB bundle whose page declares 16000×9000) is refused. GET /list (a page of 50) with 10,000 jobs for one
 // key. Targets on 2 cores: /run p99 ≤ 50 ms, RSS growth ≤ 64 MB, /list ≤ 20 ms.
+// Then, when PostgreSQL is installed (a throwaway cluster, scripts/pg-cluster.mjs): `quire server --no-worker` and
+// 1, 2 and 4 `quire worker` processes on one database: jobs per minute on the example bundle, and the queue latency
+// (submission → claim, from the database's own times) of jobs submitted one at a time to idle workers; goal ≤ 1 s.
+// `--cluster` runs those rows alone; BENCH_CLUSTER_JOBS (default 8) jobs per row.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -23,6 +27,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 
 if (process.argv[2] === '--serve') await serve(process.argv[3]);
 else if (process.argv[2] === '--baseline') await baseline(process.argv[3]);
+else if (process.argv[2] === '--cluster') printRows(await clusterRows());
 else await main();
 
 /**
@@ -146,9 +151,99 @@ async function main() {
     await new Promise((resolve) => child.once('exit', resolve));
     await rm(home, { recursive: true, force: true });
   }
+  const { postgresBin } = await import('../scripts/pg-cluster.mjs');
+  if (postgresBin() !== null) rows.push(...(await clusterRows()));
+  else rows.push(['PostgreSQL with 1, 2, 4 workers', 'not measured', '', 'PostgreSQL is not installed (apt-get install postgresql)']);
+  printRows(rows);
+}
+
+function printRows(rows) {
   console.log('| measure | figure | latency / detail | note |');
   console.log('| --- | --- | --- | --- |');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+}
+
+/** A `quire` process of the built CLI; resolves once `ready` matches what it printed. */
+async function quireProcess(args, env, ready) {
+  const child = spawn(process.execPath, [join(root, 'bin', 'quire.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  for (;;) {
+    if (ready.test(out)) return { child, out: () => out, exited };
+    if (child.exitCode !== null) throw new Error(`quire ${args[0]} did not start:\n${out}\n${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The PostgreSQL rows: one database per number of workers, a server without a worker in front of them. */
+async function clusterRows() {
+  const { startPgCluster } = await import('../scripts/pg-cluster.mjs');
+  const { default: pg } = await import('pg');
+  const jobs = Number(process.env.BENCH_CLUSTER_JOBS ?? 8);
+  const cluster = await startPgCluster();
+  const rows = [];
+  try {
+    for (const workers of [1, 2, 4]) {
+      const admin = new pg.Client(cluster.url);
+      await admin.connect();
+      await admin.query(`CREATE DATABASE bench_${workers}`);
+      await admin.end();
+      const url = cluster.url.replace(/\/postgres$/, `/bench_${workers}`);
+      const home = await mkdtemp(join(tmpdir(), 'quire-bench-cluster-'));
+      const env = { QUIRE_HOME: home, QUIRE_DATABASE_URL: url };
+      const started = [];
+      try {
+        const server = await quireProcess(['server', '--port', '0', '--no-worker'], env, /^Admin panel: .*\n/m);
+        started.push(server);
+        const address = /^Quire server listening on (\S+)$/m.exec(server.out())[1];
+        const secret = /secret=([A-Za-z0-9_-]+)$/m.exec(server.out())[1];
+        const apiKey = (await json(`${address}/admin/keys?secret=${secret}&email=bench@example.org`, 'POST')).api_key;
+        for (let i = 0; i < workers; i++) started.push(await quireProcess(['worker'], env, /^Quire worker .*\n/m));
+        const t0 = performance.now();
+        const ids = [];
+        for (let i = 0; i < jobs; i++) ids.push(await submitSmall(address, apiKey));
+        const statuses = async () => Promise.all(ids.map(async (id) => (await json(`${address}/check/${id}?api_key=${apiKey}`)).status));
+        let ended;
+        while (!(ended = await statuses()).every((st) => st === 'done' || st === 'failed')) await new Promise((r) => setTimeout(r, 200));
+        const minutes = (performance.now() - t0) / 60_000;
+        const failed = ended.filter((st) => st === 'failed').length;
+
+        // Idle workers, one job at a time: how long it waits before a worker claims it. The upload is not a zip, so
+        // the job fails at once and the next one finds the workers idle again.
+        const { body, contentType } = multipartBuffer(apiKey, 'idle.zip', randomBytes(1024));
+        const waits = [];
+        for (let i = 0; i < 20; i++) {
+          const id = (await json(`${address}/run`, 'POST', { headers: { 'content-type': contentType }, body })).job_id;
+          while (!['done', 'failed'].includes((await json(`${address}/check/${id}?api_key=${apiKey}`)).status)) await new Promise((r) => setTimeout(r, 20));
+          const db = new pg.Client(url);
+          await db.connect();
+          const { rows: [row] } = await db.query('SELECT started_at, created_at FROM jobs WHERE job_id = $1', [id]);
+          await db.end();
+          waits.push(Number(row.started_at) - Date.parse(row.created_at));
+        }
+        waits.sort((a, b) => a - b);
+        const pct = (p) => waits[Math.min(waits.length - 1, Math.ceil((p / 100) * waits.length) - 1)];
+        rows.push([
+          `PostgreSQL, server --no-worker + ${workers} worker${workers > 1 ? 's' : ''}, ${jobs} example bundles`,
+          `${fmt(jobs / minutes)} jobs/min`,
+          `idle queue wait p50 ${pct(50)} ms, p99 ${pct(99)} ms`,
+          `${failed ? `${failed} failed; ` : ''}goal ≤ 1 s; each job in a process of its own, pipeline threads = cores`,
+        ]);
+      } finally {
+        for (const p of started.reverse()) {
+          p.child.kill('SIGTERM');
+          await p.exited;
+        }
+        await rm(home, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    cluster.stop();
+  }
+  return rows;
 }
 
 function firstLine(child) {

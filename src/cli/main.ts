@@ -7,6 +7,7 @@ import { listCommand } from './commands/list.js';
 import { ocrCommand } from './commands/ocr.js';
 import { pluginsCommand } from './commands/plugins.js';
 import { serverCommand } from './commands/server.js';
+import { workerCommand } from './commands/worker.js';
 import { runCommand } from './commands/run.js';
 import { asQuireError, Reported } from './failure.js';
 import { printable, printableJson } from './print.js';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   program.addCommand(listCommand());
   program.addCommand(guiCommand());
   program.addCommand(serverCommand());
+  program.addCommand(workerCommand());
   program.addCommand(configCommand());
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);

@@ -53,13 +53,16 @@ ${keys.length === 0 ? '<p>No API keys yet.</p>' : `<table><thead><tr><th>Id</th>
 }
 
 /** Shown once after creating a key from the admin page: the raw key is never shown again. */
-export function keyCreatedPage(prefix: string, key: { key_id: number; email: string; api_key: string }): string {
+export function keyCreatedPage(prefix: string, key: { key_id: number; email: string; api_key: string; webhook_secret: string }): string {
   return page(
     'Quire server — new API key',
     `<h1>New API key</h1>
 <p>Key ${key.key_id} for ${escapeHtml(key.email)}:</p>
 <p><code>${escapeHtml(key.api_key)}</code></p>
 <p>Copy it now: only its hash is stored, so it cannot be shown again.</p>
+<p>Its webhook secret, which signs the webhooks of its jobs (the X-Quire-Signature header):</p>
+<p><code>${escapeHtml(key.webhook_secret)}</code></p>
+<p>Shown only now too.</p>
 <p><a href="${escapeHtml(prefix)}/admin">Back to the admin page</a></p>`,
   );
 }

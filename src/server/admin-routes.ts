@@ -4,9 +4,16 @@ import { ADMIN_SECRET_HASH_KEY } from './config.js';
 import type { ServerContext } from './context.js';
 import { readFields } from './forms.js';
 import { apiError } from './http-errors.js';
+import { errorResponses, redirect, textField, withForm } from './openapi.js';
 import { hashKey, matchesHash, newApiKey, newSessionToken } from './secrets.js';
 import type { AdminSession } from './store.js';
 import { errorSchema } from './views.js';
+import { newWebhookSecret } from './webhooks.js';
+
+const ADMIN_TAG = ['admin'];
+const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { adminSecretHeader: [] }, { adminSession: [] }];
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const CSRF_FORM = { type: 'object' as const, properties: { csrf: textField('The admin page\'s token; needed with the session cookie only.') }, urlencoded: true };
 
 type AdminRequest = FastifyRequest<{ Querystring: { secret?: string; email?: string } }>;
 
@@ -58,7 +65,10 @@ type AdminAuth = { by: 'secret'; via: 'header' | 'query' } | { by: 'session'; se
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const { store } = ctx;
-  const secretQuery = { type: 'object', properties: { secret: { type: 'string' }, email: { type: 'string' } } };
+  const secretQuery = {
+    type: 'object',
+    properties: { secret: { type: 'string', description: 'The admin secret (a header is better: it stays out of logs and history).' }, email: { type: 'string' } },
+  };
   const auths = new WeakMap<FastifyRequest, AdminAuth>();
 
   // Checked before any body is read: a caller without the secret or a session costs nothing. The hash is read each
@@ -106,7 +116,22 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     return adminPage(ctx.pathPrefix(request), session.csrf, counts, keys);
   };
 
-  app.get<{ Querystring: { secret?: string } }>('/admin', { schema: { querystring: secretQuery }, preHandler: requireAdmin }, async (request, reply) => {
+  const adminPageSchema = {
+    summary: 'The admin page: job counts and API keys',
+    tags: ADMIN_TAG,
+    security: ADMIN_SECURITY,
+    querystring: secretQuery,
+    response: {
+      200: html('The admin page (and a session cookie when signed in with the secret in a header).'),
+      303: redirect('Signed in with ?secret=: a session cookie is set and the browser sent on to /admin without the secret.'),
+      401: {
+        description: 'No valid secret or session: a page saying how to sign in (a browser), else the error admin_unauthorized.',
+        content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: errorSchema } },
+      },
+      500: errorResponses()[500],
+    },
+  };
+  app.get<{ Querystring: { secret?: string } }>('/admin', { schema: adminPageSchema, preHandler: requireAdmin }, async (request, reply) => {
     const auth = auths.get(request)!;
     if (auth.by === 'session') return htmlHeaders(reply).send(await pageOf(request, auth.session));
     const session = await startSession(request, reply);
@@ -118,10 +143,22 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
   app.post<{ Querystring: { secret?: string; email?: string } }>(
     '/admin/keys',
     {
-      schema: {
+      schema: withForm({
+        summary: 'Create an API key (shown once), with its webhook signing secret (shown once)',
+        tags: ADMIN_TAG,
+        security: ADMIN_SECURITY,
         querystring: secretQuery,
-        response: { 200: { type: 'object', properties: { key_id: { type: 'integer' }, email: { type: 'string' }, api_key: { type: 'string' } } }, '4xx': errorSchema },
-      },
+        'x-form': { ...CSRF_FORM, properties: { ...CSRF_FORM.properties, email: textField('Where completion emails go.') }, required: ['email'] },
+        response: {
+          200: {
+            type: 'object',
+            description: 'The new key; a browser (Accept: text/html) gets a page showing it instead.',
+            properties: { key_id: { type: 'integer' }, email: { type: 'string' }, api_key: { type: 'string' }, webhook_secret: { type: 'string' } },
+            required: ['key_id', 'email', 'api_key', 'webhook_secret'],
+          },
+          ...errorResponses('bad_request', 'admin_unauthorized', 'bad_csrf'),
+        },
+      }),
       preHandler: requireAdmin,
     },
     async (request, reply) => {
@@ -130,9 +167,10 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
       const email = (fields.email ?? request.query.email ?? '').trim();
       if (!isEmailAddress(email)) throw apiError('bad_request', 'Give the email address of the key owner as email.');
       const raw = newApiKey();
-      const key = await store.createKey(email, hashKey(raw), Date.now());
+      const webhookSecret = newWebhookSecret();
+      const key = await store.createKey(email, hashKey(raw), Date.now(), webhookSecret);
       request.log.info({ keyId: key.keyId }, 'API key created');
-      const body = { key_id: key.keyId, email: key.email, api_key: raw };
+      const body = { key_id: key.keyId, email: key.email, api_key: raw, webhook_secret: webhookSecret };
       if (wantsHtml(request)) return htmlHeaders(reply).send(keyCreatedPage(ctx.pathPrefix(request), body));
       return body;
     },
@@ -141,13 +179,24 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
   app.post<{ Params: { key_id: string }; Querystring: { secret?: string } }>(
     '/admin/keys/:key_id/revoke',
     {
-      schema: {
+      schema: withForm({
+        summary: 'Revoke an API key, cancelling its jobs that have not ended',
+        tags: ADMIN_TAG,
+        security: ADMIN_SECURITY,
+        params: { type: 'object', properties: { key_id: { type: 'string' } }, required: ['key_id'] },
         querystring: secretQuery,
+        'x-form': CSRF_FORM,
         response: {
-          200: { type: 'object', properties: { key_id: { type: 'integer' }, revoked: { type: 'boolean' }, cancelled_jobs: { type: 'integer' } } },
-          '4xx': errorSchema,
+          200: {
+            type: 'object',
+            description: 'The key is revoked.',
+            properties: { key_id: { type: 'integer' }, revoked: { type: 'boolean' }, cancelled_jobs: { type: 'integer' } },
+            required: ['key_id', 'revoked', 'cancelled_jobs'],
+          },
+          303: redirect('From the admin page: back to it.'),
+          ...errorResponses('admin_unauthorized', 'bad_csrf', 'no_key'),
         },
-      },
+      }),
       preHandler: requireAdmin,
     },
     async (request, reply) => {
@@ -164,7 +213,19 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     },
   );
 
-  app.post<{ Querystring: { secret?: string } }>('/admin/logout', { schema: { querystring: secretQuery }, preHandler: requireAdmin }, async (request, reply) => {
+  const logoutSchema = {
+    summary: 'End the admin session',
+    tags: ADMIN_TAG,
+    security: ADMIN_SECURITY,
+    querystring: secretQuery,
+    'x-form': CSRF_FORM,
+    response: {
+      200: { type: 'object', properties: { signed_out: { type: 'boolean' } }, required: ['signed_out'], description: 'Signed out.' },
+      303: redirect('From the admin page: back to it.'),
+      ...errorResponses('admin_unauthorized', 'bad_csrf'),
+    },
+  };
+  app.post<{ Querystring: { secret?: string } }>('/admin/logout', { schema: logoutSchema, preHandler: requireAdmin }, async (request, reply) => {
     checkCsrf(request, await readFields(request));
     const auth = auths.get(request)!;
     if (auth.by === 'session') await store.deleteAdminSessions(auth.session.tokenHash);

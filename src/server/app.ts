@@ -20,7 +20,6 @@ import {
   parseBaseUrl,
   parseLimits,
   parseRetention,
-  readSmtpConfig,
   serverSecrets,
   type Retention,
   type ServerLimits,
@@ -32,12 +31,18 @@ import { apiError, errorHandler, HTTP_ERRORS } from './http-errors.js';
 import { registerJobRoutes } from './job-routes.js';
 import { jobDir, uploadsDir } from './layout.js';
 import { loggerOptions } from './logging.js';
-import { sendCompletionMail } from './mailer.js';
+import { completionMailer } from './mailer.js';
+import { renderMetrics } from './metrics.js';
+import { registerOpenApi } from './openapi.js';
+import { openPgStore } from './pg-store.js';
+import { startPresence, type Presence } from './presence.js';
 import { createProcessor, type OcrBatch, type Processor } from './processor.js';
 import { hashKey, jobTag, newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
-import type { ApiKey, Job, JobStore } from './store.js';
+import { DEFAULT_LEASE_MS, type ApiKey, type JobStore } from './store.js';
 import { sweepLeftovers } from './sweep.js';
+import { errorSchema } from './views.js';
+import { createWebhookSender, type WebhookSender } from './webhooks.js';
 
 export const DEFAULT_PORT = 4674;
 export const DEFAULT_MAX_UPLOAD = 2 * 1024 ** 3;
@@ -57,10 +62,21 @@ export interface CreateAppOptions {
   dataDir?: string;
   /** Where the server's secrets (the SMTP password) are kept, in `.env`; default the folder of `dbPath`. */
   appData?: string;
-  /** Another store (PostgreSQL, later) instead of the SQLite file at `dbPath`. */
+  /** `postgres://…`: the PostgreSQL store instead of the SQLite file at `dbPath` (several workers, several machines). */
+  databaseUrl?: string;
+  /** Another store instead of either. */
   store?: JobStore;
   /** Run the background ticker (default true); with false a test drives `processor.tick()` by hand. */
   startWorker?: boolean;
+  /**
+   * This process converts jobs (default true). False (`quire server --no-worker`): it serves HTTP only and leaves the
+   * queue to `quire worker` processes; it still delivers webhooks.
+   */
+  worker?: boolean;
+  /** Let `webhook_url` point to loopback and private addresses (a receiver on the same network); default false. */
+  allowPrivateWebhooks?: boolean;
+  /** Waits between webhook attempts; default about five minutes in all (see `webhooks.ts`). */
+  webhookRetryDelaysMs?: readonly number[];
   /** Stored as `base_url`, the prefix of download links. */
   publicUrl?: string;
   /** Largest upload in bytes; default 2 GiB. */
@@ -79,7 +95,7 @@ export interface CreateAppOptions {
   tickMs?: number;
   /** How long shutdown waits for the running job to reach a frame boundary; default 10 s. */
   shutdownGraceMs?: number;
-  /** A held job whose worker has not beaten for this long is taken back; default 60 s. */
+  /** How long this server's worker holds a job without renewing its lease; default 60 s. */
   leaseMs?: number;
   heartbeatMs?: number;
   /** Pipeline threads per job; default the number of cores. */
@@ -107,6 +123,8 @@ export interface QuireServer {
   app: FastifyInstance;
   processor: Processor;
   store: JobStore;
+  /** Posts the webhooks of ended jobs (the background loop, or `deliverDue()` in tests). */
+  webhooks: WebhookSender;
   /** The config table and the secrets beside it, as `quire server config` sets them. */
   settings: ServerSettings;
   dataDir: string;
@@ -114,7 +132,10 @@ export interface QuireServer {
   adminSecret: string | null;
   limits: ServerLimits;
   retention: Retention;
-  /** Start the background worker, when `createApp` was told not to (`quire server` starts it once listening). */
+  /**
+   * Start the background work, when `createApp` was told not to (`quire server` starts it once listening): the job
+   * worker (unless `worker: false`) and the webhook sender.
+   */
   startWorker(): void;
   /** Prefix of links (download links, the admin URL): `base_url`, else the listening address. */
   linkBase(): Promise<string>;
@@ -127,7 +148,13 @@ export interface QuireServer {
 export async function createApp(options: CreateAppOptions = {}): Promise<QuireServer> {
   const dataDir = options.dataDir ?? join(appDataDir(), 'server_data');
   const dbPath = options.dbPath ?? join(appDataDir(), 'quire-server.db');
-  const store = options.store ?? openSqliteStore(dbPath);
+  // Errors of idle database connections (a restart) are logged once the logger exists; the next query reconnects.
+  let storeError = (_e: Error): void => undefined;
+  const store =
+    options.store ??
+    (options.databaseUrl ? await openPgStore(options.databaseUrl, { onError: (e) => storeError(e) }) : openSqliteStore(dbPath));
+  const runsJobs = options.worker !== false;
+  const clock = options.clock ?? Date.now;
   const settings: ServerSettings = { store, secrets: serverSecrets(options.appData ?? (options.dbPath ? dirname(options.dbPath) : appDataDir())) };
   const maxUpload = options.maxUpload ?? DEFAULT_MAX_UPLOAD;
   const rate = options.runRateLimit ?? DEFAULT_RUN_RATE;
@@ -149,6 +176,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     bodyLimit: 64 * 1024,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
+  storeError = (e) => app.log.warn({ err: describeError(e) }, 'database connection lost; reconnecting');
+  await registerOpenApi(app);
   await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(rateLimit, { global: false });
   // Plain HTML forms (the admin page) post URL-encoded bodies.
@@ -201,26 +230,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     return request ? `${request.protocol}://${request.host}` : `http://127.0.0.1:${DEFAULT_PORT}`;
   };
 
-  const sendMail = async (job: Job): Promise<void> => {
-    const smtp = await readSmtpConfig(settings);
-    if (!smtp) {
-      app.log.info({ job: jobTag(job.jobId) }, 'no smtp setting; completion email not sent');
-      return;
-    }
-    const key = await store.getKey(job.keyId);
-    if (!key) return;
-    const base = await linkBase();
-    await sendCompletionMail(smtp, {
-      to: key.email,
-      docName: job.docName ?? job.uploadName,
-      pdfUrl: `${base}/download/${job.jobId}/pdf`,
-      mdUrl: job.hasMd ? `${base}/download/${job.jobId}/md` : null,
-    });
-    app.log.info({ job: jobTag(job.jobId), keyId: key.keyId }, 'completion email sent');
-  };
+  const sendMail = completionMailer(settings, app.log, () => linkBase());
 
-  // Each job runs in a process of its own; a test may stand in for the engine.
-  const engine = options.engine ? null : createEngine({ memoryLimit: limits.jobMemory, ...(options.childScript ? { childScript: options.childScript } : {}) });
+  // Each job runs in a process of its own; a test may stand in for the engine. A server that runs no jobs only
+  // cancels OCR batches with it, and keeps no process started ahead.
+  const engine = options.engine
+    ? null
+    : createEngine({ memoryLimit: limits.jobMemory, warm: runsJobs, ...(options.childScript ? { childScript: options.childScript } : {}) });
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const processor = createProcessor({
     store,
     dataDir,
@@ -230,11 +247,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     retention,
     ...(options.retryMs ? { retryMs: options.retryMs } : {}),
     ...(options.clientPollEveryMs !== undefined ? { clientPollEveryMs: options.clientPollEveryMs } : {}),
-    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    leaseMs,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.workers ? { workers: options.workers } : {}),
     ...(options.ocrBatch ? { ocrBatch: options.ocrBatch } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock,
     // The email goes out beside the queue, so a slow mail server never holds up the next job.
     onDone: async (job) => {
       if (!job.emailNotif) return;
@@ -243,6 +260,17 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       void sending.finally(() => mails.delete(sending));
     },
   });
+
+  const webhooks = createWebhookSender({
+    store,
+    log: app.log,
+    policy: { allowPrivate: options.allowPrivateWebhooks === true },
+    senderId: processor.workerId,
+    ...(options.webhookRetryDelaysMs ? { retryDelaysMs: options.webhookRetryDelaysMs } : {}),
+  });
+  /** When a client last had each parked job polled through the database (a server without a worker of its own). */
+  const pollAsked = new Map<string, number>();
+  const clientPollEveryMs = options.clientPollEveryMs ?? 10_000;
 
   const admission = createAdmission(store, dataDir, () => limits);
   const ctx: ServerContext = {
@@ -253,6 +281,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     limits,
     admission,
     draining: () => draining,
+    webhookPolicy: { allowPrivate: options.allowPrivateWebhooks === true },
+    requestPoll(job) {
+      if (runsJobs) return processor.requestPoll(job);
+      const now = Date.now();
+      for (const [id, at] of pollAsked) if (now - at >= clientPollEveryMs) pollAsked.delete(id);
+      if (pollAsked.has(job.jobId)) return;
+      pollAsked.set(job.jobId, now);
+      store.requestOcrPoll(job.jobId, clock()).catch((e: unknown) => app.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'OCR batch poll not asked for'));
+    },
     linkBase,
     pathPrefix,
     async checkRunRate(request: FastifyRequest, key: ApiKey) {
@@ -268,7 +305,42 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       }
     },
   };
-  app.get('/health', async () => ({ ok: true }));
+  const healthSchema = {
+    summary: 'Liveness: the server answers and its database does',
+    tags: ['service'],
+    response: {
+      200: { type: 'object', properties: { ok: { type: 'boolean', const: true } }, required: ['ok'], description: 'Up.' },
+      503: {
+        type: 'object',
+        description: 'The database does not answer.',
+        properties: { ok: { type: 'boolean', const: false }, error: { ...errorSchema.properties.error, description: `\`database_unavailable\`: ${HTTP_ERRORS.database_unavailable.message}` } },
+        required: ['ok', 'error'],
+      },
+    },
+  };
+  app.get('/health', { schema: healthSchema }, async (_request, reply) => {
+    try {
+      await within(store.ping(), 5_000);
+      return { ok: true };
+    } catch (e) {
+      app.log.warn({ err: describeError(e) }, 'health: the database does not answer');
+      return reply.code(503).send({ ok: false, ...errorBody('database_unavailable', HTTP_ERRORS.database_unavailable.message) });
+    }
+  });
+  const metricsSchema = {
+    summary: 'Prometheus metrics of the whole cluster (jobs, queue wait, processing time, pages, workers)',
+    tags: ['service'],
+    response: { 200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+  };
+  app.get('/metrics', { schema: metricsSchema }, async (_request, reply) =>
+    reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(await renderMetrics(store)),
+  );
+  const openApiSchema = {
+    summary: 'This document: the API as OpenAPI 3.1',
+    tags: ['service'],
+    response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+  };
+  app.get('/openapi.json', { schema: openApiSchema }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
   registerJobRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   await app.ready();
@@ -305,7 +377,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     sweepLeftovers(store, dataDir, sweepAfterMs).catch((e: unknown) => app.log.warn({ err: describeError(e) }, 'sweep failed'));
   }, 60 * 60_000);
   sweeper.unref();
-  const startWorker = (): void => processor.start(options.tickMs ?? 2_000);
+  let presence: Presence | null = null;
+  const startWorker = (): void => {
+    const tickMs = options.tickMs ?? 2_000;
+    webhooks.start(tickMs);
+    if (!runsJobs || presence) return;
+    processor.start(tickMs);
+    presence = startPresence(store, { workerId: processor.workerId, concurrency: 1, leaseMs, heartbeatMs: Math.min(5_000, Math.floor(leaseMs / 3)), log: app.log });
+  };
   if (options.startWorker !== false) startWorker();
 
   let closing: Promise<void> | null = null;
@@ -314,6 +393,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       draining = true;
       clearInterval(sweeper);
       await processor.stop(graceMs);
+      await presence?.stop();
+      await webhooks.stop();
       await engine?.close();
       await Promise.race([Promise.allSettled([...mails]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       // Requests in flight get a moment to end; an upload still streaming after it is cut (its partial file is removed).
@@ -323,7 +404,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       clearTimeout(cut);
       await store.close();
     })());
-  return { app, processor, store, settings, dataDir, adminSecret, limits, retention, startWorker, linkBase: () => linkBase(), close };
+  return { app, processor, store, webhooks, settings, dataDir, adminSecret, limits, retention, startWorker, linkBase: () => linkBase(), close };
 
   /** A `POST /run` refused on its headers alone (shutting down, too large, full, a bad or over-limit key); else null. */
   async function refusalBeforeBody(req: IncomingMessage, context: ServerContext): Promise<Error | null> {
@@ -372,4 +453,34 @@ function trustFunction(trust: TrustProxy | undefined): ((address: string, hop: n
   if (trust === undefined || trust === false) return null;
   if (trust === true) return () => true;
   return proxyAddr.compile(typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust);
+}
+
+/** `promise`, or a rejection once `ms` have passed without it settling. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The OpenAPI 3.1 document of the job server, as `GET /openapi.json` serves it, without a server: built on a
+ * throwaway database and data folder (`quire server --print-openapi`).
+ */
+export async function openApiDocument(): Promise<Record<string, unknown>> {
+  const { mkdtemp } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const dir = await mkdtemp(join(tmpdir(), 'quire-openapi-'));
+  const idle = { convert: () => Promise.reject(new Error('no jobs here')), checkOcr: () => Promise.reject(new Error('no jobs here')), cancelOcr: async () => undefined };
+  try {
+    const server = await createApp({ dbPath: ':memory:', dataDir: join(dir, 'server_data'), appData: dir, startWorker: false, engine: idle });
+    try {
+      return server.app.swagger() as unknown as Record<string, unknown>;
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

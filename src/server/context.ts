@@ -3,6 +3,7 @@ import type { Admission } from './admission.js';
 import type { ServerLimits } from './config.js';
 import type { Processor } from './processor.js';
 import type { ApiKey, Job, JobStore } from './store.js';
+import type { WebhookPolicy } from './webhooks.js';
 
 /** What the routes share: built once by `createApp`. */
 export interface ServerContext {
@@ -20,6 +21,13 @@ export interface ServerContext {
   pathPrefix(request: FastifyRequest): string;
   /** Count one `/run` against the key's rate limit; throws 429 past it. */
   checkRunRate(request: FastifyRequest, key: ApiKey): Promise<void>;
+  /** Whether `webhook_url` may point to loopback and private addresses. */
+  webhookPolicy: WebhookPolicy;
+  /**
+   * A client looked at a parked job: have its batch polled soon, by this process's worker when it has one, else by
+   * whichever worker ticks next.
+   */
+  requestPoll(job: Job): void;
   /** Stop these jobs (already cancelled in the store): a running one at its next frame, a parked one's batch; files removed. */
   stopJobs(jobs: Job[]): Promise<void>;
 }

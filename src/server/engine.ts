@@ -30,6 +30,8 @@ export interface EngineOptions {
   memoryLimit?: number;
   /** The child's entry point; default the built `job-child.js` beside this file. */
   childScript?: string;
+  /** Keep one job process started ahead (default true); a server that runs no jobs (`--no-worker`) keeps none. */
+  warm?: boolean;
 }
 
 /** The conversion verbs, each call in a process of its own. */
@@ -71,7 +73,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
    * (a second or more): still one process per job, never reused. It keeps nothing alive on its own.
    */
   const prime = (): void => {
-    if (closed || spare) return;
+    if (closed || spare || options.warm === false) return;
     const child = spawnJob(script, memoryLimit);
     child.on('error', () => undefined);
     child.once('exit', () => {

@@ -17,6 +17,7 @@ export const HTTP_ERRORS = {
   upload_timeout: { status: 408, message: 'The upload stalled.' },
   bad_request: { status: 400, message: 'The request is not valid.' },
   bad_kind: { status: 400, message: 'The file kind must be pdf or md.' },
+  bad_webhook: { status: 400, message: 'webhook_url is not an address this server posts to.' },
   unsupported_file: { status: 400, message: 'The file must be a scan bundle (.aglbundle or .zip) or a PDF (.pdf).' },
   missing_file: { status: 400, message: 'The request has no file: send it as the form field "file".' },
   too_large: { status: 413, message: 'The file is larger than this server accepts.' },
@@ -28,6 +29,7 @@ export const HTTP_ERRORS = {
   storage_full: { status: 429, message: 'The jobs of this API key already keep as much on the server as it allows; delete some jobs and try again.' },
   busy: { status: 503, message: 'The server is receiving as many uploads at once as it takes; try again in a moment.' },
   shutting_down: { status: 503, message: 'The server is shutting down and takes no new jobs; try again in a moment.' },
+  database_unavailable: { status: 503, message: 'The job database does not answer; try again in a moment.' },
   disk_full: { status: 507, message: 'The server is short of disk space and cannot take this upload now; try again later.' },
   internal: { status: 500, message: 'Something went wrong on the server.' },
 } as const;

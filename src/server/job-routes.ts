@@ -8,9 +8,30 @@ import { sendArtifact } from './download.js';
 import { readFields, readRunForm } from './forms.js';
 import { apiError } from './http-errors.js';
 import { inputPath, jobDir, outputPath, uploadsDir, type ArtifactKind } from './layout.js';
+import { errorResponses, textField, withForm, type FormDoc } from './openapi.js';
 import { hashKey, isJobId, jobTag, newJobId } from './secrets.js';
 import { ACTIVE_STATUSES, type ApiKey, type Job } from './store.js';
-import { apiKeyQuery, checkSchema, errorSchema, getSchema, jobCheck, jobGet, jobParams, listSchema, runSchema } from './views.js';
+import { apiKeyQuery, checkSchema, getSchema, jobCheck, jobGet, jobParams, listSchema, runSchema } from './views.js';
+import { checkWebhookUrl } from './webhooks.js';
+
+/** `/run`'s form, as the OpenAPI document shows it. */
+const RUN_FORM: FormDoc = {
+  type: 'object',
+  properties: {
+    api_key: textField('The API key, unless it is sent in a header; it must come before the file.'),
+    file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The scan bundle (.aglbundle, .zip) or PDF (.pdf).' },
+    ocr: textField('OCR spec such as auto, tesseract:lang=fra+lat or remoteocr (run as a batch); none or absent: a plain image PDF.'),
+    dpi: textField('Forces the input resolution, 50 to 2400.'),
+    email_notif: textField('true: email the download links to the key owner when the job is done.'),
+    webhook_url: textField('http(s) address posted to when the job ends (done, failed, cancelled), signed with the key\'s webhook secret.'),
+  },
+  required: ['file'],
+};
+
+/** The key of a small POST form (`/cancel`, `/delete`). */
+const KEY_FORM: FormDoc = { type: 'object', properties: { api_key: textField('The API key, unless it is sent in a header.') }, urlencoded: true };
+const SECURED: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }];
+const JOBS_TAG = ['jobs'];
 
 
 export interface RunOptions {
@@ -88,11 +109,47 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
    */
   async function currentJob(request: FastifyRequest<{ Params: { job_id: string }; Querystring: { api_key?: string } }>): Promise<Job> {
     const job = await ownJob(request.params.job_id, await queryKey(request));
-    if (job.status === 'ocr_pending') ctx.processor.requestPoll(job);
+    if (job.status === 'ocr_pending') ctx.requestPoll(job);
     return job;
   }
 
-  app.post('/run', { schema: { response: { 200: runSchema, '4xx': errorSchema, '5xx': errorSchema } } }, async (request) => {
+  /** A `webhook_url` the key may use and this server posts to; null when none was given. */
+  async function webhookOf(raw: string | undefined, key: ApiKey): Promise<string | null> {
+    if (raw === undefined || raw.trim() === '') return null;
+    const url = await checkWebhookUrl(raw, ctx.webhookPolicy);
+    if ((await store.getWebhookSecret(key.keyId)) === null) {
+      throw apiError('bad_webhook', 'This API key was made before webhooks existed and has no secret to sign them with; ask the admin for a new key.');
+    }
+    return url;
+  }
+
+  const runSchemaDoc = {
+    summary: 'Submit a job',
+    tags: JOBS_TAG,
+    security: SECURED,
+    'x-form': RUN_FORM,
+    response: {
+      200: { ...runSchema, description: 'The job is queued.' },
+      ...errorResponses(
+        'bad_request',
+        'unsupported_file',
+        'missing_file',
+        'bad_webhook',
+        'unauthorized',
+        'upload_timeout',
+        'too_large',
+        'rate_limited',
+        'too_many_uploads',
+        'queue_full',
+        'storage_full',
+        'busy',
+        'shutting_down',
+        'disk_full',
+      ),
+    },
+  };
+
+  app.post('/run', { schema: runSchemaDoc }, async (request) => {
     if (ctx.draining()) throw apiError('shutting_down');
     const declared = declaredLength(request.headers);
     if (declared !== null && declared > ctx.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
@@ -125,6 +182,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         if (!owner) throw apiError('unauthorized');
         if (!upload) throw apiError('missing_file');
         const options = parseRunOptions(form.fields);
+        const webhookUrl = await webhookOf(form.fields.webhook_url, owner);
         if (ctx.draining()) throw apiError('shutting_down');
         const inputBytes = (await stat(upload.tempPath)).size;
         // A body sent without its length is held to the key's allowance once it is here.
@@ -135,7 +193,8 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         try {
           await rename(upload.tempPath, inputPath(dataDir, { jobId, inputExt: upload.type }));
           // The row comes last: a job exists only once its upload is complete and in place.
-          await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, ...options }, Date.now());
+          const linkBase = await ctx.linkBase(request);
+          await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, webhookUrl, linkBase, ...options }, Date.now());
         } catch (e) {
           await rm(dir, { recursive: true, force: true });
           throw isDiskFull(e) ? apiError('disk_full') : e;
@@ -156,11 +215,18 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     '/list',
     {
       schema: {
+        summary: "The caller's jobs, newest first, a page at a time",
+        tags: JOBS_TAG,
+        security: SECURED,
         querystring: {
           type: 'object',
-          properties: { ...apiKeyQuery.properties, limit: { type: 'integer', minimum: 1, maximum: LIST_MAX }, cursor: { type: 'string', maxLength: 64 } },
+          properties: {
+            ...apiKeyQuery.properties,
+            limit: { type: 'integer', minimum: 1, maximum: LIST_MAX, description: `Jobs in the page; default ${LIST_DEFAULT}.` },
+            cursor: { type: 'string', maxLength: 64, description: 'The next value of the page before.' },
+          },
         },
-        response: { 200: listSchema, '4xx': errorSchema },
+        response: { 200: { ...listSchema, description: 'A page of jobs; next is there when another page follows.' }, ...errorResponses('bad_request', 'unauthorized') },
       },
     },
     async (request, reply) => {
@@ -176,17 +242,58 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   app.get<{ Params: { job_id: string }; Querystring: { api_key?: string } }>(
     '/check/:job_id',
-    { schema: { params: jobParams, querystring: apiKeyQuery, response: { 200: checkSchema, '4xx': errorSchema } } },
+    {
+      schema: {
+        summary: "A job's status and progress (a parked OCR batch is polled)",
+        tags: JOBS_TAG,
+        security: SECURED,
+        params: jobParams,
+        querystring: apiKeyQuery,
+        response: { 200: { ...checkSchema, description: 'The job as it is now.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found') },
+      },
+    },
     async (request) => jobCheck(await currentJob(request)),
   );
 
   app.get<{ Params: { job_id: string }; Querystring: { api_key?: string } }>(
     '/get/:job_id',
-    { schema: { params: jobParams, querystring: apiKeyQuery, response: { 200: getSchema, '4xx': errorSchema } } },
+    {
+      schema: {
+        summary: "A job's status with its download links and webhook deliveries",
+        tags: JOBS_TAG,
+        security: SECURED,
+        params: jobParams,
+        querystring: apiKeyQuery,
+        response: { 200: { ...getSchema, description: 'The job as it is now; links only to files that exist.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found') },
+      },
+    },
     async (request) => jobGet(await currentJob(request), await ctx.linkBase(request)),
   );
   // No key: the job id is the capability, so links in the completion email work when clicked.
-  app.get<{ Params: { job_id: string; kind: string } }>('/download/:job_id/:kind', async (request, reply) => {
+  const file = (description: string) => ({
+    description,
+    content: {
+      'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
+      'text/markdown': { schema: { type: 'string', contentMediaType: 'text/markdown' } },
+    },
+    headers: { etag: { type: 'string' }, 'last-modified': { type: 'string' }, 'content-disposition': { type: 'string' } },
+  });
+  const downloadSchema = {
+    summary: "Download a job's PDF or Markdown (the job id is the credential)",
+    tags: JOBS_TAG,
+    params: { type: 'object', properties: { job_id: { type: 'string' }, kind: { type: 'string', description: 'pdf or md' } }, required: ['job_id', 'kind'] },
+    headers: {
+      type: 'object',
+      properties: { range: { type: 'string', description: 'One byte range, bytes=start-end.' }, 'if-range': { type: 'string' }, 'if-none-match': { type: 'string' } },
+    },
+    response: {
+      200: file('The whole file.'),
+      206: { ...file('The byte range asked for.'), headers: { 'content-range': { type: 'string' } } },
+      304: { type: 'null', description: 'The client has this version already (If-None-Match).' },
+      ...errorResponses('bad_kind', 'not_found', 'no_artifact', 'expired', 'range'),
+    },
+  };
+  app.get<{ Params: { job_id: string; kind: string } }>('/download/:job_id/:kind', { schema: downloadSchema }, async (request, reply) => {
     const { job_id: jobId, kind } = request.params;
     if (kind !== 'pdf' && kind !== 'md') throw apiError('bad_kind');
     const job = isJobId(jobId) ? await store.getJob(jobId) : null;
@@ -199,7 +306,16 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   app.post<{ Params: { job_id: string } }>(
     '/cancel/:job_id',
-    { schema: { params: jobParams, response: { 200: runSchema, '4xx': errorSchema } } },
+    {
+      schema: withForm({
+        summary: 'Cancel a job that has not ended (a running one stops at its next frame)',
+        tags: JOBS_TAG,
+        security: SECURED,
+        params: jobParams,
+        'x-form': KEY_FORM,
+        response: { 200: { ...runSchema, description: 'The job is cancelled.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found', 'not_cancellable') },
+      }),
+    },
     async (request) => {
       const key = await formKey(request);
       const job = await ownJob(request.params.job_id, key);
@@ -218,7 +334,19 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
 
   app.post<{ Params: { job_id: string } }>(
     '/delete/:job_id',
-    { schema: { params: jobParams, response: { 200: { type: 'object', properties: { deleted: { type: 'boolean' } } }, '4xx': errorSchema } } },
+    {
+      schema: withForm({
+        summary: 'Delete a job and its files',
+        tags: JOBS_TAG,
+        security: SECURED,
+        params: jobParams,
+        'x-form': KEY_FORM,
+        response: {
+          200: { type: 'object', properties: { deleted: { type: 'boolean' } }, required: ['deleted'], description: 'The job and its files are gone.' },
+          ...errorResponses('bad_request', 'unauthorized', 'not_found'),
+        },
+      }),
+    },
     async (request) => {
       const key = await formKey(request);
       const job = await ownJob(request.params.job_id, key);

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import pino from 'pino';
 import { isJobId, jobTag } from './secrets.js';
 
 /** Query and body fields that carry a credential: their values never reach a log line. */
@@ -76,4 +77,10 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
       },
     },
   };
+}
+
+/** The log of a `quire worker` process: pino, JSON lines on `stream`, the same redaction as the server's. */
+export function workerLogger(level: string, stream: { write(line: string): void }): pino.Logger {
+  const { serializers: _serializers, ...options } = loggerOptions(level) as pino.LoggerOptions;
+  return pino(options, stream as pino.DestinationStream);
 }

@@ -1,4 +1,7 @@
-import type { SmtpConfig } from './config.js';
+import { readSmtpConfig, type ServerSettings, type SmtpConfig } from './config.js';
+import type { ProcessorLog } from './processor.js';
+import { jobTag } from './secrets.js';
+import type { Job } from './store.js';
 
 export interface CompletionMail {
   to: string;
@@ -39,4 +42,29 @@ export async function sendCompletionMail(smtp: SmtpConfig, mail: CompletionMail)
   } finally {
     transport.close();
   }
+}
+
+/**
+ * The completion email of a finished job, sent by whichever process finished it (a server or a `quire worker`):
+ * SMTP settings from the database, the password from this machine's secret store. Links start with `base_url`,
+ * else the address the job was submitted to, else `fallbackBase()`.
+ */
+export function completionMailer(settings: ServerSettings, log: ProcessorLog, fallbackBase: () => Promise<string>): (job: Job) => Promise<void> {
+  return async (job) => {
+    const smtp = await readSmtpConfig(settings);
+    if (!smtp) {
+      log.info({ job: jobTag(job.jobId) }, 'no smtp setting; completion email not sent');
+      return;
+    }
+    const key = await settings.store.getKey(job.keyId);
+    if (!key) return;
+    const base = (await settings.store.getConfig('base_url')) ?? job.linkBase ?? (await fallbackBase());
+    await sendCompletionMail(smtp, {
+      to: key.email,
+      docName: job.docName ?? job.uploadName,
+      pdfUrl: `${base}/download/${job.jobId}/pdf`,
+      mdUrl: job.hasMd ? `${base}/download/${job.jobId}/md` : null,
+    });
+    log.info({ job: jobTag(job.jobId), keyId: key.keyId }, 'completion email sent');
+  };
 }

@@ -8,7 +8,8 @@ import { freeBytes, isDiskFull } from './disk.js';
 import { inputPath, jobDir, OUTPUT_STEM, outputPath, projectDir } from './layout.js';
 import { scrubbingLog } from './logging.js';
 import { jobTag } from './secrets.js';
-import type { Job, JobOutcome, JobStatus, JobStore } from './store.js';
+import { recordClaim, recordEnd } from './metrics.js';
+import { DEFAULT_LEASE_MS, type Job, type JobOutcome, type JobStatus, type JobStore, type Progress, type ProgressStep, type StoreEvent } from './store.js';
 
 /**
  * A job parked in `ocr_pending` (its OCR went to a remote batch): `/check` and `/get` poll it at once, and its batch
@@ -54,11 +55,19 @@ export interface ProcessorOptions {
   log: ProcessorLog;
   /** Identifies this worker in the jobs table: `host:pid:nonce`. */
   workerId?: string;
-  /** A held job whose heartbeat is older than this is taken back (its worker is gone). */
+  /**
+   * How long this worker holds a job without renewing its lease (default a minute); another worker takes the job
+   * back once it has run out. Renewed every `heartbeatMs` (default a third of it, at most 5 s).
+   */
   leaseMs?: number;
   heartbeatMs?: number;
-  /** Runs of one job, counting those a crash interrupted. */
+  /** Attempts of one job (a crash, a lost lease or an unexpected fault ends one) before it fails; default 3. */
   maxAttempts?: number;
+  /**
+   * Poll parked OCR batches and apply retention on the background ticker (default true); of several processors in
+   * one process, one does it.
+   */
+  housekeeping?: boolean;
   /** Pipeline threads per job; default the number of cores. */
   workers?: number;
   /** Stands in for the processor's own batch poller (tests). */
@@ -93,7 +102,10 @@ export interface Processor {
   tick(): Promise<TickResult | null>;
   /** Take back orphaned jobs, then claim the next ready job and run it to its end (what the background loop does). */
   runNext(): Promise<TickResult | null>;
-  /** Run ticks in the background: right after a job ends, else every `intervalMs`. */
+  /**
+   * Run ticks in the background: right after a job ends, else every `intervalMs`, or at once when the store tells of a
+   * job queued by another process (PostgreSQL).
+   */
   start(intervalMs: number): void;
   /** Tick soon (a job was just submitted). */
   kick(): void;
@@ -130,7 +142,7 @@ interface Running {
   done: Promise<TickResult>;
 }
 
-const DEFAULTS = { leaseMs: 60_000, heartbeatMs: 5_000, maxAttempts: 3, retryMs: 60_000, pollConcurrency: 2, clientPollEveryMs: 10_000 };
+const DEFAULTS = { leaseMs: DEFAULT_LEASE_MS, heartbeatMs: 5_000, maxAttempts: 3, retryMs: 60_000, pollConcurrency: 2, clientPollEveryMs: 10_000 };
 /** The ticker applies retention this often. */
 const SWEEP_EVERY_MS = 10 * 60_000;
 
@@ -148,7 +160,9 @@ export function createProcessor(options: ProcessorOptions): Processor {
   const log = scrubbingLog(options.log);
   const workerId = options.workerId ?? newWorkerId();
   const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
-  const heartbeatMs = options.heartbeatMs ?? DEFAULTS.heartbeatMs;
+  const heartbeatMs = options.heartbeatMs ?? Math.min(DEFAULTS.heartbeatMs, Math.floor(leaseMs / 3));
+  const housekeeping = options.housekeeping ?? true;
+  let unsubscribe: (() => void) | null = null;
   const maxAttempts = options.maxAttempts ?? DEFAULTS.maxAttempts;
   let running: Running | null = null;
   let ticking: Promise<TickResult | null> | null = null;
@@ -170,18 +184,21 @@ export function createProcessor(options: ProcessorOptions): Processor {
   const clientPolls = new Map<string, number>();
   let diskShort = false;
   let lastSweep = 0;
+  /** Metrics never stop a job: a counter that could not be written is lost, and said so in the log. */
+  const metric = (recording: Promise<void>): Promise<void> => recording.catch((e: unknown) => log.warn({ err: describeError(e) }, 'metrics not recorded'));
 
   async function recoverOrphans(): Promise<void> {
     const now = Date.now();
     for (const job of await store.listProcessing()) {
       if (job.workerId === workerId || !isOrphan(job, now, leaseMs)) continue;
-      const gaveUp = job.attempts >= maxAttempts;
-      const taken = gaveUp
-        ? await store.abandonJob(job.jobId, job.workerId!, interruptedMessage(job.attempts), now)
-        : await store.requeueJob(job.jobId, job.workerId!, now, false);
+      const taken = await store.reclaimJob(job, now, maxAttempts, WORKER_STOPPED, interruptedMessage(job.attempts));
       if (!taken) continue;
       await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
-      log.warn({ job: jobTag(job.jobId), worker: job.workerId, attempts: job.attempts }, gaveUp ? 'job interrupted too often, failed' : 'job of a stopped worker put back to pending');
+      if (taken === 'failed') await metric(recordEnd(store, job, 'failed', 0, now));
+      log.warn(
+        { job: jobTag(job.jobId), worker: job.workerId, attempts: job.attempts },
+        taken === 'failed' ? 'job interrupted too often, failed' : 'job of a stopped worker put back to pending',
+      );
     }
   }
 
@@ -202,8 +219,9 @@ export function createProcessor(options: ProcessorOptions): Processor {
     if (stopping) return null;
     // Not even the smallest job fits: take none, rather than claim one only to put it back.
     if (!(await roomOnDisk(0))) return null;
-    const job = await store.claimNextJob(workerId, Date.now());
+    const job = await store.claimNextJob(workerId, Date.now(), leaseMs);
     if (!job) return null;
+    await metric(recordClaim(store, job));
     if (stopping) {
       await store.requeueJob(job.jobId, workerId, Date.now(), true);
       return null;
@@ -231,18 +249,40 @@ export function createProcessor(options: ProcessorOptions): Processor {
       run.reason ??= reason;
       controller.abort(reason);
     };
-    const stillHeld = (held: boolean): void => {
-      if (!held) stop('lost');
+    // The lease as this worker last renewed it: past it without a renewal, another worker may have the job.
+    let leaseUntil = job.leaseUntil ?? Date.now() + leaseMs;
+    // One write at a time, the latest progress only: on a networked store, writes in flight must not land out of order.
+    let writing: Promise<void> | null = null;
+    let next: { progress?: Progress } | null = null;
+    const write = async (progress?: Progress): Promise<void> => {
+      const at = Date.now();
+      try {
+        if (!(await store.heartbeat(job.jobId, workerId, at, progress, leaseMs))) return stop('lost');
+        leaseUntil = Math.max(leaseUntil, at + leaseMs);
+      } catch (e) {
+        log.warn({ job: jobTag(job.jobId), err: describeError(e) }, progress ? 'progress update failed' : 'lease renewal failed');
+        // The database did not answer for a whole lease: the job may be running elsewhere by now.
+        if (Date.now() > leaseUntil) stop('lost');
+      }
+    };
+    const renew = (progress?: Progress): void => {
+      // A plain renewal queued behind a progress write adds nothing; progress replaces whatever is queued.
+      if (!next || progress) next = { ...(progress ? { progress } : next) };
+      if (writing) return;
+      writing = (async () => {
+        while (next) {
+          const { progress: p } = next;
+          next = null;
+          await write(p);
+        }
+        writing = null;
+      })();
     };
     // A crashed run may have left its project behind; every run starts from the upload alone.
     await rm(proj, { recursive: true, force: true });
-    const timer = setInterval(() => {
-      store.heartbeat(job.jobId, workerId, Date.now()).then(stillHeld, (e: unknown) => log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'heartbeat failed'));
-    }, heartbeatMs);
+    const timer = setInterval(() => renew(), heartbeatMs);
     timer.unref();
-    const progress = progressTracker((p) => {
-      store.heartbeat(job.jobId, workerId, Date.now(), p).then(stillHeld, (e: unknown) => log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'progress update failed'));
-    });
+    const progress = progressTracker((p) => renew(p));
     log.info({ job: jobTag(job.jobId), attempt: job.attempts }, 'job started');
     try {
       // Messages and the document name come from the name the file was uploaded under, never the server's path.
@@ -266,6 +306,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
       const docName = result.name;
       const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages, outputBytes: outputBytes(result) };
       if (!(await store.finishJob(job.jobId, workerId, outcome, Date.now()))) return await settleStopped(run);
+      await metric(recordEnd(store, job, 'done', result.pages));
       log.info({ job: jobTag(job.jobId), pages: result.pages }, 'job done');
       await ended(job.jobId);
       const done = { ...job, status: 'done' as const, docName, hasMd, pagesDone: result.pages, pagesTotal: result.pages };
@@ -281,8 +322,21 @@ export function createProcessor(options: ProcessorOptions): Processor {
         return { jobId: job.jobId, status: 'pending' };
       }
       const error = failureMessage(e);
-      log.warn({ job: jobTag(job.jobId), code: isQuireError(e) ? e.code : 'unexpected', err: isQuireError(e) ? e.detail ?? e.message : describeError(e) }, 'job failed');
+      const err = isQuireError(e) ? e.detail ?? e.message : describeError(e);
+      if (mayMend(e)) {
+        // Not the input's fault (a job process that crashed, a fault of the machine's): another attempt may mend it.
+        const now = Date.now();
+        const next = await store.retryJob(job.jobId, workerId, now, now + retryMs, maxAttempts, error);
+        if (next === null) return await settleStopped(run);
+        log.warn({ job: jobTag(job.jobId), code: isQuireError(e) ? e.code : 'unexpected', err, attempt: job.attempts }, next === 'failed' ? 'job failed on its last attempt' : 'job attempt failed; tried again later');
+        if (next === 'pending') return { jobId: job.jobId, status: 'pending' };
+        await metric(recordEnd(store, job, 'failed', 0));
+        await ended(job.jobId);
+        return { jobId: job.jobId, status: 'failed' };
+      }
+      log.warn({ job: jobTag(job.jobId), code: isQuireError(e) ? e.code : 'unexpected', err }, 'job failed');
       if (!(await store.finishJob(job.jobId, workerId, { status: 'failed', error }, Date.now()))) return await settleStopped(run);
+      await metric(recordEnd(store, job, 'failed', 0));
       await ended(job.jobId);
       return { jobId: job.jobId, status: 'failed' };
     } finally {
@@ -337,10 +391,10 @@ export function createProcessor(options: ProcessorOptions): Processor {
    */
   async function pollOnce(jobId: string, scheduled: boolean): Promise<TickResult> {
     const now = Date.now();
-    const job = await store.leaseOcrJob(jobId, workerId, now, now - leaseMs);
+    const job = await store.leaseOcrJob(jobId, workerId, now, leaseMs);
     if (!job) return { jobId, status: (await store.getJob(jobId))?.status ?? 'cancelled' };
     const timer = setInterval(() => {
-      store.heartbeat(jobId, workerId, Date.now()).catch((e: unknown) => log.warn({ job: jobTag(jobId), err: describeError(e) }, 'heartbeat failed'));
+      store.heartbeat(jobId, workerId, Date.now(), undefined, leaseMs).catch((e: unknown) => log.warn({ job: jobTag(jobId), err: describeError(e) }, 'lease renewal failed'));
     }, heartbeatMs);
     timer.unref();
     try {
@@ -388,6 +442,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
       return { jobId: job.jobId, status: now?.status ?? 'cancelled' };
     }
     await ended(job.jobId);
+    await metric(recordEnd(store, job, outcome.status, outcome.status === 'done' ? outcome.pages : 0));
     if (outcome.status === 'failed') return { jobId: job.jobId, status: 'failed' };
     log.info({ job: jobTag(job.jobId), pages: outcome.pages }, 'job done (OCR batch finished)');
     const done = { ...job, status: 'done' as const, docName: outcome.docName, hasMd: outcome.hasMd, pagesDone: outcome.pages, pagesTotal: outcome.pages };
@@ -490,10 +545,15 @@ export function createProcessor(options: ProcessorOptions): Processor {
     runNext,
     start(intervalMs) {
       if (loop) return;
+      // A job queued elsewhere wakes this worker at once; one cancelled or deleted elsewhere stops at its next frame.
+      unsubscribe = store.subscribe((event: StoreEvent) => {
+        if (event.type === 'queued') processor.kick();
+        else if (event.jobId) processor.abort(event.jobId);
+      });
       // Parked jobs are polled beside the queue, never on its path: a service that does not answer holds up only
       // its own polls. Retention runs on the same ticker.
       let polling = false;
-      pollTimer = setInterval(() => {
+      if (housekeeping) pollTimer = setInterval(() => {
         if (polling || stopping) return;
         polling = true;
         const sweeping = Date.now() - lastSweep >= SWEEP_EVERY_MS ? sweep().catch((e: unknown) => log.error({ err: describeError(e) }, 'retention sweep failed')) : null;
@@ -501,7 +561,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
           .catch((e: unknown) => log.error({ err: describeError(e) }, 'OCR batch polling failed'))
           .finally(() => (polling = false));
       }, intervalMs);
-      pollTimer.unref();
+      pollTimer?.unref();
       loop = (async () => {
         while (!stopping) {
           const result = await runNext().catch((e: unknown) => {
@@ -550,6 +610,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
     cancelBatch,
     async stop(graceMs) {
       stopping = true;
+      unsubscribe?.();
       wake?.();
       if (pollTimer) clearInterval(pollTimer);
       // A poll finishing a batch is let end (it is writing the outputs), within the grace period.
@@ -578,15 +639,18 @@ export function createProcessor(options: ProcessorOptions): Processor {
   return processor;
 }
 
-/** A held job is an orphan when its worker stopped beating, or is a process on this host that no longer exists. */
-export function isOrphan(job: Pick<Job, 'workerId' | 'heartbeat'>, now: number, leaseMs: number): boolean {
-  if (job.heartbeat === null || now - job.heartbeat > leaseMs) return true;
+/**
+ * A held job is an orphan when its holder's lease ran out (rows from before leases: its heartbeat is older than
+ * `leaseMs`), or its holder is a process on this host that no longer exists.
+ */
+export function isOrphan(job: Pick<Job, 'workerId' | 'heartbeat' | 'leaseUntil'>, now: number, leaseMs: number): boolean {
+  if (job.leaseUntil !== null ? now > job.leaseUntil : job.heartbeat === null || now - job.heartbeat > leaseMs) return true;
   const worker = parseWorkerId(job.workerId);
   return worker !== null && worker.host === hostname() && worker.pid !== process.pid && !processExists(worker.pid);
 }
 
 function parseWorkerId(id: string | null): { host: string; pid: number } | null {
-  const m = id === null ? null : /^(.*):(\d+):[0-9a-f]+$/.exec(id);
+  const m = id === null ? null : /^(.*):(\d+):[0-9a-f]+(?:\/\d+)?$/.exec(id);
   return m ? { host: m[1], pid: Number(m[2]) } : null;
 }
 
@@ -598,6 +662,17 @@ function processExists(pid: number): boolean {
     // EPERM: it exists, it is someone else's.
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** What an attempt that a worker's end interrupted leaves as the job's last error. */
+export const WORKER_STOPPED = 'The worker converting this file stopped before it finished.';
+
+/**
+ * Whether another attempt may mend a failure: a fault of ours or of the machine's (unexpected errors, a job process
+ * that crashed), not one the input causes (it would fail again) nor a limit it met.
+ */
+export function mayMend(e: unknown): boolean {
+  return !isQuireError(e) || e.code === ERROR_CODES.INTERNAL;
 }
 
 export function interruptedMessage(attempts: number): string {
@@ -614,13 +689,17 @@ export function wantsMarkdown(ocr: string | null): boolean {
  * so `pages_total` is an estimate — frames × the pages per frame seen so far — that becomes exact when the job
  * is done; before the first frame ends it is the frame count.
  */
-export function progressTracker(report: (p: { pagesDone: number; pagesTotal: number | null }) => void): (e: ProgressEvent) => void {
+export function progressTracker(report: (p: Progress & { step: ProgressStep }) => void): (e: ProgressEvent) => void {
+  let pages: number | null = null;
   return (e) => {
-    if (e.type === 'start') report({ pagesDone: 0, pagesTotal: e.frames });
+    if (e.type === 'start') report({ pagesDone: 0, pagesTotal: e.frames, step: 'pages' });
     else if (e.type === 'frame') {
       const estimate = Math.round((e.pagesDone / Math.max(1, e.framesDone)) * e.framesTotal);
-      report({ pagesDone: e.pagesDone, pagesTotal: Math.max(e.pagesDone, estimate) });
-    }
+      pages = e.pagesDone;
+      report({ pagesDone: e.pagesDone, pagesTotal: Math.max(e.pagesDone, estimate), step: 'pages' });
+    } else if (e.type === 'ocr') report({ pagesDone: e.pagesDone, pagesTotal: e.pagesTotal, step: 'ocr' });
+    // Exports write the whole book: its pages are all done.
+    else if (e.type === 'export') report({ pagesDone: pages ?? 0, pagesTotal: pages, step: 'export' });
   };
 }
 

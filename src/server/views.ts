@@ -1,4 +1,8 @@
-import { JOB_STATUSES, type Job } from './store.js';
+import { JOB_STATUSES, PROGRESS_STEPS, type Job } from './store.js';
+
+/** The steps `/check` shows: the worker's own, and a parked job waiting for its remote OCR batch. */
+export const VIEW_STEPS = [...PROGRESS_STEPS, 'ocr_batch'] as const;
+export type ViewStep = (typeof VIEW_STEPS)[number];
 
 /** What the HTTP API says about a job. Field names are the spec's (snake_case); times are ISO 8601 in UTC. */
 export interface JobSummaryView {
@@ -14,7 +18,8 @@ export interface JobCheckView {
   job_id: string;
   status: string;
   error: string | null;
-  progress: { pages_done: number; pages_total: number | null };
+  /** While a job runs, `step` says what it is doing and the pages count within that step; null otherwise. */
+  progress: { pages_done: number; pages_total: number | null; step: ViewStep | null };
   /** Only while a pending job waits for a transient cause to pass (a full disk): why, in one sentence. */
   notice?: string;
 }
@@ -24,6 +29,15 @@ export interface JobGetView extends JobCheckView {
   md_url: string | null;
   /** Only once retention removed the files of a done job. */
   expired?: true;
+  /** Only when the job was submitted with a `webhook_url`: where it goes and every delivery attempt so far. */
+  webhook?: WebhookView;
+}
+
+export interface WebhookView {
+  url: string;
+  state: 'waiting' | 'pending' | 'delivered' | 'failed';
+  next_attempt: string | null;
+  attempts: Array<{ at: string; status: number | null; error: string | null }>;
 }
 
 export function jobSummary(job: Job): JobSummaryView {
@@ -37,8 +51,14 @@ export function jobSummary(job: Job): JobSummaryView {
   };
 }
 
+function stepOf(job: Job): ViewStep | null {
+  if (job.status === 'processing') return job.progressStep ?? 'starting';
+  return job.status === 'ocr_pending' ? 'ocr_batch' : null;
+}
+
 export function jobCheck(job: Job): JobCheckView {
-  const view: JobCheckView = { job_id: job.jobId, status: job.status, error: job.error, progress: { pages_done: job.pagesDone, pages_total: job.pagesTotal } };
+  const progress = { pages_done: job.pagesDone, pages_total: job.pagesTotal, step: stepOf(job) };
+  const view: JobCheckView = { job_id: job.jobId, status: job.status, error: job.error, progress };
   if (job.status === 'pending' && job.notice) view.notice = job.notice;
   return view;
 }
@@ -47,7 +67,13 @@ export function jobCheck(job: Job): JobCheckView {
 export function jobGet(job: Job, base: string): JobGetView {
   const done = job.status === 'done' && !job.expired;
   const link = (kind: string): string => `${base}/download/${job.jobId}/${kind}`;
-  return { ...jobCheck(job), pdf_url: done ? link('pdf') : null, md_url: done && job.hasMd ? link('md') : null, ...(job.expired ? { expired: true as const } : {}) };
+  const view: JobGetView = { ...jobCheck(job), pdf_url: done ? link('pdf') : null, md_url: done && job.hasMd ? link('md') : null, ...(job.expired ? { expired: true as const } : {}) };
+  if (job.webhook) {
+    const w = job.webhook;
+    const time = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    view.webhook = { url: w.url, state: w.state, next_attempt: time(w.nextAt), attempts: w.attempts.map((a) => ({ at: time(a.at)!, status: a.status, error: a.error })) };
+  }
+  return view;
 }
 
 // JSON schemas at the HTTP boundary: they document the answers and let fastify serialise them fast.
@@ -66,17 +92,45 @@ const checkProperties = {
   error: nullableString,
   progress: {
     type: 'object',
-    properties: { pages_done: { type: 'integer' }, pages_total: { type: ['integer', 'null'] } },
-    required: ['pages_done', 'pages_total'],
+    description: 'While the job runs: what it is doing (step) and the pages done of the pages in that step.',
+    properties: {
+      pages_done: { type: 'integer' },
+      pages_total: { type: ['integer', 'null'] },
+      step: { type: ['string', 'null'], enum: [...VIEW_STEPS, null] },
+    },
+    required: ['pages_done', 'pages_total', 'step'],
   },
-  notice: { type: 'string' },
+  notice: { type: 'string', description: 'Why a pending job waits (a transient cause such as a full disk).' },
 } as const;
 
 export const checkSchema = { type: 'object', properties: checkProperties, required: ['job_id', 'status', 'error', 'progress'] } as const;
 
 export const getSchema = {
   type: 'object',
-  properties: { ...checkProperties, pdf_url: nullableString, md_url: nullableString, expired: { type: 'boolean' } },
+  properties: {
+    ...checkProperties,
+    pdf_url: nullableString,
+    md_url: nullableString,
+    expired: { type: 'boolean' },
+    webhook: {
+      type: 'object',
+      description: 'Only for a job submitted with webhook_url.',
+      properties: {
+        url: { type: 'string' },
+        state: { type: 'string', enum: ['waiting', 'pending', 'delivered', 'failed'] },
+        next_attempt: nullableString,
+        attempts: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { at: { type: 'string' }, status: { type: ['integer', 'null'] }, error: nullableString },
+            required: ['at', 'status', 'error'],
+          },
+        },
+      },
+      required: ['url', 'state', 'next_attempt', 'attempts'],
+    },
+  },
   required: ['job_id', 'status', 'error', 'progress', 'pdf_url', 'md_url'],
 } as const;
 

@@ -35,7 +35,7 @@ describe('a job from upload to download', () => {
     expect((await readFile(join(t.dataDir, jobId, 'input.zip'))).equals(sample)).toBe(true);
 
     const check = await t.server.app.inject({ url: `/check/${jobId}?api_key=${key}` });
-    expect(check.json()).toEqual({ job_id: jobId, status: 'pending', error: null, progress: { pages_done: 0, pages_total: null } });
+    expect(check.json()).toEqual({ job_id: jobId, status: 'pending', error: null, progress: { pages_done: 0, pages_total: null, step: null } });
     const get = await t.server.app.inject({ url: `/get/${jobId}?api_key=${key}` });
     expect(get.json()).toMatchObject({ status: 'pending', pdf_url: null, md_url: null });
     const early = await t.server.app.inject({ url: `/download/${jobId}/pdf` });
@@ -50,13 +50,13 @@ describe('a job from upload to download', () => {
 
   it('reports it done with all its pages on /check, and links on /get prefixed with base_url', async () => {
     const check = await t.server.app.inject({ url: `/check/${jobId}?api_key=${key}` });
-    expect(check.json()).toEqual({ job_id: jobId, status: 'done', error: null, progress: { pages_done: 6, pages_total: 6 } });
+    expect(check.json()).toEqual({ job_id: jobId, status: 'done', error: null, progress: { pages_done: 6, pages_total: 6, step: null } });
     const get = await t.server.app.inject({ url: `/get/${jobId}?api_key=${key}` });
     expect(get.json()).toEqual({
       job_id: jobId,
       status: 'done',
       error: null,
-      progress: { pages_done: 6, pages_total: 6 },
+      progress: { pages_done: 6, pages_total: 6, step: null },
       pdf_url: `https://books.example.org/quire/download/${jobId}/pdf`,
       md_url: null,
     });

@@ -59,10 +59,7 @@ describe('API keys', () => {
   });
 
   it('stores only the sha256 of a key', async () => {
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(t.dbPath, { readonly: true });
-    const rows = db.prepare('SELECT * FROM api_keys').all() as Array<Record<string, unknown>>;
-    db.close();
+    const rows = await t.sql('SELECT * FROM api_keys');
     const dump = JSON.stringify(rows);
     expect(dump).not.toContain(alice);
     expect(rows.map((r) => r.key_hash)).toContain(hashKey(alice));
@@ -136,7 +133,12 @@ describe('the admin page', () => {
   it('creates a key from a form field or a query parameter, shown once', async () => {
     const form = await t.server.app.inject({ method: 'POST', url: `/admin/keys?secret=${t.server.adminSecret}`, ...multipart([['email', 'form@example.org']]) });
     expect(form.statusCode).toBe(200);
-    expect(form.json()).toEqual({ key_id: 1, email: 'form@example.org', api_key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(form.json()).toEqual({
+      key_id: 1,
+      email: 'form@example.org',
+      api_key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+    });
     const query = await t.server.app.inject({ method: 'POST', url: `/admin/keys?secret=${t.server.adminSecret}&email=query%40example.org` });
     expect(query.json()).toMatchObject({ key_id: 2, email: 'query@example.org' });
     for (const bad of ['', 'not-an-address', 'a@b', '<x>@example.org']) {

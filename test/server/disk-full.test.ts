@@ -124,7 +124,7 @@ describe.skipIf(process.env.CI !== 'true' && process.getuid?.() !== 0)('a full d
     engine.step();
     expect(await running).toEqual({ jobId: id, status: 'pending' });
     const check = (await t.server.app.inject({ url: `/check/${id}?api_key=${key}` })).json();
-    expect(check).toEqual({ job_id: id, status: 'pending', error: null, progress: { pages_done: 0, pages_total: null }, notice: DISK_FULL_NOTICE });
+    expect(check).toEqual({ job_id: id, status: 'pending', error: null, progress: { pages_done: 0, pages_total: null, step: null }, notice: DISK_FULL_NOTICE });
     expect(await t.server.store.getJob(id)).toMatchObject({ status: 'pending', attempts: 0 });
     expect(existsSync(join(t.dataDir, id, 'proj'))).toBe(false);
 

@@ -4,12 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createApp, type CreateAppOptions, type QuireServer } from '../../src/server/index.js';
+import { databaseUrlFor, sqlIn } from './stores.js';
 
 export interface TestServer {
   server: QuireServer;
   dir: string;
   dataDir: string;
   dbPath: string;
+  /** The PostgreSQL database of this folder in the `postgres` test project; undefined with SQLite. */
+  databaseUrl: string | undefined;
+  /** Run one statement on this server's database directly (`?` placeholders), as a test that pokes at rows. */
+  sql(text: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
   /** Create an API key through the admin endpoint, as an admin would; returns the raw key. */
   newKey(email?: string): Promise<string>;
   close(): Promise<void>;
@@ -25,18 +30,24 @@ export function adminSecretOf(t: Pick<TestServer, 'dir'>): string {
   return secret;
 }
 
-/** A server on a fresh temporary database and data folder, its worker driven by hand unless asked. */
+/**
+ * A server on a fresh temporary database and data folder, its worker driven by hand unless asked. The database is
+ * the folder's SQLite file, or its PostgreSQL schema in the `postgres` test project.
+ */
 export async function testServer(options: CreateAppOptions = {}, dir?: string): Promise<TestServer> {
   const root = dir ?? (await mkdtemp(join(tmpdir(), 'quire-server-')));
   const dataDir = join(root, 'server_data');
   const dbPath = join(root, 'quire-server.db');
-  const server = await createApp({ dbPath, dataDir, startWorker: false, ...options });
+  const databaseUrl = await databaseUrlFor(root);
+  const server = await createApp({ dbPath, dataDir, startWorker: false, ...(databaseUrl ? { databaseUrl } : {}), ...options });
   if (server.adminSecret) secrets.set(root, server.adminSecret);
   return {
     server,
     dir: root,
     dataDir,
     dbPath,
+    databaseUrl,
+    sql: (text, params) => sqlIn(root, text, params),
     async newKey(email = 'reader@example.org') {
       const res = await server.app.inject({ method: 'POST', url: `/admin/keys?email=${encodeURIComponent(email)}`, headers: { authorization: `Bearer ${secrets.get(root)}` } });
       if (res.statusCode !== 200) throw new Error(`key creation failed: ${res.statusCode} ${res.body}`);

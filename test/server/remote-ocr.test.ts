@@ -155,7 +155,7 @@ describe('remoteocr on the server', () => {
       job_id: id,
       status: 'done',
       error: null,
-      progress: { pages_done: 2, pages_total: 2 },
+      progress: { pages_done: 2, pages_total: 2, step: null },
       pdf_url: `https://quire.example.org/download/${id}/pdf`,
       md_url: `https://quire.example.org/download/${id}/md`,
     });

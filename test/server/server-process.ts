@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { QUIRE_BIN } from '../helpers.js';
 import { waitFor } from './helpers.js';
+import { storeEnv } from './stores.js';
 
 /** `quire server` as its own process (the built CLI: `npm run build` first), as a user runs it. */
 export interface ServerProcess {
@@ -18,9 +19,10 @@ export interface ServerProcess {
 
 const BIN = process.env.QUIRE_SERVER_BIN ?? QUIRE_BIN;
 
+/** `quire server` on `home`, and its database: SQLite in it, or its PostgreSQL schema in the `postgres` test project. */
 export async function startServer(home: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'server', '--port', '0', '--workers', '1', ...args], {
-    env: { ...process.env, QUIRE_HOME: home, ...env },
+    env: { ...process.env, QUIRE_HOME: home, ...(await storeEnv(home)), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -55,10 +57,11 @@ export function adminSecretIn(stdout: string): string | null {
   return /^Admin panel: \S+\/admin\?secret=([A-Za-z0-9_-]{43})$/m.exec(stdout)?.[1] ?? null;
 }
 
-/** Run `quire …` with this home; resolves with its exit code and output. */
-export function quire(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Run `quire …` with this home (and its database); resolves with its exit code and output. */
+export async function quire(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, QUIRE_HOME: home, ...(await storeEnv(home)) };
   return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, QUIRE_HOME: home } }, (err, stdout, stderr) =>
+    execFile(process.execPath, [BIN, ...args], { env }, (err, stdout, stderr) =>
       resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     ),
   );

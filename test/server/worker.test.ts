@@ -43,19 +43,21 @@ describe('pending → processing → done', () => {
     const id = await submit(t, key, [['dpi', '300'], ['ocr', 'auto']]);
     const running = t.server.processor.tick();
     await engine.atGate();
-    // Before the first frame: the frame count stands in for pages_total.
-    expect(await check(t, key, id)).toEqual({ job_id: id, status: 'processing', error: null, progress: { pages_done: 0, pages_total: 3 } });
+    // Before the first frame: the frame count stands in for pages_total. (A networked store has it a moment later.)
+    await waitFor(async () => (await check(t, key, id)).progress.step === 'pages');
+    expect(await check(t, key, id)).toEqual({ job_id: id, status: 'processing', error: null, progress: { pages_done: 0, pages_total: 3, step: 'pages' } });
     expect(await listTree(join(t.dataDir, id))).toEqual(['input.pdf', 'proj/', 'proj/pages/', 'proj/project.json']);
     engine.step();
     await engine.atGate();
     // One frame made two pages: three frames will make about six.
-    expect((await check(t, key, id)).progress).toEqual({ pages_done: 2, pages_total: 6 });
+    await waitFor(async () => (await check(t, key, id)).progress.pages_done === 2);
+    expect((await check(t, key, id)).progress).toEqual({ pages_done: 2, pages_total: 6, step: 'pages' });
     expect((await t.server.app.inject({ url: `/get/${id}?api_key=${key}` })).json()).toMatchObject({ status: 'processing', pdf_url: null, md_url: null });
     engine.step();
     await engine.atGate();
     engine.step();
     expect(await running).toEqual({ jobId: id, status: 'done' });
-    expect(await check(t, key, id)).toEqual({ job_id: id, status: 'done', error: null, progress: { pages_done: 6, pages_total: 6 } });
+    expect(await check(t, key, id)).toEqual({ job_id: id, status: 'done', error: null, progress: { pages_done: 6, pages_total: 6, step: null } });
 
     // What the engine was asked: the upload, a project inside the job folder, forced DPI, OCR passed through with Markdown.
     const call = engine.calls[0];
@@ -113,17 +115,20 @@ describe('pending → processing → done', () => {
     await waitFor(async () => (await check(t, key, id)).status === 'done', 5_000);
   });
 
-  it('estimates pages_total from the pages per frame so far', () => {
-    const seen: Array<{ pagesDone: number; pagesTotal: number | null }> = [];
+  it('estimates pages_total from the pages per frame so far, and says which step the pages count in', () => {
+    const seen: Array<{ pagesDone: number; pagesTotal: number | null; step: string }> = [];
     const track = progressTracker((p) => seen.push(p));
     track({ type: 'start', name: 'x', frames: 10 });
     track({ type: 'frame', framesDone: 1, framesTotal: 10, pagesDone: 2, input: 'a' });
     track({ type: 'frame', framesDone: 2, framesTotal: 10, pagesDone: 3, input: 'b' });
+    track({ type: 'ocr', pagesDone: 1, pagesTotal: 3 });
     track({ type: 'export', format: 'pdf', path: 'x.pdf' });
     expect(seen).toEqual([
-      { pagesDone: 0, pagesTotal: 10 },
-      { pagesDone: 2, pagesTotal: 20 },
-      { pagesDone: 3, pagesTotal: 15 },
+      { pagesDone: 0, pagesTotal: 10, step: 'pages' },
+      { pagesDone: 2, pagesTotal: 20, step: 'pages' },
+      { pagesDone: 3, pagesTotal: 15, step: 'pages' },
+      { pagesDone: 1, pagesTotal: 3, step: 'ocr' },
+      { pagesDone: 3, pagesTotal: 3, step: 'export' },
     ]);
   });
 });
@@ -197,11 +202,12 @@ describe('a worker that died', () => {
     expect(await listTree(join(t.dataDir, id))).toEqual(['output.pdf']);
   });
 
-  it('on another host is found when its heartbeat is older than the lease; a live one is left alone', async () => {
-    const { t, engine, key } = await setup({ leaseMs: 300 });
+  it('on another host is found when its lease ran out; a live one is left alone', async () => {
+    const { t, engine, key } = await setup();
     engine.auto = true;
     const id = await submit(t, key);
-    await t.server.store.claimNextJob('elsewhere:4242:cafe', Date.now());
+    // A worker elsewhere holds it with a lease of 300 ms, and says nothing more.
+    await t.server.store.claimNextJob('elsewhere:4242:cafe', Date.now(), 300);
     expect(await t.server.processor.tick()).toBeNull();
     expect(await t.server.store.getJob(id)).toMatchObject({ status: 'processing', workerId: 'elsewhere:4242:cafe' });
     await new Promise((r) => setTimeout(r, 400));
@@ -211,10 +217,7 @@ describe('a worker that died', () => {
   const crashedRuns = async (t: TestServer, id: string, attempts: number): Promise<void> => {
     await t.server.store.claimNextJob(`${hostname()}:${deadPid()}:0badf00d`, Date.now());
     // The runs before this one were interrupted too.
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(t.dbPath);
-    db.prepare('UPDATE jobs SET attempts = ? WHERE job_id = ?').run(attempts, id);
-    db.close();
+    await t.sql('UPDATE jobs SET attempts = ? WHERE job_id = ?', [attempts, id]);
     await mkdir(join(t.dataDir, id, 'proj', 'pages'), { recursive: true });
   };
 
@@ -274,11 +277,8 @@ describe('shutdown', () => {
     await closing;
     engine.step();
     await running;
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(t.dbPath, { readonly: true });
-    expect(db.prepare('SELECT status, attempts, worker_id FROM jobs WHERE job_id = ?').get(id)).toEqual({ status: 'pending', attempts: 0, worker_id: null });
-    expect(db.prepare('SELECT COUNT(*) AS n FROM jobs').get()).toEqual({ n: 1 });
-    db.close();
+    expect(await t.sql('SELECT status, attempts, worker_id FROM jobs WHERE job_id = ?', [id])).toEqual([{ status: 'pending', attempts: 0, worker_id: null }]);
+    expect(await t.sql('SELECT COUNT(*) AS n FROM jobs')).toEqual([{ n: 1 }]);
   });
 });
 
@@ -332,43 +332,38 @@ describe('ocr_pending (the remote batch of the next issue)', () => {
   it('is polled by /check and /get, and its batch cancelled before /cancel and /delete', async () => {
     const polled: string[] = [];
     const cancelled: string[] = [];
-    const { default: Database } = await import('better-sqlite3');
-    let dbPath = '';
-    const park = (id: string, status = 'ocr_pending') => {
-      const db = new Database(dbPath);
-      db.prepare('UPDATE jobs SET status = ? WHERE job_id = ?').run(status, id);
-      db.close();
-    };
+    let tRef: TestServer | null = null;
+    const park = (id: string, status = 'ocr_pending') => tRef!.sql('UPDATE jobs SET status = ? WHERE job_id = ?', [status, id]);
     const { t, key } = await setup({
       ocrBatch: {
         async poll(job) {
           polled.push(job.jobId);
           // The batch result arrived: the poller finishes the job.
-          park(job.jobId, 'done');
+          await park(job.jobId, 'done');
         },
         async cancel(job) {
           cancelled.push(job.jobId);
         },
       },
     });
-    dbPath = t.dbPath;
+    tRef = t;
     // Answered from the database at once; the poll runs behind the answer, and a later look sees its result.
     const a = await submit(t, key);
-    park(a);
+    await park(a);
     expect(await check(t, key, a)).toMatchObject({ status: 'ocr_pending' });
     await waitFor(async () => (await check(t, key, a)).status === 'done');
     const g = await submit(t, key);
-    park(g);
+    await park(g);
     const getJob = async () => (await t.server.app.inject({ url: `/get/${g}?api_key=${key}` })).json<{ status: string }>();
     expect(await getJob()).toMatchObject({ status: 'ocr_pending' });
     await waitFor(async () => (await getJob()).status === 'done');
     expect(polled).toEqual([a, g]);
 
     const b = await submit(t, key);
-    park(b);
+    await park(b);
     expect((await post(t, key, `/cancel/${b}`)).json()).toEqual({ job_id: b, status: 'cancelled' });
     const c = await submit(t, key);
-    park(c);
+    await park(c);
     expect((await post(t, key, `/delete/${c}`)).json()).toEqual({ deleted: true });
     expect(cancelled).toEqual([b, c]);
   });

@@ -5,15 +5,20 @@ import { appDataDir } from '../../project/index.js';
 import { parseByteSize } from '../../util/index.js';
 import {
   createApp,
+  DEFAULT_LEASE_MS,
   DEFAULT_MAX_UPLOAD,
   DEFAULT_PORT,
   DEFAULT_RUN_RATE,
+  isPostgresUrl,
+  openApiDocument,
+  openPgStore,
   openSqliteStore,
   parseBaseUrl,
   serverSecrets,
   setServerConfig,
   SETTABLE,
   showServerConfig,
+  type JobStore,
 } from '../../server/index.js';
 
 interface ServerFlags {
@@ -26,9 +31,15 @@ interface ServerFlags {
   logLevel: string;
   rotateAdminSecret?: boolean;
   trustProxy?: string;
+  databaseUrl?: string;
+  dataDir?: string;
+  worker: boolean;
+  lease: number;
+  allowPrivateWebhooks?: boolean;
+  printOpenapi?: boolean;
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function serverCommand(): Command {
   const server = new Command('server')
@@ -42,18 +53,55 @@ export function serverCommand(): Command {
     .option('--log-level <level>', `log level on stderr: ${LOG_LEVELS.join(', ')}`, parseLogLevel, 'info')
     .option('--rotate-admin-secret', 'replace the admin secret (ending every admin session) and print the new one')
     .option('--trust-proxy <addresses>', 'believe X-Forwarded-* headers (incl. X-Forwarded-Prefix) from these proxies: addresses or subnets, comma-separated, or true for any')
+    .addOption(databaseOption())
+    .option('--data-dir <dir>', 'the job folders (default: QUIRE_HOME/server_data); with workers on other machines, a folder they share')
+    .option('--no-worker', 'serve HTTP only: `quire worker` processes convert the jobs (with --database-url, on any machine)')
+    .addOption(leaseOption())
+    .addOption(allowPrivateWebhooksOption())
+    .option('--print-openapi', 'print the OpenAPI 3.1 document of the HTTP API and exit')
     .action(async (flags: ServerFlags) => {
+      if (flags.printOpenapi) {
+        process.stdout.write(`${JSON.stringify(await openApiDocument(), null, 2)}\n`);
+        return;
+      }
       await runServer(flags);
     });
   server.addCommand(configCommand());
   return server;
 }
 
+/** `--database-url`, or `QUIRE_DATABASE_URL`: PostgreSQL instead of the SQLite file. */
+export function databaseOption(): Option {
+  return new Option('--database-url <url>', 'postgres://user:password@host/db: the shared job database (default: SQLite in QUIRE_HOME)')
+    .env('QUIRE_DATABASE_URL')
+    .argParser(parseDatabaseUrl);
+}
+
+export function leaseOption(): Option {
+  return new Option('--lease <seconds>', 'how long a worker holds a job without renewing its lease; past it, another worker takes the job back')
+    .argParser(parseLease)
+    .default(DEFAULT_LEASE_MS, '60');
+}
+
+/** `--allow-private-webhooks`, or `QUIRE_ALLOW_PRIVATE_WEBHOOKS=1`. */
+export function allowPrivateWebhooksOption(): Option {
+  return new Option('--allow-private-webhooks', 'let webhook_url point to loopback and private addresses (env QUIRE_ALLOW_PRIVATE_WEBHOOKS=1)');
+}
+
+/** The flag, or the environment variable set to 1 or true. */
+export function privateWebhooksAllowed(flag: boolean | undefined): boolean {
+  return flag === true || /^(1|true|yes)$/i.test(process.env.QUIRE_ALLOW_PRIVATE_WEBHOOKS ?? '');
+}
+
 async function runServer(flags: ServerFlags): Promise<void> {
   const home = appDataDir();
   const quire = await createApp({
     dbPath: join(home, 'quire-server.db'),
-    dataDir: join(home, 'server_data'),
+    ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+    dataDir: flags.dataDir ?? join(home, 'server_data'),
+    worker: flags.worker,
+    leaseMs: flags.lease,
+    allowPrivateWebhooks: privateWebhooksAllowed(flags.allowPrivateWebhooks),
     ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
     maxUpload: flags.maxUpload,
     runRateLimit: { max: flags.rateLimit, timeWindowMs: 60_000 },
@@ -73,6 +121,7 @@ async function runServer(flags: ServerFlags): Promise<void> {
   }
   quire.startWorker();
   process.stdout.write(`Quire server listening on ${address}\n`);
+  if (!flags.worker) process.stdout.write('No worker in this process: `quire worker` processes convert the jobs.\n');
   // The secret is shown once, when it is made: only its hash is kept.
   if (quire.adminSecret) {
     process.stdout.write(`Admin panel: ${await quire.linkBase()}/admin?secret=${quire.adminSecret}\n`);
@@ -119,8 +168,9 @@ function configCommand(): Command {
     )
     .argument('<key>', SETTABLE.join(' or '))
     .argument('<value>', 'the value (smtp: a JSON object)')
-    .action(async (key: string, value: string) => {
-      const store = openSqliteStore(join(appDataDir(), 'quire-server.db'));
+    .addOption(databaseOption())
+    .action(async (key: string, value: string, flags: { databaseUrl?: string }) => {
+      const store = await openStore(flags.databaseUrl);
       try {
         const stored = await setServerConfig({ store, secrets: serverSecrets(appDataDir()) }, key, value);
         process.stdout.write(`${key} set${key === 'smtp' ? '' : ` to ${stored}`}\n`);
@@ -132,8 +182,9 @@ function configCommand(): Command {
     .command('get')
     .description('print a setting (the SMTP password is masked)')
     .argument('<key>', SETTABLE.join(' or '))
-    .action(async (key: string) => {
-      const store = openSqliteStore(join(appDataDir(), 'quire-server.db'));
+    .addOption(databaseOption())
+    .action(async (key: string, flags: { databaseUrl?: string }) => {
+      const store = await openStore(flags.databaseUrl);
       try {
         const value = await showServerConfig({ store, secrets: serverSecrets(appDataDir()) }, key);
         process.stdout.write(`${value ?? '(not set)'}\n`);
@@ -145,6 +196,22 @@ function configCommand(): Command {
   config.exitOverride();
   for (const c of config.commands) c.exitOverride();
   return config;
+}
+
+/** The job database the commands work on: PostgreSQL at `url`, else the SQLite file in QUIRE_HOME. */
+function openStore(url: string | undefined): Promise<JobStore> {
+  return url ? openPgStore(url) : Promise.resolve(openSqliteStore(join(appDataDir(), 'quire-server.db')));
+}
+
+function parseDatabaseUrl(value: string): string {
+  if (!isPostgresUrl(value)) throw new InvalidArgumentError('give a PostgreSQL URL such as postgres://quire:secret@db.lan/quire.');
+  return value;
+}
+
+function parseLease(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 1 || n > 3600) throw new InvalidArgumentError('give a number of seconds from 1 to 3600.');
+  return Math.round(n * 1000);
 }
 
 function parsePort(value: string): number {
@@ -174,13 +241,13 @@ function parseCount(value: string): number {
   return n;
 }
 
-function parseWorkers(value: string): number {
+export function parseWorkers(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('give a whole number from 1 to 64.');
   return n;
 }
 
-function parseLogLevel(value: string): string {
+export function parseLogLevel(value: string): string {
   if (!LOG_LEVELS.includes(value)) throw new InvalidArgumentError(`choose one of: ${LOG_LEVELS.join(', ')}.`);
   return value;
 }

@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { appDataDir } from '../../project/index.js';
+import { startWorker, withoutPassword, workerLogger } from '../../server/index.js';
+import { allowPrivateWebhooksOption, databaseOption, leaseOption, LOG_LEVELS, parseLogLevel, parseWorkers, privateWebhooksAllowed } from './server.js';
+
+interface WorkerFlags {
+  databaseUrl?: string;
+  dataDir?: string;
+  concurrency: number;
+  lease: number;
+  attempts: number;
+  workers?: number;
+  logLevel: string;
+  allowPrivateWebhooks?: boolean;
+}
+
+export function workerCommand(): Command {
+  return new Command('worker')
+    .description('convert the jobs of a job server database; run any number of them, on any machine that shares the data folder')
+    .addOption(databaseOption())
+    .option('--data-dir <dir>', 'the job folders, shared with the servers (default: QUIRE_HOME/server_data)')
+    .option('--concurrency <n>', 'jobs converted at once, each in a process of its own', parseConcurrency, 1)
+    .addOption(leaseOption())
+    .option('--attempts <n>', 'attempts of a job (a crash, a lost lease or an unexpected fault ends one) before it fails', parseAttempts, 3)
+    .option('--workers <n>', 'pipeline threads per job (default: number of cores)', parseWorkers)
+    .option('--log-level <level>', `log level on stderr: ${LOG_LEVELS.join(', ')}`, parseLogLevel, 'info')
+    .addOption(allowPrivateWebhooksOption())
+    .action(async (flags: WorkerFlags) => {
+      await runWorker(flags);
+    });
+}
+
+async function runWorker(flags: WorkerFlags): Promise<void> {
+  const home = appDataDir();
+  const log = workerLogger(flags.logLevel, process.stderr);
+  const worker = await startWorker({
+    ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+    dataDir: flags.dataDir ?? join(home, 'server_data'),
+    appData: home,
+    concurrency: flags.concurrency,
+    leaseMs: flags.lease,
+    maxAttempts: flags.attempts,
+    ...(flags.workers ? { workers: flags.workers } : {}),
+    allowPrivateWebhooks: privateWebhooksAllowed(flags.allowPrivateWebhooks),
+    log,
+  });
+  const where = flags.databaseUrl ? withoutPassword(flags.databaseUrl) : join(home, 'quire-server.db');
+  process.stdout.write(`Quire worker ${worker.workerId} converting jobs of ${where}, ${flags.concurrency} at a time\n`);
+  // Two-stage shutdown, as the server: the first signal puts the running jobs back at a frame boundary; a second quits.
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.stderr.write(`quire worker: ${signal} received, putting its jobs back (again to quit at once)\n`);
+      process.once(signal, () => process.exit(130));
+      worker.stop().then(resolve, (e: unknown) => {
+        process.stderr.write(`quire worker: shutdown failed: ${String(e)}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  // Pipeline threads of a job that missed its grace period must not keep the process alive.
+  setTimeout(() => process.exit(0), 2_000).unref();
+}
+
+function parseConcurrency(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('give a whole number from 1 to 64.');
+  return n;
+}
+
+function parseAttempts(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidArgumentError('give a whole number from 1 to 100.');
+  return n;
+}
