@@ -53,3 +53,25 @@ export async function withInterruption<T>(work: (signal: AbortSignal) => Promise
 export function interruptionOf(signal: AbortSignal): Interrupted | undefined {
   return signal.aborted && signal.reason instanceof Interrupted ? signal.reason : undefined;
 }
+
+/**
+ * A long-running service's two-stage shutdown: the first SIGTERM or SIGINT runs `close` (stop taking work, put
+ * running jobs back), a second one quits at once. The handlers are in place from this call, so a signal that comes
+ * while the service is still printing its start is never the default, abrupt one. Resolves once `close` is done.
+ */
+export function untilStopped(program: string, doing: string, close: () => Promise<void>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      process.stderr.write(`${program}: ${signal} received, ${doing} (again to quit at once)\n`);
+      for (const again of ['SIGTERM', 'SIGINT'] as const) process.once(again, () => process.exit(130));
+      close().then(resolve, (e: unknown) => {
+        process.stderr.write(`${program}: shutdown failed: ${String(e)}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

@@ -12,7 +12,7 @@ import { inject } from 'vitest';
 export type StoreKind = 'sqlite' | 'postgres';
 export const STORE: StoreKind = process.env.QUIRE_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
-const made = new Set<string>();
+const made = new Map<string, Promise<void>>();
 
 /** The test cluster's URL (its `postgres` database). */
 export function clusterUrl(): string {
@@ -26,16 +26,23 @@ export function schemaUrl(schema: string): string {
 
 /** Make a schema (once) and return its URL. */
 export async function newSchema(schema: string): Promise<string> {
-  if (!made.has(schema)) {
-    const client = new pg.Client(clusterUrl());
-    await client.connect();
-    try {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    } finally {
-      await client.end();
-    }
-    made.add(schema);
+  // One CREATE per schema, shared by callers that open stores side by side: concurrent CREATE SCHEMA IF NOT EXISTS
+  // of one name can still collide in PostgreSQL's catalog.
+  let making = made.get(schema);
+  if (!making) {
+    making = (async () => {
+      const client = new pg.Client(clusterUrl());
+      await client.connect();
+      try {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      } finally {
+        await client.end();
+      }
+    })();
+    made.set(schema, making);
+    making.catch(() => made.delete(schema));
   }
+  await making;
   return schemaUrl(schema);
 }
 

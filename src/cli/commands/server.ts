@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { appDataDir } from '../../project/index.js';
+import { untilStopped } from '../interrupt.js';
 import { parseByteSize } from '../../util/index.js';
 import {
   createApp,
@@ -119,6 +120,8 @@ async function runServer(flags: ServerFlags): Promise<void> {
     await quire.close();
     throw listenError(e, flags);
   }
+  // Two-stage shutdown: the first signal stops taking uploads and puts the running job back; a second one quits.
+  const stopped = untilStopped('quire server', 'shutting down', () => quire.close());
   quire.startWorker();
   process.stdout.write(`Quire server listening on ${address}\n`);
   if (!flags.worker) process.stdout.write('No worker in this process: `quire worker` processes convert the jobs.\n');
@@ -130,20 +133,7 @@ async function runServer(flags: ServerFlags): Promise<void> {
     process.stdout.write(`Admin panel: ${await quire.linkBase()}/admin\n`);
     process.stdout.write('Sign in with the admin link printed when the secret was made; quire server --rotate-admin-secret makes a new one.\n');
   }
-
-  // Two-stage shutdown: the first signal stops taking uploads and puts the running job back; a second one quits.
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.stderr.write(`quire server: ${signal} received, shutting down (again to quit at once)\n`);
-      process.once(signal, () => process.exit(130));
-      quire.close().then(resolve, (e: unknown) => {
-        process.stderr.write(`quire server: shutdown failed: ${String(e)}\n`);
-        resolve();
-      });
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  await stopped;
   // Pipeline threads of a job that missed its grace period must not keep the process alive.
   setTimeout(() => process.exit(0), 2_000).unref();
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { appDataDir } from '../../project/index.js';
+import { untilStopped } from '../interrupt.js';
 import { startWorker, withoutPassword, workerLogger } from '../../server/index.js';
 import { allowPrivateWebhooksOption, databaseOption, leaseOption, LOG_LEVELS, parseLogLevel, parseWorkers, privateWebhooksAllowed } from './server.js';
 
@@ -45,21 +46,11 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     allowPrivateWebhooks: privateWebhooksAllowed(flags.allowPrivateWebhooks),
     log,
   });
+  // Two-stage shutdown, as the server: the first signal puts the running jobs back at a frame boundary; a second quits.
+  const stopped = untilStopped('quire worker', 'putting its jobs back', () => worker.stop());
   const where = flags.databaseUrl ? withoutPassword(flags.databaseUrl) : join(home, 'quire-server.db');
   process.stdout.write(`Quire worker ${worker.workerId} converting jobs of ${where}, ${flags.concurrency} at a time\n`);
-  // Two-stage shutdown, as the server: the first signal puts the running jobs back at a frame boundary; a second quits.
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.stderr.write(`quire worker: ${signal} received, putting its jobs back (again to quit at once)\n`);
-      process.once(signal, () => process.exit(130));
-      worker.stop().then(resolve, (e: unknown) => {
-        process.stderr.write(`quire worker: shutdown failed: ${String(e)}\n`);
-        resolve();
-      });
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  await stopped;
   // Pipeline threads of a job that missed its grace period must not keep the process alive.
   setTimeout(() => process.exit(0), 2_000).unref();
 }
