@@ -10,17 +10,8 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SAMPLE = join(ROOT, 'examples', 'sample.aglbundle');
 export const QUIRE_BIN = join(ROOT, 'bin', 'quire.js');
 
-/** The tests' one pseudo-random generator (mulberry32, uniform in [0, 1)): a seed always draws the same sequence. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The tests' one pseudo-random generator (mulberry32, uniform in [0, 1)): the sample generator's own. */
+export { prng as seededRandom } from '../scripts/typeset.mjs';
 
 export interface RunResult {
   code: number;

@@ -300,22 +300,31 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   ];
   for (const tier of tiers) {
     for (let changes = 1; changes <= MAX_CHANGES; changes++) {
-      const found = new Map<string, { candidate: Candidate; language: string }>();
-      for (const candidate of variants(tier.segments, changes)) {
-        const text = candidate.parts.join('');
-        if (found.has(text)) continue;
-        const language = accept(text);
-        if (language) found.set(text, { candidate, language });
-        if (found.size > 1) return { kind: 'unknown' };
-      }
-      if (found.size === 1) {
-        const [{ candidate, language }] = found.values();
-        apply(token, tier.segments, candidate, { reason: tier.reason, change: describeChange(tier.segments, candidate), language });
+      const only = onlyAccepted(variants(tier.segments, changes), accept);
+      if (only === 'several') return { kind: 'unknown' };
+      if (only) {
+        apply(token, tier.segments, only.candidate, { reason: tier.reason, change: describeChange(tier.segments, only.candidate), language: only.language });
         return { kind: 'corrected' };
       }
     }
   }
   return { kind: 'unknown' };
+}
+
+/**
+ * The one candidate spelling a lexicon accepts, with the language that accepted it; 'several' as soon as a second
+ * distinct spelling is accepted (the correction is then not sure, and leaves the word as read); undefined for none.
+ */
+function onlyAccepted(candidates: Iterable<Candidate>, accept: (word: string) => string | undefined): { candidate: Candidate; language: string } | 'several' | undefined {
+  const found = new Map<string, { candidate: Candidate; language: string }>();
+  for (const candidate of candidates) {
+    const text = candidate.parts.join('');
+    if (found.has(text)) continue;
+    const language = accept(text);
+    if (language) found.set(text, { candidate, language });
+    if (found.size > 1) return 'several';
+  }
+  return found.size === 1 ? [...found.values()][0] : undefined;
 }
 
 /** The engine's choices for the whole token (both halves of a hyphenated word), when every word has them. */
@@ -355,17 +364,10 @@ function mapToLatin(token: Token, context: CheckContext): Verdict | undefined {
   if (segments.some((s) => isGreekLetter(s.read) && s.options.length === 0)) return undefined;
   const greekAt = segments.flatMap((s, i) => (isGreekLetter(s.read) ? [i] : []));
   const accept = (w: string): string | undefined => context.latin.find((l) => l.has(w))?.language ?? (context.document?.has(w) ? 'document' : undefined);
-  const found = new Map<string, { candidate: Candidate; language: string }>();
-  for (const candidate of everyGreekReplaced(segments, greekAt)) {
-    const text = candidate.parts.join('');
-    if (found.has(text)) continue;
-    const language = accept(text);
-    if (language) found.set(text, { candidate, language });
-    if (found.size > 1) return { kind: 'unknown' };
-  }
-  if (found.size === 1) {
-    const [{ candidate, language }] = found.values();
-    apply(token, segments, candidate, { reason: 'script', change: describeChange(segments, candidate), language });
+  const only = onlyAccepted(everyGreekReplaced(segments, greekAt), accept);
+  if (only === 'several') return { kind: 'unknown' };
+  if (only) {
+    apply(token, segments, only.candidate, { reason: 'script', change: describeChange(segments, only.candidate), language: only.language });
     return { kind: 'corrected' };
   }
   const initial = chars.length === 1;
