@@ -4,9 +4,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pdfPageCount, QUIRE_BIN, readZip, SAMPLE } from '../helpers.js';
-import { bundleFiles, writeBundleZip } from '../ingest/fixtures.js';
-import { waitFor } from './helpers.js';
+import { pdfPageCount, QUIRE_BIN, SAMPLE } from '../helpers.js';
+import { longerBook, waitFor } from './helpers.js';
 import { adminSecretIn, startServer, type ServerProcess } from './server-process.js';
 import { sqlIn, STORE, storeEnv } from './stores.js';
 
@@ -214,17 +213,3 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     expect(pdfPageCount(join(home, 'server_data', id, 'output.pdf'))).toBe(24);
   }, 420_000);
 });
-
-/** The example bundle with its frames `times` over, as one bundle. */
-async function longerBook(times: number): Promise<Buffer> {
-  const entries = await readZip(SAMPLE);
-  const frames = ['images/0001.jpg', 'images/0002.jpg', 'images/0003.jpg'].map((f) => entries.get(f)!);
-  const images = Array.from({ length: frames.length * times }, (_, i) => ({ index: i + 1, file: `images/${String(i + 1).padStart(4, '0')}.jpg`, data: frames[i % frames.length] }));
-  const dir = await mkdtemp(join(tmpdir(), 'quire-longer-'));
-  try {
-    await writeBundleZip(join(dir, 'longer.aglbundle'), bundleFiles({ images }));
-    return await readFile(join(dir, 'longer.aglbundle'));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createApp, type CreateAppOptions, type QuireServer } from '../../src/server/index.js';
+import { readZip, SAMPLE } from '../helpers.js';
+import { bundleFiles, writeBundleZip } from '../ingest/fixtures.js';
 import { databaseUrlFor, sqlIn } from './stores.js';
 
 export interface TestServer {
@@ -141,5 +143,19 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | null | fal
     if (value) return value;
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** The example bundle with its frames `times` over, as one bundle. */
+export async function longerBook(times: number): Promise<Buffer> {
+  const entries = await readZip(SAMPLE);
+  const frames = ['images/0001.jpg', 'images/0002.jpg', 'images/0003.jpg'].map((f) => entries.get(f)!);
+  const images = Array.from({ length: frames.length * times }, (_, i) => ({ index: i + 1, file: `images/${String(i + 1).padStart(4, '0')}.jpg`, data: frames[i % frames.length] }));
+  const dir = await mkdtemp(join(tmpdir(), 'quire-longer-'));
+  try {
+    await writeBundleZip(join(dir, 'longer.aglbundle'), bundleFiles({ images }));
+    return await readFile(join(dir, 'longer.aglbundle'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pdfPageCount, QUIRE_BIN, ROOT, SAMPLE } from '../helpers.js';
-import { waitFor } from './helpers.js';
+import { longerBook, waitFor } from './helpers.js';
 
 // These run the built CLI (`npm run build` first), as a user would: `quire server` as its own process.
 // QUIRE_SERVER_BIN runs them against another launcher of the same build.
@@ -60,10 +60,10 @@ async function createKey(server: Running): Promise<string> {
   return ((await res.json()) as { api_key: string }).api_key;
 }
 
-async function upload(server: Running, key: string): Promise<string> {
+async function upload(server: Running, key: string, book?: Buffer): Promise<string> {
   const form = new FormData();
   form.set('api_key', key);
-  form.set('file', new Blob([await readFile(SAMPLE)]), 'sample.aglbundle');
+  form.set('file', new Blob([new Uint8Array(book ?? (await readFile(SAMPLE)))]), 'sample.aglbundle');
   const res = await fetch(`${server.address}/run`, { method: 'POST', body: form });
   expect(res.status).toBe(200);
   return ((await res.json()) as { job_id: string }).job_id;
@@ -153,8 +153,10 @@ describe('quire server', () => {
     const home = await newHome();
     const server = await startServer(home);
     const key = await createKey(server);
-    const id = await upload(server, key);
-    await waitFor(async () => (await status(server, key, id)).status === 'processing', 20_000, 20);
+    // A longer book than the sample, signalled once its first pages are done: frames are still ahead, so the stop
+    // always lands mid-job (with the 3-frame sample, a loaded machine could finish the job before the signal).
+    const id = await upload(server, key, await longerBook(4));
+    await waitFor(async () => (await status(server, key, id)).progress.pages_done >= 2, 60_000, 20);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     expect(server.stderr()).toContain('SIGTERM received');
