@@ -86,8 +86,8 @@ try {
 
   console.log(`\nOCR quality on ${rows.reduce((n, r) => n + r.degradation.pages.length, 0)} synthetic webcam pages (French, Latin, English), engine ${engineUsed}`);
   console.log('(a) bitonal page as the PDF shows it · (b) the page the OCR reads, before correction · (c) after correction\n');
-  console.log('| degradation | read | word recall | accented-word recall | CER | e/c confusions | accent confusions |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| degradation | read | word recall | accented-word recall | CER | e/c confusions | accent confusions | . , confusions |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   const all = { a: empty(), b: empty(), c: empty() };
   for (const { degradation, totals } of rows) {
     for (const k of ['a', 'b', 'c']) {
@@ -103,7 +103,7 @@ try {
 }
 
 function empty() {
-  return { words: 0, found: 0, accented: 0, accentedFound: 0, edits: 0, chars: 0, ec: 0, accent: 0 };
+  return { words: 0, found: 0, accented: 0, accentedFound: 0, edits: 0, chars: 0, ec: 0, accent: 0, stops: 0 };
 }
 
 function add(total, truth, got) {
@@ -118,7 +118,7 @@ function merge(into, from) {
 
 function line(label, k, t) {
   const pct = (a, b) => (b === 0 ? '–' : (a / b).toFixed(3));
-  return `| ${label} | (${k}) | ${pct(t.found, t.words)} | ${pct(t.accentedFound, t.accented)} | ${((100 * t.edits) / Math.max(1, t.chars)).toFixed(2)} % | ${t.ec} | ${t.accent} |`;
+  return `| ${label} | (${k}) | ${pct(t.found, t.words)} | ${pct(t.accentedFound, t.accented)} | ${((100 * t.edits) / Math.max(1, t.chars)).toFixed(2)} % | ${t.ec} | ${t.accent} | ${t.stops} |`;
 }
 
 /** A page's words as the engine read them: every recorded correction undone. */

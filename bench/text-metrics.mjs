@@ -100,8 +100,9 @@ function baseLetter(ch) {
 
 /**
  * The confusions a reader notices, from a character alignment of the two texts (both normalised): e read as c
- * and c as e, and accent confusions — a letter read with another accent or none (é/è/ê/e, ç/c, â/a…) or ç read as g.
- * Also the edit distance, so one alignment gives the CER too.
+ * and c as e, accent confusions — a letter read with another accent or none (é/è/ê/e, ç/c, â/a…) or ç read as g —
+ * and stops: a full stop read as a comma or a comma as a full stop. Also the edit distance, so one alignment gives
+ * the CER too.
  */
 export function confusions(truth, got) {
   const t = Array.from(normaliseText(truth));
@@ -139,7 +140,7 @@ export function confusions(truth, got) {
     }
     [prev, cur] = [cur, prev];
   }
-  const result = { edits: prev[m], chars: n, ec: 0, accent: 0 };
+  const result = { edits: prev[m], chars: n, ec: 0, accent: 0, stops: 0 };
   for (let i = n, j = m; i > 0 || j > 0; ) {
     const how = move[i * width + j];
     if (i > 0 && j > 0 && how === 0) {
@@ -148,6 +149,7 @@ export function confusions(truth, got) {
       if (a !== b) {
         if ((a === 'e' && b === 'c') || (a === 'c' && b === 'e')) result.ec++;
         else if ((baseLetter(a) === baseLetter(b) && /\p{L}/u.test(a)) || (a === 'ç' && b === 'g')) result.accent++;
+        else if ((a === '.' && b === ',') || (a === ',' && b === '.')) result.stops++;
       }
       i--;
       j--;

@@ -10,6 +10,7 @@
  */
 import type { OcrCorrection, OcrCorrectionReason, OcrPage, OcrPageCorrection, OcrWord } from '../project/index.js';
 import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
+import { avoirBefore } from './grammar.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { isGreekLetter, latinLookAlikes, wordScript } from './scripts.js';
@@ -251,10 +252,34 @@ function correctPage(
       if (verdict.kind === 'known') delete word.alternatives;
     }
   }
+  const french = pageLanguages.includes('fra') ? lexicons.get('fra') : undefined;
+  if (french) corrected += correctAvoir(page, french);
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
   const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
   const summary: OcrPageCorrection = { checked: usedChecked, unchecked: usedUnchecked, corrected, unknown };
   return { ...page, correction: summary };
+}
+
+/**
+ * French "à" read where the page prints "a" (the verb), seen from the word after it, which may start the next line:
+ * the words of a paragraph are read in order. Returns how many were changed.
+ */
+function correctAvoir(page: OcrPage, french: Lexicon): number {
+  let changed = 0;
+  for (const block of page.blocks) {
+    for (const paragraph of block.paragraphs) {
+      const words = paragraph.lines.flatMap((l) => l.words);
+      words.forEach((word, i) => {
+        const next = words[i + 1];
+        if (word.text !== 'à' || word.edit || !next) return;
+        if (!avoirBefore(splitWord(next.text), words[i - 1] && splitWord(words[i - 1].text).core, french)) return;
+        word.correction = { from: word.text, reason: 'grammar', change: 'à→a', language: 'fra' };
+        word.text = 'a';
+        changed++;
+      });
+    }
+  }
+  return changed;
 }
 
 interface CheckContext {

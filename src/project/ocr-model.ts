@@ -45,7 +45,7 @@ export interface OcrWord {
 }
 
 /** Why Quire's correction step changed a word: see `OcrCorrection.reason`. */
-export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script';
+export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar';
 
 /** What the OCR correction step did to one word: what the engine read, and why it was changed. */
 export interface OcrCorrection {
@@ -55,7 +55,8 @@ export interface OcrCorrection {
    * Why it was changed. Quire's correction step writes one of `OcrCorrectionReason`:
    * `engine-choice`: the only dictionary word made from the engine's own alternative characters;
    * `known-confusion`: the only dictionary word made by undoing a known OCR confusion (e/é/è/ê, c/ç, g→ç, oe→œ, l/1/I…);
-   * `script`: Greek look-alike letters read inside a Latin-script word, mapped back to Latin letters.
+   * `script`: Greek look-alike letters read inside a Latin-script word, mapped back to Latin letters;
+   * `grammar`: both spellings are words, the next word decides (French "à" before a past participle is "a").
    * Results written by other tools may carry any short reason.
    */
   reason: OcrCorrectionReason | (string & {});

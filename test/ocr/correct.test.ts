@@ -83,6 +83,25 @@ describe('the lexicon-checked correction', () => {
     expect(words(corrected)[2].alternatives?.[4]).toEqual(['é', 'ê']);
   });
 
+  it('reads "à" before a past participle as the verb "a", and leaves "à" where the preposition fits', async () => {
+    const fra = await openCorrector(['fra']);
+    const read = page(
+      ['fra'],
+      [word('Acace'), word('à'), word('succédé'), word('à'), word('Eusèbe;'), word('il'), word('à')],
+      [word('été'), word('élu,'), word('la'), word('doctrine'), word('qu’il'), word('leur'), word('à'), word('transmise')],
+      // The preposition: before a noun that is a participle's form too, a place, "tout à fait", a word after a mark.
+      [word('à'), word('côté,'), word('à'), word('durée'), word('fixe,'), word('tout'), word('à'), word('fait'), word('à'), word('«été»'), word('à'), word('Nicée')],
+    );
+    const corrected = await fra.correct(read);
+    expect(text(corrected).join(' ')).toBe('Acace a succédé à Eusèbe; il a été élu, la doctrine qu’il leur a transmise à côté, à durée fixe, tout à fait à «été» à Nicée');
+    expect(words(corrected)[1].correction).toEqual({ from: 'à', reason: 'grammar', change: 'à→a', language: 'fra' });
+    expect(corrected.correction).toMatchObject({ corrected: 3 });
+    expect(text(undoCorrections(corrected))).toEqual(text(read));
+    // English pages have no such rule.
+    const eng = await openCorrector(['eng']);
+    expect(text(await eng.correct(page(['eng'], [word('à'), word('été')])))).toEqual(['à', 'été']);
+  });
+
   it('leaves quotations and the document’s own names alone', async () => {
     const fra = await openCorrector(['fra']);
     const document = documentWords();

@@ -44,7 +44,9 @@ function correctionWhy(c: NonNullable<WordView['correction']>): string {
         ? 'the only dictionary word after undoing a usual OCR misreading'
         : c.reason === 'script'
           ? 'Greek look-alike letters inside a Latin word'
-          : c.reason;
+          : c.reason === 'grammar'
+            ? 'the word after it calls for the other spelling'
+            : c.reason;
   return c.change ? `${why}: ${c.change}` : why;
 }
 

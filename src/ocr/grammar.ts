@@ -1,0 +1,53 @@
+/**
+ * Misreadings a dictionary cannot see because both spellings are words: French "à" (the preposition) read where the
+ * page prints "a" (avoir: "Acace a succédé", "il a été"). The engine reads the grave accent into the blur above an
+ * "a" far more often than it loses a real one, and the preposition is never followed straight by a past participle,
+ * so "à" becomes "a" only there — and only for participles that cannot be a noun after "à" ("à côté", "à durée
+ * déterminée", "à portée" stay as read).
+ */
+import type { Lexicon } from './lexicon.js';
+
+/**
+ * Past participles not formed like "aimé", "fini", "vendu" from their infinitive, with their written forms. Left out
+ * on purpose: those that follow "à" as words of their own ("à mort", "à vue", "à cru", "à couvert"); "tout à fait"
+ * is the one exception kept in (see `avoirBefore`).
+ */
+const IRREGULAR = new Set(
+  [
+    'été', 'eu', 'pu', 'su', 'dû', 'vu', 'lu', 'bu', 'plu', 'fallu', 'valu', 'voulu', 'venu', 'tenu', 'obtenu', 'retenu',
+    'devenu', 'revenu', 'parvenu', 'reçu', 'aperçu', 'conçu', 'déçu', 'connu', 'reconnu', 'vécu', 'paru', 'apparu',
+    'disparu', 'couru', 'résolu', 'suivi', 'poursuivi', 'né',
+    ...['fait', 'dit', 'écrit', 'décrit', 'inscrit', 'prescrit', 'souscrit', 'transcrit', 'conduit', 'produit', 'traduit', 'construit', 'détruit', 'réduit', 'introduit', 'pris', 'appris', 'compris', 'repris', 'surpris', 'entrepris', 'mis', 'admis', 'commis', 'permis', 'promis', 'remis', 'soumis', 'transmis', 'omis', 'acquis', 'conquis', 'requis', 'ouvert', 'offert', 'souffert', 'craint', 'joint', 'rejoint', 'peint', 'atteint', 'éteint', 'contraint'].flatMap(
+      (m) => [m, `${m}e`, `${m}es`, m.endsWith('s') ? m : `${m}s`],
+    ),
+  ],
+);
+
+/** Verb endings a regular masculine participle comes from: "succédé" ← "succéder", "fini" ← "finir", "vendu" ← "vendre". */
+const REGULAR: ReadonlyArray<{ ending: RegExp; infinitive: string }> = [
+  { ending: /és?$/u, infinitive: 'er' },
+  { ending: /is?$/u, infinitive: 'ir' },
+  { ending: /us?$/u, infinitive: 're' },
+];
+
+/** Whether `word` (lower case, a dictionary word) is a past participle that never follows the preposition "à". */
+export function isPastParticiple(word: string, french: Lexicon): boolean {
+  if (IRREGULAR.has(word)) return true;
+  if (!/^\p{Ll}+$/u.test(word) || !french.has(word)) return false;
+  for (const { ending, infinitive } of REGULAR) {
+    const stem = word.replace(ending, '');
+    if (stem !== word && stem.length >= 2 && french.has(stem + infinitive)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether "à" is the verb "a" misread, from the word after it (its letters; it must follow with no punctuation between)
+ * and the one before.
+ */
+export function avoirBefore(next: { prefix: string; core: string }, previousCore: string | undefined, french: Lexicon): boolean {
+  if (next.prefix !== '' || next.core === '') return false;
+  // "tout à fait", the one locution where "à" precedes a participle.
+  if (previousCore?.toLowerCase() === 'tout') return false;
+  return isPastParticiple(next.core, french);
+}
