@@ -100,9 +100,19 @@ function lineMax(src: Float32Array, srcOffset: number, srcStride: number, n: num
   pad.fill(-Infinity, 0, r);
   for (let i = 0; i < n; i++) pad[r + i] = src[srcOffset + i * srcStride];
   pad.fill(-Infinity, r + n, len);
-  for (let i = 0; i < len; i++) g[i] = i % w === 0 ? pad[i] : Math.max(g[i - 1], pad[i]);
-  for (let i = len - 1; i >= 0; i--) h[i] = i === len - 1 || (i + 1) % w === 0 ? pad[i] : Math.max(h[i + 1], pad[i]);
-  for (let i = 0; i < n; i++) dst[srcOffset + i * srcStride] = Math.max(h[i], g[i + 2 * r]);
+  // Per block of w values: g the running maximum from the block's start, h from its end.
+  for (let start = 0; start < len; start += w) {
+    const end = Math.min(len, start + w);
+    let m = (g[start] = pad[start]);
+    for (let i = start + 1; i < end; i++) g[i] = m = pad[i] > m ? pad[i] : m;
+    m = h[end - 1] = pad[end - 1];
+    for (let i = end - 2; i >= start; i--) h[i] = m = pad[i] > m ? pad[i] : m;
+  }
+  for (let i = 0; i < n; i++) {
+    const a = h[i];
+    const b = g[i + 2 * r];
+    dst[srcOffset + i * srcStride] = a > b ? a : b;
+  }
 }
 
 /** Square running maximum (grey dilation) of a `width`×`height` grid, window (2·radius+1)², clipped at the edges. */
@@ -444,68 +454,62 @@ export function levelBackground(page: GrayImage, params: Pick<SauvolaParams, 'wi
   for (let i = 0; i < paper.length; i++) gain[i] = 255 / Math.max(4, paper[i]);
   const { width, height, data } = page;
   const out = new Uint8Array(width * height);
-  const scale = interpolateBlocks(gain, blocks.cols, blocks.rows, blocks.size, width, height);
-  for (let i = 0; i < out.length; i++) out[i] = Math.min(255, Math.round(data[i] * scale[i]));
+  const scale = new Float32Array(width);
+  const line = new Float64Array(blocks.cols);
+  for (let y = 0; y < height; y++) {
+    interpolateRow(gain, blocks.cols, blocks.rows, blocks.size, y, line, scale);
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      const v = data[row + x] * scale[x] + 0.5;
+      out[row + x] = v >= 255 ? 255 : v | 0;
+    }
+  }
   return { width, height, data: out };
 }
 
-/** Block values (one per `f`×`f` block) interpolated bilinearly between block centres to every pixel. */
-function interpolateBlocks(values: Float32Array, cols: number, rows: number, f: number, width: number, height: number): Float32Array {
-  const out = new Float32Array(width * height);
+/**
+ * Row `y` of block values (one per `f`×`f` block) interpolated bilinearly between block centres, written to `out`
+ * (one value per pixel of the row); `line` is scratch space of one value per block column. Between two centres
+ * the values of a row are linear, so they are stepped by a constant per pixel; left of the first centre and right
+ * of the last one they are flat.
+ */
+function interpolateRow(values: ArrayLike<number>, cols: number, rows: number, f: number, y: number, line: Float64Array, out: Float32Array): void {
+  const width = out.length;
+  // Block i's centre is at pixel i·f + (f − 1)/2.
   const half = (f - 1) / 2;
-  const line = new Float32Array(cols);
-  for (let y = 0; y < height; y++) {
-    const fy = Math.min(rows - 1, Math.max(0, (y - half) / f));
-    const j0 = Math.min(Math.max(0, rows - 2), Math.floor(fy));
-    const j1 = Math.min(rows - 1, j0 + 1);
-    const wy = fy - j0;
-    for (let bx = 0; bx < cols; bx++) line[bx] = values[j0 * cols + bx] + (values[j1 * cols + bx] - values[j0 * cols + bx]) * wy;
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const fx = Math.min(cols - 1, Math.max(0, (x - half) / f));
-      const i0 = Math.min(Math.max(0, cols - 2), Math.floor(fx));
-      const i1 = Math.min(cols - 1, i0 + 1);
-      out[row + x] = line[i0] + (line[i1] - line[i0]) * (fx - i0);
+  const fy = Math.min(rows - 1, Math.max(0, (y - half) / f));
+  const j0 = Math.min(Math.max(0, rows - 2), Math.floor(fy));
+  const j1 = Math.min(rows - 1, j0 + 1);
+  const wy = fy - j0;
+  for (let bx = 0; bx < cols; bx++) {
+    const a = values[j0 * cols + bx];
+    line[bx] = a + (values[j1 * cols + bx] - a) * wy;
+  }
+  const firstCentre = Math.min(width, Math.ceil(half));
+  out.fill(line[0], 0, firstCentre);
+  let x = firstCentre;
+  for (let i = 0; i < cols - 1 && x < width; i++) {
+    const end = Math.min(width, Math.ceil((i + 1) * f + half));
+    const step = (line[i + 1] - line[i]) / f;
+    let t = line[i] + step * (x - (i * f + half));
+    for (; x < end; x++) {
+      out[x] = t;
+      t += step;
     }
   }
-  return out;
+  out.fill(line[cols - 1], x, width);
 }
 
-/**
- * Compare every pixel with the block thresholds interpolated bilinearly between block centres. Between two
- * centres the threshold of a row is linear, so it is stepped by a constant per pixel.
- */
+/** Compare every pixel with the block thresholds interpolated bilinearly between block centres. */
 function applyBlockThreshold(page: GrayImage, threshold: Float32Array, cols: number, rows: number, f: number): GrayImage {
   const { width, height, data } = page;
   const out = new Uint8Array(width * height);
   const line = new Float64Array(cols);
-  // Block i's centre is at pixel i·f + (f − 1)/2.
-  const half = (f - 1) / 2;
+  const t = new Float32Array(width);
   for (let y = 0; y < height; y++) {
-    const fy = Math.min(rows - 1, Math.max(0, (y - half) / f));
-    const j0 = Math.min(Math.max(0, rows - 2), Math.floor(fy));
-    const j1 = Math.min(rows - 1, j0 + 1);
-    const wy = fy - j0;
-    for (let bx = 0; bx < cols; bx++) {
-      const a = threshold[j0 * cols + bx];
-      line[bx] = a + (threshold[j1 * cols + bx] - a) * wy;
-    }
+    interpolateRow(threshold, cols, rows, f, y, line, t);
     const row = y * width;
-    // Left of the first centre and right of the last one the threshold is flat.
-    const firstCentre = Math.min(width, Math.ceil(half));
-    for (let x = 0; x < firstCentre; x++) out[row + x] = data[row + x] < line[0] ? 0 : 255;
-    let x = firstCentre;
-    for (let i = 0; i < cols - 1 && x < width; i++) {
-      const end = Math.min(width, Math.ceil((i + 1) * f + half));
-      const step = (line[i + 1] - line[i]) / f;
-      let t = line[i] + step * (x - (i * f + half));
-      for (; x < end; x++) {
-        out[row + x] = data[row + x] < t ? 0 : 255;
-        t += step;
-      }
-    }
-    const last = line[cols - 1];
-    for (; x < width; x++) out[row + x] = data[row + x] < last ? 0 : 255;
+    for (let x = 0; x < width; x++) out[row + x] = data[row + x] < t[x] ? 0 : 255;
   }
   return { width, height, data: out };
 }

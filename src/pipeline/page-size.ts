@@ -5,6 +5,7 @@
  * text block. A group is every page made from camera frames, and for scans, every page whose input had the same
  * physical size, so a document that really mixes page sizes keeps them.
  */
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { decodeGray, placeOnCanvas } from '../imaging/index.js';
 import { writePageImage, type ProjectPage } from '../project/index.js';
@@ -49,8 +50,22 @@ export async function matchPageSizes(projectDir: string, pages: Page[]): Promise
     const fits = group.filter((_, i) => widths[i] <= OUTLIER * mw && heights[i] <= OUTLIER * mh);
     const targetW = Math.max(...fits.map((p) => p.width / p.dpi));
     const targetH = Math.max(...fits.map((p) => p.height / p.dpi));
-    for (const page of fits) await placePage(projectDir, page, targetW, targetH);
+    await eachAtOnce(fits, PLACING_AT_ONCE, (page) => placePage(projectDir, page, targetW, targetH));
   }
+}
+
+/**
+ * Pages placed side by side: decoding and encoding run on libvips' threads, so two pages at a time keep both cores
+ * busy where one at a time left one idle (this step runs after the frame workers are done).
+ */
+const PLACING_AT_ONCE = Math.max(1, availableParallelism());
+
+async function eachAtOnce<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 async function placePage(projectDir: string, page: Page, widthIn: number, heightIn: number): Promise<void> {
