@@ -1,12 +1,14 @@
 /**
  * The correction step over a whole project: once its pages are recognised, words the dictionary does not know are
  * corrected where exactly one candidate fits (`src/ocr/correct.ts`), with the document's own vocabulary (names and
- * terms it prints again and again) counted first over every page. Turned off, the words go back to what the engine
+ * terms it prints again and again) counted first over every page; then full stops read as commas are put right where
+ * the page's ink shows a dot on the baseline (`src/ocr/stops.ts`). Turned off, the words go back to what the engine
  * read. Every change stays recorded on its word in `ocr/<page>.json`.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { documentWords, openCorrector, undoCorrections } from '../ocr/index.js';
+import { decodeGray } from '../imaging/index.js';
+import { correctStops, documentWords, openCorrector, undoCorrections } from '../ocr/index.js';
 import type { OcrPage, ProjectManifest, ProjectOcrCorrection } from '../project/index.js';
 
 /** Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`. */
@@ -30,6 +32,11 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     for (const page of pages) vocabulary.add(await read(page.ocr!));
     for (const page of pages) {
       const corrected = await corrector.correct(await read(page.ocr!), vocabulary);
+      // Then the full stops read as commas, from the page's ink (a page whose image cannot be read keeps its commas).
+      const image = await decodeGray(join(dir, page.file)).catch(() => undefined);
+      const reading = page.ocrImage ? await decodeGray(join(dir, page.ocrImage)).catch(() => undefined) : undefined;
+      const stops = image ? correctStops(corrected, image, reading) : 0;
+      if (corrected.correction) corrected.correction.corrected += stops;
       summary.corrected += corrected.correction?.corrected ?? 0;
       summary.unknown += corrected.correction?.unknown ?? 0;
       await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));

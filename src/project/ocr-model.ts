@@ -45,7 +45,7 @@ export interface OcrWord {
 }
 
 /** Why Quire's correction step changed a word: see `OcrCorrection.reason`. */
-export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar';
+export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar' | 'punctuation';
 
 /** What the OCR correction step did to one word: what the engine read, and why it was changed. */
 export interface OcrCorrection {
@@ -56,7 +56,8 @@ export interface OcrCorrection {
    * `engine-choice`: the only dictionary word made from the engine's own alternative characters;
    * `known-confusion`: the only dictionary word made by undoing a known OCR confusion (e/é/è/ê, c/ç, g→ç, oe→œ, l/1/I…);
    * `script`: Greek look-alike letters read inside a Latin-script word, mapped back to Latin letters;
-   * `grammar`: both spellings are words, the next word decides (French "à" before a past participle is "a").
+   * `grammar`: both spellings are words, the next word decides (French "à" before a past participle is "a");
+   * `punctuation`: a full stop read as a comma, the page's ink showing a dot on the baseline (`,→.`).
    * Results written by other tools may carry any short reason.
    */
   reason: OcrCorrectionReason | (string & {});

@@ -46,7 +46,9 @@ function correctionWhy(c: NonNullable<WordView['correction']>): string {
           ? 'Greek look-alike letters inside a Latin word'
           : c.reason === 'grammar'
             ? 'the word after it calls for the other spelling'
-            : c.reason;
+            : c.reason === 'punctuation'
+              ? 'the ink is a dot on the line, not a comma'
+              : c.reason;
   return c.change ? `${why}: ${c.change}` : why;
 }
 

@@ -1,0 +1,125 @@
+/**
+ * Full stops read as commas, put right by the ink. On camera pages tesseract often reads a sentence's full stop as a
+ * comma ("aux dispositions de Nicée, Le paragraphe…"): blur gives the dot a soft lower edge, and the LSTM's own
+ * language model leans towards a comma inside a line. No dictionary can tell the two apart, but the page can: a
+ * comma's tail hangs below the baseline, a full stop sits on it. So a word that ends in a comma is looked at on the
+ * page image: when its last mark is a small dot whose bottom is on the baseline of the letters before it, the comma
+ * becomes a full stop, recorded on the word as a `punctuation` correction. Where the threshold may have dropped a
+ * small comma's faint tail, the grey page OCR read must agree: nothing of the mark reaches below the baseline. Anything unclear (the mark touches a
+ * letter, the word has too few letters to find the baseline, a bracket or quote comes between) is left as read.
+ */
+import { cropGray, inkComponents, type GrayImage, type InkComponent } from '../imaging/index.js';
+import type { OcrPage, OcrWord } from '../project/index.js';
+
+/** The word's box is searched this far below its bottom (share of its height), where a comma's tail reaches. */
+const BELOW_BOX = 0.35;
+/** A full stop's bottom is within this share of the x-height of the letters' baseline (measured on real captures: full stops −0.07…0.08, commas 0.14 or more below). */
+const ON_BASELINE = 0.1;
+/** …and it is at most this tall, in x-heights (full stops measured 0.23–0.44; commas 0.41–0.76, but 0.14 or more below). */
+const DOT_HEIGHT = 0.5;
+/**
+ * On the grey page the mark's faint edge (a quarter of its darkness) may end at most this far below the baseline
+ * (x-heights). Measured: misread full stops −0.11…0.00 on real captures; commas whose tail the threshold dropped
+ * 0.03…0.09 at an x-height of 10 camera pixels, and 0.11 or more where the tail is kept.
+ */
+const GREY_BELOW = 0.02;
+/** A letter is a mark at least this share of the word box high; specks and accents are not letters. */
+const LETTER_HEIGHT = 0.3;
+/** Fewer letters than this and the baseline is a guess. */
+const MIN_LETTERS = 2;
+
+/** Only a comma straight after a letter or digit is looked at: "359," and "Nicée," but not "(12)," or "…,". */
+const ENDS_IN_COMMA = /[\p{L}\p{N}],$/u;
+/**
+ * A full stop ends a paragraph or comes before a capital (after any opening quote or bracket): "Nicée, Le" is
+ * looked at, "taille, élégant" never is, whatever its ink (small type can lose a comma's tail in the threshold).
+ */
+const STARTS_SENTENCE = /^[\p{Ps}\p{Pi}«"'‘“]*\p{Lu}/u;
+
+/**
+ * Where the ink says so, turn the final comma of the page's words into a full stop. `image` is the page image the
+ * result belongs to (0 ink … 255 paper; a bitonal page is best). Returns how many words were changed.
+ */
+export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImage): number {
+  const scaleX = image.width / page.width;
+  const scaleY = image.height / page.height;
+  let changed = 0;
+  for (const block of page.blocks) {
+    for (const paragraph of block.paragraphs) {
+      // The words of a paragraph in reading order: the word after may start the next line.
+      const words = paragraph.lines.flatMap((l) => l.words);
+      words.forEach((word, i) => {
+        if (word.edit || !ENDS_IN_COMMA.test(word.text)) return;
+        const next = words[i + 1];
+        if (next && !STARTS_SENTENCE.test(next.text)) return;
+        if (!endsInDot(word, image, scaleX, scaleY, reading)) return;
+        const text = `${word.text.slice(0, -1)}.`;
+        word.correction = word.correction
+          ? { ...word.correction, change: [word.correction.change, ',→.'].filter(Boolean).join('; ') }
+          : { from: word.text, reason: 'punctuation', change: ',→.' };
+        word.text = text;
+        changed++;
+      });
+    }
+  }
+  return changed;
+}
+
+/** Whether the word's last mark on the page is a dot sitting on the baseline of its letters. */
+function endsInDot(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number, reading?: GrayImage): boolean {
+  const height = (word.box.y1 - word.box.y0) * scaleY;
+  if (!(height >= 4)) return false;
+  const box = {
+    x: Math.floor(word.box.x0 * scaleX),
+    y: Math.floor(word.box.y0 * scaleY),
+    width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
+    height: Math.ceil(height * (1 + BELOW_BOX)),
+  };
+  if (box.x >= image.width || box.y >= image.height) return false;
+  const marks = inkComponents(cropGray(image, box)).filter((c) => c.area > 1);
+  if (marks.length <= MIN_LETTERS) return false;
+  const last = marks.reduce((a, c) => (right(c) > right(a) ? c : a));
+  // The last mark must stand apart, right of every other mark's middle: not a piece of the last letter.
+  if (marks.some((c) => c !== last && c.x + c.width / 2 >= last.x)) return false;
+  const letters = marks.filter((c) => c !== last && c.height >= LETTER_HEIGHT * height);
+  if (letters.length < MIN_LETTERS) return false;
+  const baseline = median(letters.map((c) => c.y + c.height));
+  const xHeight = baseline - median(letters.map((c) => c.y));
+  if (!(xHeight > 0)) return false;
+  const below = (last.y + last.height - baseline) / xHeight;
+  if (!(Math.abs(below) <= ON_BASELINE && last.height <= DOT_HEIGHT * xHeight && last.width <= DOT_HEIGHT * xHeight)) return false;
+  if (!reading || reading.width !== image.width || reading.height !== image.height) return true;
+  // The grey page keeps what the threshold may drop: a faint tail makes the mark's grey reach below the baseline
+  // (the first row under the letters).
+  const greyBottom = faintBottom(reading, box.x + last.x, box.x + last.x + last.width, box.y + last.y, box.y + last.y + last.height, box.y + box.height);
+  return greyBottom - (box.y + baseline) <= GREY_BELOW * xHeight;
+}
+
+/**
+ * The last row, from the mark down, where the darkest pixel of its columns (one more each side) is still a
+ * quarter as dark as the mark itself is at its darkest: where even a faint tail ends.
+ */
+function faintBottom(grey: GrayImage, x0: number, x1: number, y0: number, y1: number, limit: number): number {
+  const left = Math.max(0, x0 - 1);
+  const right = Math.min(grey.width, x1 + 1);
+  const darkest = (y: number): number => {
+    let m = 255;
+    for (let x = left; x < right; x++) m = Math.min(m, grey.data[y * grey.width + x]);
+    return m;
+  };
+  let peak = 255;
+  for (let y = y0; y < Math.min(y1, grey.height); y++) peak = Math.min(peak, darkest(y));
+  const faint = 255 - (255 - peak) / 4;
+  let y = Math.min(y1, grey.height) - 1;
+  while (y + 1 < Math.min(limit, grey.height) && darkest(y + 1) < faint) y++;
+  return y;
+}
+
+function right(c: InkComponent): number {
+  return c.x + c.width;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { decodeGray, type GrayImage } from '../../src/imaging/index.js';
+import { correctStops, undoCorrections } from '../../src/ocr/index.js';
+import type { OcrPage, OcrWord } from '../../src/project/index.js';
+import { renderTextPage, type TextPage } from './pages.js';
+
+/** One line of text set in DejaVu Serif 11 pt at 300 dpi (an x-height of about 24 pixels, as on a camera page). */
+async function line(text: string): Promise<{ page: TextPage; image: GrayImage }> {
+  const page = await renderTextPage(text, { widthMm: 200 });
+  expect(page.lines).toHaveLength(1);
+  return { page, image: await decodeGray(page.png) };
+}
+
+/**
+ * The words of the line with the boxes an engine gives them (the ink of each word: runs of inked columns split at
+ * gaps wider than a third of the font size), read as `read` says — the misreadings under test.
+ */
+function readLine(image: GrayImage, fontPx: number, read: string): OcrPage {
+  const inked = (x: number): boolean => {
+    for (let y = 0; y < image.height; y++) if (image.data[y * image.width + x] < 128) return true;
+    return false;
+  };
+  const spans: Array<[number, number]> = [];
+  let gap = Infinity;
+  for (let x = 0; x < image.width; x++) {
+    if (!inked(x)) {
+      gap++;
+      continue;
+    }
+    if (gap > fontPx / 3 || spans.length === 0) spans.push([x, x + 1]);
+    else spans[spans.length - 1][1] = x + 1;
+    gap = 0;
+  }
+  const texts = read.split(' ');
+  expect(spans).toHaveLength(texts.length);
+  const words: OcrWord[] = spans.map(([x0, x1], i) => {
+    let y0 = image.height;
+    let y1 = 0;
+    for (let y = 0; y < image.height; y++) {
+      for (let x = x0; x < x1; x++) {
+        if (image.data[y * image.width + x] < 128) {
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y + 1);
+        }
+      }
+    }
+    return { text: texts[i], box: { x0, y0, x1, y1 }, confidence: 90 };
+  });
+  const box = { x0: 0, y0: 0, x1: image.width, y1: image.height };
+  return {
+    width: image.width,
+    height: image.height,
+    dpi: 300,
+    engine: 'tesseract',
+    languages: ['fra'],
+    blocks: [{ box, paragraphs: [{ box, lines: [{ box, words }] }] }],
+  };
+}
+
+const texts = (page: OcrPage): string[] => page.blocks[0].paragraphs[0].lines[0].words.map((w) => w.text);
+
+describe('full stops read as commas', () => {
+  it('turns a comma back into the full stop the page prints, before a capital and at the end of a paragraph', async () => {
+    const { page, image } = await line('aux dispositions de Nicée. Le paragraphe semble');
+    const result = readLine(image, page.fontPx, 'aux dispositions de Nicée, Le paragraphe semble');
+    expect(correctStops(result, image)).toBe(1);
+    expect(texts(result)).toEqual(['aux', 'dispositions', 'de', 'Nicée.', 'Le', 'paragraphe', 'semble']);
+    expect(result.blocks[0].paragraphs[0].lines[0].words[3].correction).toEqual({ from: 'Nicée,', reason: 'punctuation', change: ',→.' });
+    // --no-correct puts back what the engine read.
+    expect(texts(undoCorrections(result))).toContain('Nicée,');
+
+    const end = await line('refusé de changer aux dispositions de Nicée.');
+    const last = readLine(end.image, end.page.fontPx, 'refusé de changer aux dispositions de Nicée,');
+    expect(correctStops(last, end.image)).toBe(1);
+    expect(texts(last).at(-1)).toBe('Nicée.');
+  });
+
+  it('leaves a real comma as read, and a dot before a small letter too', async () => {
+    const comma = await line('sur le siège de Césarée, Le paragraphe semble');
+    const read = readLine(comma.image, comma.page.fontPx, 'sur le siège de Césarée, Le paragraphe semble');
+    expect(correctStops(read, comma.image)).toBe(0);
+    expect(texts(read)).toContain('Césarée,');
+    expect(read.blocks[0].paragraphs[0].lines[0].words[4].correction).toBeUndefined();
+
+    // A full stop before "le" would be a misreading of its own; the comma the engine read stays.
+    const dot = await line('aux dispositions de Nicée. le paragraphe semble');
+    const lower = readLine(dot.image, dot.page.fontPx, 'aux dispositions de Nicée, le paragraphe semble');
+    expect(correctStops(lower, dot.image)).toBe(0);
+  });
+
+  it('asks the grey page when the threshold may have dropped a small comma’s tail', async () => {
+    const { page, image } = await line('sur le siège de Césarée, Le paragraphe semble');
+    const read = (): OcrPage => readLine(image, page.fontPx, 'sur le siège de Césarée, Le paragraphe semble');
+    const comma = read().blocks[0].paragraphs[0].lines[0].words[4].box;
+    // The comma is the word's last columns; its tail is what hangs below the baseline there.
+    const tail = (x: number, y: number): boolean => x >= comma.x1 - Math.round(page.fontPx * 0.15) && x < comma.x1 && y > page.baseline + 1;
+    const bitonal = { ...image, data: Uint8Array.from(image.data) };
+    const grey = { ...image, data: Uint8Array.from(image.data) };
+    for (let y = 0; y < image.height; y++) {
+      for (let x = comma.x0; x < comma.x1; x++) {
+        if (!tail(x, y)) continue;
+        const i = y * image.width + x;
+        bitonal.data[i] = 255;
+        grey.data[i] = 255 - Math.round((255 - image.data[i]) * 0.4);
+      }
+    }
+    // The bitonal page alone now shows a dot…
+    expect(correctStops(read(), bitonal)).toBe(1);
+    // …but the grey page OCR read still shows the faint tail.
+    const checked = read();
+    expect(correctStops(checked, bitonal, grey)).toBe(0);
+    expect(texts(checked)).toContain('Césarée,');
+  });
+
+  it('never touches a word a person checked', async () => {
+    const { page, image } = await line('aux dispositions de Nicée. Le paragraphe semble');
+    const result = readLine(image, page.fontPx, 'aux dispositions de Nicée, Le paragraphe semble');
+    result.blocks[0].paragraphs[0].lines[0].words[3].edit = { from: 'Nicée,' };
+    expect(correctStops(result, image)).toBe(0);
+    expect(texts(result)).toContain('Nicée,');
+  });
+});
