@@ -139,7 +139,7 @@ function textSpan(lines: readonly CurvedLine[]): [number, number] {
 
 /**
  * Each line's curve at every column. Inside its own extent, the fit. Past the ends of a line that spans the
- * text, a straight continuation of its end slope (a cubic bends wildly outside its data). Past the ends of a
+ * text, a straight continuation of its end slope (a polynomial bends wildly outside its data). Past the ends of a
  * shorter line (a paragraph's last line), the change its nearest spanning neighbours show there, blended by
  * distance, so a short line follows the page's curl instead of inventing its own.
  */
