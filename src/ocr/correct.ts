@@ -10,7 +10,7 @@
  */
 import type { OcrCorrection, OcrCorrectionReason, OcrPage, OcrPageCorrection, OcrWord } from '../project/index.js';
 import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
-import { avoirBefore } from './grammar.js';
+import { avoirBefore, lineAbbreviation } from './grammar.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { isGreekLetter, latinLookAlikes, wordScript } from './scripts.js';
@@ -254,6 +254,7 @@ function correctPage(
   }
   const french = pageLanguages.includes('fra') ? lexicons.get('fra') : undefined;
   if (french) corrected += correctAvoir(page, french);
+  corrected += correctLineCitations(page);
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
   const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
   const summary: OcrPageCorrection = { checked: usedChecked, unchecked: usedUnchecked, corrected, unknown };
@@ -275,6 +276,30 @@ function correctAvoir(page: OcrPage, french: Lexicon): number {
         if (!avoirBefore(splitWord(next.text), words[i - 1] && splitWord(words[i - 1].text).core, french)) return;
         word.correction = { from: word.text, reason: 'grammar', change: 'à→a', language: 'fra' };
         word.text = 'a';
+        changed++;
+      });
+    }
+  }
+  return changed;
+}
+
+/**
+ * "l." (line) read as the digit one in a citation, "p. 241, 1. 16" for "p. 241, l. 16": the page number before it and
+ * the line number after it make the engine's language model choose a digit (see `lineAbbreviation`). Returns how many
+ * were changed.
+ */
+function correctLineCitations(page: OcrPage): number {
+  let changed = 0;
+  for (const block of page.blocks) {
+    for (const paragraph of block.paragraphs) {
+      const words = paragraph.lines.flatMap((l) => l.words);
+      words.forEach((word, i) => {
+        if (word.edit || i < 2) return;
+        const fixed = lineAbbreviation(words[i - 2].text, words[i - 1].text, word.text, words[i + 1]?.text);
+        if (fixed === undefined) return;
+        const change = `${word.text.slice(0, 2)}→l.`;
+        word.correction = word.correction ? { ...word.correction, change: `${word.correction.change}; ${change}` } : { from: word.text, reason: 'grammar', change };
+        word.text = fixed;
         changed++;
       });
     }

@@ -1,9 +1,9 @@
 /**
- * Misreadings a dictionary cannot see because both spellings are words: French "à" (the preposition) read where the
- * page prints "a" (avoir: "Acace a succédé", "il a été"). The engine reads the grave accent into the blur above an
- * "a" far more often than it loses a real one, and the preposition is never followed straight by a past participle,
- * so "à" becomes "a" only there — and only for participles that cannot be a noun after "à" ("à côté", "à durée
- * déterminée", "à portée" stay as read).
+ * Misreadings a dictionary cannot see, the words on either side deciding. French "à" (the preposition) read where the
+ * page prints "a" (avoir: "Acace a succédé", "il a été"): the engine reads the grave accent into the blur above an "a"
+ * far more often than it loses a real one, and the preposition is never followed straight by a past participle, so
+ * "à" becomes "a" only there — and only for participles that cannot be a noun after "à" ("à côté", "à durée
+ * déterminée", "à portée" stay as read). And the "l." of a citation read as a digit ("p. 241, 1. 16").
  */
 import type { Lexicon } from './lexicon.js';
 
@@ -50,4 +50,20 @@ export function avoirBefore(next: { prefix: string; core: string }, previousCore
   // "tout à fait", the one locution where "à" precedes a participle.
   if (previousCore?.toLowerCase() === 'tout') return false;
   return isPastParticiple(next.core, french);
+}
+
+/** What the engine makes of a small "l." between two numbers: the digit one, a capital I or a bar, then "." or ",". */
+const READ_AS_LINE = /^[1Il|][.,]/u;
+
+/**
+ * The abbreviation "l." (line, ligne) of a citation misread, from the words around it: "p." and a page number (or
+ * range) with its comma before, a line number after ("p. 241, 1. 16", "p. 231, 1. 11-12"), or glued to it
+ * ("p. 240, 1.5;"). Returns the word as it should read, or undefined when it is not such a misreading.
+ */
+export function lineAbbreviation(pageMark: string, pageNumber: string, word: string, next: string | undefined): string | undefined {
+  if (!/^pp?\.$/u.test(pageMark) || !/^\d+(?:[-–]\d+)?,$/u.test(pageNumber) || !READ_AS_LINE.test(word)) return undefined;
+  const rest = word.slice(2);
+  const cited = rest === '' ? next !== undefined && /^\d/u.test(next) : /^\d/u.test(rest);
+  const fixed = `l.${rest}`;
+  return cited && fixed !== word ? fixed : undefined;
 }

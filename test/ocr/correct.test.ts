@@ -102,6 +102,23 @@ describe('the lexicon-checked correction', () => {
     expect(text(await eng.correct(page(['eng'], [word('à'), word('été')])))).toEqual(['à', 'été']);
   });
 
+  it('reads the "l." of a citation where the engine saw a digit, and only between a page and a line number', async () => {
+    const fra = await openCorrector(['fra']);
+    const read = page(
+      ['fra'],
+      [word('Syn'), word('13,'), word('5,'), word('p.'), word('241,'), word('1,'), word('16.'), word('Syn'), word('12,'), word('4,')],
+      [word('p.'), word('240,'), word('1.5;'), word('p.'), word('231,'), word('|.'), word('11-12),'), word('p.'), word('133-135,'), word('I.'), word('9')],
+      // Not a citation: a plain list of numbers, a page range without a line, a chapter "1." after a page.
+      [word('chapitres'), word('12,'), word('1.'), word('3'), word('et'), word('p.'), word('24,'), word('1.'), word('Il'), word('est')],
+    );
+    const corrected = await fra.correct(read);
+    expect(text(corrected).join(' ')).toBe(
+      'Syn 13, 5, p. 241, l. 16. Syn 12, 4, p. 240, l.5; p. 231, l. 11-12), p. 133-135, l. 9 chapitres 12, 1. 3 et p. 24, 1. Il est',
+    );
+    expect(words(corrected)[5].correction).toEqual({ from: '1,', reason: 'grammar', change: '1,→l.' });
+    expect(text(undoCorrections(corrected))).toEqual(text(read));
+  });
+
   it('leaves quotations and the document’s own names alone', async () => {
     const fra = await openCorrector(['fra']);
     const document = documentWords();
