@@ -2,13 +2,14 @@
  * The correction step over a whole project: once its pages are recognised, words the dictionary does not know are
  * corrected where exactly one candidate fits (`src/ocr/correct.ts`), with the document's own vocabulary (names and
  * terms it prints again and again) counted first over every page; then full stops read as commas are put right where
- * the page's ink shows a dot on the baseline (`src/ocr/stops.ts`). Turned off, the words go back to what the engine
+ * the page's ink shows a dot on the baseline (`src/ocr/stops.ts`), and apostrophes set to the one the document
+ * prints (`src/ocr/typography.ts`). Turned off, the words go back to what the engine
  * read. Every change stays recorded on its word in `ocr/<page>.json`.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeGray } from '../imaging/index.js';
-import { correctStops, documentWords, openCorrector, undoCorrections } from '../ocr/index.js';
+import { correctApostrophes, correctStops, documentApostrophes, documentWords, openCorrector, undoCorrections } from '../ocr/index.js';
 import type { OcrPage, ProjectManifest, ProjectOcrCorrection } from '../project/index.js';
 
 /** Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`. */
@@ -28,15 +29,23 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     summary.checked = [...corrector.checked];
     summary.unchecked = [...corrector.unchecked];
     // Two passes: the document's vocabulary first, so a name read well on page 40 helps page 3.
+    // The document's apostrophe (’ or ') is counted on the same pass.
     const vocabulary = documentWords();
-    for (const page of pages) vocabulary.add(await read(page.ocr!));
+    const apostrophes = documentApostrophes();
+    for (const page of pages) {
+      const result = await read(page.ocr!);
+      vocabulary.add(result);
+      apostrophes.add(result);
+    }
+    const apostrophe = apostrophes.kind;
     for (const page of pages) {
       const corrected = await corrector.correct(await read(page.ocr!), vocabulary);
       // Then the full stops read as commas, from the page's ink (a page whose image cannot be read keeps its commas).
       const image = await decodeGray(join(dir, page.file)).catch(() => undefined);
       const reading = page.ocrImage ? await decodeGray(join(dir, page.ocrImage)).catch(() => undefined) : undefined;
       const stops = image ? correctStops(corrected, image, reading) : 0;
-      if (corrected.correction) corrected.correction.corrected += stops;
+      const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
+      if (corrected.correction) corrected.correction.corrected += stops + elisions;
       summary.corrected += corrected.correction?.corrected ?? 0;
       summary.unknown += corrected.correction?.unknown ?? 0;
       await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));

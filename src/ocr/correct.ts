@@ -8,7 +8,7 @@
  * Every change is recorded on the word (`OcrWord.correction`: what the engine read, why it was changed), so it can be
  * audited and undone (`undoCorrections`, `--no-correct`).
  */
-import type { OcrCorrection, OcrCorrectionReason, OcrPage, OcrPageCorrection, OcrWord } from '../project/index.js';
+import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../project/index.js';
 import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
 import { avoirBefore, lineAbbreviation } from './grammar.js';
 import { languageScript } from './languages.js';
@@ -113,10 +113,6 @@ export function undoCorrections(page: OcrPage): OcrPage {
     delete word.unknown;
   }
   return copy;
-}
-
-function pageWords(page: OcrPage): OcrWord[] {
-  return page.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words)));
 }
 
 /** A word as punctuation before, the part a dictionary checks, and punctuation (or a note call) after. */

@@ -3,7 +3,7 @@
  * (`osd`, npm `@tesseract.js-data/osd`) tells how far a page must turn; it costs about a second a page, so it is
  * asked only about pages whose text reads as nonsense (`looksMisoriented`) — an upright page costs nothing more.
  */
-import type { OcrPage } from '../project/index.js';
+import { pageWords, type OcrPage } from '../project/index.js';
 
 /** How far to turn a page, clockwise, to set it upright, and how sure tesseract is. */
 export interface PageOrientation {
@@ -41,7 +41,7 @@ export function orientationFromDegrees(degrees: number, confidence: number): Pag
 
 /** Whether a page's recognised text looks like a page read the wrong way up: many words, little confidence. */
 export function looksMisoriented(page: OcrPage): boolean {
-  const words = page.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words)));
+  const words = pageWords(page);
   if (words.length < MIN_WORDS) return false;
   const mean = words.reduce((s, w) => s + w.confidence, 0) / words.length;
   return mean < SUSPECT_CONFIDENCE;

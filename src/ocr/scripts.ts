@@ -26,8 +26,8 @@ export function wordScript(word: string): WordScript {
 
 /**
  * Greek letters and the Latin letters they are mistaken for, most alike first. Capitals that are the same shape in
- * both alphabets map one to one; small letters map to what a serif face makes them look like (η and π for n, ν for
- * v, ρ for p, ε and ο for e and o). Accents and breathings fall with the letter (ἰ is an i).
+ * both alphabets map one to one (and Π to the "Il" it is read for); small letters map to what a serif face makes them
+ * look like (η and π for n, ν for v, ρ for p, ε and ο for e and o). Accents and breathings fall with the letter (ἰ is an i).
  */
 const LOOK_ALIKES: Readonly<Record<string, readonly string[]>> = {
   Α: ['A'],
@@ -45,6 +45,8 @@ const LOOK_ALIKES: Readonly<Record<string, readonly string[]>> = {
   Υ: ['Y'],
   Χ: ['X'],
   Ϲ: ['C'],
+  // "Il" set tight in a serif face: two stems under the serifs' bar.
+  Π: ['Il'],
   α: ['a'],
   β: ['B'],
   γ: ['y'],

@@ -143,14 +143,16 @@ describe('the lexicon-checked correction', () => {
       page(
         ['fra', 'ell'],
         // "A. MARTIN" read with a Greek capital alpha; "ne" with a Greek pi; "Athanase" with a Greek alpha.
-        [word('10.'), word('Α.'), word('MARTIN,'), word('Αthanase'), word('πe'), word('décrit'), word('les'), word('débats')],
+        [word('10.'), word('Α.'), word('MARTIN,'), word('Αthanase'), word('πe'), word('décrit'), word('les'), word('débats.'), word('Π'), word('réemploie')],
         // A Greek quotation in the same French text.
         [word('il'), word('cite'), word('«'), word('ὁ'), word('λόγος'), word('σὰρξ'), word('ἐγένετο'), word('»')],
       ),
     );
-    expect(text(corrected)).toEqual(['10.', 'A.', 'MARTIN,', 'Athanase', 'ne', 'décrit', 'les', 'débats', 'il', 'cite', '«', 'ὁ', 'λόγος', 'σὰρξ', 'ἐγένετο', '»']);
+    // "Il" set tight reads as a Greek capital pi.
+    expect(text(corrected)).toEqual(['10.', 'A.', 'MARTIN,', 'Athanase', 'ne', 'décrit', 'les', 'débats.', 'Il', 'réemploie', 'il', 'cite', '«', 'ὁ', 'λόγος', 'σὰρξ', 'ἐγένετο', '»']);
     expect(words(corrected)[1].correction).toMatchObject({ from: 'Α.', reason: 'script', change: 'Α→A' });
     expect(words(corrected)[4].correction).toMatchObject({ from: 'πe', reason: 'script', change: 'π→n', language: 'fra' });
+    expect(words(corrected)[8].correction).toMatchObject({ from: 'Π', reason: 'script' });
   });
 
   it('says which languages it could not check, and leaves their words as read', async () => {

@@ -243,7 +243,7 @@ function printSummary(r: ConvertResult, checked?: CheckedDocument): void {
   out(`${r.name}: ${count(r.frames, 'frame')} → ${count(r.pages, 'page')}${kept}${ocr} in ${secs} s`);
   const correction = r.ocr?.correction;
   if (correction?.enabled) {
-    out(`  ${count(correction.corrected, 'word')} corrected against the ${correction.checked.join('+') || 'no'} dictionary, ${count(correction.unknown, 'word')} left as read for lack of a single match`);
+    out(`  ${count(correction.corrected, 'word')} corrected (${correction.checked.join('+') || 'no'} dictionary, grammar, punctuation), ${count(correction.unknown, 'word')} left as read for lack of a single match`);
     if (correction.unchecked.length > 0) out(`  no dictionary for ${correction.unchecked.join(', ')}: those words were left as read`);
   }
   if (checked?.renamed === 'taken') out(`  written as "${checked.fileStem}": another document of this run is also called "${r.name}"`);

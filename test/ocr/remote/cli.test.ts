@@ -276,7 +276,7 @@ describe('quire run --ocr remoteocr:batch, then --check-ocr', () => {
     await quire('run', proj, '--check-ocr');
     const done = await quire('run', proj, '--check-ocr');
     expect(done.code).toBe(0);
-    expect(done.out).toMatch(/^harbour: 2 frames → 2 pages, OCR remoteocr \(eng\) in [\d.]+ s\n {2}0 words corrected against the eng dictionary, 2 words left as read[^\n]*\n {2}md: .*harbour\.md/);
+    expect(done.out).toMatch(/^harbour: 2 frames → 2 pages, OCR remoteocr \(eng\) in [\d.]+ s\n {2}0 words corrected \(eng dictionary, grammar, punctuation\), 2 words left as read[^\n]*\n {2}md: .*harbour\.md/);
     expect((await readdir(out)).sort()).toEqual(['harbour.md', 'harbour.pdf']);
   });
 

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { correctApostrophes, documentApostrophes, undoCorrections } from '../../src/ocr/index.js';
+import { pageWords, type OcrPage, type OcrWord } from '../../src/project/index.js';
+
+function page(...texts: string[]): OcrPage {
+  const words: OcrWord[] = texts.map((text) => ({ text, box: { x0: 0, y0: 0, x1: 10, y1: 10 }, confidence: 90 }));
+  const box = { x0: 0, y0: 0, x1: 100, y1: 100 };
+  return { width: 100, height: 100, dpi: 300, engine: 'tesseract', languages: ['fra'], blocks: [{ box, paragraphs: [{ box, lines: [{ box, words }] }] }] };
+}
+
+const texts = (p: OcrPage): string[] => pageWords(p).map((w) => w.text);
+
+describe('one apostrophe for the document', () => {
+  it('sets the apostrophes the engine read straight to the typographic one the book prints, and records each change', () => {
+    const pages = [
+      page('l’évêque', 'd’Alexandrie', 'l’unanimité', 'qu’il', 'l’histoire', 's’il', 'n’a', 'c’est-à-dire'),
+      page('l’ajout', 'd’une', "l'opposition", 'l’homme', "«l'unique»", 'aujourd’hui', "'arien'"),
+    ];
+    const counted = documentApostrophes();
+    for (const p of pages) counted.add(p);
+    expect(counted.kind).toBe('’');
+    expect(correctApostrophes(pages[0], '’')).toBe(0);
+    expect(correctApostrophes(pages[1], '’')).toBe(2);
+    // Quotation marks are not apostrophes: only the ones between two letters change.
+    expect(texts(pages[1])).toEqual(['l’ajout', 'd’une', 'l’opposition', 'l’homme', '«l’unique»', 'aujourd’hui', "'arien'"]);
+    expect(pageWords(pages[1])[2].correction).toEqual({ from: "l'opposition", reason: 'punctuation', change: "'→’" });
+    expect(texts(undoCorrections(pages[1]))).toContain("l'opposition");
+  });
+
+  it('leaves a document alone while its apostrophe is not clear, and a word a person checked', () => {
+    const mixed = documentApostrophes();
+    mixed.add(page("l'a", 'l’b', "l'c", 'l’d', "l'e", 'l’f', "l'g", 'l’h', "l'i", 'l’j'));
+    expect(mixed.kind).toBeUndefined();
+    const few = documentApostrophes();
+    few.add(page('l’a', 'l’b', "l'c"));
+    expect(few.kind).toBeUndefined();
+    const typescript = documentApostrophes();
+    typescript.add(page(..."don't can't won't it's I'm you're we're they're isn't wasn't".split(' '), 'doesn’t'));
+    expect(typescript.kind).toBe("'");
+
+    const checked = page("l'opposition");
+    pageWords(checked)[0].edit = { from: "l'opposition" };
+    expect(correctApostrophes(checked, '’')).toBe(0);
+    expect(texts(checked)).toEqual(["l'opposition"]);
+  });
+});
