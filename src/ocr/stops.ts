@@ -35,6 +35,8 @@ const ENDS_IN_COMMA = /[\p{L}\p{N}],$/u;
  * looked at, "taille, élégant" never is, whatever its ink (small type can lose a comma's tail in the threshold).
  */
 const STARTS_SENTENCE = /^[\p{Ps}\p{Pi}«"'‘“]*\p{Lu}/u;
+/** …or ends its line when the next starts a numbered item: the next footnote ("l. 16," then "3. Syn 14"). */
+const STARTS_ITEM = /^\d{1,3}[.)]$/u;
 
 /**
  * Where the ink says so, turn the final comma of the page's words into a full stop. `image` is the page image the
@@ -48,10 +50,11 @@ export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImag
     for (const paragraph of block.paragraphs) {
       // The words of a paragraph in reading order: the word after may start the next line.
       const words = paragraph.lines.flatMap((l) => l.words);
+      const lineEnds = new Set(paragraph.lines.map((l) => l.words[l.words.length - 1]));
       words.forEach((word, i) => {
         if (word.edit || !ENDS_IN_COMMA.test(word.text)) return;
         const next = words[i + 1];
-        if (next && !STARTS_SENTENCE.test(next.text)) return;
+        if (next && !STARTS_SENTENCE.test(next.text) && !(lineEnds.has(word) && STARTS_ITEM.test(next.text))) return;
         if (!endsInDot(word, image, scaleX, scaleY, reading)) return;
         const text = `${word.text.slice(0, -1)}.`;
         word.correction = word.correction

@@ -75,6 +75,21 @@ describe('full stops read as commas', () => {
     expect(texts(last).at(-1)).toBe('Nicée.');
   });
 
+  it('ends a line before the next numbered note with its full stop', async () => {
+    const { page, image } = await line('Syn 13, 5, p. 241, l. 16.');
+    const withNext = (first: string): OcrPage => {
+      const result = readLine(image, page.fontPx, 'Syn 13, 5, p. 241, l. 16,');
+      const box = { x0: 0, y0: image.height, x1: 20, y1: image.height + 10 };
+      result.blocks[0].paragraphs[0].lines.push({ box, words: [{ text: first, box, confidence: 90 }, { text: 'Syn', box, confidence: 90 }] });
+      return result;
+    };
+    const note = withNext('3.');
+    expect(correctStops(note, image)).toBe(1);
+    expect(texts(note)).toEqual(['Syn', '13,', '5,', 'p.', '241,', 'l.', '16.']);
+    // A line that goes on with a number is not a new note: "13," before "5," keeps its comma too.
+    expect(correctStops(withNext('12'), image)).toBe(0);
+  });
+
   it('leaves a real comma as read, and a dot before a small letter too', async () => {
     const comma = await line('sur le siège de Césarée, Le paragraphe semble');
     const read = readLine(comma.image, comma.page.fontPx, 'sur le siège de Césarée, Le paragraphe semble');
