@@ -67,8 +67,8 @@ export interface ProjectPage {
     /** Final tight crop on the straightened page, in its pixels at `dpi`. */
     crop?: { x: number; y: number; width: number; height: number };
     scale?: number;
-    /** Unsharp mask applied before upsampling a soft capture: how soft its edges measured, and how much. */
-    sharpen?: { edgeBlurPx: number | null; amount: number };
+    /** The unsharp mask before enlarging: the edge blur measured, the amount, and its width when wider than the usual 1.1 px. */
+    sharpen?: { edgeBlurPx: number | null; amount: number; sigmaPx?: number };
     /**
      * Set when the page's text read as nonsense and tesseract's orientation detection was asked: how far the page
      * was turned, clockwise (0: it was upright after all), and how sure the detection was.

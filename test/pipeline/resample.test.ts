@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { inkComponents } from '../../src/imaging/filters.js';
-import { createGray, type Box, type GrayImage } from '../../src/imaging/index.js';
+import { createGray, type Box, type GrayImage, unsharpMask } from '../../src/imaging/index.js';
 import { binarize } from '../../src/pipeline/binarize.js';
 import { isBitonal } from '../../src/imaging/index.js';
-import { cropToContent, normalizeResolution, padForG4 } from '../../src/pipeline/resample.js';
+import { cropToContent, normalizeResolution, padForG4, SHARPEN_SIGMA_PX, sharpenAmount, sharpenSigma } from '../../src/pipeline/resample.js';
 import { photograph, renderTextPage, scoreAgainstTruth, seededRandom } from './synthetic-text.js';
 
 function fill(page: GrayImage, box: Box, value = 0): void {
@@ -87,6 +87,25 @@ describe('sharpening before enlarging', () => {
     expect(scoreAgainstTruth(after, truth, 1).glyphKept).toBeGreaterThanOrEqual(0.99);
     expect(pieces(after) - pieces(truth)).toBeLessThan(0.5 * (pieces(before) - pieces(truth)));
     expect(scoreAgainstTruth(after, truth, 1).paperClean).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('sharpens a blurred capture as wide and as hard as its blur, and its letters come back', async () => {
+    const layout = { widthMm: 60.96, heightMm: 50.8, marginMm: 5, fontPt: 10, leadingPt: 13, seed: 4 };
+    const truth = await renderTextPage({ ...layout, dpi: 300 });
+    const camera = await photograph(await renderTextPage({ ...layout, dpi: 140 }), { left: 215, right: 190, blur: 2.6, noise: 2, ink: 0.25 });
+    const sharpened = await normalizeResolution(camera, 140, 300);
+    expect(sharpened.sharpening?.edgeBlurPx).toBeGreaterThan(1.7);
+    expect(sharpened.sharpening?.sigmaPx).toBeGreaterThan(1.5);
+    expect(sharpened.sharpening?.amount).toBeGreaterThan(3);
+    // The mask of a merely soft capture (1.1 px, 1.5) leaves most letters broken or run together.
+    const mild = await normalizeResolution(unsharpMask(camera, SHARPEN_SIGMA_PX, 1.5), 140, 300, { sharpen: false });
+    const kept = (image: GrayImage): number => scoreAgainstTruth(binarize(image, { dpi: 300 }).image, truth, 1).glyphKept;
+    expect(kept(mild.image)).toBeLessThan(0.4);
+    expect(kept(sharpened.image)).toBeGreaterThan(0.7);
+    // A soft capture gets the usual mask; its width is recorded only when it differs.
+    expect(sharpenAmount(1.2)).toBe(1.5);
+    expect(sharpenSigma(1.2)).toBe(SHARPEN_SIGMA_PX);
+    expect(sharpenAmount(2.5)).toBe(4.5);
   });
 
   it('leaves a crisp capture as it is, and never sharpens when reducing', async () => {
