@@ -249,7 +249,7 @@ function correctPage(
     }
   }
   const french = pageLanguages.includes('fra') ? lexicons.get('fra') : undefined;
-  if (french) corrected += correctAvoir(page, french);
+  if (french) corrected += correctFrenchInContext(page, french);
   corrected += correctLineCitations(page);
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
   const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
@@ -259,24 +259,36 @@ function correctPage(
 
 /**
  * French "à" read where the page prints "a" (the verb), seen from the word after it, which may start the next line:
- * the words of a paragraph are read in order. Returns how many were changed.
+ * the words of a paragraph are read in order; and "Il" read as "H" at a sentence's start. Returns how many were
+ * changed.
  */
-function correctAvoir(page: OcrPage, french: Lexicon): number {
+function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
   let changed = 0;
-  for (const block of page.blocks) {
-    for (const paragraph of block.paragraphs) {
-      const words = paragraph.lines.flatMap((l) => l.words);
-      words.forEach((word, i) => {
-        const next = words[i + 1];
-        if (word.text !== 'à' || word.edit || !next) return;
-        if (!avoirBefore(splitWord(next.text), words[i - 1] && splitWord(words[i - 1].text).core, french)) return;
+  for (const words of paragraphWords(page)) {
+    words.forEach((word, i) => {
+      const next = words[i + 1];
+      if (word.edit || !next) return;
+      if (word.text === 'à' && avoirBefore(splitWord(next.text), words[i - 1] && splitWord(words[i - 1].text).core, french)) {
         word.correction = { from: word.text, reason: 'grammar', change: 'à→a', language: 'fra' };
         word.text = 'a';
         changed++;
-      });
-    }
+      } else if (word.text === 'H' && (i === 0 || SENTENCE_END.test(words[i - 1].text)) && /^\p{Ll}/u.test(next.text) && french.has(splitWord(next.text).core)) {
+        // "Il" set tight reads as "H": at a sentence's start, before a word in small letters, it is the pronoun.
+        word.correction = { from: word.text, reason: 'grammar', change: 'H→Il', language: 'fra' };
+        word.text = 'Il';
+        changed++;
+      }
+    });
   }
   return changed;
+}
+
+/** A word that ends a sentence. */
+const SENTENCE_END = /[.!?…»”]$/u;
+
+/** The words of each paragraph of a page in reading order: the word after may start the next line. */
+function paragraphWords(page: OcrPage): OcrWord[][] {
+  return page.blocks.flatMap((b) => b.paragraphs.map((p) => p.lines.flatMap((l) => l.words)));
 }
 
 /**
@@ -286,19 +298,16 @@ function correctAvoir(page: OcrPage, french: Lexicon): number {
  */
 function correctLineCitations(page: OcrPage): number {
   let changed = 0;
-  for (const block of page.blocks) {
-    for (const paragraph of block.paragraphs) {
-      const words = paragraph.lines.flatMap((l) => l.words);
-      words.forEach((word, i) => {
-        if (word.edit || i < 2) return;
-        const fixed = lineAbbreviation(words[i - 2].text, words[i - 1].text, word.text, words[i + 1]?.text);
-        if (fixed === undefined) return;
-        const change = `${word.text.slice(0, 2)}→l.`;
-        word.correction = word.correction ? { ...word.correction, change: `${word.correction.change}; ${change}` } : { from: word.text, reason: 'grammar', change };
-        word.text = fixed;
-        changed++;
-      });
-    }
+  for (const words of paragraphWords(page)) {
+    words.forEach((word, i) => {
+      if (word.edit || i < 2) return;
+      const fixed = lineAbbreviation(words[i - 2].text, words[i - 1].text, word.text, words[i + 1]?.text);
+      if (fixed === undefined) return;
+      const change = `${word.text.slice(0, 2)}→l.`;
+      word.correction = word.correction ? { ...word.correction, change: `${word.correction.change}; ${change}` } : { from: word.text, reason: 'grammar', change };
+      word.text = fixed;
+      changed++;
+    });
   }
   return changed;
 }

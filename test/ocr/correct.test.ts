@@ -83,7 +83,7 @@ describe('the lexicon-checked correction', () => {
     expect(words(corrected)[2].alternatives?.[4]).toEqual(['é', 'ê']);
   });
 
-  it('reads "à" before a past participle as the verb "a", and leaves "à" where the preposition fits', async () => {
+  it('reads "à" before a past participle as the verb "a" (leaving "à" where the preposition fits), and a sentence-initial "H" as "Il"', async () => {
     const fra = await openCorrector(['fra']);
     const read = page(
       ['fra'],
@@ -97,6 +97,10 @@ describe('the lexicon-checked correction', () => {
     expect(words(corrected)[1].correction).toEqual({ from: 'à', reason: 'grammar', change: 'à→a', language: 'fra' });
     expect(corrected.correction).toMatchObject({ corrected: 3 });
     expect(text(undoCorrections(corrected))).toEqual(text(read));
+    // "Il" read as "H" at a sentence's start; "H" elsewhere, or before a name, stays.
+    const il = await fra.correct(page(['fra'], [word('homéenne.'), word('H'), word('ne'), word('raconte'), word('la'), word('bombe'), word('H'), word('explose.'), word('H'), word('Martin')]));
+    expect(text(il).join(' ')).toBe('homéenne. Il ne raconte la bombe H explose. H Martin');
+    expect(words(il)[1].correction).toEqual({ from: 'H', reason: 'grammar', change: 'H→Il', language: 'fra' });
     // English pages have no such rule.
     const eng = await openCorrector(['eng']);
     expect(text(await eng.correct(page(['eng'], [word('à'), word('été')])))).toEqual(['à', 'été']);
