@@ -272,9 +272,12 @@ function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
         word.correction = { from: word.text, reason: 'grammar', change: 'à→a', language: 'fra' };
         word.text = 'a';
         changed++;
-      } else if (word.text === 'H' && (i === 0 || SENTENCE_END.test(words[i - 1].text)) && /^\p{Ll}/u.test(next.text) && french.has(splitWord(next.text).core)) {
-        // "Il" set tight reads as "H": at a sentence's start, before a word in small letters, it is the pronoun.
-        word.correction = { from: word.text, reason: 'grammar', change: 'H→Il', language: 'fra' };
+      } else if (word.text === 'H' && (i === 0 || AFTER_PUNCTUATION.test(words[i - 1].text)) && /^\p{Ll}/u.test(next.text) && french.has(splitWord(next.text).core)) {
+        // "Il" set tight reads as "H" (or a Greek Eta, mapped to H by then): at a sentence's start, before a word in
+        // small letters, it is the pronoun. The full stop before it may still be read as a comma at this point.
+        word.correction = word.correction
+          ? { ...word.correction, change: `${word.correction.change}; H→Il` }
+          : { from: word.text, reason: 'grammar', change: 'H→Il', language: 'fra' };
         word.text = 'Il';
         changed++;
       }
@@ -283,8 +286,8 @@ function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
   return changed;
 }
 
-/** A word that ends a sentence. */
-const SENTENCE_END = /[.!?…»”]$/u;
+/** A word that ends a sentence or a clause. */
+const AFTER_PUNCTUATION = /[.,;:!?…»”]$/u;
 
 /** The words of each paragraph of a page in reading order: the word after may start the next line. */
 function paragraphWords(page: OcrPage): OcrWord[][] {

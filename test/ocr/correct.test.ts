@@ -98,8 +98,10 @@ describe('the lexicon-checked correction', () => {
     expect(corrected.correction).toMatchObject({ corrected: 3 });
     expect(text(undoCorrections(corrected))).toEqual(text(read));
     // "Il" read as "H" at a sentence's start; "H" elsewhere, or before a name, stays.
-    const il = await fra.correct(page(['fra'], [word('homéenne.'), word('H'), word('ne'), word('raconte'), word('la'), word('bombe'), word('H'), word('explose.'), word('H'), word('Martin')]));
-    expect(text(il).join(' ')).toBe('homéenne. Il ne raconte la bombe H explose. H Martin');
+    const il = await fra.correct(
+      page(['fra'], [word('homéenne,'), word('H'), word('ne'), word('raconte'), word('la'), word('bombe'), word('H'), word('explose.'), word('H'), word('Martin')]),
+    );
+    expect(text(il).join(' ')).toBe('homéenne, Il ne raconte la bombe H explose. H Martin');
     expect(words(il)[1].correction).toEqual({ from: 'H', reason: 'grammar', change: 'H→Il', language: 'fra' });
     // English pages have no such rule.
     const eng = await openCorrector(['eng']);
