@@ -52,3 +52,47 @@ export function remapVertical(page: GrayImage, field: VerticalField): GrayImage 
   }
   return { width, height, data: out };
 }
+
+/** The field's shift at column x and output row y (linear between its rows, constant beyond them). */
+function shiftAt(field: VerticalField, width: number, x: number, y: number): number {
+  const { rows, shifts } = field;
+  if (y <= rows[0]) return shifts[x];
+  const n = rows.length;
+  if (y >= rows[n - 1]) return shifts[(n - 1) * width + x];
+  let lo = 0;
+  let hi = n - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid] <= y) lo = mid;
+    else hi = mid;
+  }
+  const w = (y - rows[lo]) / (rows[hi] - rows[lo]);
+  const a = shifts[lo * width + x];
+  return a + (shifts[hi * width + x] - a) * w;
+}
+
+/**
+ * The page moved by several fields one after the other (`fields[0]` first), sampled once: out(x, y) is the page at
+ * the row the last field sends y to from the one before it, and so on back to the first — no blur piles up from
+ * resampling twice.
+ */
+export function remapVerticalThrough(page: GrayImage, fields: readonly VerticalField[]): GrayImage {
+  const { width, height, data } = page;
+  const out = new Uint8Array(width * height);
+  const last = height - 1;
+  for (let y = 0; y < height; y++) {
+    const o = y * width;
+    for (let x = 0; x < width; x++) {
+      let sy = y;
+      for (let f = fields.length - 1; f >= 0; f--) sy += shiftAt(fields[f], width, x, sy);
+      if (sy <= 0) sy = 0;
+      else if (sy >= last) sy = last;
+      const y0 = sy | 0;
+      const fr = sy - y0;
+      const p = y0 * width + x;
+      const top = data[p];
+      out[o + x] = fr === 0 ? top : top + (data[p + width] - top) * fr + 0.5;
+    }
+  }
+  return { width, height, data: out };
+}

@@ -36,8 +36,10 @@ export interface DewarpDecision {
   applied: boolean;
   /** Text lines the correction was built from. */
   lines: number;
-  /** Largest vertical shift of the correction, px. */
+  /** Largest vertical shift of the (first) correction, px. */
   maxShiftPx: number;
+  /** 2 when a strong curl was straightened a second time, from the lines of the first result. */
+  passes?: number;
   /**
    * RMS distance of the measured baseline samples from their fitted curves, px: the letter-shape noise the fit
    * saw, and about how wavy the lines stay once straightened.

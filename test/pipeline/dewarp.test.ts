@@ -16,6 +16,8 @@ const gutterLeft: Curl = (x, y) => 7.5 * ((x - WIDTH) / WIDTH) ** 2 * (1 + y / H
 /** A camera's view of a curled page: lines bow one way at the top, the other at the foot, near a gutter on the right. */
 const bowing: Curl = (x, y) => 16 * (x / WIDTH) ** 3 * ((2 * y) / HEIGHT - 1);
 const flat: Curl = () => 0;
+/** A book's strong curl: flat over two thirds of the page, then rising steeply into the gutter on the left (two pitches). */
+const steepGutter: Curl = (x, y) => -48 * Math.max(0, 1 - x / (0.35 * WIDTH)) ** 2 * (0.6 + 0.4 * (y / HEIGHT));
 
 interface Word {
   x0: number;
@@ -169,10 +171,33 @@ describe('dewarp', () => {
     expect(decision.lines).toBeGreaterThanOrEqual(20);
     expect(decision.maxShiftPx).toBeGreaterThan(8);
     expect(decision.maxShiftPx).toBeLessThan(20);
+    // A curl of a letter height or so is straightened in one pass.
+    expect(decision.passes).toBeUndefined();
     expect([image.width, image.height]).toEqual([WIDTH, HEIGHT]);
     // Every line straight to within a pixel (the paragraph ends too), most far better.
     expect(worst(after, 'spread')).toBeLessThanOrEqual(0.5);
     expect(worst(after, 'range')).toBeLessThanOrEqual(1.5);
+  });
+
+  it('straightens a strong curl that is flat over most of the page and steep at the gutter, in two passes', async () => {
+    const layout = { widthMm: (WIDTH / DPI) * 25.4, heightMm: (HEIGHT / DPI) * 25.4, dpi: DPI, marginMm: 10, seed: 4 };
+    const page = await renderTextPage(layout);
+    const lighting = { left: 220, right: 200, blur: 0.7, noise: 3 };
+    const flatPhoto = await photograph(page, lighting);
+    const bentPhoto = await photograph(bend(page, steepGutter), lighting);
+    const font = (10.5 * DPI) / 72;
+    const leading = (13 * DPI) / 72;
+    const top = (layout.marginMm * DPI) / 25.4 + font;
+    const textLines: number[] = [];
+    for (let baseline = top; baseline < HEIGHT - (layout.marginMm * DPI) / 25.4; baseline += leading) textLines.push(baseline - 0.25 * font);
+    const before = lineWaviness(bentPhoto, flatPhoto, textLines, leading, steepGutter, 20);
+    const { image, decision } = await dewarp(bentPhoto, { dpi: DPI });
+    const after = lineWaviness(image, flatPhoto, textLines, leading, flat, 20);
+    expect(worst(before, 'range')).toBeGreaterThan(20);
+    // Two corrections, applied to the page in one resampling: straight to within a pixel, nothing torn.
+    expect(decision).toMatchObject({ applied: true, passes: 2 });
+    expect(worst(after, 'range')).toBeLessThanOrEqual(1);
+    expect(worst(after, 'spread')).toBeLessThanOrEqual(0.3);
   });
 
   it('straightens real text photographed under uneven light', async () => {
