@@ -9,8 +9,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeGray } from '../imaging/index.js';
-import { correctApostrophes, correctStops, documentApostrophes, documentWords, openCorrector, undoCorrections } from '../ocr/index.js';
+import { correctApostrophes, correctStops, documentApostrophes, documentWords, openCorrector, stopCandidates, undoCorrections } from '../ocr/index.js';
 import type { OcrPage, ProjectManifest, ProjectOcrCorrection } from '../project/index.js';
+import { eachAtOnce } from '../util/index.js';
+
+const CORRECTING_AT_ONCE = 2;
 
 /** Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`. */
 export async function correctProjectText(dir: string, manifest: ProjectManifest, enabled: boolean): Promise<ProjectOcrCorrection | undefined> {
@@ -38,18 +41,25 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
       apostrophes.add(result);
     }
     const apostrophe = apostrophes.kind;
-    for (const page of pages) {
+    // Two pages at a time: one page's images decode while the other's words are looked up.
+    await eachAtOnce(pages, CORRECTING_AT_ONCE, async (page) => {
       const corrected = await corrector.correct(await read(page.ocr!), vocabulary);
-      // Then the full stops read as commas, from the page's ink (a page whose image cannot be read keeps its commas).
-      const image = await decodeGray(join(dir, page.file)).catch(() => undefined);
-      const reading = page.ocrImage ? await decodeGray(join(dir, page.ocrImage)).catch(() => undefined) : undefined;
-      const stops = image ? correctStops(corrected, image, reading) : 0;
+      // Then the full stops read as commas, from the page's ink (a page whose image cannot be read keeps its commas);
+      // its images are decoded only when some comma is placed like a misread stop.
+      let stops = 0;
+      if (stopCandidates(corrected).length > 0) {
+        const [image, reading] = await Promise.all([
+          decodeGray(join(dir, page.file)).catch(() => undefined),
+          page.ocrImage ? decodeGray(join(dir, page.ocrImage)).catch(() => undefined) : undefined,
+        ]);
+        if (image) stops = correctStops(corrected, image, reading);
+      }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
       if (corrected.correction) corrected.correction.corrected += stops + elisions;
       summary.corrected += corrected.correction?.corrected ?? 0;
       summary.unknown += corrected.correction?.unknown ?? 0;
       await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));
-    }
+    });
   }
   manifest.ocr.correction = summary;
   return summary;

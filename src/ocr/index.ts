@@ -28,7 +28,7 @@ export { alignOntoLayout } from './remote/align.js';
 export { createTesseractCliEngine } from './tesseract-cli.js';
 export { bestLocalEngine } from './best-local.js';
 export { listLexiconLanguages, openLexicon, type Lexicon } from './lexicon.js';
-export { correctStops } from './stops.js';
+export { correctStops, stopCandidates } from './stops.js';
 export { correctApostrophes, documentApostrophes, type Apostrophe, type DocumentApostrophes } from './typography.js';
 export { documentWords, openCorrector, splitWord, undoCorrections, type Corrector, type DocumentWords } from './correct.js';
 export { looksMisoriented, MIN_ORIENTATION_CONFIDENCE, type PageOrientation } from './orientation.js';

@@ -39,13 +39,12 @@ const STARTS_SENTENCE = /^[\p{Ps}\p{Pi}«"'‘“]*\p{Lu}/u;
 const STARTS_ITEM = /^\d{1,3}[.)]$/u;
 
 /**
- * Where the ink says so, turn the final comma of the page's words into a full stop. `image` is the page image the
- * result belongs to (0 ink … 255 paper; a bitonal page is best). Returns how many words were changed.
+ * The words whose final comma may be a full stop, by their place alone: a comma straight after a letter or digit,
+ * before a capital, at a paragraph's end, or at a line's end before a numbered item; not a word a person checked.
+ * Only a page with some needs its images looked at.
  */
-export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImage): number {
-  const scaleX = image.width / page.width;
-  const scaleY = image.height / page.height;
-  let changed = 0;
+export function stopCandidates(page: OcrPage): OcrWord[] {
+  const found: OcrWord[] = [];
   for (const block of page.blocks) {
     for (const paragraph of block.paragraphs) {
       // The words of a paragraph in reading order: the word after may start the next line.
@@ -55,15 +54,28 @@ export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImag
         if (word.edit || !ENDS_IN_COMMA.test(word.text)) return;
         const next = words[i + 1];
         if (next && !STARTS_SENTENCE.test(next.text) && !(lineEnds.has(word) && STARTS_ITEM.test(next.text))) return;
-        if (!endsInDot(word, image, scaleX, scaleY, reading)) return;
-        const text = `${word.text.slice(0, -1)}.`;
-        word.correction = word.correction
-          ? { ...word.correction, change: [word.correction.change, ',→.'].filter(Boolean).join('; ') }
-          : { from: word.text, reason: 'punctuation', change: ',→.' };
-        word.text = text;
-        changed++;
+        found.push(word);
       });
     }
+  }
+  return found;
+}
+
+/**
+ * Where the ink says so, turn the final comma of the page's words into a full stop. `image` is the page image the
+ * result belongs to (0 ink … 255 paper; a bitonal page is best). Returns how many words were changed.
+ */
+export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImage): number {
+  const scaleX = image.width / page.width;
+  const scaleY = image.height / page.height;
+  let changed = 0;
+  for (const word of stopCandidates(page)) {
+    if (!endsInDot(word, image, scaleX, scaleY, reading)) continue;
+    word.correction = word.correction
+      ? { ...word.correction, change: [word.correction.change, ',→.'].filter(Boolean).join('; ') }
+      : { from: word.text, reason: 'punctuation', change: ',→.' };
+    word.text = `${word.text.slice(0, -1)}.`;
+    changed++;
   }
   return changed;
 }

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { decodeGray, placeOnCanvas } from '../imaging/index.js';
 import { writePageImage, type ProjectPage } from '../project/index.js';
+import { eachAtOnce } from '../util/index.js';
 import { padForG4 } from './resample.js';
 
 type Page = Omit<ProjectPage, 'index'>;
@@ -59,14 +60,6 @@ export async function matchPageSizes(projectDir: string, pages: Page[]): Promise
  * busy where one at a time left one idle (this step runs after the frame workers are done).
  */
 const PLACING_AT_ONCE = Math.max(1, availableParallelism());
-
-async function eachAtOnce<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
 
 async function placePage(projectDir: string, page: Page, widthIn: number, heightIn: number): Promise<void> {
   const bitonal = page.kind === 'bitonal';
