@@ -39,16 +39,7 @@ export function remapVertical(page: GrayImage, field: VerticalField): GrayImage 
       for (let x = 0; x < width; x++) shift[x] = shifts[a + x] + (shifts[b + x] - shifts[a + x]) * w;
     }
     const o = y * width;
-    for (let x = 0; x < width; x++) {
-      let sy = y + shift[x];
-      if (sy <= 0) sy = 0;
-      else if (sy >= last) sy = last;
-      const y0 = sy | 0;
-      const f = sy - y0;
-      const p = y0 * width + x;
-      const top = data[p];
-      out[o + x] = f === 0 ? top : top + (data[p + width] - top) * f + 0.5;
-    }
+    for (let x = 0; x < width; x++) out[o + x] = sampleColumn(data, width, last, x, y + shift[x]);
   }
   return { width, height, data: out };
 }
@@ -85,14 +76,18 @@ export function remapVerticalThrough(page: GrayImage, fields: readonly VerticalF
     for (let x = 0; x < width; x++) {
       let sy = y;
       for (let f = fields.length - 1; f >= 0; f--) sy += shiftAt(fields[f], width, x, sy);
-      if (sy <= 0) sy = 0;
-      else if (sy >= last) sy = last;
-      const y0 = sy | 0;
-      const fr = sy - y0;
-      const p = y0 * width + x;
-      const top = data[p];
-      out[o + x] = fr === 0 ? top : top + (data[p + width] - top) * fr + 0.5;
+      out[o + x] = sampleColumn(data, width, last, x, sy);
     }
   }
   return { width, height, data: out };
+}
+
+/** The page at column x and fractional row sy, linearly between the two rows around it (clamped to the page), rounded. */
+function sampleColumn(data: Uint8Array, width: number, last: number, x: number, sy: number): number {
+  const y = sy <= 0 ? 0 : sy >= last ? last : sy;
+  const y0 = y | 0;
+  const f = y - y0;
+  const p = y0 * width + x;
+  const top = data[p];
+  return f === 0 ? top : top + (data[p + width] - top) * f + 0.5;
 }

@@ -269,21 +269,28 @@ function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
       const next = words[i + 1];
       if (word.edit || !next) return;
       if (word.text === 'à' && avoirBefore(splitWord(next.text), words[i - 1] && splitWord(words[i - 1].text).core, french)) {
-        word.correction = { from: word.text, reason: 'grammar', change: 'à→a', language: 'fra' };
-        word.text = 'a';
+        changeWord(word, 'a', { reason: 'grammar', change: 'à→a', language: 'fra' });
         changed++;
       } else if (word.text === 'H' && (i === 0 || AFTER_PUNCTUATION.test(words[i - 1].text)) && /^\p{Ll}/u.test(next.text) && french.has(splitWord(next.text).core)) {
         // "Il" set tight reads as "H" (or a Greek Eta, mapped to H by then): at a sentence's start, before a word in
         // small letters, it is the pronoun. The full stop before it may still be read as a comma at this point.
-        word.correction = word.correction
-          ? { ...word.correction, change: `${word.correction.change}; H→Il` }
-          : { from: word.text, reason: 'grammar', change: 'H→Il', language: 'fra' };
-        word.text = 'Il';
+        changeWord(word, 'Il', { reason: 'grammar', change: 'H→Il', language: 'fra' });
         changed++;
       }
     });
   }
   return changed;
+}
+
+/**
+ * Give a word new text, recording the change on it. A word an earlier step already changed keeps what the engine
+ * read and why it was first changed; the new change is added to the record (`"Ἡ→H; H→Il"`).
+ */
+export function changeWord(word: OcrWord, text: string, what: Omit<OcrCorrection, 'from'>): void {
+  word.correction = word.correction
+    ? { ...word.correction, change: [word.correction.change, what.change].filter(Boolean).join('; ') }
+    : { from: word.text, ...what };
+  word.text = text;
 }
 
 /** A word that ends a sentence or a clause. */
@@ -306,9 +313,7 @@ function correctLineCitations(page: OcrPage): number {
       if (word.edit || i < 2) return;
       const fixed = lineAbbreviation(words[i - 2].text, words[i - 1].text, word.text, words[i + 1]?.text);
       if (fixed === undefined) return;
-      const change = `${word.text.slice(0, 2)}→l.`;
-      word.correction = word.correction ? { ...word.correction, change: `${word.correction.change}; ${change}` } : { from: word.text, reason: 'grammar', change };
-      word.text = fixed;
+      changeWord(word, fixed, { reason: 'grammar', change: `${word.text.slice(0, 2)}→l.` });
       changed++;
     });
   }

@@ -10,6 +10,7 @@
  */
 import { cropGray, inkComponents, type GrayImage, type InkComponent } from '../imaging/index.js';
 import type { OcrPage, OcrWord } from '../project/index.js';
+import { changeWord } from './correct.js';
 
 /** The word's box is searched this far below its bottom (share of its height), where a comma's tail reaches. */
 const BELOW_BOX = 0.35;
@@ -71,10 +72,7 @@ export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImag
   let changed = 0;
   for (const word of stopCandidates(page)) {
     if (!endsInDot(word, image, scaleX, scaleY, reading)) continue;
-    word.correction = word.correction
-      ? { ...word.correction, change: [word.correction.change, ',→.'].filter(Boolean).join('; ') }
-      : { from: word.text, reason: 'punctuation', change: ',→.' };
-    word.text = `${word.text.slice(0, -1)}.`;
+    changeWord(word, `${word.text.slice(0, -1)}.`, { reason: 'punctuation', change: ',→.' });
     changed++;
   }
   return changed;

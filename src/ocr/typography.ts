@@ -5,6 +5,7 @@
  * each change recorded on its word as a `punctuation` correction.
  */
 import { pageWords, type OcrPage } from '../project/index.js';
+import { changeWord } from './correct.js';
 
 /** An apostrophe between two letters: an elision ("l’évêque") or a contraction ("don’t"), not a quotation mark. */
 const ELISION = /(?<=\p{L})['’](?=\p{L})/gu;
@@ -51,9 +52,7 @@ export function correctApostrophes(page: OcrPage, kind: Apostrophe): number {
     if (word.edit) continue;
     const text = word.text.replace(ELISION, kind);
     if (text === word.text) continue;
-    const change = `${other}→${kind}`;
-    word.correction = word.correction ? { ...word.correction, change: `${word.correction.change}; ${change}` } : { from: word.text, reason: 'punctuation', change };
-    word.text = text;
+    changeWord(word, text, { reason: 'punctuation', change: `${other}→${kind}` });
     changed++;
   }
   return changed;

@@ -58,15 +58,15 @@ export async function dewarp(page: GrayImage, options: DewarpOptions): Promise<{
     residualPx: round2(model.residual),
   };
   if (!model.field || model.lines < MIN_LINES || model.maxShift < MIN_SHIFT_PX) return { image: page, decision };
-  const once = remapVertical(page, model.field);
-  if (!(model.maxShift >= SECOND_PASS_LETTERS * measured.letterHeight)) return { image: once, decision: { ...decision, applied: true } };
+  const once = { image: remapVertical(page, model.field), decision: { ...decision, applied: true } };
+  if (!(model.maxShift >= SECOND_PASS_LETTERS * measured.letterHeight)) return once;
   // A strong curl is straightened twice: what the first fit left near the gutter is measured on its result, and the
   // two corrections are applied to the page in one resampling.
-  const again = curlField(fitTextLines(once, { dpi }), page.width, (maxShiftMm / 25.4) * dpi);
-  if (!again.field || again.lines < MIN_LINES || again.maxShift < MIN_SHIFT_PX) return { image: once, decision: { ...decision, applied: true } };
+  const again = curlField(fitTextLines(once.image, { dpi }), page.width, (maxShiftMm / 25.4) * dpi);
+  if (!again.field || again.lines < MIN_LINES || again.maxShift < MIN_SHIFT_PX) return once;
   return {
     image: remapVerticalThrough(page, [model.field, again.field]),
-    decision: { ...decision, applied: true, passes: 2, residualPx: round2(again.residual) },
+    decision: { ...once.decision, passes: 2, residualPx: round2(again.residual) },
   };
 }
 
