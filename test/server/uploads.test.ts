@@ -72,7 +72,7 @@ describe('POST /run', () => {
     expect(res.statusCode).toBe(200);
     const id = res.json<{ job_id: string }>().job_id;
     expect(await t.server.store.getJob(id)).toMatchObject({ emailNotif: true, ocr: 'tesseract:lang=fra+lat', dpi: 300, uploadName: 'BOOK.AGLBUNDLE', inputExt: 'zip', status: 'pending' });
-    expect(await listTree(t.dataDir)).toEqual(['.uploads/', `${id}/`, `${id}/input.zip`]);
+    expect(await listTree(t.dataDir)).toEqual(['.uploads/', `${id}/`, `${id}/input.zip`].sort());
     const plain = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'x.Pdf', data: PDF }]]) });
     const plainId = plain.json<{ job_id: string }>().job_id;
     expect(await t.server.store.getJob(plainId)).toMatchObject({ emailNotif: false, ocr: null, dpi: null, inputExt: 'pdf' });
