@@ -310,10 +310,10 @@ function correctLineCitations(page: OcrPage): number {
   let changed = 0;
   for (const words of paragraphWords(page)) {
     words.forEach((word, i) => {
-      if (word.edit || i < 2) return;
-      const fixed = lineAbbreviation(words[i - 2].text, words[i - 1].text, word.text, words[i + 1]?.text);
+      if (word.edit || i < 1) return;
+      const fixed = lineAbbreviation(words[i - 2]?.text ?? '', words[i - 1].text, word.text, words[i + 1]?.text);
       if (fixed === undefined) return;
-      changeWord(word, fixed, { reason: 'grammar', change: `${word.text.slice(0, 2)}→l.` });
+      changeWord(word, fixed, { reason: 'grammar', change: `${word.text}→${fixed}` });
       changed++;
     });
   }

@@ -52,18 +52,28 @@ export function avoirBefore(next: { prefix: string; core: string }, previousCore
   return isPastParticiple(next.core, french);
 }
 
-/** What the engine makes of a small "l." between two numbers: the digit one, a capital I or a bar, then "." or ",". */
-const READ_AS_LINE = /^[1Il|][.,]/u;
+/** What the engine makes of a small "l." between two numbers: the digit one, a capital I, a bar or a Greek iota, then "." or ",". */
+const READ_AS_LINE = /^[1Il|ἰι][.,]/u;
+const PAGE_NUMBER = /^\d+(?:[-–]\d+)?,$/u;
+const PAGE_MARK = /^pp?\.$/u;
 
 /**
  * The abbreviation "l." (line, ligne) of a citation misread, from the words around it: "p." and a page number (or
  * range) with its comma before, a line number after ("p. 241, 1. 16", "p. 231, 1. 11-12"), or glued to it
- * ("p. 240, 1.5;"). Returns the word as it should read, or undefined when it is not such a misreading.
+ * ("p. 240, 1.5;"). The engine may also glue the page number to "p." ("p.261, 1.12") or the line to the page number
+ * ("p. 241,1. 28"). Returns the word as it should read, or undefined when it is not such a misreading.
  */
 export function lineAbbreviation(pageMark: string, pageNumber: string, word: string, next: string | undefined): string | undefined {
-  if (!/^pp?\.$/u.test(pageMark) || !/^\d+(?:[-–]\d+)?,$/u.test(pageNumber) || !READ_AS_LINE.test(word)) return undefined;
-  const rest = word.slice(2);
+  const pageBefore = (PAGE_MARK.test(pageMark) && PAGE_NUMBER.test(pageNumber)) || /^pp?\.\d+(?:[-–]\d+)?,$/u.test(pageNumber);
+  if (pageBefore && READ_AS_LINE.test(word)) return line('', word.slice(2), next, word);
+  // The line glued to the page number: "241,1." becomes "241, l.".
+  const glued = /^(\d+(?:[-–]\d+)?,)([1Il|ἰι][.,])(.*)$/u.exec(word);
+  if (glued && PAGE_MARK.test(pageNumber)) return line(`${glued[1]} `, glued[3], next, word);
+  return undefined;
+}
+
+function line(before: string, rest: string, next: string | undefined, word: string): string | undefined {
   const cited = rest === '' ? next !== undefined && /^\d/u.test(next) : /^\d/u.test(rest);
-  const fixed = `l.${rest}`;
+  const fixed = `${before}l.${rest}`;
   return cited && fixed !== word ? fixed : undefined;
 }

@@ -114,12 +114,14 @@ describe('the lexicon-checked correction', () => {
       ['fra'],
       [word('Syn'), word('13,'), word('5,'), word('p.'), word('241,'), word('1,'), word('16.'), word('Syn'), word('12,'), word('4,')],
       [word('p.'), word('240,'), word('1.5;'), word('p.'), word('231,'), word('|.'), word('11-12),'), word('p.'), word('133-135,'), word('I.'), word('9')],
+      // Glued by the engine: the line to the page number, the page number to "p."; a Greek iota for the "l".
+      [word('p.'), word('241,1.'), word('28.'), word('p.261,'), word('1.12'), word('p.'), word('265,'), word('ἰ.'), word('9),')],
       // Not a citation: a plain list of numbers, a page range without a line, a chapter "1." after a page.
       [word('chapitres'), word('12,'), word('1.'), word('3'), word('et'), word('p.'), word('24,'), word('1.'), word('Il'), word('est')],
     );
     const corrected = await fra.correct(read);
     expect(text(corrected).join(' ')).toBe(
-      'Syn 13, 5, p. 241, l. 16. Syn 12, 4, p. 240, l.5; p. 231, l. 11-12), p. 133-135, l. 9 chapitres 12, 1. 3 et p. 24, 1. Il est',
+      'Syn 13, 5, p. 241, l. 16. Syn 12, 4, p. 240, l.5; p. 231, l. 11-12), p. 133-135, l. 9 p. 241, l. 28. p.261, l.12 p. 265, l. 9), chapitres 12, 1. 3 et p. 24, 1. Il est',
     );
     expect(words(corrected)[5].correction).toEqual({ from: '1,', reason: 'grammar', change: '1,→l.' });
     expect(text(undoCorrections(corrected))).toEqual(text(read));
