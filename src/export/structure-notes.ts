@@ -93,6 +93,9 @@ function callCandidates(row: Row, spacedPunctuation: boolean): Candidate[] {
     // Digits glued to the end of a word (`traité10,`), not a reference (`p.265`).
     m = new RegExp(`^(.*\\p{L}{2}[»”"’)\\]]?)(\\d{1,3})(${closing})$`, 'u').exec(text);
     if (m && !/\d/u.test(m[1])) return add(m[1], m[3], m[2], 2);
+    // The same with a superscript one read as `!` or `|` (`traité!0.` for `traité¹⁰.`).
+    m = new RegExp(`^(.*\\p{L}{2}[»”"’)\\]]?)((?:[!|]\\d|\\d[!|]|[!|]\\d\\d|\\d[!|]\\d|\\d\\d[!|]))(${closing})$`, 'u').exec(text);
+    if (m && !/\d/u.test(m[1])) return add(m[1], m[3], m[2].replace(/[!|]/gu, '1'), 2);
     // A sign glued to a word (`word*`).
     m = new RegExp(`^(.*\\p{L})([*†‡])(${closing})$`, 'u').exec(text);
     if (m) return add(m[1], m[3], m[2], 2);
@@ -117,6 +120,8 @@ function callCandidates(row: Row, spacedPunctuation: boolean): Candidate[] {
 /** How well a candidate fits a note: its strength, more when it reads as the note's number, nothing when it contradicts it. */
 function fit(candidate: Candidate, marker: string): number {
   if (candidate.read === null) return candidate.strength;
+  // A sign where the notes are numbered: a small digit the engine took for an asterisk, weaker evidence.
+  if (/^[*†‡]$/u.test(candidate.read) && /^\d+$/u.test(marker)) return candidate.strength - 1;
   if (candidate.read === marker) return candidate.strength + 3;
   if (/^\d+$/u.test(candidate.read) && /^\d+$/u.test(marker) && nearNumber(candidate.read, marker)) return candidate.strength - 0.5;
   return -Infinity;

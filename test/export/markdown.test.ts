@@ -380,6 +380,20 @@ describe('footnotes', () => {
     ]);
   });
 
+  it('links a call whose superscript one was read as `!`, and a numbered note’s call read as an asterisk', () => {
+    // Notes 9 and 10; OCR read the calls `¹⁰` as `!0` and `⁹` as `*`.
+    const page = new PageSetter()
+      .paragraph(`${LOREM}* and the stream, the mill and the bridge of the old town stood still!0.`)
+      .skip(2)
+      .body('9 The first note.', { size: NOTE, indent: 1, end: true })
+      .body('10 The second note.', { size: NOTE, indent: 1, end: true });
+    expect(blocks(md([page]))).toEqual([
+      `${LOREM}[^9] and the stream, the mill and the bridge of the old town stood still[^10].`,
+      '[^9]: The first note.',
+      '[^10]: The second note.',
+    ]);
+  });
+
   it('calls a note whose call is lost at the end of its page’s last sentence', () => {
     const page = new PageSetter().paragraph(`${LOREM}.`).paragraph('and then it rained again', { indent: 1.5 }).skip(2).body('1 A note.', { size: NOTE, indent: 1, end: true });
     expect(blocks(md([page]))).toEqual([`${LOREM}.[^1]`, 'and then it rained again', '[^1]: A note.']);
