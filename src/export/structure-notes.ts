@@ -121,7 +121,7 @@ function callCandidates(row: Row, spacedPunctuation: boolean): Candidate[] {
 function fit(candidate: Candidate, marker: string): number {
   if (candidate.read === null) return candidate.strength;
   // A sign where the notes are numbered: a small digit the engine took for an asterisk, weaker evidence.
-  if (/^[*†‡]$/u.test(candidate.read) && /^\d+$/u.test(marker)) return candidate.strength - 1;
+  if (signForNumber(candidate, marker)) return candidate.strength - 1;
   if (candidate.read === marker) return candidate.strength + 3;
   if (/^\d+$/u.test(candidate.read) && /^\d+$/u.test(marker) && nearNumber(candidate.read, marker)) return candidate.strength - 0.5;
   return -Infinity;
@@ -149,7 +149,14 @@ function matchCalls(markers: string[], candidates: Candidate[]): number[] {
       j--;
     }
   }
-  return chosen;
+  // A sign read for a numbered note's call says nothing of which note it calls: when the note beside the one it was
+  // given has no call either, either could be meant, and neither is linked to it.
+  const signed = chosen.map((j, i) => j >= 0 && signForNumber(candidates[j], markers[i]));
+  return chosen.map((j, i) => (signed[i] && (chosen[i - 1] === -1 || chosen[i + 1] === -1) ? -1 : j));
+}
+
+function signForNumber(candidate: Candidate, marker: string): boolean {
+  return candidate.read !== null && /^[*†‡]$/u.test(candidate.read) && /^\d+$/u.test(marker);
 }
 
 /** How close a number read is to the one expected: 1 when equal, less for a digit off (little for a lone digit). */

@@ -392,6 +392,13 @@ describe('footnotes', () => {
       '[^9]: The first note.',
       '[^10]: The second note.',
     ]);
+    // With two notes and the asterisk alone, it could call either: both are called at the paragraph's end instead.
+    const two = new PageSetter()
+      .paragraph(`${LOREM} and the stream, the mill and the bridge of the old town stood still*.`)
+      .skip(2)
+      .body('9 The first note.', { size: NOTE, indent: 1, end: true })
+      .body('10 The second note.', { size: NOTE, indent: 1, end: true });
+    expect(blocks(md([two]))[0]).toBe(`${LOREM} and the stream, the mill and the bridge of the old town stood still\\*.[^9][^10]`);
   });
 
   it('calls a note whose call is lost at the end of its page’s last sentence', () => {
