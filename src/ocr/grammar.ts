@@ -3,7 +3,8 @@
  * page prints "a" (avoir: "Acace a succédé", "il a été"): the engine reads the grave accent into the blur above an "a"
  * far more often than it loses a real one, and the preposition is never followed straight by a past participle, so
  * "à" becomes "a" only there — and only for participles that cannot be a noun after "à" ("à côté", "à durée
- * déterminée", "à portée" stay as read). And the "l." of a citation read as a digit ("p. 241, 1. 16").
+ * déterminée", "à portée" stay as read). The "l." of a citation read as a digit ("p. 241, 1. 16"). And a few
+ * dictionary words the engine makes of common ones ("mème" for "même", "fous deux" for "tous deux").
  */
 import type { Lexicon } from './lexicon.js';
 
@@ -50,6 +51,31 @@ export function avoirBefore(next: { prefix: string; core: string }, previousCore
   // "tout à fait", the one locution where "à" precedes a participle.
   if (previousCore?.toLowerCase() === 'tout') return false;
   return isPastParticiple(next.core, french);
+}
+
+/**
+ * Dictionary words a book almost never prints but the engine makes of a common one: "mème" (the internet meme, a
+ * word of this century) for "même", as in a capture's "dans la mème ville". Replaced wherever read.
+ */
+const FRENCH_TRAPS: ReadonlyMap<string, string> = new Map([
+  ['mème', 'même'],
+  ['mèmes', 'mêmes'],
+  ['Mème', 'Même'],
+  ['Mèmes', 'Mêmes'],
+]);
+
+/** What a French word read whole should be when it is one of the engine's real-word traps, else undefined. */
+export function frenchTrap(word: string): string | undefined {
+  return FRENCH_TRAPS.get(word);
+}
+
+/**
+ * "tous" read as "fous" (a "t" with a faint crossbar): the adjective "fous" never stands before "deux", "trois" or
+ * "ceux", which "tous" does all the time ("tous deux"). Returns "tous"/"Tous", or undefined.
+ */
+export function tousBefore(word: string, next: string): string | undefined {
+  if (!/^(?:deux|trois|quatre|ceux|celles)\b/u.test(next)) return undefined;
+  return word === 'fous' ? 'tous' : word === 'Fous' ? 'Tous' : undefined;
 }
 
 /** What the engine makes of a small "l." between two numbers: the digit one, a capital I, a bar or a Greek iota, then "." or ",". */
