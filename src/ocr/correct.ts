@@ -10,10 +10,10 @@
  */
 import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../project/index.js';
 import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
-import { avoirBefore, lineAbbreviation } from './grammar.js';
+import { avoirBefore, frenchTrap, lineAbbreviation, tousBefore } from './grammar.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
-import { isGreekLetter, latinLookAlikes, wordScript } from './scripts.js';
+import { greekSpelling, isGreekLetter, latinLookAlikes, smallCapitals, wordScript } from './scripts.js';
 
 /** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */
 const DOCUMENT_WORD_CONFIDENCE = 85;
@@ -266,9 +266,21 @@ function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
   let changed = 0;
   for (const words of paragraphWords(page)) {
     words.forEach((word, i) => {
+      if (word.edit) return;
+      const { prefix, core, suffix } = splitWord(word.text);
+      const trap = frenchTrap(core);
+      if (trap !== undefined) {
+        changeWord(word, prefix + trap + suffix, { reason: 'grammar', change: `${core}→${trap}`, language: 'fra' });
+        changed++;
+        return;
+      }
       const next = words[i + 1];
-      if (word.edit || !next) return;
-      if (word.text === 'à' && avoirBefore(splitWord(next.text), words[i - 1] && splitWord(words[i - 1].text).core, french)) {
+      if (!next) return;
+      const tous = suffix === '' ? tousBefore(word.text, next.text) : undefined;
+      if (tous !== undefined) {
+        changeWord(word, tous, { reason: 'grammar', change: `${word.text[0]}→${tous[0]}`, language: 'fra' });
+        changed++;
+      } else if (word.text === 'à' && avoirBefore(splitWord(next.text), words[i - 1] && splitWord(words[i - 1].text).core, french)) {
         changeWord(word, 'a', { reason: 'grammar', change: 'à→a', language: 'fra' });
         changed++;
       } else if (word.text === 'H' && (i === 0 || AFTER_PUNCTUATION.test(words[i - 1].text)) && /^\p{Ll}/u.test(next.text) && french.has(splitWord(next.text).core)) {
@@ -297,7 +309,7 @@ export function changeWord(word: OcrWord, text: string, what: Omit<OcrCorrection
 const AFTER_PUNCTUATION = /[.,;:!?…»”]$/u;
 
 /** The words of each paragraph of a page in reading order: the word after may start the next line. */
-function paragraphWords(page: OcrPage): OcrWord[][] {
+export function paragraphWords(page: OcrPage): OcrWord[][] {
   return page.blocks.flatMap((b) => b.paragraphs.map((p) => p.lines.flatMap((l) => l.words)));
 }
 
@@ -343,6 +355,25 @@ function checkToken(token: Token, context: CheckContext): Verdict {
     if (script === 'mixed') return { kind: 'unknown' };
   }
 
+  if (script === 'Latin' && token.words.length === 1) {
+    const capitals = smallCapitals(core);
+    if (capitals !== undefined) {
+      const [word, parts] = [token.words[0], token.parts[0]];
+      const change = [...new Set(Array.from(core).filter((ch) => /\p{Ll}/u.test(ch)))].map((ch) => `${ch}→${ch.toUpperCase()}`).join(', ');
+      changeWord(word, `${parts.prefix}${capitals}${parts.suffix}`, { reason: 'known-confusion', change });
+      delete word.unknown;
+      return { kind: 'corrected' };
+    }
+  }
+  if (script === 'Greek' && token.words.length === 1) {
+    const mended = greekSpelling(core);
+    if (mended !== undefined) {
+      const [word, parts] = [token.words[0], token.parts[0]];
+      changeWord(word, `${parts.prefix}${mended.text}${parts.suffix}`, { reason: 'known-confusion', change: mended.change });
+      delete word.unknown;
+      return { kind: 'corrected' };
+    }
+  }
   const lexicons = script === 'Greek' ? context.greek : context.latin;
   if (lexicons.length === 0) return { kind: 'unchecked' };
   const known = (w: string): boolean => lexicons.some((l) => l.has(w));

@@ -77,3 +77,39 @@ export function latinLookAlikes(ch: string): readonly string[] {
   const base = ch.normalize('NFD').replace(/[\u0300-\u036f\u0342-\u0345]/g, '');
   return base !== ch ? (LOOK_ALIKES[base] ?? []) : [];
 }
+
+/**
+ * Spellings no Greek word has, which the engine makes of Greek in a serif face: the micro sign (µ, from Latin
+ * fonts) for μ; ζ at a word's end for the final ς it resembles (no Greek word ends in ζ); and δ for θ in the
+ * middle infinitive ending "-σθαι" ("μεταβάλλεσδαι"). Returns the word mended and its changes ("ζ→ς"), or undefined
+ * when none applies.
+ */
+export function greekSpelling(word: string): { text: string; change: string } | undefined {
+  let fixed = word.replace(/µ/gu, 'μ');
+  if (Array.from(fixed).length >= 3) fixed = fixed.replace(/(?<=[\u0370-\u03ff\u1f00-\u1fff])ζ$/u, 'ς');
+  fixed = fixed.replace(/σδαι$/u, 'σθαι');
+  if (fixed === word) return undefined;
+  // Each rule swaps one letter for one: the changes are the letters that differ.
+  const after = Array.from(fixed);
+  const change = [...new Set(Array.from(word).flatMap((ch, i) => (ch !== after[i] ? [`${ch}→${after[i]}`] : [])))].join(', ');
+  return { text: fixed, change };
+}
+
+/** Small letters drawn like their capitals, only smaller: in a name set in small capitals the engine reads them small. */
+const SAME_SHAPE_SMALL = 'cosvwxz';
+
+/**
+ * A name set in capitals or small capitals with some letters read small ("KoPEcEK" for "KOPECEK"): at least three
+ * capitals, more capitals than small letters, every small letter one drawn like its capital, and a capital after a
+ * small one (so "Coco" stays), not a lone small second letter ("McCOY" stays). Returns the word in capitals, or
+ * undefined.
+ */
+export function smallCapitals(word: string): string | undefined {
+  if (!/^\p{L}+$/u.test(word)) return undefined;
+  const capitals = word.match(/\p{Lu}/gu)?.length ?? 0;
+  const small = word.match(/\p{Ll}/gu) ?? [];
+  if (capitals < 3 || small.length === 0 || small.length >= capitals) return undefined;
+  if (!small.every((ch) => SAME_SHAPE_SMALL.includes(ch)) || !/\p{Ll}\p{Lu}/u.test(word)) return undefined;
+  if (small.length === 1 && /^\p{Lu}\p{Ll}/u.test(word)) return undefined;
+  return word.toUpperCase();
+}

@@ -103,6 +103,14 @@ describe('the lexicon-checked correction', () => {
     );
     expect(text(il).join(' ')).toBe('homéenne, Il ne raconte la bombe H explose. H Martin');
     expect(words(il)[1].correction).toEqual({ from: 'H', reason: 'grammar', change: 'H→Il', language: 'fra' });
+    // Dictionary words no book means there: "mème" for "même", "fous deux" for "tous deux"; "fous" elsewhere stays.
+    const traps = await fra.correct(page(['fra'], [word('la'), word('mème'), word('ville,'), word('«Mèmes»'), word('fous'), word('deux'), word('des'), word('fous'), word('rires')]));
+    expect(text(traps).join(' ')).toBe('la même ville, «Mêmes» tous deux des fous rires');
+    expect(words(traps)[1].correction).toEqual({ from: 'mème', reason: 'grammar', change: 'mème→même', language: 'fra' });
+    // A name in small capitals with letters read small; names that mix cases on purpose stay.
+    const names = await fra.correct(page(['fra'], [word('T.'), word('A.'), word('KoPEcEK,'), word('McCOY'), word('Coco'), word('SoS')]));
+    expect(text(names).join(' ')).toBe('T. A. KOPECEK, McCOY Coco SoS');
+    expect(words(names)[2].correction).toEqual({ from: 'KoPEcEK,', reason: 'known-confusion', change: 'o→O, c→C' });
     // English pages have no such rule.
     const eng = await openCorrector(['eng']);
     expect(text(await eng.correct(page(['eng'], [word('à'), word('été')])))).toEqual(['à', 'été']);
@@ -161,6 +169,12 @@ describe('the lexicon-checked correction', () => {
     expect(words(corrected)[1].correction).toMatchObject({ from: 'Α.', reason: 'script', change: 'Α→A' });
     expect(words(corrected)[4].correction).toMatchObject({ from: 'πe', reason: 'script', change: 'π→n', language: 'fra' });
     expect(words(corrected)[8].correction).toMatchObject({ from: 'Π', reason: 'script' });
+    // Spellings no Greek word has: a final ζ for ς, δ for θ in "-σθαι", the micro sign for μ; ζ inside a word stays.
+    const greek = await both.correct(
+      page(['fra', 'ell'], [word('(πατροκτόνουζ)'), word('contre'), word('eux,'), word('μεταβάλλεσδαι,'), word('µεταπείθειν'), word('καὶ'), word('ζῆν')]),
+    );
+    expect(text(greek)).toEqual(['(πατροκτόνους)', 'contre', 'eux,', 'μεταβάλλεσθαι,', 'μεταπείθειν', 'καὶ', 'ζῆν']);
+    expect(words(greek)[0].correction).toEqual({ from: '(πατροκτόνουζ)', reason: 'known-confusion', change: 'ζ→ς' });
   });
 
   it('says which languages it could not check, and leaves their words as read', async () => {
