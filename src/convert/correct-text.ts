@@ -3,13 +3,13 @@
  * corrected where exactly one candidate fits (`src/ocr/correct.ts`), with the document's own vocabulary (names and
  * terms it prints again and again) counted first over every page; then full stops read as commas are put right where
  * the page's ink shows a dot on the baseline (`src/ocr/stops.ts`), and apostrophes set to the one the document
- * prints (`src/ocr/typography.ts`). Turned off, the words go back to what the engine
+ * prints and guillemets set apart where it sets them so (`src/ocr/typography.ts`). Turned off, the words go back to what the engine
  * read. Every change stays recorded on its word in `ocr/<page>.json`.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeGray } from '../imaging/index.js';
-import { correctApostrophes, correctStops, documentApostrophes, documentWords, openCorrector, stopCandidates, undoCorrections } from '../ocr/index.js';
+import { correctApostrophes, correctGuillemets, correctStops, documentApostrophes, documentGuillemets, documentWords, openCorrector, stopCandidates, undoCorrections } from '../ocr/index.js';
 import type { OcrPage, ProjectManifest, ProjectOcrCorrection } from '../project/index.js';
 import { eachAtOnce } from '../util/index.js';
 
@@ -32,13 +32,15 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     summary.checked = [...corrector.checked];
     summary.unchecked = [...corrector.unchecked];
     // Two passes: the document's vocabulary first, so a name read well on page 40 helps page 3.
-    // The document's apostrophe (’ or ') is counted on the same pass.
+    // The document's apostrophe (’ or ') and its way with guillemets are counted on the same pass.
     const vocabulary = documentWords();
     const apostrophes = documentApostrophes();
+    const guillemets = documentGuillemets();
     for (const page of pages) {
       const result = await read(page.ocr!);
       vocabulary.add(result);
       apostrophes.add(result);
+      guillemets.add(result);
     }
     const apostrophe = apostrophes.kind;
     // Two pages at a time: one page's images decode while the other's words are looked up.
@@ -55,7 +57,8 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
         if (image) stops = correctStops(corrected, image, reading);
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
-      if (corrected.correction) corrected.correction.corrected += stops + elisions;
+      const quotes = guillemets.spaced ? correctGuillemets(corrected) : 0;
+      if (corrected.correction) corrected.correction.corrected += stops + elisions + quotes;
       summary.corrected += corrected.correction?.corrected ?? 0;
       summary.unknown += corrected.correction?.unknown ?? 0;
       await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));

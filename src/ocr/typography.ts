@@ -2,10 +2,12 @@
  * One apostrophe for the whole document. Books print one kind, the typographic ’ (French, most English books) or the
  * straight ' (typescripts), but tesseract reads either, word by word: "l’évêque" and "l'opposition" in one
  * paragraph. Once the document's own choice is clear from the words read with one, the others are set the same,
- * each change recorded on its word as a `punctuation` correction.
+ * each change recorded on its word as a `punctuation` correction. French guillemets the same way: a book that sets
+ * them apart from the words they quote ("« arien »") does so throughout, and a guillemet read glued to its word
+ * ("«arien") is set apart too.
  */
 import { pageWords, type OcrPage } from '../project/index.js';
-import { changeWord } from './correct.js';
+import { changeWord, paragraphWords } from './correct.js';
 
 /** An apostrophe between two letters: an elision ("l’évêque") or a contraction ("don’t"), not a quotation mark. */
 const ELISION = /(?<=\p{L})['’](?=\p{L})/gu;
@@ -54,6 +56,72 @@ export function correctApostrophes(page: OcrPage, kind: Apostrophe): number {
     if (text === word.text) continue;
     changeWord(word, text, { reason: 'punctuation', change: `${other}→${kind}` });
     changed++;
+  }
+  return changed;
+}
+
+/** A guillemet as a token of its own, perhaps with the punctuation after it ("»,"). */
+const LONE_GUILLEMET = /^[«»][.,;:!?…)]*$/u;
+/** An opening guillemet glued to the word after it, a closing one to the word before it. */
+const GLUED_OPEN = /^«(?=[\p{L}\p{N}<(])/u;
+const GLUED_CLOSE = /(?<=[\p{L}\p{N}.!?…>)])»/u;
+
+/** Counts how a document's guillemets were read: apart from their words, or glued to them. */
+export interface DocumentGuillemets {
+  add(page: OcrPage): void;
+  /** Whether the document clearly sets its guillemets apart from the words they quote. */
+  readonly spaced: boolean;
+}
+
+export function documentGuillemets(): DocumentGuillemets {
+  let apart = 0;
+  let glued = 0;
+  return {
+    add(page) {
+      for (const word of pageWords(page)) {
+        const read = word.correction?.from ?? word.text;
+        if (LONE_GUILLEMET.test(read)) apart++;
+        else glued += Number(GLUED_OPEN.test(read)) + Number(GLUED_CLOSE.test(read));
+      }
+    },
+    get spaced() {
+      const all = apart + glued;
+      return all >= MIN_GUILLEMETS && apart >= CLEAR_SHARE * all;
+    },
+  };
+}
+
+/** The document's choice is clear once this many guillemets were read. */
+const MIN_GUILLEMETS = 6;
+
+/**
+ * Set apart the guillemets read glued to a word, in a document that sets them apart: "«arien" → "« arien". Only a
+ * guillemet that opens or closes a quotation, following the paragraph's quotes in reading order (a "»" glued to a
+ * word with no quotation open is more likely a misread letter, and stays). Words a person checked stay as they
+ * are. Returns how many words changed.
+ */
+export function correctGuillemets(page: OcrPage): number {
+  let changed = 0;
+  for (const words of paragraphWords(page)) {
+    let open = false;
+    for (const word of words) {
+      let text = word.text;
+      if (LONE_GUILLEMET.test(text)) {
+        open = text.startsWith('«');
+        continue;
+      }
+      if (!open && GLUED_OPEN.test(text)) {
+        text = text.replace(GLUED_OPEN, '« ');
+        open = true;
+      }
+      if (open && GLUED_CLOSE.test(text)) {
+        text = text.replace(GLUED_CLOSE, ' »');
+        open = false;
+      }
+      if (text === word.text || word.edit) continue;
+      changeWord(word, text, { reason: 'punctuation', change: 'guillemet set apart' });
+      changed++;
+    }
   }
   return changed;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { correctApostrophes, documentApostrophes, undoCorrections } from '../../src/ocr/index.js';
+import { correctApostrophes, correctGuillemets, documentApostrophes, documentGuillemets, undoCorrections } from '../../src/ocr/index.js';
 import { pageWords, type OcrPage, type OcrWord } from '../../src/project/index.js';
 
 function page(...texts: string[]): OcrPage {
@@ -42,5 +42,31 @@ describe('one apostrophe for the document', () => {
     pageWords(checked)[0].edit = { from: "l'opposition" };
     expect(correctApostrophes(checked, '’')).toBe(0);
     expect(texts(checked)).toEqual(["l'opposition"]);
+  });
+});
+
+describe('guillemets set apart as the book sets them', () => {
+  it('sets apart a guillemet read glued to its word when the document sets them apart, following its quotations', () => {
+    const quoted = ['arien', 'prendre', 'consubstantiel', 'discorde', 'dissension', 'changer', 'revenir', 'se repentir'];
+    const spaced = page(...quoted.flatMap((w) => ['«', w, '»,']));
+    const glued = page('parti', '«arien', '»', 'de', '«été»,', 'changer', 'ἐαλλάττει»,', '«', 'changer', 'une', 'opinion»');
+    const counted = documentGuillemets();
+    for (const p of [spaced, glued]) counted.add(p);
+    expect(counted.spaced).toBe(true);
+    expect(correctGuillemets(spaced)).toBe(0);
+    expect(correctGuillemets(glued)).toBe(3);
+    // A "»" glued to a word with no quotation open is a misread letter more likely than a quote: it stays.
+    expect(texts(glued)).toEqual(['parti', '« arien', '»', 'de', '« été »,', 'changer', 'ἐαλλάττει»,', '«', 'changer', 'une', 'opinion »']);
+    expect(pageWords(glued)[1].correction).toEqual({ from: '«arien', reason: 'punctuation', change: 'guillemet set apart' });
+    expect(texts(undoCorrections(glued))).toContain('«arien');
+  });
+
+  it('leaves a document that glues its guillemets, or has too few, as read', () => {
+    const glued = documentGuillemets();
+    glued.add(page('«arien»', '«été»', '«consubstantiel»', '«', 'autre', '»'));
+    expect(glued.spaced).toBe(false);
+    const few = documentGuillemets();
+    few.add(page('«', 'arien', '»', '«été»'));
+    expect(few.spaced).toBe(false);
   });
 });
