@@ -5,6 +5,7 @@
  */
 import { isolatedBelow, isTall, median, type Metrics, type Row } from './structure-rows.js';
 import { isPageNumberText, isRomanNumeral, runningKey } from './structure-text.js';
+import { editDistance } from '../util/index.js';
 
 /** A page number stands this far (in ems) from the title in a running head. */
 const RUNNING_NUMBER_GAP = 2;
@@ -29,19 +30,6 @@ export interface PageFurniture {
 export interface RunningRows {
   running: Set<Row>;
   furniture: PageFurniture[];
-}
-
-/** Levenshtein distance, for running heads the OCR read a little differently on each page. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 /** Same running head: equal, one inside the other (a page number read as letters), or a fifth of the letters differ. */

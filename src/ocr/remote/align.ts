@@ -9,6 +9,7 @@
  */
 import type { OcrBlock, OcrLine, OcrPage, OcrWord } from '../../project/index.js';
 import { spreadWords, wordsOf } from './layout.js';
+import { editDistance } from '../../util/index.js';
 
 /** Past this many cells (words × words) the alignment would be slow and large: keep the block placement. */
 const MAX_CELLS = 4_000_000;
@@ -27,22 +28,10 @@ export function normalizeWord(word: string): string {
     .replace(/[^\p{L}\p{N}]/gu, '');
 }
 
-/** Levenshtein distance, two rows. */
-function distance(a: string, b: string): number {
-  if (a === b) return 0;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
-}
-
 function score(a: string, b: string): number {
   if (a === b) return a === '' ? SIMILAR : MATCH;
   const longest = Math.max(a.length, b.length);
-  return longest > 0 && 1 - distance(a, b) / longest >= 0.6 ? SIMILAR : MISMATCH;
+  return longest > 0 && 1 - editDistance(a, b) / longest >= 0.6 ? SIMILAR : MISMATCH;
 }
 
 /**
