@@ -6,11 +6,32 @@
  * prints and guillemets set apart where it sets them so (`src/ocr/typography.ts`). Turned off, the words go back to what the engine
  * read. Every change stays recorded on its word in `ocr/<page>.json`.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeGray } from '../imaging/index.js';
-import { correctApostrophes, correctGuillemets, correctStops, documentApostrophes, documentGuillemets, documentWords, openCorrector, stopCandidates, undoCorrections } from '../ocr/index.js';
-import type { OcrPage, ProjectManifest, ProjectOcrCorrection } from '../project/index.js';
+import { decodeGray, sharpFromGray, type GrayImage } from '../imaging/index.js';
+import {
+  applyReread,
+  chooseReread,
+  correctApostrophes,
+  correctGuillemets,
+  correctStops,
+  cutWord,
+  documentApostrophes,
+  documentGuillemets,
+  documentWords,
+  findOcrEngine,
+  openCorrector,
+  readingsByRow,
+  rereadStrips,
+  stopCandidates,
+  undoCorrections,
+  wordsToReread,
+  type Corrector,
+  type DocumentWords,
+  type OcrEngine,
+} from '../ocr/index.js';
+import { pageWords, type OcrPage, type ProjectManifest, type ProjectOcrCorrection } from '../project/index.js';
 import { eachAtOnce } from '../util/index.js';
 
 const CORRECTING_AT_ONCE = 2;
@@ -43,18 +64,33 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
       guillemets.add(result);
     }
     const apostrophe = apostrophes.kind;
+    // Words left unknown are cut out of the page OCR read as the pages go, and read again together at the end.
+    const engine = findOcrEngine(manifest.ocr.engine);
+    const rereading = engine?.readLines ? engine : undefined;
+    const cuts: WordCut[] = [];
     // Two pages at a time: one page's images decode while the other's words are looked up.
     await eachAtOnce(pages, CORRECTING_AT_ONCE, async (page) => {
       const corrected = await corrector.correct(await read(page.ocr!), vocabulary);
       // Then the full stops read as commas, from the page's ink (a page whose image cannot be read keeps its commas);
       // its images are decoded only when some comma is placed like a misread stop.
       let stops = 0;
-      if (stopCandidates(corrected).length > 0) {
+      let decoded: { image?: GrayImage; reading?: GrayImage } = {};
+      const decode = async (): Promise<{ image?: GrayImage; reading?: GrayImage }> => {
         const [image, reading] = await Promise.all([
           decodeGray(join(dir, page.file)).catch(() => undefined),
           page.ocrImage ? decodeGray(join(dir, page.ocrImage)).catch(() => undefined) : undefined,
         ]);
-        if (image) stops = correctStops(corrected, image, reading);
+        return { image, reading };
+      };
+      if (stopCandidates(corrected).length > 0) {
+        decoded = await decode();
+        if (decoded.image) stops = correctStops(corrected, decoded.image, decoded.reading);
+      }
+      const doubtful = rereading ? wordsToReread(corrected) : [];
+      if (doubtful.length > 0) {
+        if (!decoded.image) decoded = await decode();
+        const source = decoded.reading ?? decoded.image;
+        if (source) for (const word of doubtful) cuts.push({ ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box) });
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
       const quotes = guillemets.spaced ? correctGuillemets(corrected) : 0;
@@ -63,9 +99,69 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
       summary.unknown += corrected.correction?.unknown ?? 0;
       await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));
     });
+    if (rereading && cuts.length > 0) {
+      const reread = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary);
+      summary.corrected += reread;
+      summary.unknown -= reread;
+    }
   }
   manifest.ocr.correction = summary;
   return summary;
+}
+
+/** A word cut out of its page to be read again: which page (its OCR file) and word, and its pixels. */
+interface WordCut {
+  ocr: string;
+  index: number;
+  dpi: number;
+  image: GrayImage;
+}
+
+/**
+ * Read the cut-out words again, all the document's in as few images as tesseract reads quickly, and give each word
+ * the new reading `chooseReread` takes. Pages with a word changed are written again. Returns how many changed. A
+ * failure of the engine here leaves the words as they are: this step can only improve on what is already saved.
+ */
+async function rereadWords(dir: string, cuts: WordCut[], engine: OcrEngine, languages: string[], corrector: Corrector, vocabulary: DocumentWords): Promise<number> {
+  const folder = await mkdtemp(join(tmpdir(), 'quire-reread-'));
+  const readings: string[][] = [];
+  try {
+    await Promise.all(
+      rereadStrips(cuts.map((c) => c.image)).map(async ({ strip, first }, k) => {
+        const file = join(folder, `strip-${k}.png`);
+        await sharpFromGray(strip.image).png().toFile(file);
+        const read = await engine.readLines!({ file, width: strip.image.width, height: strip.image.height, dpi: cuts[first].dpi }, languages);
+        readingsByRow(read, strip).forEach((words, row) => (readings[first + row] = words));
+      }),
+    );
+  } catch {
+    return 0;
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+  const byPage = new Map<string, Array<{ index: number; again: string[] }>>();
+  cuts.forEach((cut, k) => byPage.set(cut.ocr, [...(byPage.get(cut.ocr) ?? []), { index: cut.index, again: readings[k] ?? [] }]));
+  let changed = 0;
+  for (const [file, words] of byPage) {
+    const page = JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
+    const all = pageWords(page);
+    let here = 0;
+    for (const { index, again } of words) {
+      const word = all[index];
+      const choice = word && chooseReread(word.text, again, (w) => corrector.known(w, vocabulary));
+      if (!choice) continue;
+      applyReread(word, choice);
+      here++;
+    }
+    if (here === 0) continue;
+    if (page.correction) {
+      page.correction.corrected += here;
+      page.correction.unknown -= here;
+    }
+    await writeFile(join(dir, file), JSON.stringify(page));
+    changed += here;
+  }
+  return changed;
 }
 
 function hasCorrections(page: OcrPage): boolean {

@@ -69,6 +69,8 @@ export interface Corrector {
    * page. A page corrected before is first put back as read, so correcting twice changes nothing more.
    */
   correct(page: OcrPage, document?: DocumentWords): Promise<OcrPage>;
+  /** Which dictionary knows a word (a tesseract code), `document` when only the document's vocabulary does, else undefined. */
+  known(word: string, document?: DocumentWords): string | undefined;
 }
 
 /** The corrector for a document in these languages (tesseract codes); dictionaries load once per process. */
@@ -95,6 +97,10 @@ export async function openCorrector(languages: readonly string[]): Promise<Corre
         quotations = found.filter((l): l is Lexicon => l !== null);
       }
       return correctPage(read, lexicons, quotations, { checked, unchecked }, document);
+    },
+    known(word, document) {
+      for (const [code, lexicon] of lexicons) if (lexicon.has(word)) return code;
+      return document?.has(word) ? 'document' : undefined;
     },
   };
 }

@@ -45,7 +45,7 @@ export interface OcrWord {
 }
 
 /** Why Quire's correction step changed a word: see `OcrCorrection.reason`. */
-export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar' | 'punctuation';
+export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar' | 'punctuation' | 'reread';
 
 /** What the OCR correction step did to one word: what the engine read, and why it was changed. */
 export interface OcrCorrection {
@@ -57,7 +57,8 @@ export interface OcrCorrection {
    * `known-confusion`: the only dictionary word made by undoing a known OCR confusion (e/é/è/ê, c/ç, g→ç, oe→œ, l/1/I…);
    * `script`: Greek look-alike letters read inside a Latin-script word, mapped back to Latin letters;
    * `grammar`: both spellings are words, the next word decides (French "à" before a past participle is "a");
-   * `punctuation`: a full stop read as a comma, the page's ink showing a dot on the baseline (`,→.`).
+   * `punctuation`: a full stop read as a comma, the page's ink showing a dot on the baseline (`,→.`);
+   * `reread`: a word no dictionary knew, cut out and read again alone, giving a close dictionary word (`memier→premier`).
    * Results written by other tools may carry any short reason.
    */
   reason: OcrCorrectionReason | (string & {});

@@ -5,7 +5,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { expect } from 'vitest';
+import type { GrayImage } from '../../src/imaging/index.js';
 import type { OcrInput } from '../../src/ocr/index.js';
+import type { OcrPage, OcrWord } from '../../src/project/index.js';
 
 export const ENGLISH =
   'Reading old books by lamplight is a quiet pleasure that many people still enjoy. The pages smell of dust ' +
@@ -108,4 +111,50 @@ export async function writeTurnedPage(dir: string, name: string, page: TextPage,
   const file = join(dir, name);
   await writeFile(file, data);
   return { file, width: info.width, height: info.height, dpi: page.dpi };
+}
+
+/**
+ * The words of the line with the boxes an engine gives them (the ink of each word: runs of inked columns split at
+ * gaps wider than a third of the font size), read as `read` says — the misreadings under test.
+ */
+export function readLine(image: GrayImage, fontPx: number, read: string): OcrPage {
+  const inked = (x: number): boolean => {
+    for (let y = 0; y < image.height; y++) if (image.data[y * image.width + x] < 128) return true;
+    return false;
+  };
+  const spans: Array<[number, number]> = [];
+  let gap = Infinity;
+  for (let x = 0; x < image.width; x++) {
+    if (!inked(x)) {
+      gap++;
+      continue;
+    }
+    if (gap > fontPx / 3 || spans.length === 0) spans.push([x, x + 1]);
+    else spans[spans.length - 1][1] = x + 1;
+    gap = 0;
+  }
+  const texts = read.split(' ');
+  expect(spans).toHaveLength(texts.length);
+  const words: OcrWord[] = spans.map(([x0, x1], i) => {
+    let y0 = image.height;
+    let y1 = 0;
+    for (let y = 0; y < image.height; y++) {
+      for (let x = x0; x < x1; x++) {
+        if (image.data[y * image.width + x] < 128) {
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y + 1);
+        }
+      }
+    }
+    return { text: texts[i], box: { x0, y0, x1, y1 }, confidence: 90 };
+  });
+  const box = { x0: 0, y0: 0, x1: image.width, y1: image.height };
+  return {
+    width: image.width,
+    height: image.height,
+    dpi: 300,
+    engine: 'tesseract',
+    languages: ['fra'],
+    blocks: [{ box, paragraphs: [{ box, lines: [{ box, words }] }] }],
+  };
 }

@@ -165,6 +165,11 @@ cat "${dir}/answer.hocr"`,
     expect(stdin).toHaveLength(5);
     expect((await readFile(join(dir, stdin[0]))).subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(engine.running()).toBe(0);
+    // Cut-out words read again: one block of rows, a global threshold (the words are on clean white paper).
+    await engine.readLines!(input, ['fra']);
+    expect((await readFile(join(dir, 'calls.log'), 'utf8')).trim().split('\n').at(-1)).toBe(
+      `1 - stdout --tessdata-dir ${models} -l fra --dpi 300 --psm 6 -c tessedit_create_hocr=1 -c tessedit_do_invert=0 -c lstm_choice_mode=2`,
+    );
   });
 
   it('refuses a language that is not installed, listing those that are, without starting a process', async () => {

@@ -48,7 +48,9 @@ function correctionWhy(c: NonNullable<WordView['correction']>): string {
             ? 'the word after it calls for the other spelling'
             : c.reason === 'punctuation'
               ? 'the ink is a dot on the line, not a comma'
-              : c.reason;
+              : c.reason === 'reread'
+                ? 'read again on its own, it is a dictionary word'
+                : c.reason;
   return c.change ? `${why}: ${c.change}` : why;
 }
 

@@ -1,0 +1,77 @@
+/**
+ * Words no dictionary knows, read again by the real tesseract program: an engine reads the page with tesseract and
+ * then misreads two words the way camera pages are misread; the correction step cuts them out, has tesseract read
+ * them again alone, and takes only the close dictionary word.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convert } from '../../src/convert/index.js';
+import { createTesseractCliEngine, registerOcrEngine, type OcrEngine } from '../../src/ocr/index.js';
+import { pageWords, type OcrPage, type ProjectManifest } from '../../src/project/index.js';
+import { renderTextPage } from '../ocr/pages.js';
+
+const TEXT = 'Un premier jet aurait été écrit à l’automne, comprenant les sections du traité, et la ville resta calme.';
+/** What the engine makes of two words: "premier" loses its "pr" (as on the real capture), "ville" becomes noise. */
+const MISREAD: Record<string, string> = { premier: 'memier', ville: 'xqzt' };
+
+let dir: string;
+const tesseract = createTesseractCliEngine({ workers: 1 });
+let linesRead = 0;
+
+const misreading: OcrEngine = {
+  name: 'misreading-tesseract',
+  display: 'Misreading tesseract',
+  description: 'tesseract-cli, with two words misread after the fact.',
+  available: () => tesseract.available(),
+  languages: () => tesseract.languages(),
+  async recognize(page, languages) {
+    const read = await tesseract.recognize(page, languages);
+    for (const word of pageWords(read)) if (MISREAD[word.text]) word.text = MISREAD[word.text];
+    return { ...read, engine: 'misreading-tesseract' };
+  },
+  async readLines(image, languages) {
+    linesRead++;
+    return tesseract.readLines!(image, languages);
+  },
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'quire-reread-'));
+  const page = await renderTextPage(TEXT, { dpi: 300 });
+  await sharp(page.png).withMetadata({ density: 300 }).png().toFile(join(dir, 'page.png'));
+  registerOcrEngine(misreading);
+});
+afterAll(async () => {
+  await tesseract.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const words = (project: string): OcrPage => {
+  const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8')) as ProjectManifest;
+  return JSON.parse(readFileSync(join(project, manifest.pages[0].ocr!), 'utf8')) as OcrPage;
+};
+
+describe('words read again', () => {
+  it('gives a word no dictionary knows the close dictionary word tesseract reads when it is cut out, and leaves noise as read', async () => {
+    const project = join(dir, 'project');
+    const result = await convert(join(dir, 'page.png'), { exports: 'md', ocr: 'misreading-tesseract', ocrLang: 'fra', keepProject: project, outDir: join(dir, 'out') });
+    // One image of cut-out words for the document, read once.
+    expect(linesRead).toBe(1);
+    const read = pageWords(words(project));
+    const premier = read.find((w) => w.correction?.from === 'memier');
+    expect(premier).toMatchObject({ text: 'premier', correction: { from: 'memier', reason: 'reread', change: 'memier→premier', language: 'fra' } });
+    expect(premier?.unknown).toBeUndefined();
+    // "xqzt" read again is "ville", but five letters from what was read: too far to be sure, left as read.
+    expect(read.find((w) => w.text === 'xqzt')).toMatchObject({ unknown: true });
+    expect(result.ocr?.correction).toMatchObject({ enabled: true, corrected: 1 });
+    const md = readFileSync(result.outputs[0].path, 'utf8');
+    expect(md).toContain('Un premier jet');
+
+    // --no-correct puts back what the engine read.
+    const raw = await convert(project, { exports: 'md', correct: false, outDir: join(dir, 'raw') });
+    expect(readFileSync(raw.outputs[0].path, 'utf8')).toContain('Un memier jet');
+  });
+});

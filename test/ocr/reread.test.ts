@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { createGray } from '../../src/imaging/index.js';
+import { chooseReread, openCorrector, readingsByRow, rereadStrips, wordsToReread } from '../../src/ocr/index.js';
+import type { OcrPage, OcrWord } from '../../src/project/index.js';
+
+function word(text: string, x0: number, y0: number, extra: Partial<OcrWord> = {}): OcrWord {
+  return { text, box: { x0, y0, x1: x0 + 40, y1: y0 + 20 }, confidence: 80, ...extra };
+}
+
+function page(words: OcrWord[][], size = { width: 400, height: 300 }): OcrPage {
+  const box = { x0: 0, y0: 0, x1: size.width, y1: size.height };
+  return {
+    ...size,
+    dpi: 300,
+    engine: 'tesseract-cli',
+    languages: ['fra'],
+    blocks: [{ box, paragraphs: [{ box, lines: words.map((ws) => ({ box: { x0: 0, y0: ws[0].box.y0 - 4, x1: size.width, y1: ws[0].box.y1 + 4 }, words: ws })) }] }],
+  };
+}
+
+describe('words read again', () => {
+  it('takes a close dictionary word from the second reading, keeping the first reading’s punctuation', async () => {
+    const fra = await openCorrector(['fra', 'ell']);
+    const known = (w: string): string | undefined => fra.known(w);
+    expect(chooseReread('memier', ['premier'], known)).toEqual({ text: 'premier', change: 'memier→premier', language: 'fra' });
+    expect(chooseReread('(conmais),', ['‘connais'], known)).toEqual({ text: '(connais),', change: 'conmais→connais', language: 'fra' });
+    // A mark before the letters that opens nothing was part of the misreading: "&tobre" for "octobre".
+    expect(chooseReread('&tobre', ['octobre'], known)?.text).toBe('octobre');
+    expect(chooseReread('(συμφων/α5),', ['(συμφωνία),'], known)).toEqual({ text: '(συμφωνία5),', change: 'συμφων/α→συμφωνία', language: 'ell' });
+  });
+
+  it('leaves the word as it is unless the second reading is one close word of the same script that a dictionary knows', async () => {
+    const fra = await openCorrector(['fra', 'ell']);
+    const known = (w: string): string | undefined => fra.known(w);
+    // Too far from the first reading for its length (at most 1 letter in 4, 2 in 7, 3 beyond).
+    expect(chooseReread('pésce', ['pime'], known)).toBeUndefined();
+    expect(chooseReread('tmgons', ['tas'], known)).toBeUndefined();
+    // Two words, none, a single letter, no word at all, the same word again.
+    expect(chooseReread('l’éditson', ['l’édition', 'de'], known)).toBeUndefined();
+    expect(chooseReread('conmais', [], known)).toBeUndefined();
+    expect(chooseReread('ke', ['k'], known)).toBeUndefined();
+    expect(chooseReread('xqzt', ['xqzv'], known)).toBeUndefined();
+    // Another script: Greek read again as a French word.
+    expect(chooseReread('δὲ', ['de'], known)).toBeUndefined();
+    // A Greek word changed for its accents only: the dictionary is modern Greek, the page may be ancient.
+    expect(chooseReread('Τίς', ['Τις'], known)).toBeUndefined();
+  });
+
+  it('cuts the unknown words with their line’s height and some paper, and sets them on rows of their own', () => {
+    const read = page([[word('memier', 100, 50, { unknown: true }), word('jet', 150, 50)], [word('x', 10, 120, { unknown: true }), word('checked', 60, 120, { unknown: true, edit: { from: 'checked' } }), word('&tobre', 380, 120, { unknown: true })]]);
+    const doubtful = wordsToReread(read);
+    // Not one letter, not a word a person checked; the cut stays on the page.
+    expect(doubtful.map((d) => d.index)).toEqual([0, 4]);
+    // The line is 28 px high: 7 px of paper around (the line's own height, not the word's).
+    expect(doubtful[0].box).toEqual({ x0: 93, y0: 39, x1: 147, y1: 81 });
+    expect(doubtful[1].box).toEqual({ x0: 373, y0: 109, x1: 400, y1: 151 });
+
+    const cuts = [createGray(54, 42, 0), createGray(27, 42, 0), createGray(80, 5000, 0), createGray(80, 5000, 0)];
+    const strips = rereadStrips(cuts);
+    // Strips stop short of 8000 px: the two small cuts and one tall one, then the other.
+    expect(strips.map((s) => [s.first, s.strip.rows.length])).toEqual([[0, 3], [3, 1]]);
+    const [first] = strips;
+    expect(first.strip.rows).toEqual([{ top: 24, bottom: 66 }, { top: 90, bottom: 132 }, { top: 156, bottom: 5156 }]);
+    expect(first.strip.image.width).toBe(80 + 48);
+    // The cut's pixels are on its row, at the left margin; paper around it.
+    expect(first.strip.image.data[24 * first.strip.image.width + 24]).toBe(0);
+    expect(first.strip.image.data[24 * first.strip.image.width + 23]).toBe(255);
+
+    // What the engine read on each row, left to right; a word on no row is ignored.
+    const again = page([[word('ment', 60, 95), word('pre', 20, 95)], [word('octobre', 24, 30)], [word('stray', 24, 5170)]], { width: 128, height: 5200 });
+    expect(readingsByRow(again, first.strip)).toEqual([['octobre'], ['pre', 'ment'], []]);
+  });
+});
