@@ -13,7 +13,9 @@ import { decodeGray, sharpFromGray, type GrayImage } from '../imaging/index.js';
 import {
   applyReread,
   chooseReread,
+  colonCandidates,
   correctApostrophes,
+  correctColons,
   correctGuillemets,
   correctStops,
   cutWord,
@@ -71,8 +73,8 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     // Two pages at a time: one page's images decode while the other's words are looked up.
     await eachAtOnce(pages, CORRECTING_AT_ONCE, async (page) => {
       const corrected = await corrector.correct(await read(page.ocr!), vocabulary);
-      // Then the full stops read as commas, from the page's ink (a page whose image cannot be read keeps its commas);
-      // its images are decoded only when some comma is placed like a misread stop.
+      // Then the full stops read as commas and the semicolons read as colons, from the page's ink (a page whose image
+      // cannot be read keeps them); its images are decoded only when some comma or colon is placed like a misreading.
       let stops = 0;
       let decoded: { image?: GrayImage; reading?: GrayImage } = {};
       const decode = async (): Promise<{ image?: GrayImage; reading?: GrayImage }> => {
@@ -82,9 +84,9 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
         ]);
         return { image, reading };
       };
-      if (stopCandidates(corrected).length > 0) {
+      if (stopCandidates(corrected).length > 0 || colonCandidates(corrected).length > 0) {
         decoded = await decode();
-        if (decoded.image) stops = correctStops(corrected, decoded.image, decoded.reading);
+        if (decoded.image) stops = correctStops(corrected, decoded.image, decoded.reading) + correctColons(corrected, decoded.image);
       }
       const doubtful = rereading ? wordsToReread(corrected) : [];
       if (doubtful.length > 0) {

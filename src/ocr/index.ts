@@ -28,7 +28,7 @@ export { alignOntoLayout } from './remote/align.js';
 export { createTesseractCliEngine } from './tesseract-cli.js';
 export { bestLocalEngine } from './best-local.js';
 export { listLexiconLanguages, openLexicon, type Lexicon } from './lexicon.js';
-export { correctStops, stopCandidates } from './stops.js';
+export { colonCandidates, correctColons, correctStops, stopCandidates } from './stops.js';
 export { applyReread, chooseReread, cutWord, readingsByRow, rereadStrips, wordsToReread, type RereadStrip, type RereadWord } from './reread.js';
 export { correctApostrophes, correctGuillemets, documentApostrophes, documentGuillemets, type Apostrophe, type DocumentApostrophes, type DocumentGuillemets } from './typography.js';
 export { documentWords, openCorrector, splitWord, undoCorrections, type Corrector, type DocumentWords } from './correct.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeGray, type GrayImage } from '../../src/imaging/index.js';
-import { correctStops, undoCorrections } from '../../src/ocr/index.js';
+import { correctColons, correctStops, undoCorrections } from '../../src/ocr/index.js';
 import type { OcrPage } from '../../src/project/index.js';
 import { readLine, renderTextPage, type TextPage } from './pages.js';
 
@@ -87,5 +87,22 @@ describe('full stops read as commas', () => {
     result.blocks[0].paragraphs[0].lines[0].words[3].edit = { from: 'Nicée,' };
     expect(correctStops(result, image)).toBe(0);
     expect(texts(result)).toContain('Nicée,');
+  });
+});
+
+describe('semicolons read as colons', () => {
+  it('turns a colon into the semicolon the page prints, alone or glued, and leaves a real colon and a checked word', async () => {
+    const { page, image } = await line('Toute nature ; ensuite vie; encore beauté : alors');
+    const misread = 'Toute nature : ensuite vie: encore beauté : alors';
+    const result = readLine(image, page.fontPx, misread);
+    expect(correctColons(result, image)).toBe(2);
+    expect(texts(result)).toEqual(['Toute', 'nature', ';', 'ensuite', 'vie;', 'encore', 'beauté', ':', 'alors']);
+    expect(result.blocks[0].paragraphs[0].lines[0].words[2].correction).toEqual({ from: ':', reason: 'punctuation', change: ':→;' });
+    expect(texts(undoCorrections(result))).toContain('vie:');
+
+    const checked = readLine(image, page.fontPx, misread);
+    checked.blocks[0].paragraphs[0].lines[0].words[2].edit = { from: ':' };
+    expect(correctColons(checked, image)).toBe(1);
+    expect(texts(checked)[2]).toBe(':');
   });
 });
