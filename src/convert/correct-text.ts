@@ -29,6 +29,7 @@ import {
   stopCandidates,
   undoCorrections,
   wordsToReread,
+  type Apostrophe,
   type Corrector,
   type DocumentWords,
   type OcrEngine,
@@ -92,7 +93,8 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
       if (doubtful.length > 0) {
         if (!decoded.image) decoded = await decode();
         const source = decoded.reading ?? decoded.image;
-        if (source) for (const word of doubtful) cuts.push({ ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box) });
+        const order = pages.indexOf(page);
+        if (source) for (const word of doubtful) cuts.push({ order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box) });
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
       const quotes = guillemets.spaced ? correctGuillemets(corrected) : 0;
@@ -102,7 +104,9 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
       await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));
     });
     if (rereading && cuts.length > 0) {
-      const reread = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary);
+      // In page and reading order, whichever page was done first: the same project always makes the same image.
+      cuts.sort((a, b) => a.order - b.order || a.index - b.index);
+      const reread = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
       summary.corrected += reread;
       summary.unknown -= reread;
     }
@@ -113,6 +117,8 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
 
 /** A word cut out of its page to be read again: which page (its OCR file) and word, and its pixels. */
 interface WordCut {
+  /** The page's place in the document. */
+  order: number;
   ocr: string;
   index: number;
   dpi: number;
@@ -124,7 +130,15 @@ interface WordCut {
  * the new reading `chooseReread` takes. Pages with a word changed are written again. Returns how many changed. A
  * failure of the engine here leaves the words as they are: this step can only improve on what is already saved.
  */
-async function rereadWords(dir: string, cuts: WordCut[], engine: OcrEngine, languages: string[], corrector: Corrector, vocabulary: DocumentWords): Promise<number> {
+async function rereadWords(
+  dir: string,
+  cuts: WordCut[],
+  engine: OcrEngine,
+  languages: string[],
+  corrector: Corrector,
+  vocabulary: DocumentWords,
+  apostrophe: Apostrophe | undefined,
+): Promise<number> {
   const folder = await mkdtemp(join(tmpdir(), 'quire-reread-'));
   const readings: string[][] = [];
   try {
@@ -156,6 +170,8 @@ async function rereadWords(dir: string, cuts: WordCut[], engine: OcrEngine, lang
       here++;
     }
     if (here === 0) continue;
+    // A word read again takes the document's apostrophe like the others.
+    if (apostrophe) correctApostrophes(page, apostrophe);
     if (page.correction) {
       page.correction.corrected += here;
       page.correction.unknown -= here;

@@ -93,11 +93,32 @@ export function rereadStrips(words: readonly GrayImage[]): Array<{ strip: Reread
   return strips;
 }
 
-/** Cut a word's box out of the image OCR read, whose size may differ from the OCR page's (boxes are scaled). */
+/**
+ * Cut a word's box out of the image OCR read, whose size may differ from the OCR page's (boxes are scaled), with its
+ * paper made white: on the strip's white, a grey rectangle's edges would read as marks.
+ */
 export function cutWord(image: GrayImage, page: Pick<OcrPage, 'width' | 'height'>, box: OcrBox): GrayImage {
   const sx = image.width / page.width;
   const sy = image.height / page.height;
-  return cropGray(image, { x: box.x0 * sx, y: box.y0 * sy, width: (box.x1 - box.x0) * sx, height: (box.y1 - box.y0) * sy });
+  const cut = cropGray(image, { x: box.x0 * sx, y: box.y0 * sy, width: (box.x1 - box.x0) * sx, height: (box.y1 - box.y0) * sy });
+  // The paper: the level most of the cut is at least as light as (ink is a small share of a word's box).
+  const paper = quantile(cut.data, PAPER_SHARE);
+  if (paper > 0 && paper < 255) for (let i = 0; i < cut.data.length; i++) cut.data[i] = Math.min(255, Math.round((cut.data[i] * 255) / paper));
+  return cut;
+}
+
+/** Of a word's box, at least this share is paper. */
+const PAPER_SHARE = 0.9;
+
+function quantile(values: Uint8Array, q: number): number {
+  const counts = new Uint32Array(256);
+  for (const v of values) counts[v]++;
+  let seen = 0;
+  for (let v = 0; v < 256; v++) {
+    seen += counts[v];
+    if (seen >= q * values.length) return v;
+  }
+  return 255;
 }
 
 /** The words the engine read on each row of a strip, left to right. */
