@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGray } from '../../src/imaging/index.js';
-import { chooseReread, openCorrector, readingsByRow, rereadStrips, wordsToReread } from '../../src/ocr/index.js';
+import { chooseReread, cutWord, openCorrector, readingsByRow, rereadStrips, wordsToReread } from '../../src/ocr/index.js';
 import type { OcrPage, OcrWord } from '../../src/project/index.js';
 
 function word(text: string, x0: number, y0: number, extra: Partial<OcrWord> = {}): OcrWord {
@@ -54,6 +54,15 @@ describe('words read again', () => {
     // The line is 28 px high: 7 px of paper around (the line's own height, not the word's).
     expect(doubtful[0].box).toEqual({ x0: 93, y0: 39, x1: 147, y1: 81 });
     expect(doubtful[1].box).toEqual({ x0: 373, y0: 109, x1: 400, y1: 151 });
+
+    // Cut from a page of grey paper (200) with a stroke of ink (40), from an image twice the OCR page's size: the
+    // paper comes out white, the ink stays dark.
+    const grey = createGray(800, 600, 200);
+    for (let y = 90; y < 150; y++) for (let x = 200; x < 210; x++) grey.data[y * 800 + x] = 40;
+    const cut = cutWord(grey, read, doubtful[0].box);
+    expect([cut.width, cut.height]).toEqual([108, 84]);
+    expect(cut.data[0]).toBe(255);
+    expect(cut.data[20 * 108 + (200 - 186)]).toBe(51);
 
     const cuts = [createGray(54, 42, 0), createGray(27, 42, 0), createGray(80, 5000, 0), createGray(80, 5000, 0)];
     const strips = rereadStrips(cuts);
