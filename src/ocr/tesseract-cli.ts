@@ -180,7 +180,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     return unique;
   };
 
-  const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal, lines = false): Promise<OcrPage> => {
+  const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal, lines: boolean): Promise<OcrPage> => {
     // Decoded only once a place is free: a long queue then holds file names, not pixels.
     const prepared = await preparePage(page);
     if (signal.aborted) throw cancelled();
@@ -195,6 +195,15 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     if (outcome.kind !== 'exited' || outcome.code !== 0) throw pageFailure(outcome, page.file, timeoutMs);
     const frame = { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY };
     return parseHocr(outcome.stdout, frame, langs);
+  };
+
+  /** A page (or, `lines`, an image of rows of words) read in its turn, once the program and languages are checked. */
+  const read = async (page: OcrInput, wanted: string[], own: AbortSignal | undefined, lines: boolean): Promise<OcrPage> => {
+    const probed = await probeVersion();
+    if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
+    const langs = checkLanguages(wanted);
+    const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
+    return queue.run(() => readPage(page, langs, probed.major, signal, lines), signal);
   };
 
   const readOrientation = async (page: OcrInput, major: number, signal: AbortSignal): Promise<PageOrientation | null> => {
@@ -227,21 +236,11 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
         ...(own.length > 0 ? [{ languages: own, model: tessdataDir ? `from ${tessdataDir}` : `the system's own${system().folder ? ` (${system().folder})` : ''}` }] : []),
       ];
     },
-    async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
-      const probed = await probeVersion();
-      if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
-      const langs = checkLanguages(wanted);
-      const own = recognizeOptions?.signal;
-      const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
-      return queue.run(() => readPage(page, langs, probed.major, signal), signal);
+    recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
+      return read(page, wanted, recognizeOptions?.signal, false);
     },
-    async readLines(image: OcrInput, wanted: string[], readOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
-      const probed = await probeVersion();
-      if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
-      const langs = checkLanguages(wanted);
-      const own = readOptions?.signal;
-      const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
-      return queue.run(() => readPage(image, langs, probed.major, signal, true), signal);
+    readLines(image: OcrInput, wanted: string[], readOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
+      return read(image, wanted, readOptions?.signal, true);
     },
     async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
       const probed = await probeVersion();
