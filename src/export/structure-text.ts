@@ -63,8 +63,9 @@ export function noteMarker(firstWord: string): NoteMarker | null {
   if (m) return { marker: m[1], numeric: true, rest: '' };
   m = /^([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(.*)$/u.exec(firstWord);
   if (m) return { marker: [...m[1]].map((ch) => SUPERSCRIPT_DIGITS[ch]).join(''), numeric: true, rest: m[2] };
-  // A number glued to a capitalised word is a marker (`1The`); to a lower-case one it is an ordinal (`1st`).
-  m = /^(\d{1,3})(\p{Lu}.*)$/u.exec(firstWord);
+  // A number glued to a capitalised word is a marker (`1The`, `6.Syn` with its stop); to a lower-case one it is an
+  // ordinal (`1st`).
+  m = /^(\d{1,3})[.,]?(\p{Lu}.*)$/u.exec(firstWord);
   if (m) return { marker: m[1], numeric: true, rest: m[2] };
   m = /^([*†‡§¶]+)(.*)$/u.exec(firstWord);
   if (m) return { marker: m[1], numeric: false, rest: m[2] };

@@ -401,6 +401,19 @@ describe('footnotes', () => {
     expect(blocks(md([two]))[0]).toBe(`${LOREM} and the stream, the mill and the bridge of the old town stood still\\*.[^9][^10]`);
   });
 
+  it('starts a note at a number glued to its first word with its stop (`6.Syn`)', () => {
+    const page = new PageSetter()
+      .paragraph(`${LOREM}¹ and the stream, the mill and the bridge of the old town stood still².`)
+      .skip(2)
+      .body('1 Syn 32, 4, p. 260, l. 23.', { size: NOTE, indent: 1, end: true })
+      .body('2.Syn 10, 9, p. 238, l. 14.', { size: NOTE, indent: 1, end: true });
+    expect(blocks(md([page]))).toEqual([
+      `${LOREM}[^1] and the stream, the mill and the bridge of the old town stood still[^2].`,
+      '[^1]: Syn 32, 4, p. 260, l. 23.',
+      '[^2]: Syn 10, 9, p. 238, l. 14.',
+    ]);
+  });
+
   it('calls a note whose call is lost at the end of its page’s last sentence', () => {
     const page = new PageSetter().paragraph(`${LOREM}.`).paragraph('and then it rained again', { indent: 1.5 }).skip(2).body('1 A note.', { size: NOTE, indent: 1, end: true });
     expect(blocks(md([page]))).toEqual([`${LOREM}.[^1]`, 'and then it rained again', '[^1]: A note.']);
