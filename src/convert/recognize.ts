@@ -246,7 +246,9 @@ async function turnIfNeeded(dir: string, page: ProjectPage, engine: OcrEngine, i
 
 function inputOf(dir: string, p: ProjectPage): OcrInput {
   const reading = p.ocrImage ? join(dir, p.ocrImage) : undefined;
-  return { file: reading && existsSync(reading) ? reading : join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi };
+  if (!reading || !existsSync(reading)) return { file: join(dir, p.file), width: p.width, height: p.height, dpi: p.dpi };
+  const readScale = p.decisions.ocrScale;
+  return { file: reading, width: p.width, height: p.height, dpi: p.dpi, ...(readScale !== undefined ? { readScale } : {}) };
 }
 
 /** The page image itself (what a PDF of the pages shows), for engines that read whole documents. */

@@ -40,7 +40,12 @@ export async function preparePage(page: OcrInput): Promise<PreparedPage> {
   }
   // The file's resolution is in page pixels; if the file is not the page's size, scale accordingly.
   const fileDpi = (page.dpi > 0 ? page.dpi : DEFAULT_DPI) * (decoded.width / page.width);
-  const target = ocrResolution(decoded.width, decoded.height, fileDpi);
+  const bitonal = isBitonal(decoded);
+  // A blurred grey page the pipeline asked to be read smaller is read so, below the usual minimum resolution.
+  const smaller = !bitonal && page.readScale !== undefined && page.readScale > 0 && page.readScale < 1 ? page.readScale : undefined;
+  const target = smaller
+    ? { width: Math.round(decoded.width * smaller), height: Math.round(decoded.height * smaller), dpi: fileDpi * smaller }
+    : ocrResolution(decoded.width, decoded.height, fileDpi);
   let pipeline = sharpFromGray(decoded);
   if (target.width !== decoded.width || target.height !== decoded.height) {
     pipeline = pipeline.resize(target.width, target.height, { kernel: 'lanczos3', fit: 'fill' });
@@ -53,6 +58,6 @@ export async function preparePage(page: OcrInput): Promise<PreparedPage> {
     dpi: Math.round(target.dpi),
     scaleX: page.width / target.width,
     scaleY: page.height / target.height,
-    bitonal: isBitonal(decoded),
+    bitonal,
   };
 }

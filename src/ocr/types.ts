@@ -8,6 +8,11 @@ export interface OcrInput {
   width: number;
   height: number;
   dpi: number;
+  /**
+   * Read a grey image at this fraction of its resolution (below 1), as the pipeline decided for a blurred camera page
+   * (`decisions.ocrScale`); absent: at the resolution the engine reads best.
+   */
+  readScale?: number;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { PageKind, ProjectPage } from '../project/index.js';
 import { binarize } from './binarize.js';
 import { deskew } from './deskew.js';
 import { dewarp } from './dewarp.js';
-import { cropToContent, normalizeResolution, padForG4 } from './resample.js';
+import { cropToContent, normalizeResolution, padForG4, readingScale } from './resample.js';
 
 /** One page on its way through the steps. */
 export interface PageState {
@@ -73,6 +73,8 @@ registerStep({
     page.dpi = page.targetDpi;
     page.decisions.scale = Math.round(resampled.scale * 100) / 100;
     if (resampled.sharpening) page.decisions.sharpen = resampled.sharpening;
+    const ocrScale = readingScale(resampled.sharpening?.edgeBlurPx, resampled.scale);
+    if (ocrScale !== undefined) page.decisions.ocrScale = ocrScale;
   },
 });
 

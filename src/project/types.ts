@@ -70,6 +70,11 @@ export interface ProjectPage {
     /** The unsharp mask before enlarging: the edge blur measured, the amount, and its width when wider than the usual 1.1 px. */
     sharpen?: { edgeBlurPx: number | null; amount: number; sigmaPx?: number };
     /**
+     * OCR reads the grey reading image at this share of its resolution: set for a capture whose blur, enlarged to
+     * the page's resolution, spans 3 px or more (it reads better smaller).
+     */
+    ocrScale?: number;
+    /**
      * Set when the page's text read as nonsense and tesseract's orientation detection was asked: how far the page
      * was turned, clockwise (0: it was upright after all), and how sure the detection was.
      */

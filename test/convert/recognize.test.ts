@@ -78,10 +78,12 @@ describe('recognising a project', () => {
       expect(page.ocrImage).toMatch(/^pages\/.*\.ocr\.jpg$/);
       const before = await decodeGray(join(project, page.file));
       upsideDown.add(page.ocrImage!);
+      // As the pipeline records it for a blurred capture: the reading image is to be read smaller.
+      page.decisions.ocrScale = 0.6;
       await recognize(doc, 'scripted-fr', { ocrLang: 'fra' });
 
-      // OCR read the reading image, twice: once as it was, once turned.
-      expect(seen.filter((s) => s.file.endsWith(page.ocrImage!))).toHaveLength(2);
+      // OCR read the reading image, twice: once as it was, once turned; both times at the scale decided.
+      expect(seen.filter((s) => s.file.endsWith(page.ocrImage!)).map((s) => s.readScale)).toEqual([0.6, 0.6]);
       expect(page.decisions.orientation).toEqual({ rotated: 180, confidence: 14.5 });
       expect(pixelsTurned(before, await decodeGray(join(project, page.file)))).toBe(true);
 

@@ -35,6 +35,18 @@ describe('the page tesseract sees', () => {
     expect(prepared.scaleY).toBeCloseTo(0.5, 2);
   });
 
+  it('reads a grey page smaller when the pipeline asks (a blurred capture), never a bitonal one', async () => {
+    const page = await renderTextPage('A blurred page of text.', { dpi: 300 });
+    const input = { ...(await writePage(dir, 'blurred.png', page)), readScale: 0.55 };
+    const prepared = await preparePage(input);
+    const meta = await sharp(prepared.png).metadata();
+    expect(meta.width).toBe(Math.round(page.width * 0.55));
+    expect(prepared.dpi).toBe(165);
+    expect(prepared.scaleX).toBeCloseTo(1 / 0.55, 2);
+    const bitonal = await preparePage({ ...(await writePage(dir, 'blurred.tif', page, await toG4Tiff(page))), readScale: 0.55 });
+    expect(bitonal).toMatchObject({ dpi: 300, scaleX: 1, bitonal: true });
+  });
+
   it('reads the pipeline’s tiled G4 TIFF and knows it is already black and white', async () => {
     const page = await renderTextPage('A bitonal page of text.');
     const prepared = await preparePage(await writePage(dir, 'bitonal.tif', page, await toG4Tiff(page)));

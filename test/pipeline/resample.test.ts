@@ -3,7 +3,7 @@ import { inkComponents } from '../../src/imaging/filters.js';
 import { createGray, type Box, type GrayImage, unsharpMask } from '../../src/imaging/index.js';
 import { binarize } from '../../src/pipeline/binarize.js';
 import { isBitonal } from '../../src/imaging/index.js';
-import { cropToContent, normalizeResolution, padForG4, SHARPEN_SIGMA_PX, sharpenAmount, sharpenSigma } from '../../src/pipeline/resample.js';
+import { cropToContent, normalizeResolution, padForG4, readingScale, SHARPEN_SIGMA_PX, sharpenAmount, sharpenSigma } from '../../src/pipeline/resample.js';
 import { photograph, renderTextPage, scoreAgainstTruth, seededRandom } from './synthetic-text.js';
 
 function fill(page: GrayImage, box: Box, value = 0): void {
@@ -106,6 +106,18 @@ describe('sharpening before enlarging', () => {
     expect(sharpenAmount(1.2)).toBe(1.5);
     expect(sharpenSigma(1.2)).toBe(SHARPEN_SIGMA_PX);
     expect(sharpenAmount(2.5)).toBe(4.5);
+  });
+
+  it('has a page read smaller when its capture blur, enlarged, spans 3 px or more', () => {
+    // Small camera type (121 dpi, a soft 1.3 px edge, enlarged 2.48 times) and a blurred capture: read smaller,
+    // never below 0.55 of the page's resolution.
+    expect(readingScale(1.3, 2.48)).toBe(0.56);
+    expect(readingScale(1.94, 1.97)).toBe(0.55);
+    // A real capture (0.8 px, 2.83 times) and a sharp scan: as they are; unknown blur or no enlargement: as they are.
+    expect(readingScale(0.8, 2.83)).toBeUndefined();
+    expect(readingScale(1.2, 1)).toBeUndefined();
+    expect(readingScale(null, 2)).toBeUndefined();
+    expect(readingScale(1.5, undefined)).toBeUndefined();
   });
 
   it('leaves a crisp capture as it is, and never sharpens when reducing', async () => {
