@@ -24,8 +24,9 @@ import {
   documentWords,
   findOcrEngine,
   openCorrector,
+  planStrips,
   readingsByRow,
-  rereadStrips,
+  rereadStrip,
   stopCandidates,
   undoCorrections,
   wordsToReread,
@@ -38,6 +39,8 @@ import { pageWords, type OcrPage, type ProjectManifest, type ProjectOcrCorrectio
 import { eachAtOnce } from '../util/index.js';
 
 const CORRECTING_AT_ONCE = 2;
+/** Strips of cut-out words read at once: as many as tesseract processes run side by side on two cores. */
+const STRIPS_AT_ONCE = 2;
 
 /** Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`. */
 export async function correctProjectText(dir: string, manifest: ProjectManifest, enabled: boolean): Promise<ProjectOcrCorrection | undefined> {
@@ -142,14 +145,15 @@ async function rereadWords(
   const folder = await mkdtemp(join(tmpdir(), 'quire-reread-'));
   const readings: string[][] = [];
   try {
-    await Promise.all(
-      rereadStrips(cuts.map((c) => c.image)).map(async ({ strip, first }, k) => {
-        const file = join(folder, `strip-${k}.png`);
-        await sharpFromGray(strip.image).png().toFile(file);
-        const read = await engine.readLines!({ file, width: strip.image.width, height: strip.image.height, dpi: cuts[first].dpi }, languages);
-        readingsByRow(read, strip).forEach((words, row) => (readings[first + row] = words));
-      }),
-    );
+    // Two strips at a time, each laid out only then: a long book's cut words are never all in one image in memory.
+    await eachAtOnce(planStrips(cuts.map((c) => c.image.height)), STRIPS_AT_ONCE, async ({ first, count }) => {
+      const strip = rereadStrip(cuts.slice(first, first + count).map((c) => c.image));
+      const file = join(folder, `strip-${first}.png`);
+      await sharpFromGray(strip.image).png().toFile(file);
+      const read = await engine.readLines!({ file, width: strip.image.width, height: strip.image.height, dpi: cuts[first].dpi }, languages);
+      readingsByRow(read, strip).forEach((words, row) => (readings[first + row] = words));
+      await rm(file, { force: true });
+    });
   } catch {
     return 0;
   } finally {

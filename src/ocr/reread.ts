@@ -65,32 +65,39 @@ export interface RereadStrip {
 }
 
 /**
- * The cut-out words set one under the other on white paper, in strips no taller than tesseract reads quickly. A word
- * image is taken as it is (the caller scales boxes from OCR to image coordinates).
+ * How the cut-out words are shared among strips no taller than tesseract reads quickly: the first word of each and
+ * how many it holds, from the words' heights. Each strip is made only when it is read (`rereadStrip`), so a long
+ * book's words are never all laid out at once.
  */
-export function rereadStrips(words: readonly GrayImage[]): Array<{ strip: RereadStrip; first: number }> {
-  const strips: Array<{ strip: RereadStrip; first: number }> = [];
-  let start = 0;
-  while (start < words.length) {
-    let end = start;
+export function planStrips(heights: readonly number[]): Array<{ first: number; count: number }> {
+  const plans: Array<{ first: number; count: number }> = [];
+  let first = 0;
+  while (first < heights.length) {
+    let end = first;
     let height = GAP;
-    while (end < words.length && (end === start || height + words[end].height + GAP <= MAX_STRIP_HEIGHT)) {
-      height += words[end].height + GAP;
+    while (end < heights.length && (end === first || height + heights[end] + GAP <= MAX_STRIP_HEIGHT)) {
+      height += heights[end] + GAP;
       end++;
     }
-    const width = Math.max(...words.slice(start, end).map((w) => w.width)) + 2 * GAP;
-    const image = createGray(width, height);
-    const rows: RereadStrip['rows'] = [];
-    let top = GAP;
-    for (const word of words.slice(start, end)) {
-      for (let y = 0; y < word.height; y++) image.data.set(word.data.subarray(y * word.width, (y + 1) * word.width), (top + y) * width + GAP);
-      rows.push({ top, bottom: top + word.height });
-      top += word.height + GAP;
-    }
-    strips.push({ strip: { image, rows }, first: start });
-    start = end;
+    plans.push({ first, count: end - first });
+    first = end;
   }
-  return strips;
+  return plans;
+}
+
+/** The cut-out words set one under the other on white paper, each at the left margin, and where each row lies. */
+export function rereadStrip(words: readonly GrayImage[]): RereadStrip {
+  const width = Math.max(...words.map((w) => w.width)) + 2 * GAP;
+  const height = words.reduce((sum, w) => sum + w.height + GAP, GAP);
+  const image = createGray(width, height);
+  const rows: RereadStrip['rows'] = [];
+  let top = GAP;
+  for (const word of words) {
+    for (let y = 0; y < word.height; y++) image.data.set(word.data.subarray(y * word.width, (y + 1) * word.width), (top + y) * width + GAP);
+    rows.push({ top, bottom: top + word.height });
+    top += word.height + GAP;
+  }
+  return { image, rows };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGray } from '../../src/imaging/index.js';
-import { chooseReread, cutWord, openCorrector, readingsByRow, rereadStrips, wordsToReread } from '../../src/ocr/index.js';
+import { chooseReread, cutWord, openCorrector, planStrips, readingsByRow, rereadStrip, wordsToReread } from '../../src/ocr/index.js';
 import type { OcrPage, OcrWord } from '../../src/project/index.js';
 
 function word(text: string, x0: number, y0: number, extra: Partial<OcrWord> = {}): OcrWord {
@@ -65,18 +65,17 @@ describe('words read again', () => {
     expect(cut.data[20 * 108 + (200 - 186)]).toBe(51);
 
     const cuts = [createGray(54, 42, 0), createGray(27, 42, 0), createGray(80, 5000, 0), createGray(80, 5000, 0)];
-    const strips = rereadStrips(cuts);
     // Strips stop short of 8000 px: the two small cuts and one tall one, then the other.
-    expect(strips.map((s) => [s.first, s.strip.rows.length])).toEqual([[0, 3], [3, 1]]);
-    const [first] = strips;
-    expect(first.strip.rows).toEqual([{ top: 24, bottom: 66 }, { top: 90, bottom: 132 }, { top: 156, bottom: 5156 }]);
-    expect(first.strip.image.width).toBe(80 + 48);
+    expect(planStrips(cuts.map((c) => c.height))).toEqual([{ first: 0, count: 3 }, { first: 3, count: 1 }]);
+    const strip = rereadStrip(cuts.slice(0, 3));
+    expect(strip.rows).toEqual([{ top: 24, bottom: 66 }, { top: 90, bottom: 132 }, { top: 156, bottom: 5156 }]);
+    expect([strip.image.width, strip.image.height]).toEqual([80 + 48, 5180]);
     // The cut's pixels are on its row, at the left margin; paper around it.
-    expect(first.strip.image.data[24 * first.strip.image.width + 24]).toBe(0);
-    expect(first.strip.image.data[24 * first.strip.image.width + 23]).toBe(255);
+    expect(strip.image.data[24 * strip.image.width + 24]).toBe(0);
+    expect(strip.image.data[24 * strip.image.width + 23]).toBe(255);
 
     // What the engine read on each row, left to right; a word on no row is ignored.
     const again = page([[word('ment', 60, 95), word('pre', 20, 95)], [word('octobre', 24, 30)], [word('stray', 24, 5170)]], { width: 128, height: 5200 });
-    expect(readingsByRow(again, first.strip)).toEqual([['octobre'], ['pre', 'ment'], []]);
+    expect(readingsByRow(again, strip)).toEqual([['octobre'], ['pre', 'ment'], []]);
   });
 });
