@@ -43,14 +43,14 @@ export function sharpenSigma(edgeBlurPx: number | null): number {
 const READ_SMALLER_FROM_PX = 3;
 /** The blur the page is read at then, in the pixels OCR reads… */
 const READING_BLUR_PX = 1.8;
-/** …but never below this share of its resolution (x-heights of about 11 px: smaller, clear text reads worse). */
-const MIN_READING_SCALE = 0.55;
+/** …but never below this share of its resolution (x-heights of about 9 px; measured as far as that, blurred pages still gained). */
+const MIN_READING_SCALE = 0.45;
 
 /**
  * The share of its resolution a camera page's grey image is best read at by OCR, or undefined for the page's own.
  * Enlarging a capture enlarges its blur too; tesseract reads a page whose edges are smeared over 3 px or more better
- * at a lower resolution (measured on `npm run bench:quality`: x-height 8 px, word recall 0.950 → 0.960; strong blur
- * 0.40 → 0.49). Sharper pages are left alone: read smaller, a real capture's layout came out different (a paragraph
+ * at a lower resolution (measured on `npm run bench:quality`: x-height 8 px, word recall 0.950 → 0.964; strong blur
+ * 0.40 → 0.51). Sharper pages are left alone: read smaller, a real capture's layout came out different (a paragraph
  * out of order, a block taken for a picture), for no gain.
  */
 export function readingScale(edgeBlurPx: number | null | undefined, scale: number | undefined): number | undefined {

@@ -110,9 +110,10 @@ describe('sharpening before enlarging', () => {
 
   it('has a page read smaller when its capture blur, enlarged, spans 3 px or more', () => {
     // Small camera type (121 dpi, a soft 1.3 px edge, enlarged 2.48 times) and a blurred capture: read smaller,
-    // never below 0.55 of the page's resolution.
+    // never below 0.45 of the page's resolution.
     expect(readingScale(1.3, 2.48)).toBe(0.56);
-    expect(readingScale(1.94, 1.97)).toBe(0.55);
+    expect(readingScale(1.94, 1.97)).toBe(0.47);
+    expect(readingScale(2.5, 2)).toBe(0.45);
     // A real capture (0.8 px, 2.83 times) and a sharp scan: as they are; unknown blur or no enlargement: as they are.
     expect(readingScale(0.8, 2.83)).toBeUndefined();
     expect(readingScale(1.2, 1)).toBeUndefined();
