@@ -31,6 +31,8 @@ const MIN_LETTERS = 2;
 
 /** Only a comma straight after a letter or digit is looked at: "359," and "Nicée," but not "(12)," or "…,". */
 const ENDS_IN_COMMA = /[\p{L}\p{N}],$/u;
+/** …or after a closing guillemet or quote set apart ("vérité », Autrement"): its letters' line is the word's before it. */
+const QUOTE_COMMA = /^[»”],$/u;
 /**
  * A full stop ends a paragraph or comes before a capital (after any opening quote or bracket): "Nicée, Le" is
  * looked at, "taille, élégant" never is, whatever its ink (small type can lose a comma's tail in the threshold).
@@ -38,6 +40,8 @@ const ENDS_IN_COMMA = /[\p{L}\p{N}],$/u;
 const STARTS_SENTENCE = /^[\p{Ps}\p{Pi}«"'‘“]*\p{Lu}/u;
 /** …or ends its line when the next starts a numbered item: the next footnote ("l. 16," then "3. Syn 14"). */
 const STARTS_ITEM = /^\d{1,3}[.)]$/u;
+/** The word before a lone closing quote ends in a letter or digit (a note call glued to it, "vérité*", is ink too). */
+const ENDS_IN_LETTER = /[\p{L}\p{N}][*¹²³⁴⁵⁶⁷⁸⁹⁰]?$/u;
 
 /**
  * The words whose final comma may be a full stop, by their place alone: a comma straight after a letter or digit,
@@ -45,17 +49,23 @@ const STARTS_ITEM = /^\d{1,3}[.)]$/u;
  * Only a page with some needs its images looked at.
  */
 export function stopCandidates(page: OcrPage): OcrWord[] {
-  const found: OcrWord[] = [];
+  return stopsToCheck(page).map((c) => c.word);
+}
+
+/** The candidates of `stopCandidates`, each with the word whose letters give the line (itself, or the word before a lone quote). */
+function stopsToCheck(page: OcrPage): Array<{ word: OcrWord; letters: OcrWord }> {
+  const found: Array<{ word: OcrWord; letters: OcrWord }> = [];
   for (const block of page.blocks) {
     for (const paragraph of block.paragraphs) {
       // The words of a paragraph in reading order: the word after may start the next line.
       const words = paragraph.lines.flatMap((l) => l.words);
       const lineEnds = new Set(paragraph.lines.map((l) => l.words[l.words.length - 1]));
       words.forEach((word, i) => {
-        if (word.edit || !ENDS_IN_COMMA.test(word.text)) return;
+        const quote = QUOTE_COMMA.test(word.text) && i > 0 && ENDS_IN_LETTER.test(words[i - 1].text);
+        if (word.edit || !(ENDS_IN_COMMA.test(word.text) || quote)) return;
         const next = words[i + 1];
         if (next && !STARTS_SENTENCE.test(next.text) && !(lineEnds.has(word) && STARTS_ITEM.test(next.text))) return;
-        found.push(word);
+        found.push({ word, letters: quote ? words[i - 1] : word });
       });
     }
   }
@@ -70,31 +80,35 @@ export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImag
   const scaleX = image.width / page.width;
   const scaleY = image.height / page.height;
   let changed = 0;
-  for (const word of stopCandidates(page)) {
-    if (!endsInDot(word, image, scaleX, scaleY, reading)) continue;
+  for (const { word, letters } of stopsToCheck(page)) {
+    if (!endsInDot(word, letters, image, scaleX, scaleY, reading)) continue;
     changeWord(word, `${word.text.slice(0, -1)}.`, { reason: 'punctuation', change: ',→.' });
     changed++;
   }
   return changed;
 }
 
-/** Whether the word's last mark on the page is a dot sitting on the baseline of its letters. */
-function endsInDot(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number, reading?: GrayImage): boolean {
-  const height = (word.box.y1 - word.box.y0) * scaleY;
-  if (!(height >= 4)) return false;
-  const box = {
-    x: Math.floor(word.box.x0 * scaleX),
-    y: Math.floor(word.box.y0 * scaleY),
-    width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
-    height: Math.ceil(height * (1 + BELOW_BOX)),
-  };
-  if (box.x >= image.width || box.y >= image.height) return false;
-  const marks = inkComponents(cropGray(image, box)).filter((c) => c.area > 1);
-  if (marks.length <= MIN_LETTERS) return false;
+/**
+ * Whether the word's last mark on the page is a dot sitting on the baseline of the letters of `lettersOf` (the word
+ * itself, or the word before a lone closing quote).
+ */
+function endsInDot(word: OcrWord, lettersOf: OcrWord, image: GrayImage, scaleX: number, scaleY: number, reading?: GrayImage): boolean {
+  const cut = wordInk(word, image, scaleX, scaleY);
+  if (!cut || cut.marks.length < 2) return false;
+  const { box, marks } = cut;
   const last = marks.reduce((a, c) => (right(c) > right(a) ? c : a));
   // The last mark must stand apart, right of every other mark's middle: not a piece of the last letter.
   if (marks.some((c) => c !== last && c.x + c.width / 2 >= last.x)) return false;
-  const letters = marks.filter((c) => c !== last && c.height >= LETTER_HEIGHT * height);
+  // The letters' baseline and x-height, in this word's crop.
+  let letters: InkComponent[];
+  if (lettersOf === word) {
+    if (marks.length <= MIN_LETTERS) return false;
+    letters = marks.filter((c) => c !== last && c.height >= LETTER_HEIGHT * cut.height);
+  } else {
+    const before = wordInk(lettersOf, image, scaleX, scaleY);
+    if (!before) return false;
+    letters = before.marks.filter((c) => c.height >= LETTER_HEIGHT * before.height).map((c) => ({ ...c, y: c.y + before.box.y - box.y }));
+  }
   if (letters.length < MIN_LETTERS) return false;
   const baseline = median(letters.map((c) => c.y + c.height));
   const xHeight = baseline - median(letters.map((c) => c.y));
@@ -106,6 +120,20 @@ function endsInDot(word: OcrWord, image: GrayImage, scaleX: number, scaleY: numb
   // (the first row under the letters).
   const greyBottom = faintBottom(reading, box.x + last.x, box.x + last.x + last.width, box.y + last.y, box.y + last.y + last.height, box.y + box.height);
   return greyBottom - (box.y + baseline) <= GREY_BELOW * xHeight;
+}
+
+/** The ink of a word's box on the page (reaching below it, where a comma's tail hangs), or undefined when off the page. */
+function wordInk(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number): { box: { x: number; y: number; width: number; height: number }; height: number; marks: InkComponent[] } | undefined {
+  const height = (word.box.y1 - word.box.y0) * scaleY;
+  if (!(height >= 4)) return undefined;
+  const box = {
+    x: Math.floor(word.box.x0 * scaleX),
+    y: Math.floor(word.box.y0 * scaleY),
+    width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
+    height: Math.ceil(height * (1 + BELOW_BOX)),
+  };
+  if (box.x >= image.width || box.y >= image.height) return undefined;
+  return { box, height, marks: inkComponents(cropGray(image, box)).filter((c) => c.area > 1) };
 }
 
 /**

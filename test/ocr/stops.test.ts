@@ -81,6 +81,16 @@ describe('full stops read as commas', () => {
     expect(texts(checked)).toContain('Césarée,');
   });
 
+  it('turns the comma after a closing guillemet into the full stop the page prints, the line taken from the word before', async () => {
+    const { page, image } = await line('Toute vérité ». Autrement dit');
+    const result = readLine(image, page.fontPx, 'Toute vérité », Autrement dit');
+    expect(correctStops(result, image)).toBe(1);
+    expect(texts(result)).toEqual(['Toute', 'vérité', '».', 'Autrement', 'dit']);
+    // A real comma there stays.
+    const comma = await line('Toute vérité », Autrement dit');
+    expect(correctStops(readLine(comma.image, comma.page.fontPx, 'Toute vérité », Autrement dit'), comma.image)).toBe(0);
+  });
+
   it('never touches a word a person checked', async () => {
     const { page, image } = await line('aux dispositions de Nicée. Le paragraphe semble');
     const result = readLine(image, page.fontPx, 'aux dispositions de Nicée, Le paragraphe semble');
