@@ -13,7 +13,7 @@ import { choiceSegments, confusionSegments, describeChange, variants, writesAcce
 import { avoirBefore, frenchTrap, lineAbbreviation, tousBefore } from './grammar.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
-import { greekSpelling, isGreekLetter, latinLookAlikes, smallCapitals, wordScript } from './scripts.js';
+import { greekSpelling, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
 
 /** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */
 const DOCUMENT_WORD_CONFIDENCE = 85;
@@ -49,7 +49,7 @@ export function documentWords(): DocumentWords {
         if (word.confidence < DOCUMENT_WORD_CONFIDENCE) continue;
         // What the engine read, not what an earlier correction made of it.
         const { core } = splitWord(word.correction?.from ?? word.text);
-        if (Array.from(core).filter((c) => /\p{L}/u.test(c)).length < DOCUMENT_WORD_LETTERS) continue;
+        if (letterCount(core) < DOCUMENT_WORD_LETTERS) continue;
         counts.set(core, (counts.get(core) ?? 0) + 1);
       }
     },
@@ -350,7 +350,7 @@ interface CheckContext {
 
 function checkToken(token: Token, context: CheckContext): Verdict {
   const core = token.parts.map((p) => p.core).join('');
-  const letters = Array.from(core).filter((c) => /\p{L}/u.test(c)).length;
+  const letters = letterCount(core);
   if (letters === 0 || Array.from(core).length > MAX_WORD_LENGTH) return { kind: 'unchecked' };
   const script = wordScript(core);
 
@@ -361,18 +361,15 @@ function checkToken(token: Token, context: CheckContext): Verdict {
     if (script === 'mixed') return { kind: 'unknown' };
   }
 
-  if (script === 'Latin' && token.words.length === 1) {
-    const capitals = smallCapitals(core);
-    if (capitals !== undefined) {
-      const [word, parts] = [token.words[0], token.parts[0]];
-      const change = [...new Set(Array.from(core).filter((ch) => /\p{Ll}/u.test(ch)))].map((ch) => `${ch}→${ch.toUpperCase()}`).join(', ');
-      changeWord(word, `${parts.prefix}${capitals}${parts.suffix}`, { reason: 'known-confusion', change });
-      delete word.unknown;
-      return { kind: 'corrected' };
-    }
-  }
-  if (script === 'Greek' && token.words.length === 1) {
-    const mended = greekSpelling(core);
+  // Spellings no word has, mended whole: a name in small capitals read small, Greek letters no Greek word ends in.
+  if (token.words.length === 1) {
+    const capitals = script === 'Latin' ? smallCapitals(core) : undefined;
+    const mended =
+      capitals !== undefined
+        ? { text: capitals, change: [...new Set(Array.from(core).filter((ch) => /\p{Ll}/u.test(ch)))].map((ch) => `${ch}→${ch.toUpperCase()}`).join(', ') }
+        : script === 'Greek'
+          ? greekSpelling(core)
+          : undefined;
     if (mended !== undefined) {
       const [word, parts] = [token.words[0], token.parts[0]];
       changeWord(word, `${parts.prefix}${mended.text}${parts.suffix}`, { reason: 'known-confusion', change: mended.change });

@@ -7,6 +7,7 @@
  */
 import { franc } from 'franc';
 import { francToTesseract, languageScript, tesseractToFranc, type Script } from './languages.js';
+import { letterCount } from './scripts.js';
 
 export interface DetectOptions {
   /** Tesseract codes the answer may contain (the installed languages); default: any. */
@@ -131,12 +132,6 @@ export function functionWordShares(text: string): Record<string, number> {
 export function looksLatin(text: string): boolean {
   const { lat, ...others } = functionWordShares(text);
   return lat >= LATIN_MIN_SHARE && Object.values(others).every((share) => lat > share);
-}
-
-function letterCount(text: string): number {
-  let n = 0;
-  for (const ch of text) if (LETTER.test(ch)) n += 1;
-  return n;
 }
 
 /** Paragraphs (blank-line separated, else lines), merged until each has enough letters. */

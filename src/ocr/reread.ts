@@ -13,7 +13,7 @@ import { createGray, cropGray, type GrayImage } from '../imaging/index.js';
 import { pageWords, type OcrBox, type OcrPage, type OcrWord } from '../project/index.js';
 import { editDistance } from '../util/index.js';
 import { changeWord, splitWord } from './correct.js';
-import { wordScript } from './scripts.js';
+import { letterCount as letters, wordScript } from './scripts.js';
 
 /** The cut reaches this share of the line's height beyond the word on every side: the whole of its ink, and some paper. */
 const PAD = 0.25;
@@ -27,8 +27,6 @@ export interface RereadWord {
   index: number;
   box: OcrBox;
 }
-
-const letters = (text: string): number => Array.from(text).filter((c) => /\p{L}/u.test(c)).length;
 
 /** The page's words worth reading again: left `unknown`, of two letters or more, not checked by a person. */
 export function wordsToReread(page: OcrPage): RereadWord[] {

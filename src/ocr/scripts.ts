@@ -13,6 +13,13 @@ export function isGreekLetter(ch: string): boolean {
   return GREEK.test(ch) && /\p{L}/u.test(ch);
 }
 
+/** How many letters a text holds (not digits, marks or punctuation). */
+export function letterCount(text: string): number {
+  let n = 0;
+  for (const ch of text) if (/\p{L}/u.test(ch)) n += 1;
+  return n;
+}
+
 /** The script of a word's letters: one, both (`mixed`), or `none` (no letters). */
 export function wordScript(word: string): WordScript {
   let latin = false;

@@ -9,7 +9,7 @@
  * letter, the word has too few letters to find the baseline, a bracket or quote comes between) is left as read.
  */
 import { cropGray, inkComponents, type GrayImage, type InkComponent } from '../imaging/index.js';
-import type { OcrPage, OcrWord } from '../project/index.js';
+import { pageWords, type OcrPage, type OcrWord } from '../project/index.js';
 import { changeWord } from './correct.js';
 
 /** The word's box is searched this far below its bottom (share of its height), where a comma's tail reaches. */
@@ -122,15 +122,25 @@ function endsInDot(word: OcrWord, lettersOf: OcrWord, image: GrayImage, scaleX: 
   return greyBottom - (box.y + baseline) <= GREY_BELOW * xHeight;
 }
 
-/** The ink of a word's box on the page (reaching below it, where a comma's tail hangs), or undefined when off the page. */
-function wordInk(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number): { box: { x: number; y: number; width: number; height: number }; height: number; marks: InkComponent[] } | undefined {
+/**
+ * The ink of a word's box on the page (reaching below it, where a comma's tail hangs, and `above` times its height
+ * above it), or undefined when off the page.
+ */
+function wordInk(
+  word: OcrWord,
+  image: GrayImage,
+  scaleX: number,
+  scaleY: number,
+  above = 0,
+): { box: { x: number; y: number; width: number; height: number }; height: number; marks: InkComponent[] } | undefined {
   const height = (word.box.y1 - word.box.y0) * scaleY;
   if (!(height >= 4)) return undefined;
+  const up = Math.ceil(above * height);
   const box = {
     x: Math.floor(word.box.x0 * scaleX),
-    y: Math.floor(word.box.y0 * scaleY),
+    y: Math.max(0, Math.floor(word.box.y0 * scaleY) - up),
     width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
-    height: Math.ceil(height * (1 + BELOW_BOX)),
+    height: Math.ceil(height * (1 + BELOW_BOX)) + up,
   };
   if (box.x >= image.width || box.y >= image.height) return undefined;
   return { box, height, marks: inkComponents(cropGray(image, box)).filter((c) => c.area > 1) };
@@ -178,13 +188,7 @@ const ABOVE_BOX = 0.15;
 
 /** The words that end in a colon which may be a semicolon misread; not a word a person checked. */
 export function colonCandidates(page: OcrPage): OcrWord[] {
-  const found: OcrWord[] = [];
-  for (const block of page.blocks) {
-    for (const paragraph of block.paragraphs) {
-      for (const line of paragraph.lines) for (const word of line.words) if (!word.edit && ENDS_IN_COLON.test(word.text)) found.push(word);
-    }
-  }
-  return found;
+  return pageWords(page).filter((word) => !word.edit && ENDS_IN_COLON.test(word.text));
 }
 
 /**
@@ -205,19 +209,10 @@ export function correctColons(page: OcrPage, image: GrayImage): number {
 
 /** Whether the word's last marks are a dot over a taller mark: a semicolon. */
 function endsInSemicolon(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number): boolean {
-  const height = (word.box.y1 - word.box.y0) * scaleY;
-  if (!(height >= 4)) return false;
   // Some paper above the box too: a dot cut at its top would look smaller than the mark under it.
-  const above = Math.ceil(ABOVE_BOX * height);
-  const box = {
-    x: Math.floor(word.box.x0 * scaleX),
-    y: Math.max(0, Math.floor(word.box.y0 * scaleY) - above),
-    width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
-    height: Math.ceil(height * (1 + BELOW_BOX)) + above,
-  };
-  if (box.x >= image.width || box.y >= image.height) return false;
-  const marks = inkComponents(cropGray(image, box)).filter((c) => c.area > 1);
-  if (marks.length < 2) return false;
+  const cut = wordInk(word, image, scaleX, scaleY, ABOVE_BOX);
+  if (!cut || cut.marks.length < 2) return false;
+  const { height, marks } = cut;
   const last = marks.reduce((a, c) => (right(c) > right(a) ? c : a));
   // The column of the last mark: the marks it overlaps across; exactly two, one above the other.
   const column = marks.filter((c) => c.x < right(last) && right(c) > last.x).sort((a, b) => a.y - b.y);
