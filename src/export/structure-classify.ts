@@ -10,12 +10,12 @@ import {
   isMarginNumber,
   isTall,
   measureMargins,
-  median,
   type Column,
   type Margins,
   type Metrics,
   type Row,
 } from './structure-rows.js';
+import { median } from '../util/index.js';
 import { hasLetter, isAllCaps, isTerminated, noteMarker, refersToNote, type NoteMarker } from './structure-text.js';
 
 /** Footnotes are set this much smaller than the body. */

@@ -5,6 +5,7 @@
  * is in points (1/72 in), so pages recognised at different resolutions compare.
  */
 import type { OcrPage } from '../project/index.js';
+import { median } from '../util/index.js';
 
 /** Where glyph boxes reach, in ems from the baseline, in usual book faces. */
 const ASCENT_TALL = 0.73; // capitals, digits, ascenders (b d f h k l t), accents, dots of i and j
@@ -96,12 +97,6 @@ export function wordShape(text: string): Shape | null {
   return seen ? { tall, taller, descends } : null;
 }
 
-export function median(values: number[]): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 /** The value at fraction `q` of the sorted values (nearest rank). */
 function quantile(values: number[], q: number): number {

@@ -3,7 +3,8 @@
  * (OCR reads them a little differently on every page), dropped from the text and kept as what they say about each
  * page: its printed number (folio) and its running head.
  */
-import { isolatedBelow, isTall, median, type Metrics, type Row } from './structure-rows.js';
+import { median } from '../util/index.js';
+import { isolatedBelow, isTall, type Metrics, type Row } from './structure-rows.js';
 import { isPageNumberText, isRomanNumeral, runningKey } from './structure-text.js';
 import { editDistance } from '../util/index.js';
 

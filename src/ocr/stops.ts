@@ -10,6 +10,7 @@
  */
 import { cropGray, inkComponents, type GrayImage, type InkComponent } from '../imaging/index.js';
 import { pageWords, type OcrPage, type OcrWord } from '../project/index.js';
+import { median } from '../util/index.js';
 import { changeWord } from './correct.js';
 
 /** The word's box is searched this far below its bottom (share of its height), where a comma's tail reaches. */
@@ -170,10 +171,6 @@ function right(c: InkComponent): number {
   return c.x + c.width;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** A colon after a word or alone (French sets it apart): the semicolons the engine reads as colons are among them. */
 const ENDS_IN_COLON = /(?:^|[\p{L}\p{N}»)])[:]$/u;

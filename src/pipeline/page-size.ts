@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { decodeGray, placeOnCanvas } from '../imaging/index.js';
 import { writePageImage, type ProjectPage } from '../project/index.js';
-import { eachAtOnce } from '../util/index.js';
+import { eachAtOnce, median } from '../util/index.js';
 import { padForG4 } from './resample.js';
 
 type Page = Omit<ProjectPage, 'index'>;
@@ -19,10 +19,6 @@ const OUTLIER = 1.15;
 /** Scanned inputs within this many millimetres of each other count as one page size. */
 const SAME_SIZE_MM = 5;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** Which pages share a size: camera pages all together, scans by their input's physical size. */
 function groupKey(page: Page): string | undefined {
