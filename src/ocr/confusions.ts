@@ -12,7 +12,8 @@ export interface Segment {
 
 /**
  * Known confusions, lower case: what a character as read may stand for. Measured on real webcam captures of French
- * books: accents lost or swapped, the eye of a small e closed into c (and c for e), ç read as g, ô/û/î read bare.
+ * books: accents lost or swapped, the eye of a small e closed into c (and c for e), ç read as g, ô/û/î read bare,
+ * "ti" read as ü.
  * Upper case follows from lower case.
  */
 const CONFUSIONS: Readonly<Record<string, readonly string[]>> = {
@@ -35,6 +36,8 @@ const CONFUSIONS: Readonly<Record<string, readonly string[]>> = {
   i: ['î', 'ï'],
   î: ['i', 'ï'],
   ï: ['i', 'î'],
+  // "ti" set tight: the t's top and the i's dot read as a diaeresis ("repenür" for "repentir").
+  ü: ['u', 'ti'],
   l: ['I'],
   '1': ['l', 'I'],
   '0': ['O', 'o'],

@@ -10,10 +10,10 @@
  */
 import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../project/index.js';
 import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
-import { avoirBefore, frenchTrap, lineAbbreviation, tousBefore } from './grammar.js';
+import { avoirBefore, firstOfMonth, frenchTrap, lineAbbreviation, tousBefore } from './grammar.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
-import { greekSpelling, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
+import { capitalsInside, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
 
 /** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */
 const DOCUMENT_WORD_CONFIDENCE = 85;
@@ -238,7 +238,7 @@ function correctPage(
   const greek = byScript('Greek');
   const greekRead = pageLanguages.some((code) => languageScript(code) === 'Greek');
   const latinRead = pageLanguages.some((code) => languageScript(code) === 'Latin');
-  let corrected = 0;
+  let corrected = correctStrayBrackets(page);
   let unknown = 0;
 
   for (const token of tokensOf(page)) {
@@ -265,8 +265,8 @@ function correctPage(
 
 /**
  * French "à" read where the page prints "a" (the verb), seen from the word after it, which may start the next line:
- * the words of a paragraph are read in order; and "Il" read as "H" at a sentence's start. Returns how many were
- * changed.
+ * the words of a paragraph are read in order; "Il" read as "H" at a sentence's start; the first of a month ("le 1
+ * octobre" for "le 1er octobre"). Returns how many were changed.
  */
 function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
   let changed = 0;
@@ -277,6 +277,12 @@ function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
       const trap = frenchTrap(core);
       if (trap !== undefined) {
         changeWord(word, prefix + trap + suffix, { reason: 'grammar', change: `${core}→${trap}`, language: 'fra' });
+        changed++;
+        return;
+      }
+      const first = firstOfMonth(words[i - 1]?.text, word.text, words.slice(i + 1, i + 5).map((w) => w.text));
+      if (first !== undefined) {
+        changeWord(word, first, { reason: 'grammar', change: `${word.text}→${first}`, language: 'fra' });
         changed++;
         return;
       }
@@ -338,6 +344,32 @@ function correctLineCitations(page: OcrPage): number {
   return changed;
 }
 
+/** A word in capitals ending in a closing bracket ("SIMONETT],"): the bracket may be the word's last I. */
+const CAPITALS_BRACKET = /^(\p{Lu}{2,})\]([.,;:]?)$/u;
+
+/**
+ * A closing square bracket glued to a word in capitals, with no bracket open before it in the paragraph, is the
+ * word's last capital I, its serifs read as the bracket's ("M. SIMONETT]," for "SIMONETTI,"). Returns how many were
+ * changed.
+ */
+function correctStrayBrackets(page: OcrPage): number {
+  let changed = 0;
+  for (const words of paragraphWords(page)) {
+    let open = false;
+    for (const word of words) {
+      const stray = !open && !word.edit ? CAPITALS_BRACKET.exec(word.text) : null;
+      if (stray) {
+        changeWord(word, `${stray[1]}I${stray[2]}`, { reason: 'known-confusion', change: ']→I' });
+        changed++;
+        continue;
+      }
+      if (word.text.includes('[')) open = true;
+      if (word.text.includes(']')) open = false;
+    }
+  }
+  return changed;
+}
+
 interface CheckContext {
   latin: Lexicon[];
   greek: Lexicon[];
@@ -387,6 +419,14 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   if (context.document?.has(core) || (script !== 'Greek' && letters > 2 && context.quotations.some((l) => l.has(core)))) return { kind: 'known' };
   // A single letter is a word in too many ways (a, à, y, ô) to choose for it.
   if (letters < 2) return { kind: 'unknown' };
+  // A capital read inside a word in small letters, when the word in small letters is one.
+  const inside = token.words.length === 1 ? capitalsInside(core) : undefined;
+  if (inside !== undefined && (known(inside) || context.document?.has(inside))) {
+    const [word, parts] = [token.words[0], token.parts[0]];
+    const change = [...new Set(Array.from(core).slice(1).filter((ch) => /\p{Lu}/u.test(ch)))].map((ch) => `${ch}→${ch.toLowerCase()}`).join(', ');
+    changeWord(word, `${parts.prefix}${inside}${parts.suffix}`, { reason: 'known-confusion', change });
+    return { kind: 'corrected' };
+  }
 
   const accept = (w: string): string | undefined =>
     lexicons.find((l) => l.has(w) && writesAccentsOf(l.language, core, w))?.language ?? (context.document?.has(w) ? 'document' : undefined);

@@ -103,3 +103,20 @@ function line(before: string, rest: string, next: string | undefined, word: stri
   const fixed = `${before}l.${rest}`;
   return cited && fixed !== word ? fixed : undefined;
 }
+
+const MONTHS = /^(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)\b/u;
+/** What the engine makes of "1er" with its "er" raised: the bare digit, a degree sign, "ler", "1e". */
+const FIRST_READ = /^(?:1|1°|1e|ler|1cr)$/u;
+
+/**
+ * The first of a month, "1er" in French with its letters raised, which the engine reads as "1", "1°" or "ler": after
+ * "le" and before a month ("le 1 octobre"), or before "et" or "au" and another day of a month ("le 1° et le 10
+ * octobre"). "1°" elsewhere is "primo" and stays. Returns "1er", or undefined.
+ */
+export function firstOfMonth(before: string | undefined, word: string, after: readonly string[]): string | undefined {
+  if (!FIRST_READ.test(word) || (before !== 'le' && before !== 'Le' && before !== 'du')) return undefined;
+  if (after[0] !== undefined && MONTHS.test(after[0])) return '1er';
+  const [link, article, day, month] = after;
+  const linked = (link === 'et' || link === 'au') && (article === 'le' ? /^\d{1,2}$/u.test(day ?? '') && MONTHS.test(month ?? '') : /^\d{1,2}$/u.test(article ?? '') && MONTHS.test(day ?? ''));
+  return linked ? '1er' : undefined;
+}

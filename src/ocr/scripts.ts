@@ -60,6 +60,9 @@ const LOOK_ALIKES: Readonly<Record<string, readonly string[]>> = {
   ε: ['e', 'c'],
   η: ['n'],
   ι: ['i', 'l'],
+  // A breathing on the iota is the hook of a t's top ("οἱ" for "et").
+  ἰ: ['i', 't', 'l'],
+  ἱ: ['i', 't', 'l'],
   κ: ['k'],
   μ: ['u'],
   ν: ['v', 'u'],
@@ -119,4 +122,18 @@ export function smallCapitals(word: string): string | undefined {
   if (!small.every((ch) => SAME_SHAPE_SMALL.includes(ch)) || !/\p{Ll}\p{Lu}/u.test(word)) return undefined;
   if (small.length === 1 && /^\p{Lu}\p{Ll}/u.test(word)) return undefined;
   return word.toUpperCase();
+}
+
+/**
+ * A word in small letters with a capital read inside it ("disPersèrent": P and p differ by place, C and c, S and s by
+ * size only): the word with every letter after the first in small letters, or undefined when no capital follows a
+ * small letter. Whether that is a word is the dictionary's call.
+ */
+export function capitalsInside(word: string): string | undefined {
+  if (!/^\p{L}+$/u.test(word) || !/\p{Ll}\p{Lu}/u.test(word)) return undefined;
+  const small = word.match(/\p{Ll}/gu)?.length ?? 0;
+  const capitals = word.match(/\p{Lu}/gu)?.length ?? 0;
+  if (capitals > 2 || small < 3) return undefined;
+  const [first, ...rest] = Array.from(word);
+  return first + rest.join('').toLowerCase();
 }

@@ -34,16 +34,18 @@ describe('the lexicon-checked correction', () => {
       ['fra'],
       // ç read as g, ê as é (the engine weighed ê too), the eye of e closed into c.
       [word('J’avangais'), word('méme', { 1: ['ê'] }), word('si'), word('l’on'), word('peut'), word('étre'), word('sûr,')],
-      [word('clle'), word('ct'), word('le'), word('suprémc'), word('«avangais»,')],
+      // …and "ti" set tight read as ü.
+      [word('clle'), word('ct'), word('le'), word('suprémc'), word('«avangais»,'), word('se'), word('repenür')],
     );
     const corrected = await fra.correct(read);
-    expect(text(corrected)).toEqual(['J’avançais', 'même', 'si', 'l’on', 'peut', 'être', 'sûr,', 'elle', 'et', 'le', 'suprémc', '«avançais»,']);
+    expect(text(corrected)).toEqual(['J’avançais', 'même', 'si', 'l’on', 'peut', 'être', 'sûr,', 'elle', 'et', 'le', 'suprémc', '«avançais»,', 'se', 'repentir']);
     const [avancais, meme] = words(corrected);
     expect(avancais.correction).toEqual({ from: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
     expect(meme.correction).toEqual({ from: 'méme', reason: 'engine-choice', change: 'é→ê', language: 'fra' });
     // Confidence stays the engine's, for the proofreader.
     expect(meme.confidence).toBe(80);
-    expect(corrected.correction).toEqual({ checked: ['fra'], unchecked: [], corrected: 6, unknown: 1 });
+    expect(words(corrected)[13].correction).toEqual({ from: 'repenür', reason: 'known-confusion', change: 'ü→ti', language: 'fra' });
+    expect(corrected.correction).toEqual({ checked: ['fra'], unchecked: [], corrected: 7, unknown: 1 });
     // Put back as read, word for word.
     expect(text(undoCorrections(corrected))).toEqual(text(read));
   });
@@ -107,10 +109,24 @@ describe('the lexicon-checked correction', () => {
     const traps = await fra.correct(page(['fra'], [word('la'), word('mème'), word('ville,'), word('«Mèmes»'), word('fous'), word('deux'), word('des'), word('fous'), word('rires')]));
     expect(text(traps).join(' ')).toBe('la même ville, «Mêmes» tous deux des fous rires');
     expect(words(traps)[1].correction).toEqual({ from: 'mème', reason: 'grammar', change: 'mème→même', language: 'fra' });
+    // The first of a month, its raised "er" lost; "1°" (primo) elsewhere stays.
+    const dates = await fra.correct(
+      page(['fra'], [word('après'), word('le'), word('1'), word('octobre'), word('359,'), word('entre'), word('le'), word('1°'), word('et'), word('le'), word('10'), word('octobre'), word('1°'), word('la'), word('foi')]),
+    );
+    expect(text(dates).join(' ')).toBe('après le 1er octobre 359, entre le 1er et le 10 octobre 1° la foi');
+    expect(words(dates)[7].correction).toEqual({ from: '1°', reason: 'grammar', change: '1°→1er', language: 'fra' });
     // A name in small capitals with letters read small; names that mix cases on purpose stay.
     const names = await fra.correct(page(['fra'], [word('T.'), word('A.'), word('KoPEcEK,'), word('McCOY'), word('Coco'), word('SoS')]));
     expect(text(names).join(' ')).toBe('T. A. KOPECEK, McCOY Coco SoS');
     expect(words(names)[2].correction).toEqual({ from: 'KoPEcEK,', reason: 'known-confusion', change: 'o→O, c→C' });
+    // A capital read inside a word in small letters; a name that mixes cases on purpose stays.
+    const inside = await fra.correct(page(['fra'], [word('se'), word('disPersèrent.'), word('MacDonald'), word('LaFontaine')]));
+    expect(text(inside).join(' ')).toBe('se dispersèrent. MacDonald LaFontaine');
+    expect(words(inside)[1].correction).toEqual({ from: 'disPersèrent.', reason: 'known-confusion', change: 'P→p' });
+    // A closing bracket glued to a name in capitals with none open is its last I; a bracket that closes one stays.
+    const brackets = await fra.correct(page(['fra'], [word('M.'), word('SIMONETT],'), word('La'), word('crisi'), word('[ARIUS'), word('VIVIT]'), word('et'), word('[...]')]));
+    expect(text(brackets).join(' ')).toBe('M. SIMONETTI, La crisi [ARIUS VIVIT] et [...]');
+    expect(words(brackets)[1].correction).toEqual({ from: 'SIMONETT],', reason: 'known-confusion', change: ']→I' });
     // English pages have no such rule.
     const eng = await openCorrector(['eng']);
     expect(text(await eng.correct(page(['eng'], [word('à'), word('été')])))).toEqual(['à', 'été']);
@@ -162,10 +178,13 @@ describe('the lexicon-checked correction', () => {
         [word('10.'), word('Α.'), word('MARTIN,'), word('Αthanase'), word('πe'), word('décrit'), word('les'), word('débats.'), word('Π'), word('réemploie')],
         // A Greek quotation in the same French text.
         [word('il'), word('cite'), word('«'), word('ὁ'), word('λόγος'), word('σὰρξ'), word('ἐγένετο'), word('»')],
+        // "et" read as the Greek article "οἱ", the t's top taken for a breathing.
+        [word('nicéen'), word('οἱ'), word('la'), word('minimise')],
       ),
     );
     // "Il" set tight reads as a Greek capital pi.
-    expect(text(corrected)).toEqual(['10.', 'A.', 'MARTIN,', 'Athanase', 'ne', 'décrit', 'les', 'débats.', 'Il', 'réemploie', 'il', 'cite', '«', 'ὁ', 'λόγος', 'σὰρξ', 'ἐγένετο', '»']);
+    expect(text(corrected)).toEqual(['10.', 'A.', 'MARTIN,', 'Athanase', 'ne', 'décrit', 'les', 'débats.', 'Il', 'réemploie', 'il', 'cite', '«', 'ὁ', 'λόγος', 'σὰρξ', 'ἐγένετο', '»', 'nicéen', 'et', 'la', 'minimise']);
+    expect(words(corrected)[19].correction).toMatchObject({ from: 'οἱ', reason: 'script', change: 'ο→e, ἱ→t', language: 'fra' });
     expect(words(corrected)[1].correction).toMatchObject({ from: 'Α.', reason: 'script', change: 'Α→A' });
     expect(words(corrected)[4].correction).toMatchObject({ from: 'πe', reason: 'script', change: 'π→n', language: 'fra' });
     expect(words(corrected)[8].correction).toMatchObject({ from: 'Π', reason: 'script' });
