@@ -2,8 +2,9 @@
  * The correction step over a whole project: once its pages are recognised, words the dictionary does not know are
  * corrected where exactly one candidate fits (`src/ocr/correct.ts`), with the document's own vocabulary (names and
  * terms it prints again and again) counted first over every page; then full stops read as commas are put right where
- * the page's ink shows a dot on the baseline (`src/ocr/stops.ts`), and apostrophes set to the one the document
- * prints and guillemets set apart where it sets them so (`src/ocr/typography.ts`). Turned off, the words go back to what the engine
+ * the page's ink shows a dot on the baseline (`src/ocr/stops.ts`), capitals read for small letters where it shows a
+ * small one (`src/ocr/letter-case.ts`), and apostrophes set to the one the document
+ * prints and guillemets, semicolons, colons, question and exclamation marks set apart where it sets them so (`src/ocr/typography.ts`). Turned off, the words go back to what the engine
  * read. Every change stays recorded on its word in `ocr/<page>.json`.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,15 +13,19 @@ import { join } from 'node:path';
 import { decodeGray, sharpFromGray, type GrayImage } from '../imaging/index.js';
 import {
   applyReread,
+  caseCandidates,
   chooseReread,
   colonCandidates,
   correctApostrophes,
+  correctCase,
   correctColons,
   correctGuillemets,
+  correctHighPunctuation,
   correctStops,
   cutWord,
   documentApostrophes,
   documentGuillemets,
+  documentHighPunctuation,
   documentWords,
   findOcrEngine,
   openCorrector,
@@ -63,11 +68,13 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     const vocabulary = documentWords();
     const apostrophes = documentApostrophes();
     const guillemets = documentGuillemets();
+    const highPunctuation = documentHighPunctuation();
     for (const page of pages) {
       const result = await read(page.ocr!);
       vocabulary.add(result);
       apostrophes.add(result);
       guillemets.add(result);
+      highPunctuation.add(result);
     }
     const apostrophe = apostrophes.kind;
     // Words left unknown are cut out of the page OCR read as the pages go, and read again together at the end.
@@ -77,8 +84,9 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     // Two pages at a time: one page's images decode while the other's words are looked up.
     await eachAtOnce(pages, CORRECTING_AT_ONCE, async (page) => {
       const corrected = await corrector.correct(await read(page.ocr!), vocabulary);
-      // Then the full stops read as commas and the semicolons read as colons, from the page's ink (a page whose image
-      // cannot be read keeps them); its images are decoded only when some comma or colon is placed like a misreading.
+      // Then the full stops read as commas, the semicolons read as colons and the small letters read as capitals, from
+      // the page's ink (a page whose image cannot be read keeps them); its images are decoded only when some word is
+      // placed like such a misreading.
       let stops = 0;
       let decoded: { image?: GrayImage; reading?: GrayImage } = {};
       const decode = async (): Promise<{ image?: GrayImage; reading?: GrayImage }> => {
@@ -88,9 +96,12 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
         ]);
         return { image, reading };
       };
-      if (stopCandidates(corrected).length > 0 || colonCandidates(corrected).length > 0) {
+      const known = (word: string): boolean => corrector.known(word, vocabulary) !== undefined;
+      if (stopCandidates(corrected).length > 0 || colonCandidates(corrected).length > 0 || caseCandidates(corrected, known).length > 0) {
         decoded = await decode();
-        if (decoded.image) stops = correctStops(corrected, decoded.image, decoded.reading) + correctColons(corrected, decoded.image);
+        if (decoded.image) {
+          stops = correctStops(corrected, decoded.image, decoded.reading) + correctColons(corrected, decoded.image) + correctCase(corrected, decoded.image, known);
+        }
       }
       const doubtful = rereading ? wordsToReread(corrected) : [];
       if (doubtful.length > 0) {
@@ -101,7 +112,8 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
       const quotes = guillemets.spaced ? correctGuillemets(corrected) : 0;
-      if (corrected.correction) corrected.correction.corrected += stops + elisions + quotes;
+      const spaced = highPunctuation.spaced ? correctHighPunctuation(corrected) : 0;
+      if (corrected.correction) corrected.correction.corrected += stops + elisions + quotes + spaced;
       summary.corrected += corrected.correction?.corrected ?? 0;
       summary.unknown += corrected.correction?.unknown ?? 0;
       await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));

@@ -29,7 +29,18 @@ export { createTesseractCliEngine } from './tesseract-cli.js';
 export { bestLocalEngine } from './best-local.js';
 export { listLexiconLanguages, openLexicon, type Lexicon } from './lexicon.js';
 export { colonCandidates, correctColons, correctStops, stopCandidates } from './stops.js';
+export { caseCandidates, correctCase } from './letter-case.js';
 export { applyReread, chooseReread, cutWord, planStrips, readingsByRow, rereadStrip, wordsToReread, type RereadStrip, type RereadWord } from './reread.js';
-export { correctApostrophes, correctGuillemets, documentApostrophes, documentGuillemets, type Apostrophe, type DocumentApostrophes, type DocumentGuillemets } from './typography.js';
+export {
+  correctApostrophes,
+  correctGuillemets,
+  correctHighPunctuation,
+  documentApostrophes,
+  documentGuillemets,
+  documentHighPunctuation,
+  type Apostrophe,
+  type DocumentApostrophes,
+  type DocumentSpacing,
+} from './typography.js';
 export { documentWords, openCorrector, splitWord, undoCorrections, type Corrector, type DocumentWords } from './correct.js';
 export { looksMisoriented, MIN_ORIENTATION_CONFIDENCE, type PageOrientation } from './orientation.js';

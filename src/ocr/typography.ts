@@ -4,10 +4,12 @@
  * paragraph. Once the document's own choice is clear from the words read with one, the others are set the same,
  * each change recorded on its word as a `punctuation` correction. French guillemets the same way: a book that sets
  * them apart from the words they quote ("« arien »") does so throughout, and a guillemet read glued to its word
- * ("«arien") is set apart too.
+ * ("«arien") is set apart too, and so are the semicolons, colons, question and exclamation marks of a book that sets
+ * them apart ("d'Aix;" → "d'Aix ;").
  */
 import { pageWords, type OcrPage } from '../project/index.js';
-import { changeWord, paragraphWords } from './correct.js';
+import { changeWord, paragraphWords, splitWord } from './correct.js';
+import { wordScript } from './scripts.js';
 
 /** An apostrophe between two letters: an elision ("l’évêque") or a contraction ("don’t"), not a quotation mark. */
 const ELISION = /(?<=\p{L})['’](?=\p{L})/gu;
@@ -66,14 +68,14 @@ const LONE_GUILLEMET = /^[«»][.,;:!?…)]*$/u;
 const GLUED_OPEN = /^«(?=[\p{L}\p{N}<(])/u;
 const GLUED_CLOSE = /(?<=[\p{L}\p{N}.!?…>)])»/u;
 
-/** Counts how a document's guillemets were read: apart from their words, or glued to them. */
-export interface DocumentGuillemets {
+/** Counts how a document's marks of one kind were read: apart from their words, or glued to them. */
+export interface DocumentSpacing {
   add(page: OcrPage): void;
-  /** Whether the document clearly sets its guillemets apart from the words they quote. */
+  /** Whether the document clearly sets these marks apart from their words. */
   readonly spaced: boolean;
 }
 
-export function documentGuillemets(): DocumentGuillemets {
+export function documentGuillemets(): DocumentSpacing {
   let apart = 0;
   let glued = 0;
   return {
@@ -122,6 +124,55 @@ export function correctGuillemets(page: OcrPage): number {
       changeWord(word, text, { reason: 'punctuation', change: 'guillemet set apart' });
       changed++;
     }
+  }
+  return changed;
+}
+
+/** French high punctuation (; : ! ?) as a token of its own, or glued after a word ("d'Aix;", "1806;", "vérité »;"). */
+const LONE_HIGH = /^[;:!?]+$/u;
+const GLUED_HIGH = /(?<=[\p{L}\p{N}»)])([;:!?]+)$/u;
+/** The document's choice is clear once this many marks were read. */
+const MIN_HIGH = 6;
+
+/** A mark glued to a word not in Greek (whose question mark is ";", glued in Greek print too). */
+function gluedHigh(text: string): boolean {
+  return GLUED_HIGH.test(text) && wordScript(splitWord(text).core) !== 'Greek';
+}
+
+/**
+ * Counts how a document's semicolons, colons, question and exclamation marks were read: set apart from the word
+ * before them, as French prints them ("Myriel ?"), or glued to it.
+ */
+export function documentHighPunctuation(): DocumentSpacing {
+  let apart = 0;
+  let glued = 0;
+  return {
+    add(page) {
+      for (const word of pageWords(page)) {
+        const read = word.correction?.from ?? word.text;
+        if (LONE_HIGH.test(read)) apart++;
+        else if (gluedHigh(read)) glued++;
+      }
+    },
+    get spaced() {
+      const all = apart + glued;
+      return all >= MIN_HIGH && apart >= CLEAR_SHARE * all;
+    },
+  };
+}
+
+/**
+ * Set apart the semicolons, colons, question and exclamation marks read glued to the word before them, in a document
+ * that sets them apart (French: "d'Aix;" → "d'Aix ;"; the engine glues the thin space of small type). Words a person
+ * checked stay as they are. Returns how many words changed.
+ */
+export function correctHighPunctuation(page: OcrPage): number {
+  let changed = 0;
+  for (const word of pageWords(page)) {
+    if (word.edit || !gluedHigh(word.text)) continue;
+    const mark = GLUED_HIGH.exec(word.text)![1];
+    changeWord(word, word.text.replace(GLUED_HIGH, ' $1'), { reason: 'punctuation', change: `${mark} set apart` });
+    changed++;
   }
   return changed;
 }

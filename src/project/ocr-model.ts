@@ -45,7 +45,7 @@ export interface OcrWord {
 }
 
 /** Why Quire's correction step changed a word: see `OcrCorrection.reason`. */
-export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar' | 'punctuation' | 'reread';
+export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar' | 'punctuation' | 'letter-case' | 'reread';
 
 /** What the OCR correction step did to one word: what the engine read, and why it was changed. */
 export interface OcrCorrection {

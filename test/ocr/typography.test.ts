@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { correctApostrophes, correctGuillemets, documentApostrophes, documentGuillemets, undoCorrections } from '../../src/ocr/index.js';
+import {
+  correctApostrophes,
+  correctGuillemets,
+  correctHighPunctuation,
+  documentApostrophes,
+  documentGuillemets,
+  documentHighPunctuation,
+  undoCorrections,
+} from '../../src/ocr/index.js';
 import { pageWords, type OcrPage, type OcrWord } from '../../src/project/index.js';
 
 function page(...texts: string[]): OcrPage {
@@ -67,6 +75,33 @@ describe('guillemets set apart as the book sets them', () => {
     expect(glued.spaced).toBe(false);
     const few = documentGuillemets();
     few.add(page('«', 'arien', '»', '«été»'));
+    expect(few.spaced).toBe(false);
+  });
+});
+
+describe('semicolons, colons, question and exclamation marks set apart as a French book sets them', () => {
+  it('sets apart a mark read glued to its word when the document sets them apart', () => {
+    const apart = ['vus', 'nature', 'Myriel', 'beauté', 'ans', 'spirituel', 'précipitèrent', 'robe', 'taille', 'Italie', 'soirs', 'riche', 'inverse', 'évidente'];
+    const spaced = page(...apart.flatMap((w, i) => [w, ';:?!'[i % 4]]));
+    const glued = page("d'Aix;", 'noblesse', 'en', '1806;', 'le', 'vérité', '»;', 'Quoi!', 'l.5;', '10:30', '(12,', '4)', 'http://x', "d'Aix", ';', 'ἄν;');
+    const counted = documentHighPunctuation();
+    for (const p of [spaced, glued]) counted.add(p);
+    expect(counted.spaced).toBe(true);
+    expect(correctHighPunctuation(spaced)).toBe(0);
+    expect(correctHighPunctuation(glued)).toBe(5);
+    // Only a mark ending a word after a letter, digit or closing quote: a time or an address stays whole, and a Greek
+    // question mark (";") stays glued as Greek prints it.
+    expect(texts(glued)).toEqual(["d'Aix ;", 'noblesse', 'en', '1806 ;', 'le', 'vérité', '» ;', 'Quoi !', 'l.5 ;', '10:30', '(12,', '4)', 'http://x', "d'Aix", ';', 'ἄν;']);
+    expect(pageWords(glued)[0].correction).toEqual({ from: "d'Aix;", reason: 'punctuation', change: '; set apart' });
+    expect(texts(undoCorrections(glued))).toContain('1806;');
+  });
+
+  it('leaves a book that glues them (English, Latin), or has too few, as read', () => {
+    const english = documentHighPunctuation();
+    english.add(page('England;', 'wisdom;', 'foolishness;', 'belief:', 'Darkness;', 'despair;', 'How', '?'));
+    expect(english.spaced).toBe(false);
+    const few = documentHighPunctuation();
+    few.add(page('vus', ';', 'Myriel', '?', "d'Aix;"));
     expect(few.spaced).toBe(false);
   });
 });

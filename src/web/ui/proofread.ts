@@ -47,10 +47,12 @@ function correctionWhy(c: NonNullable<WordView['correction']>): string {
           : c.reason === 'grammar'
             ? 'the word after it calls for the other spelling'
             : c.reason === 'punctuation'
-              ? 'the ink is a dot on the line, not a comma'
-              : c.reason === 'reread'
-                ? 'read again on its own, it is a dictionary word'
-                : c.reason;
+              ? 'the punctuation the page prints, by its ink or as the book sets it'
+              : c.reason === 'letter-case'
+                ? 'the ink is a small letter, no taller than the others'
+                : c.reason === 'reread'
+                  ? 'read again on its own, it is a dictionary word'
+                  : c.reason;
   return c.change ? `${why}: ${c.change}` : why;
 }
 

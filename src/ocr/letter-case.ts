@@ -1,0 +1,98 @@
+/**
+ * Capitals read for small letters, put right by the ink. Some small letters are their capital drawn smaller (c, o, s,
+ * u, v, w, x, z): on a camera page only their height tells them apart, and the engine often reads a small one as a
+ * capital ("ou vingt ans" read "Ou Vingt ans", "« vous opposer" read "« Vous"). No dictionary sees it — both are
+ * words — but the page does: a small letter reaches the x-height of the letters after it, a capital stands well above
+ * it (measured: capitals 1.3–1.55 x-heights on real captures, 1.2 or more where blur merges letters; small letters read
+ * as capitals 1.0–1.13). So a word in the middle of a sentence that starts with such a capital, and is a word in small
+ * letters too, is looked at on the page; where its first letter is no taller than the others, it is set small,
+ * recorded on the word as a `letter-case` correction. Anything unclear is left as read.
+ */
+import { cropGray, inkComponents, type GrayImage } from '../imaging/index.js';
+import type { OcrPage, OcrWord } from '../project/index.js';
+import { median } from '../util/index.js';
+import { changeWord, paragraphWords, splitWord } from './correct.js';
+
+/** Capitals whose small letter is the same shape: only their size differs. */
+const SAME_SHAPE = /^[COSUVWXZ]\p{Ll}+$/u;
+/** A word after one of these ends a sentence: its next word may well start with a capital. */
+const SENTENCE_END = /[.!?…]["»”’)\]]*$/u;
+/** The first letter is small when no taller than this many x-heights (small letters read as capitals measured up to 1.13). */
+const SMALL_AT_MOST = 1.16;
+/** A letter is a mark at least this share of the word box high; dots and accents are not letters. */
+const LETTER_HEIGHT = 0.3;
+/** Rows of the other letters' ink at least this share of the fullest row are inside the x-height band. */
+const BAND_SHARE = 0.35;
+/** The word's box is searched this far above and below (share of its height). */
+const MARGIN = 0.3;
+
+/**
+ * The words whose first capital may be a small letter read large: in the middle of a sentence, a capital drawn like
+ * its small letter followed by small letters, whose small spelling `known` accepts; not a word a person checked.
+ */
+export function caseCandidates(page: OcrPage, known: (word: string) => boolean): OcrWord[] {
+  const found: OcrWord[] = [];
+  for (const words of paragraphWords(page)) {
+    words.forEach((word, i) => {
+      if (word.edit || i === 0 || SENTENCE_END.test(words[i - 1].text)) return;
+      const { core } = splitWord(word.text);
+      if (!SAME_SHAPE.test(core)) return;
+      if (known(core[0].toLowerCase() + core.slice(1))) found.push(word);
+    });
+  }
+  return found;
+}
+
+/**
+ * Where the ink shows a small letter, set the first letter of the candidates small. `image` is the page image the
+ * result belongs to (a bitonal page is best). Returns how many words changed.
+ */
+export function correctCase(page: OcrPage, image: GrayImage, known: (word: string) => boolean): number {
+  const scaleX = image.width / page.width;
+  const scaleY = image.height / page.height;
+  let changed = 0;
+  for (const word of caseCandidates(page, known)) {
+    if (!startsSmall(word, image, scaleX, scaleY)) continue;
+    const { prefix, core, suffix } = splitWord(word.text);
+    changeWord(word, `${prefix}${core[0].toLowerCase()}${core.slice(1)}${suffix}`, { reason: 'letter-case', change: `${core[0]}→${core[0].toLowerCase()}` });
+    changed++;
+  }
+  return changed;
+}
+
+/** Whether the word's first letter on the page is no taller than the x-height of the letters after it. */
+function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number): boolean {
+  const height = (word.box.y1 - word.box.y0) * scaleY;
+  if (!(height >= 6)) return false;
+  const box = {
+    x: Math.floor(word.box.x0 * scaleX),
+    y: Math.max(0, Math.floor((word.box.y0 - MARGIN * (word.box.y1 - word.box.y0)) * scaleY)),
+    width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
+    height: Math.ceil(height * (1 + 2 * MARGIN)),
+  };
+  if (box.x >= image.width || box.y >= image.height) return false;
+  const crop = cropGray(image, box);
+  const letters = inkComponents(crop).filter((c) => c.area > 1 && c.height >= LETTER_HEIGHT * height);
+  if (letters.length < 2) return false;
+  // The opening punctuation ("«", "(") is no letter: the first letter is the leftmost mark reaching the baseline.
+  const baseline = median(letters.map((c) => c.y + c.height));
+  const onBaseline = letters.filter((c) => Math.abs(c.y + c.height - baseline) <= 0.12 * height);
+  if (onBaseline.length < 2) return false;
+  const first = onBaseline.reduce((a, c) => (c.x < a.x ? c : a));
+  // It must stand apart from the letters after it: a first letter run into the next one has no height of its own.
+  const after = first.x + first.width;
+  if (letters.some((c) => c !== first && c.x < after && c.x + c.width > first.x)) return false;
+  // The x-height of the letters after it, from their ink's rows: the band where most of it lies (an i's dot, a t's
+  // top or an l's ascender stand above it on few pixels).
+  const rows = new Array<number>(crop.height).fill(0);
+  for (let y = 0; y < crop.height; y++) {
+    for (let x = after; x < crop.width; x++) if (crop.data[y * crop.width + x] < 128) rows[y]++;
+  }
+  const fullest = Math.max(...rows);
+  if (fullest === 0) return false;
+  let top = 0;
+  while (top < baseline && rows[top] < BAND_SHARE * fullest) top++;
+  const xHeight = baseline - top;
+  if (!(xHeight >= 3) || first.width > 1.5 * xHeight) return false;
+  return baseline - first.y <= SMALL_AT_MOST * xHeight;
+}
