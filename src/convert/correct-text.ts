@@ -121,8 +121,8 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     if (rereading && cuts.length > 0) {
       // In page and reading order, whichever page was done first: the same project always makes the same image.
       cuts.sort((a, b) => a.order - b.order || a.index - b.index);
-      const reread = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
-      summary.corrected += reread;
+      const { reread, context } = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
+      summary.corrected += reread + context;
       summary.unknown -= reread;
     }
   }
@@ -142,8 +142,10 @@ interface WordCut {
 
 /**
  * Read the cut-out words again, all the document's in as few images as tesseract reads quickly, and give each word
- * the new reading `chooseReread` takes. Pages with a word changed are written again. Returns how many changed. A
- * failure of the engine here leaves the words as they are: this step can only improve on what is already saved.
+ * the new reading `chooseReread` takes; on a page with a word changed, the rules that read words from their
+ * neighbours run again, and the page is written again. Returns how many words were read anew, and how many more the
+ * rules changed then. A failure of the engine here leaves the words as they are: this step can only improve on what
+ * is already saved.
  */
 async function rereadWords(
   dir: string,
@@ -153,7 +155,7 @@ async function rereadWords(
   corrector: Corrector,
   vocabulary: DocumentWords,
   apostrophe: Apostrophe | undefined,
-): Promise<number> {
+): Promise<{ reread: number; context: number }> {
   const folder = await mkdtemp(join(tmpdir(), 'quire-reread-'));
   const readings: string[][] = [];
   try {
@@ -167,13 +169,14 @@ async function rereadWords(
       await rm(file, { force: true });
     });
   } catch {
-    return 0;
+    return { reread: 0, context: 0 };
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
   const byPage = new Map<string, Array<{ index: number; again: string[] }>>();
   cuts.forEach((cut, k) => byPage.set(cut.ocr, [...(byPage.get(cut.ocr) ?? []), { index: cut.index, again: readings[k] ?? [] }]));
   let changed = 0;
+  let context = 0;
   for (const [file, words] of byPage) {
     const page = JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
     const all = pageWords(page);
@@ -186,16 +189,18 @@ async function rereadWords(
       here++;
     }
     if (here === 0) continue;
-    // A word read again takes the document's apostrophe like the others.
+    // A word read again takes the document's apostrophe like the others, and may decide its neighbours.
     if (apostrophe) correctApostrophes(page, apostrophe);
+    const around = corrector.recheckContext(page);
     if (page.correction) {
-      page.correction.corrected += here;
+      page.correction.corrected += here + around;
       page.correction.unknown -= here;
     }
     await writeFile(join(dir, file), JSON.stringify(page));
     changed += here;
+    context += around;
   }
-  return changed;
+  return { reread: changed, context };
 }
 
 function hasCorrections(page: OcrPage): boolean {

@@ -69,6 +69,11 @@ export interface Corrector {
    * page. A page corrected before is first put back as read, so correcting twice changes nothing more.
    */
   correct(page: OcrPage, document?: DocumentWords): Promise<OcrPage>;
+  /**
+   * The rules that read a word from its neighbours, run again on a page some of whose words were read again since
+   * ("le 1 &tobre" became "le 1 octobre": now "le 1er octobre"). Changes the page in place; returns how many words.
+   */
+  recheckContext(page: OcrPage): number;
   /** Which dictionary knows a word (a tesseract code), `document` when only the document's vocabulary does, else undefined. */
   known(word: string, document?: DocumentWords): string | undefined;
 }
@@ -97,6 +102,9 @@ export async function openCorrector(languages: readonly string[]): Promise<Corre
         quotations = found.filter((l): l is Lexicon => l !== null);
       }
       return correctPage(read, lexicons, quotations, { checked, unchecked }, document);
+    },
+    recheckContext(page) {
+      return correctInContext(page, lexicons);
     },
     known(word, document) {
       for (const [code, lexicon] of lexicons) if (lexicon.has(word)) return code;
@@ -254,13 +262,17 @@ function correctPage(
       if (verdict.kind === 'known') delete word.alternatives;
     }
   }
-  const french = pageLanguages.includes('fra') ? lexicons.get('fra') : undefined;
-  if (french) corrected += correctFrenchInContext(page, french);
-  corrected += correctLineCitations(page);
+  corrected += correctInContext(page, lexicons);
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
   const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
   const summary: OcrPageCorrection = { checked: usedChecked, unchecked: usedUnchecked, corrected, unknown };
   return { ...page, correction: summary };
+}
+
+/** The rules that read a word from its neighbours: French grammar on French pages, citations on every page. */
+function correctInContext(page: OcrPage, lexicons: ReadonlyMap<string, Lexicon>): number {
+  const french = page.languages.length === 0 || page.languages.includes('fra') ? lexicons.get('fra') : undefined;
+  return (french ? correctFrenchInContext(page, french) : 0) + correctLineCitations(page);
 }
 
 /**

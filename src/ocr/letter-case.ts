@@ -78,10 +78,20 @@ function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: nu
   const baseline = median(letters.map((c) => c.y + c.height));
   const onBaseline = letters.filter((c) => Math.abs(c.y + c.height - baseline) <= 0.12 * height);
   if (onBaseline.length < 2) return false;
-  const first = onBaseline.reduce((a, c) => (c.x < a.x ? c : a));
-  // It must stand apart from the letters after it: a first letter run into the next one has no height of its own.
+  // The first letter: the leftmost mark on the baseline, with the pieces the threshold broke off it (marks over the
+  // same columns: a v's thin arm).
+  const leftmost = onBaseline.reduce((a, c) => (c.x < a.x ? c : a));
+  const first = { x: leftmost.x, y: leftmost.y, width: leftmost.width };
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const c of letters) {
+      const [x0, x1] = [Math.min(first.x, c.x), Math.max(first.x + first.width, c.x + c.width)];
+      if (c.x >= first.x + first.width || c.x + c.width <= first.x || (x0 === first.x && x1 === first.x + first.width && c.y >= first.y)) continue;
+      [first.x, first.width, first.y] = [x0, x1 - x0, Math.min(first.y, c.y)];
+      grown = true;
+    }
+  }
   const after = first.x + first.width;
-  if (letters.some((c) => c !== first && c.x < after && c.x + c.width > first.x)) return false;
   // The x-height of the letters after it, from their ink's rows: the band where most of it lies (an i's dot, a t's
   // top or an l's ascender stand above it on few pixels).
   const rows = new Array<number>(crop.height).fill(0);
@@ -93,6 +103,7 @@ function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: nu
   let top = 0;
   while (top < baseline && rows[top] < BAND_SHARE * fullest) top++;
   const xHeight = baseline - top;
+  // A first letter run into the next one has no height of its own ("ou" read as one mark).
   if (!(xHeight >= 3) || first.width > 1.5 * xHeight) return false;
   return baseline - first.y <= SMALL_AT_MOST * xHeight;
 }

@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { decodeGray, placeOnCanvas } from '../imaging/index.js';
 import { writePageImage, type ProjectPage } from '../project/index.js';
-import { eachAtOnce, median } from '../util/index.js';
+import { eachAtOnce } from '../util/index.js';
 import { padForG4 } from './resample.js';
 
 type Page = Omit<ProjectPage, 'index'>;
@@ -19,6 +19,15 @@ const OUTLIER = 1.15;
 /** Scanned inputs within this many millimetres of each other count as one page size. */
 const SAME_SIZE_MM = 5;
 
+
+/**
+ * The middle value, or the upper of the two middle ones: of two pages, the larger is the size the other is checked
+ * against (a mean of the two could make the larger page an outlier of its own document).
+ */
+function upperMedian(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
 
 /** Which pages share a size: camera pages all together, scans by their input's physical size. */
 function groupKey(page: Page): string | undefined {
@@ -43,7 +52,7 @@ export async function matchPageSizes(projectDir: string, pages: Page[]): Promise
     // Sizes in inches: pages of one document normally share a resolution, but need not.
     const widths = group.map((p) => p.width / p.dpi);
     const heights = group.map((p) => p.height / p.dpi);
-    const [mw, mh] = [median(widths), median(heights)];
+    const [mw, mh] = [upperMedian(widths), upperMedian(heights)];
     const fits = group.filter((_, i) => widths[i] <= OUTLIER * mw && heights[i] <= OUTLIER * mh);
     const targetW = Math.max(...fits.map((p) => p.width / p.dpi));
     const targetH = Math.max(...fits.map((p) => p.height / p.dpi));

@@ -13,9 +13,12 @@ import { createTesseractCliEngine, registerOcrEngine, type OcrEngine } from '../
 import { pageWords, type OcrPage, type ProjectManifest } from '../../src/project/index.js';
 import { renderTextPage } from '../ocr/pages.js';
 
-const TEXT = 'Un premier jet aurait été écrit à l’automne, comprenant les sections du traité, et la ville resta calme.';
-/** What the engine makes of two words: "premier" loses its "pr" (as on the real capture), "ville" becomes noise. */
-const MISREAD: Record<string, string> = { premier: 'memier', ville: 'xqzt' };
+const TEXT = 'Un premier jet aurait été écrit à l’automne, comprenant les sections du traité, et la ville resta calme depuis le 1er octobre.';
+/**
+ * What the engine makes of some words: "premier" loses its "pr" (as on the real capture), "ville" becomes noise, and
+ * "le 1er octobre" is read "le 1 &tobre" (the raised "er" lost, the "oc" run together).
+ */
+const MISREAD: Record<string, string> = { premier: 'memier', ville: 'xqzt', '1er': '1', 'octobre.': '&tobre.' };
 
 let dir: string;
 const tesseract = createTesseractCliEngine({ workers: 1 });
@@ -66,9 +69,12 @@ describe('words read again', () => {
     expect(premier?.unknown).toBeUndefined();
     // "xqzt" read again is "ville", but five letters from what was read: too far to be sure, left as read.
     expect(read.find((w) => w.text === 'xqzt')).toMatchObject({ unknown: true });
-    expect(result.ocr?.correction).toMatchObject({ enabled: true, corrected: 1 });
+    // "&tobre" read again is "octobre": then "le 1" before it is the first of the month.
+    expect(read.find((w) => w.correction?.from === '1')).toMatchObject({ text: '1er', correction: { reason: 'grammar', change: '1→1er' } });
+    expect(result.ocr?.correction).toMatchObject({ enabled: true, corrected: 3 });
     const md = readFileSync(result.outputs[0].path, 'utf8');
     expect(md).toContain('Un premier jet');
+    expect(md).toContain('depuis le 1er octobre.');
 
     // --no-correct puts back what the engine read.
     const raw = await convert(project, { exports: 'md', correct: false, outDir: join(dir, 'raw') });
