@@ -10,7 +10,7 @@
  */
 import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../project/index.js';
 import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
-import { avoirBefore, firstOfMonth, frenchTrap, lineAbbreviation, tousBefore } from './grammar.js';
+import { avoirBefore, capitalA, firstOfMonth, frenchTrap, lineAbbreviation, tousBefore } from './grammar.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { capitalsInside, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
@@ -104,7 +104,7 @@ export async function openCorrector(languages: readonly string[]): Promise<Corre
       return correctPage(read, lexicons, quotations, { checked, unchecked }, document);
     },
     recheckContext(page) {
-      return correctInContext(page, lexicons);
+      return correctInContext(page, lexicons, quotations ?? []);
     },
     known(word, document) {
       for (const [code, lexicon] of lexicons) if (lexicon.has(word)) return code;
@@ -262,7 +262,7 @@ function correctPage(
       if (verdict.kind === 'known') delete word.alternatives;
     }
   }
-  corrected += correctInContext(page, lexicons);
+  corrected += correctInContext(page, lexicons, quotations);
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
   const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
   const summary: OcrPageCorrection = { checked: usedChecked, unchecked: usedUnchecked, corrected, unknown };
@@ -270,17 +270,23 @@ function correctPage(
 }
 
 /** The rules that read a word from its neighbours: French grammar on French pages, citations on every page. */
-function correctInContext(page: OcrPage, lexicons: ReadonlyMap<string, Lexicon>): number {
+function correctInContext(page: OcrPage, lexicons: ReadonlyMap<string, Lexicon>, quotations: readonly Lexicon[]): number {
   const french = page.languages.length === 0 || page.languages.includes('fra') ? lexicons.get('fra') : undefined;
-  return (french ? correctFrenchInContext(page, french) : 0) + correctLineCitations(page);
+  const english = lexicons.get('eng') ?? quotations.find((l) => l.language === 'eng');
+  return (french ? correctFrenchInContext(page, french, english) : 0) + correctLineCitations(page);
 }
 
 /**
  * French "à" read where the page prints "a" (the verb), seen from the word after it, which may start the next line:
  * the words of a paragraph are read in order; "Il" read as "H" at a sentence's start; the first of a month ("le 1
- * octobre" for "le 1er octobre"). Returns how many were changed.
+ * octobre" for "le 1er octobre"); a capital A read "À" as an initial or before an English title. Returns how many
+ * were changed.
  */
-function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
+function correctFrenchInContext(page: OcrPage, french: Lexicon, english: Lexicon | undefined): number {
+  const englishOnly = (text: string): boolean => {
+    const { core } = splitWord(text);
+    return english !== undefined && core !== '' && english.has(core) && !french.has(core) && !french.has(core.toLowerCase());
+  };
   let changed = 0;
   for (const words of paragraphWords(page)) {
     words.forEach((word, i) => {
@@ -289,6 +295,12 @@ function correctFrenchInContext(page: OcrPage, french: Lexicon): number {
       const trap = frenchTrap(core);
       if (trap !== undefined) {
         changeWord(word, prefix + trap + suffix, { reason: 'grammar', change: `${core}→${trap}`, language: 'fra' });
+        changed++;
+        return;
+      }
+      const a = capitalA(word.text, words[i + 1]?.text, words[i + 2]?.text, englishOnly);
+      if (a !== undefined) {
+        changeWord(word, a, { reason: 'grammar', change: 'À→A' });
         changed++;
         return;
       }

@@ -120,3 +120,14 @@ export function firstOfMonth(before: string | undefined, word: string, after: re
   const linked = (link === 'et' || link === 'au') && (article === 'le' ? /^\d{1,2}$/u.test(day ?? '') && MONTHS.test(month ?? '') : /^\d{1,2}$/u.test(article ?? '') && MONTHS.test(day ?? ''));
   return linked ? '1er' : undefined;
 }
+
+/**
+ * A capital A read with the grave accent French puts on the preposition: as an initial ("À. VON STOCKHAUSEN": no name
+ * is shortened to À) or as the English article of a title cited in a French text ("À History of Neo-Arianism": the
+ * two words after it English, not French). Returns "A"/"A.", or undefined.
+ */
+export function capitalA(word: string, next: string | undefined, afterNext: string | undefined, englishOnly: (word: string) => boolean): string | undefined {
+  if (word === 'À.') return 'A.';
+  if (word === 'À' && next !== undefined && afterNext !== undefined && englishOnly(next) && englishOnly(afterNext)) return 'A';
+  return undefined;
+}

@@ -1,7 +1,8 @@
 /**
  * Capitals read for small letters, put right by the ink. Some small letters are their capital drawn smaller (c, o, s,
- * u, v, w, x, z): on a camera page only their height tells them apart, and the engine often reads a small one as a
- * capital ("ou vingt ans" read "Ou Vingt ans", "« vous opposer" read "« Vous"). No dictionary sees it — both are
+ * u, v, w, x, z; and k but for its stem): on a camera page only their height tells them apart, and the engine often
+ * reads a small one as a capital ("ou vingt ans" read "Ou Vingt ans", "« vous opposer" read "« Vous", "a king" read
+ * "a King"). No dictionary sees it — both are
  * words — but the page does: a small letter reaches the x-height of the letters after it, a capital stands well above
  * it (measured: capitals 1.3–1.55 x-heights on real captures, 1.2 or more where blur merges letters; small letters read
  * as capitals 1.0–1.13). So a word in the middle of a sentence that starts with such a capital, and is a word in small
@@ -13,8 +14,13 @@ import type { OcrPage, OcrWord } from '../project/index.js';
 import { median } from '../util/index.js';
 import { changeWord, paragraphWords, splitWord } from './correct.js';
 
-/** Capitals whose small letter is the same shape: only their size differs. */
-const SAME_SHAPE = /^[COSUVWXZ]\p{Ll}+$/u;
+/**
+ * Capitals whose small letter is the same shape, only smaller, followed by small letters; and K, whose small letter
+ * has the capital's stem but arms only as high as the x-height.
+ */
+const SAME_SHAPE = /^[COSUVWXZK]\p{Ll}+$/u;
+/** Of a K, the arms: this share of its width on the right. */
+const ARMS = 0.4;
 /** A word after one of these ends a sentence: its next word may well start with a capital. */
 const SENTENCE_END = /[.!?…]["»”’)\]]*$/u;
 /** The first letter is small when no taller than this many x-heights (small letters read as capitals measured up to 1.13). */
@@ -52,16 +58,19 @@ export function correctCase(page: OcrPage, image: GrayImage, known: (word: strin
   const scaleY = image.height / page.height;
   let changed = 0;
   for (const word of caseCandidates(page, known)) {
-    if (!startsSmall(word, image, scaleX, scaleY)) continue;
     const { prefix, core, suffix } = splitWord(word.text);
+    if (!startsSmall(word, image, scaleX, scaleY, core[0] === 'K')) continue;
     changeWord(word, `${prefix}${core[0].toLowerCase()}${core.slice(1)}${suffix}`, { reason: 'letter-case', change: `${core[0]}→${core[0].toLowerCase()}` });
     changed++;
   }
   return changed;
 }
 
-/** Whether the word's first letter on the page is no taller than the x-height of the letters after it. */
-function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number): boolean {
+/**
+ * Whether the word's first letter on the page (of a K, its arms: `arms`) is no taller than the x-height of the
+ * letters after it.
+ */
+function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number, arms: boolean): boolean {
   const height = (word.box.y1 - word.box.y0) * scaleY;
   if (!(height >= 6)) return false;
   const box = {
@@ -72,19 +81,19 @@ function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: nu
   };
   if (box.x >= image.width || box.y >= image.height) return false;
   const crop = cropGray(image, box);
-  const letters = inkComponents(crop).filter((c) => c.area > 1 && c.height >= LETTER_HEIGHT * height);
+  const marks = inkComponents(crop).filter((c) => c.area > 1);
+  const letters = marks.filter((c) => c.height >= LETTER_HEIGHT * height);
   if (letters.length < 2) return false;
-  // The opening punctuation ("«", "(") is no letter: the first letter is the leftmost mark reaching the baseline.
   const baseline = median(letters.map((c) => c.y + c.height));
-  const onBaseline = letters.filter((c) => Math.abs(c.y + c.height - baseline) <= 0.12 * height);
-  if (onBaseline.length < 2) return false;
-  // The first letter: the leftmost mark on the baseline, with the pieces the threshold broke off it (marks over the
-  // same columns: a v's thin arm).
-  const leftmost = onBaseline.reduce((a, c) => (c.x < a.x ? c : a));
+  // The first letter: the leftmost mark, on the baseline (not run into a letter that descends, not an opening
+  // bracket), with the pieces the threshold broke off it (marks over the same columns, however small: a v's thin
+  // arm, the top of an S).
+  const leftmost = letters.reduce((a, c) => (c.x < a.x ? c : a));
+  if (Math.abs(leftmost.y + leftmost.height - baseline) > 0.12 * height) return false;
   const first = { x: leftmost.x, y: leftmost.y, width: leftmost.width };
   for (let grown = true; grown; ) {
     grown = false;
-    for (const c of letters) {
+    for (const c of marks) {
       const [x0, x1] = [Math.min(first.x, c.x), Math.max(first.x + first.width, c.x + c.width)];
       if (c.x >= first.x + first.width || c.x + c.width <= first.x || (x0 === first.x && x1 === first.x + first.width && c.y >= first.y)) continue;
       [first.x, first.width, first.y] = [x0, x1 - x0, Math.min(first.y, c.y)];
@@ -105,5 +114,14 @@ function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: nu
   const xHeight = baseline - top;
   // A first letter run into the next one has no height of its own ("ou" read as one mark).
   if (!(xHeight >= 3) || first.width > 1.5 * xHeight) return false;
-  return baseline - first.y <= SMALL_AT_MOST * xHeight;
+  let firstTop = first.y;
+  if (arms) {
+    // The top of the ink in the letter's right part: a small k's arms end at the x-height, a capital's reach its top.
+    const from = Math.floor(first.x + (1 - ARMS) * first.width);
+    firstTop = baseline;
+    for (let y = first.y; y < baseline && firstTop === baseline; y++) {
+      for (let x = from; x < after; x++) if (crop.data[y * crop.width + x] < 128) firstTop = y;
+    }
+  }
+  return baseline - firstTop <= SMALL_AT_MOST * xHeight;
 }

@@ -115,6 +115,12 @@ describe('the lexicon-checked correction', () => {
     );
     expect(text(dates).join(' ')).toBe('après le 1er octobre 359, entre le 1er et le 10 octobre 1° la foi');
     expect(words(dates)[7].correction).toEqual({ from: '1°', reason: 'grammar', change: '1°→1er', language: 'fra' });
+    // A capital A read "À": an initial, or the article of an English title; the French preposition stays.
+    const titles = await fra.correct(
+      page(['fra'], [word('Constance,'), word('À'), word('History'), word('of'), word('Neo-Arianism,'), word('À.'), word('VON'), word('STOCKHAUSEN,'), word('À'), word('Cambridge,'), word('il'), word('À'), word('peine')]),
+    );
+    expect(text(titles).join(' ')).toBe('Constance, A History of Neo-Arianism, A. VON STOCKHAUSEN, À Cambridge, il À peine');
+    expect(words(titles)[1].correction).toEqual({ from: 'À', reason: 'grammar', change: 'À→A' });
     // A name in small capitals with letters read small; names that mix cases on purpose stay.
     const names = await fra.correct(page(['fra'], [word('T.'), word('A.'), word('KoPEcEK,'), word('McCOY'), word('Coco'), word('SoS')]));
     expect(text(names).join(' ')).toBe('T. A. KOPECEK, McCOY Coco SoS');

@@ -6,7 +6,7 @@ import { readLine, renderTextPage } from './pages.js';
 
 const texts = (page: OcrPage): string[] => page.blocks[0].paragraphs[0].lines[0].words.map((w) => w.text);
 /** The small spellings a dictionary knows, for these lines. */
-const known = (word: string): boolean => ['ou', 'vingt', 'constance', 'vous', 'sur', 'suivant'].includes(word);
+const known = (word: string): boolean => ['ou', 'vingt', 'constance', 'vous', 'sur', 'suivant', 'king', 'kind'].includes(word);
 
 /** One line set in DejaVu Serif at 300 dpi, and what the engine read of it. */
 async function readAs(text: string, read: string): Promise<{ page: OcrPage; image: Awaited<ReturnType<typeof decodeGray>> }> {
@@ -24,6 +24,11 @@ describe('capitals read for small letters', () => {
     expect(page.blocks[0].paragraphs[0].lines[0].words[3].correction).toEqual({ from: 'Vingt', reason: 'letter-case', change: 'V→v' });
     // --no-correct puts back what the engine read.
     expect(texts(undoCorrections(page))).toContain('Vingt');
+
+    // A small k has a capital's stem: its arms tell it, ending at the x-height. A capital K's reach its top.
+    const k = await readAs('there were a king with a Kind heart', 'there were a King with a Kind heart');
+    expect(correctCase(k.page, k.image, known)).toBe(1);
+    expect(texts(k.page)).toEqual(['there', 'were', 'a', 'king', 'with', 'a', 'Kind', 'heart']);
   });
 
   it('keeps a capital the page prints: taller than the letters after it, or starting a sentence', async () => {
