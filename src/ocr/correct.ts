@@ -273,7 +273,7 @@ function correctPage(
 function correctInContext(page: OcrPage, lexicons: ReadonlyMap<string, Lexicon>, quotations: readonly Lexicon[]): number {
   const french = page.languages.length === 0 || page.languages.includes('fra') ? lexicons.get('fra') : undefined;
   const english = lexicons.get('eng') ?? quotations.find((l) => l.language === 'eng');
-  return (french ? correctFrenchInContext(page, french, english) : 0) + correctLineCitations(page);
+  return (french ? correctFrenchInContext(page, french, english) : 0) + correctLineCitations(page) + correctNumeralBars(page);
 }
 
 /**
@@ -347,6 +347,26 @@ const AFTER_PUNCTUATION = /[.,;:!?…»”]$/u;
 /** The words of each paragraph of a page in reading order: the word after may start the next line. */
 export function paragraphWords(page: OcrPage): OcrWord[][] {
   return page.blocks.flatMap((b) => b.paragraphs.map((p) => p.lines.flatMap((l) => l.words)));
+}
+
+/** A bar read for a capital I, with its stop: "|." */
+const BAR_NUMERAL = /^\|([.,:]?)$/u;
+
+/**
+ * The Roman numeral I of a heading read as a bar ("|. MONSIEUR MYRIEL"): a bar opening a line before a word in
+ * capitals. A bar is never a word of its own; elsewhere it may as well be a 1 or an l, and stays. Returns how many
+ * were changed.
+ */
+function correctNumeralBars(page: OcrPage): number {
+  let changed = 0;
+  for (const line of page.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines))) {
+    const [word, next] = line.words;
+    const bar = word && !word.edit ? BAR_NUMERAL.exec(word.text) : null;
+    if (!bar || !next || !/^\p{Lu}{2,}\p{P}*$/u.test(next.text)) continue;
+    changeWord(word, `I${bar[1]}`, { reason: 'known-confusion', change: '|→I' });
+    changed++;
+  }
+  return changed;
 }
 
 /**

@@ -115,6 +115,10 @@ describe('the lexicon-checked correction', () => {
     );
     expect(text(dates).join(' ')).toBe('après le 1er octobre 359, entre le 1er et le 10 octobre 1° la foi');
     expect(words(dates)[7].correction).toEqual({ from: '1°', reason: 'grammar', change: '1°→1er', language: 'fra' });
+    // A heading's numeral I read as a bar; a bar before a word in small letters may be anything, and stays.
+    const heading = await fra.correct(page(['fra'], [word('|.'), word('MONSIEUR'), word('MYRIEL')], [word('|.'), word('Digne,'), word('chef-lieu')]));
+    expect(text(heading).join(' ')).toBe('I. MONSIEUR MYRIEL |. Digne, chef-lieu');
+    expect(words(heading)[0].correction).toEqual({ from: '|.', reason: 'known-confusion', change: '|→I' });
     // A capital A read "À": an initial, or the article of an English title; the French preposition stays.
     const titles = await fra.correct(
       page(['fra'], [word('Constance,'), word('À'), word('History'), word('of'), word('Neo-Arianism,'), word('À.'), word('VON'), word('STOCKHAUSEN,'), word('À'), word('Cambridge,'), word('il'), word('À'), word('peine')]),
