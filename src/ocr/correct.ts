@@ -246,7 +246,8 @@ function correctPage(
   const greek = byScript('Greek');
   const greekRead = pageLanguages.some((code) => languageScript(code) === 'Greek');
   const latinRead = pageLanguages.some((code) => languageScript(code) === 'Latin');
-  let corrected = correctStrayBrackets(page);
+  const anyKnows = (word: string): boolean => [...lexicons.values()].some((l) => l.has(word)) || document?.has(word) === true;
+  let corrected = correctStrayBrackets(page) + correctGluedBars(page, anyKnows);
   let unknown = 0;
 
   for (const token of tokensOf(page)) {
@@ -269,11 +270,14 @@ function correctPage(
   return { ...page, correction: summary };
 }
 
-/** The rules that read a word from its neighbours: French grammar on French pages, citations on every page. */
+/**
+ * The rules that read a word from its neighbours or its page: French grammar on French pages, citations and
+ * headings' numerals on every page, the unaccented "a" of Latin pages.
+ */
 function correctInContext(page: OcrPage, lexicons: ReadonlyMap<string, Lexicon>, quotations: readonly Lexicon[]): number {
   const french = page.languages.length === 0 || page.languages.includes('fra') ? lexicons.get('fra') : undefined;
   const english = lexicons.get('eng') ?? quotations.find((l) => l.language === 'eng');
-  return (french ? correctFrenchInContext(page, french, english) : 0) + correctLineCitations(page) + correctNumeralBars(page);
+  return (french ? correctFrenchInContext(page, french, english) : 0) + correctLineCitations(page) + correctNumeralBars(page) + correctLatinGrave(page);
 }
 
 /**
@@ -347,6 +351,50 @@ const AFTER_PUNCTUATION = /[.,;:!?…»”]$/u;
 /** The words of each paragraph of a page in reading order: the word after may start the next line. */
 export function paragraphWords(page: OcrPage): OcrWord[][] {
   return page.blocks.flatMap((b) => b.paragraphs.map((p) => p.lines.flatMap((l) => l.words)));
+}
+
+/** A Latin page is judged on this many words at least. */
+const LATIN_PAGE_WORDS = 30;
+
+/**
+ * Latin "a" (the preposition) read "à": on a page read in Latin alone whose words carry no other accent, the edition
+ * prints none, and "à" is the engine's (an edition that accents its Latin — "quàm", "Deò" — keeps every "à").
+ * Returns how many were changed.
+ */
+function correctLatinGrave(page: OcrPage): number {
+  if (page.languages.length === 0 || page.languages.some((code) => code !== 'lat')) return 0;
+  const words = pageWords(page);
+  const grave = (w: OcrWord): boolean => /^[(«"]?à$/u.test(w.text);
+  const accented = (w: OcrWord): boolean => /[àâäéèêëíìîïóòôöúùûüýÿ]/iu.test(w.text.normalize('NFC'));
+  if (words.length < LATIN_PAGE_WORDS || words.some((w) => !grave(w) && accented(w))) return 0;
+  let changed = 0;
+  for (const word of words) {
+    if (word.edit || !grave(word)) continue;
+    changeWord(word, word.text.replace('à', 'a'), { reason: 'grammar', change: 'à→a', language: 'lat' });
+    changed++;
+  }
+  return changed;
+}
+
+/** A bar glued to a word's start or end ("|proximique"): a stroke of the gutter or a rule, not a letter. */
+const GLUED_BAR = /^\|(?=\p{L})|(?<=\p{L})\|$/u;
+
+/**
+ * A bar glued to the start or end of a word the dictionaries know is dropped ("|proximique"), unless the bar read as
+ * an l or an I makes a word too. Returns how many were changed.
+ */
+function correctGluedBars(page: OcrPage, known: (word: string) => boolean): number {
+  let changed = 0;
+  for (const word of pageWords(page)) {
+    if (word.edit || !GLUED_BAR.test(word.text)) continue;
+    const bare = word.text.replace(GLUED_BAR, '');
+    const { core } = splitWord(bare);
+    const asLetter = word.text.startsWith('|') ? ['l', 'I'].map((c) => c + core) : ['l', 'I'].map((c) => core + c);
+    if (!known(core) || asLetter.some(known)) continue;
+    changeWord(word, bare, { reason: 'known-confusion', change: '| dropped' });
+    changed++;
+  }
+  return changed;
 }
 
 /** A bar read for a capital I, with its stop: "|." */

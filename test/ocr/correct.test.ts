@@ -119,6 +119,10 @@ describe('the lexicon-checked correction', () => {
     const heading = await fra.correct(page(['fra'], [word('|.'), word('MONSIEUR'), word('MYRIEL')], [word('|.'), word('Digne,'), word('chef-lieu')]));
     expect(text(heading).join(' ')).toBe('I. MONSIEUR MYRIEL |. Digne, chef-lieu');
     expect(words(heading)[0].correction).toEqual({ from: '|.', reason: 'known-confusion', change: '|→I' });
+    // A bar glued to a word the dictionary knows is a stroke of the gutter; one that makes a word as an l stays.
+    const bars = await fra.correct(page(['fra'], [word('|proximité'), word('et'), word('|a'), word('lumière|')]));
+    expect(text(bars).join(' ')).toBe('proximité et |a lumière');
+    expect(words(bars)[0].correction).toEqual({ from: '|proximité', reason: 'known-confusion', change: '| dropped' });
     // A capital A read "À": an initial, or the article of an English title; the French preposition stays.
     const titles = await fra.correct(
       page(['fra'], [word('Constance,'), word('À'), word('History'), word('of'), word('Neo-Arianism,'), word('À.'), word('VON'), word('STOCKHAUSEN,'), word('À'), word('Cambridge,'), word('il'), word('À'), word('peine')]),
@@ -204,6 +208,19 @@ describe('the lexicon-checked correction', () => {
     );
     expect(text(greek)).toEqual(['(πατροκτόνους)', 'contre', 'eux,', 'μεταβάλλεσθαι,', 'μεταπείθειν', 'καὶ', 'ζῆν']);
     expect(words(greek)[0].correction).toEqual({ from: '(πατροκτόνουζ)', reason: 'known-confusion', change: 'ζ→ς' });
+  });
+
+  it('reads "à" as "a" on a Latin page of an edition that prints no accents, and keeps it where the edition accents its Latin', async () => {
+    const lat = await openCorrector(['lat']);
+    const caesar = 'Gallia est omnis divisa in partes tres quarum unam incolunt Belgae aliam Aquitani tertiam qui ipsorum lingua Celtae nostra Galli appellantur Hi omnes lingua institutis legibus inter se differunt Gallos ab Aquitanis Garumna flumen';
+    const plain = await lat.correct(page(['lat'], caesar.split(' ').map((w) => word(w)), [word('à'), word('Belgis'), word('(à'), word('cultu')]));
+    expect(text(plain).slice(-4)).toEqual(['a', 'Belgis', '(a', 'cultu']);
+    expect(words(plain).at(-4)?.correction).toEqual({ from: 'à', reason: 'grammar', change: 'à→a', language: 'lat' });
+    const accented = await lat.correct(page(['lat'], caesar.split(' ').map((w) => word(w)), [word('quàm'), word('à'), word('Deo')]));
+    expect(text(accented).slice(-3)).toEqual(['quàm', 'à', 'Deo']);
+    // A French page keeps its preposition.
+    const french = await (await openCorrector(['fra'])).correct(page(['fra'], caesar.split(' ').map((w) => word(w)), [word('à'), word('Genève')]));
+    expect(text(french).slice(-2)).toEqual(['à', 'Genève']);
   });
 
   it('says which languages it could not check, and leaves their words as read', async () => {
