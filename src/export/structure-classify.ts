@@ -164,6 +164,22 @@ function footMarker(word: string): NoteMarker | null {
   return noteMarker(m[1].replace(/[lIi|]/gu, '1').replace(/[oO]/gu, '0') + m[2]);
 }
 
+/** A note number OCR made a letter of, with its stop: "Ἰ." or "|." for "7.". */
+const LETTER_MARKER = /^[\p{L}|][.,]$/u;
+
+/**
+ * The number of a note OCR read as a letter ("Ἰ. Μεταβάλλεσθαι" for "7. …"), from the notes around it: the row
+ * starts with one letter and a stop, the note before is numbered N and ended its sentence, and the next numbered
+ * note is N + 2. Else null.
+ */
+function missingMarker(lines: Row[], i: number, last: NoteItem | ApparatusItem | undefined): NoteMarker | null {
+  if (!LETTER_MARKER.test(lines[i].words[0].text) || last?.kind !== 'note' || !last.marker?.numeric) return null;
+  if (!isTerminated(last.rows[last.rows.length - 1].text)) return null;
+  const before = Number(last.marker.marker);
+  const after = lines.slice(i + 1).map((r) => footMarker(r.words[0].text)).find((m) => m?.numeric);
+  return after && Number(after.marker) === before + 2 ? { marker: String(before + 1), numeric: true, rest: '' } : null;
+}
+
 /**
  * The foot in pieces: runs of apparatus lines (a line between two of them belongs to the run), and footnotes. Each
  * note starts at a line beginning with a marker, after a finished line or set further right; the rest continue it.
@@ -180,7 +196,7 @@ function splitFoot(rows: Row[], metrics: Metrics): (NoteItem | ApparatusItem)[] 
       else foot.push({ kind: 'apparatus', rows: [row] });
       return;
     }
-    const marker = footMarker(row.words[0].text);
+    const marker = footMarker(row.words[0].text) ?? missingMarker(lines, i, last);
     const prev = last?.kind === 'note' ? last.rows[last.rows.length - 1] : undefined;
     const startsNote = marker !== null && (!prev || isTerminated(prev.text) || row.x0 - prev.x0 > 0.5 * metrics.bodySize || prev.x1 < row.x1 - 2 * metrics.bodySize);
     if (last?.kind !== 'note' || startsNote) foot.push({ kind: 'note', marker: startsNote ? marker : null, rows: [row] });

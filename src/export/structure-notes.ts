@@ -149,9 +149,10 @@ function matchCalls(markers: string[], candidates: Candidate[]): number[] {
       j--;
     }
   }
-  // A sign read for a numbered note's call says nothing of which note it calls: when the note beside the one it was
-  // given has no call either, either could be meant, and neither is linked to it.
-  const signed = chosen.map((j, i) => j >= 0 && signForNumber(candidates[j], markers[i]));
+  // A sign read for a numbered note's call, or a mark that reads as no number at all (a quote, a stray sign), says
+  // nothing of which note it calls: when the note beside the one it was given has no call either, either could be
+  // meant, and neither is linked to it.
+  const signed = chosen.map((j, i) => j >= 0 && /^\d+$/u.test(markers[i]) && (candidates[j].read === null || signForNumber(candidates[j], markers[i])));
   return chosen.map((j, i) => (signed[i] && (chosen[i - 1] === -1 || chosen[i + 1] === -1) ? -1 : j));
 }
 

@@ -414,6 +414,20 @@ describe('footnotes', () => {
     ]);
   });
 
+  it('numbers a note whose number was read as a letter from the notes around it, and links a quote read for a call only where no other note could be meant', () => {
+    // Notes 6, 7 and 8: OCR read 7 as a Greek capital iota (`Ἰ.`), the call of 6 is lost, 7's read as a quote.
+    const page = new PageSetter()
+      .paragraph(`${LOREM} and the stream, the mill”. And the bridge of the old town stood still.`)
+      .skip(2)
+      .body('6.Syn 10, 9, p. 238, l. 14.', { size: NOTE, indent: 1, end: true })
+      .body('Ἰ. Μεταβάλλεσθαι, « changer d’avis » (31, 2).', { size: NOTE, indent: 1, end: true })
+      .body('8. Par exemple : (37, 3).', { size: NOTE, indent: 1, end: true });
+    const [text, ...notes] = blocks(md([page]));
+    expect(notes).toEqual(['[^6]: Syn 10, 9, p. 238, l. 14.', '[^7]: Μεταβάλλεσθαι, « changer d’avis » (31, 2).', '[^8]: Par exemple : (37, 3).']);
+    // The quote could call 6 as well as 7 (6 has no call either): linked to neither, all three called at the end.
+    expect(text).toBe(`${LOREM} and the stream, the mill”. And the bridge of the old town stood still.[^6][^7][^8]`);
+  });
+
   it('calls a note whose call is lost at the end of its page’s last sentence', () => {
     const page = new PageSetter().paragraph(`${LOREM}.`).paragraph('and then it rained again', { indent: 1.5 }).skip(2).body('1 A note.', { size: NOTE, indent: 1, end: true });
     expect(blocks(md([page]))).toEqual([`${LOREM}.[^1]`, 'and then it rained again', '[^1]: A note.']);
