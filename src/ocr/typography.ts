@@ -76,25 +76,33 @@ export interface DocumentSpacing {
 }
 
 export function documentGuillemets(): DocumentSpacing {
-  let apart = 0;
-  let glued = 0;
+  return spacingCounter(
+    (read) => LONE_GUILLEMET.test(read),
+    (read) => Number(GLUED_OPEN.test(read)) + Number(GLUED_CLOSE.test(read)),
+  );
+}
+
+/** The document's choice is clear once this many marks of a kind were read. */
+const MIN_MARKS = 6;
+
+/** Counts the marks of a document's words as the engine read them: words that are one `apart`, marks `glued` in others. */
+function spacingCounter(apart: (read: string) => boolean, glued: (read: string) => number): DocumentSpacing {
+  let alone = 0;
+  let attached = 0;
   return {
     add(page) {
       for (const word of pageWords(page)) {
         const read = word.correction?.from ?? word.text;
-        if (LONE_GUILLEMET.test(read)) apart++;
-        else glued += Number(GLUED_OPEN.test(read)) + Number(GLUED_CLOSE.test(read));
+        if (apart(read)) alone++;
+        else attached += glued(read);
       }
     },
     get spaced() {
-      const all = apart + glued;
-      return all >= MIN_GUILLEMETS && apart >= CLEAR_SHARE * all;
+      const all = alone + attached;
+      return all >= MIN_MARKS && alone >= CLEAR_SHARE * all;
     },
   };
 }
-
-/** The document's choice is clear once this many guillemets were read. */
-const MIN_GUILLEMETS = 6;
 
 /**
  * Set apart the guillemets read glued to a word, in a document that sets them apart: "«arien" → "« arien". Only a
@@ -131,9 +139,6 @@ export function correctGuillemets(page: OcrPage): number {
 /** French high punctuation (; : ! ?) as a token of its own, or glued after a word ("d'Aix;", "1806;", "vérité »;"). */
 const LONE_HIGH = /^[;:!?]+$/u;
 const GLUED_HIGH = /(?<=[\p{L}\p{N}»)])([;:!?]+)$/u;
-/** The document's choice is clear once this many marks were read. */
-const MIN_HIGH = 6;
-
 /** A mark glued to a word not in Greek (whose question mark is ";", glued in Greek print too). */
 function gluedHigh(text: string): boolean {
   return GLUED_HIGH.test(text) && wordScript(splitWord(text).core) !== 'Greek';
@@ -144,21 +149,10 @@ function gluedHigh(text: string): boolean {
  * before them, as French prints them ("Myriel ?"), or glued to it.
  */
 export function documentHighPunctuation(): DocumentSpacing {
-  let apart = 0;
-  let glued = 0;
-  return {
-    add(page) {
-      for (const word of pageWords(page)) {
-        const read = word.correction?.from ?? word.text;
-        if (LONE_HIGH.test(read)) apart++;
-        else if (gluedHigh(read)) glued++;
-      }
-    },
-    get spaced() {
-      const all = apart + glued;
-      return all >= MIN_HIGH && apart >= CLEAR_SHARE * all;
-    },
-  };
+  return spacingCounter(
+    (read) => LONE_HIGH.test(read),
+    (read) => Number(gluedHigh(read)),
+  );
 }
 
 /**
