@@ -2,12 +2,12 @@
  * Capitals read for small letters, put right by the ink. Some small letters are their capital drawn smaller (c, o, s,
  * u, v, w, x, z; and k but for its stem): on a camera page only their height tells them apart, and the engine often
  * reads a small one as a capital ("ou vingt ans" read "Ou Vingt ans", "« vous opposer" read "« Vous", "a king" read
- * "a King"). No dictionary sees it — both are
- * words — but the page does: a small letter reaches the x-height of the letters after it, a capital stands well above
- * it (measured: capitals 1.3–1.55 x-heights on real captures, 1.2 or more where blur merges letters; small letters read
- * as capitals 1.0–1.13). So a word in the middle of a sentence that starts with such a capital, and is a word in small
- * letters too, is looked at on the page; where its first letter is no taller than the others, it is set small,
- * recorded on the word as a `letter-case` correction. Anything unclear is left as read.
+ * "a King"). No dictionary sees it — both are words — but the page does: a small letter reaches the x-height of the
+ * letters after it, a capital stands well above it (measured: capitals 1.3–1.55 x-heights on real captures, 1.2 or
+ * more where blur merges letters; small letters read as capitals 1.0–1.13). So a word in the middle of a sentence
+ * that starts with such a capital, and is a word in small letters too, is looked at on the page; where its first
+ * letter is no taller than the others, it is set small, recorded on the word as a `letter-case` correction.
+ * Anything unclear (the first letter run into the next, too few letters) is left as read.
  */
 import { cropGray, inkComponents, type GrayImage } from '../imaging/index.js';
 import type { OcrPage, OcrWord } from '../project/index.js';
