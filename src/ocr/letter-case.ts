@@ -12,7 +12,7 @@
 import { cropGray, inkComponents, type GrayImage } from '../imaging/index.js';
 import type { OcrPage, OcrWord } from '../project/index.js';
 import { median } from '../util/index.js';
-import { changeWord, paragraphWords, splitWord } from './correct.js';
+import { changeWord, paragraphWords, splitWord } from './words.js';
 
 /**
  * Capitals whose small letter is the same shape, only smaller, followed by small letters; and K, whose small letter

@@ -12,7 +12,7 @@
 import { createGray, cropGray, type GrayImage } from '../imaging/index.js';
 import { pageWords, type OcrBox, type OcrPage, type OcrWord } from '../project/index.js';
 import { editDistance } from '../util/index.js';
-import { changeWord, splitWord } from './correct.js';
+import { changeWord, splitWord } from './words.js';
 import { letterCount as letters, wordScript } from './scripts.js';
 
 /** The cut reaches this share of the line's height beyond the word on every side: the whole of its ink, and some paper. */

@@ -11,7 +11,7 @@
 import { cropGray, inkComponents, type GrayImage, type InkComponent } from '../imaging/index.js';
 import { pageWords, type OcrPage, type OcrWord } from '../project/index.js';
 import { median } from '../util/index.js';
-import { changeWord } from './correct.js';
+import { changeWord } from './words.js';
 
 /** The word's box is searched this far below its bottom (share of its height), where a comma's tail reaches. */
 const BELOW_BOX = 0.35;

@@ -8,7 +8,7 @@
  * them apart ("d'Aix;" → "d'Aix ;").
  */
 import { pageWords, type OcrPage } from '../project/index.js';
-import { changeWord, paragraphWords, splitWord } from './correct.js';
+import { changeWord, paragraphWords, splitWord } from './words.js';
 import { wordScript } from './scripts.js';
 
 /** An apostrophe between two letters: an elision ("l’évêque") or a contraction ("don’t"), not a quotation mark. */
