@@ -24,6 +24,8 @@ export const DEGRADATIONS = [
   { name: 'x8', label: 'x-height 8 px', xHeight: 8, blur: 0.7, light: 0.75, shadow: 0.3, curl: 0.8, seed: 8 },
   { name: 'x10', label: 'x-height 10 px', xHeight: 10, blur: 0.7, light: 0.75, shadow: 0.3, curl: 0.8, seed: 10 },
   { name: 'x14', label: 'x-height 14 px', xHeight: 14, blur: 0.7, light: 0.75, shadow: 0.3, curl: 0.8, seed: 14 },
+  { name: 'x10-soft', label: 'x-height 10, slight blur', xHeight: 10, blur: 0.95, light: 0.75, shadow: 0.3, curl: 0.8, seed: 104 },
+  { name: 'x10-blurred', label: 'x-height 10, blur', xHeight: 10, blur: 1.08, light: 0.75, shadow: 0.3, curl: 0.8, seed: 105 },
   { name: 'x10-blur', label: 'x-height 10, strong blur', xHeight: 10, blur: 1.2, light: 0.75, shadow: 0.3, curl: 0.8, seed: 101 },
   { name: 'x10-light', label: 'x-height 10, dim corner and deep gutter shadow', xHeight: 10, blur: 0.7, light: 0.45, shadow: 0.55, curl: 0.8, seed: 102 },
   { name: 'x10-curl', label: 'x-height 10, strong page curl', xHeight: 10, blur: 0.7, light: 0.75, shadow: 0.3, curl: 3, seed: 103 },

@@ -176,8 +176,14 @@ export function boxRadiiForGaussian(sigma: number, passes = 3): number[] {
   return radii;
 }
 
-/** Box mean of radius r along each row, the edge pixels repeated beyond the border. */
-function boxRows(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number): void {
+/** Pixels a box blur reads and writes: grey levels (rounded when written) or floats. */
+type Pixels = Uint8Array | Float32Array;
+
+/**
+ * Box mean of radius r along each row, the edge pixels repeated beyond the border. `half` is added before a value is
+ * stored: 0.5 rounds into grey levels (the store truncates), 0 keeps floats as they are.
+ */
+function boxRows(src: Pixels, dst: Pixels, width: number, height: number, r: number, half: number): void {
   const scale = 1 / (2 * r + 1);
   const last = width - 1;
   for (let y = 0; y < height; y++) {
@@ -191,22 +197,22 @@ function boxRows(src: Uint8Array, dst: Uint8Array, width: number, height: number
     const b = Math.max(a, width - r - 1);
     let x = 0;
     for (; x < a; x++) {
-      dst[row + x] = (sum * scale + 0.5) | 0;
+      dst[row + x] = sum * scale + half;
       sum += src[row + Math.min(last, x + r + 1)] - first;
     }
     for (; x < b; x++) {
-      dst[row + x] = (sum * scale + 0.5) | 0;
+      dst[row + x] = sum * scale + half;
       sum += src[row + x + r + 1] - src[row + x - r];
     }
     for (; x < width; x++) {
-      dst[row + x] = (sum * scale + 0.5) | 0;
+      dst[row + x] = sum * scale + half;
       sum += end - src[row + Math.max(0, x - r)];
     }
   }
 }
 
 /** Box mean of radius r down each column, kept as running column sums so the page is read row by row. */
-function boxColumns(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number, sums: Int32Array): void {
+function boxColumns(src: Pixels, dst: Pixels, width: number, height: number, r: number, sums: Float64Array, half: number): void {
   const scale = 1 / (2 * r + 1);
   const last = height - 1;
   sums.fill(0);
@@ -219,7 +225,7 @@ function boxColumns(src: Uint8Array, dst: Uint8Array, width: number, height: num
     const enter = Math.min(last, y + r + 1) * width;
     const leave = Math.max(0, y - r) * width;
     for (let x = 0; x < width; x++) {
-      dst[out + x] = (sums[x] * scale + 0.5) | 0;
+      dst[out + x] = sums[x] * scale + half;
       sums[x] += src[enter + x] - src[leave + x];
     }
   }
@@ -229,25 +235,37 @@ function boxColumns(src: Uint8Array, dst: Uint8Array, width: number, height: num
 export function gaussianBlur(page: GrayImage, sigma: number): GrayImage {
   const { width, height } = page;
   if (!(sigma > 0) || width === 0 || height === 0) return { width, height, data: Uint8Array.from(page.data) };
+  const n = page.data.length;
+  return { width, height, data: boxGaussian(page.data, width, height, sigma, [new Uint8Array(n), new Uint8Array(n)]) };
+}
+
+/**
+ * Three box blurs each way, a Gaussian of `sigma` to within a few percent, worked in the two `buffers` (of the
+ * source's kind: grey levels are rounded, floats kept); the result is one of them. The source is left as it is.
+ */
+function boxGaussian<T extends Pixels>(src: T, width: number, height: number, sigma: number, buffers: [T, T]): T {
   // A box of radius 0 would only copy the page.
   const radii = boxRadiiForGaussian(sigma).filter((r) => r > 0);
-  if (radii.length === 0) return { width, height, data: Uint8Array.from(page.data) };
-  // Each pass writes the buffer the pass before last wrote; the first pass reads the page itself.
-  const buffers = [new Uint8Array(page.data.length), new Uint8Array(page.data.length)];
-  const sums = new Int32Array(width);
-  let a = page.data;
+  const half = src instanceof Uint8Array ? 0.5 : 0;
+  // Each pass writes the buffer the pass before last wrote; the first pass reads the source itself.
+  if (radii.length === 0) {
+    buffers[0].set(src);
+    return buffers[0];
+  }
+  const sums = new Float64Array(width);
+  let a: T = src;
   let pass = 0;
   for (const r of radii) {
     const b = buffers[pass++ % 2];
-    boxRows(a, b, width, height, r);
+    boxRows(a, b, width, height, r, half);
     a = b;
   }
   for (const r of radii) {
     const b = buffers[pass++ % 2];
-    boxColumns(a, b, width, height, r, sums);
+    boxColumns(a, b, width, height, r, sums, half);
     a = b;
   }
-  return { width, height, data: a };
+  return a;
 }
 
 /**
@@ -627,6 +645,34 @@ export function placeOnCanvas(page: GrayImage, width: number, height: number, x:
   for (let row = Math.max(0, y); row < Math.min(height, y + page.height); row++) {
     const from = (row - y) * page.width + (x0 - x);
     out.set(page.data.subarray(from, from + (x1 - x0)), row * width + x0);
+  }
+  return { width, height, data: out };
+}
+
+/**
+ * Richardson–Lucy deconvolution of a Gaussian blur of `sigma` pixels, `iterations` rounds: the page that, blurred so,
+ * gives the page seen, estimated multiplicatively so that it stays positive. Worked on the ink (256 − grey), where
+ * paper is near zero and text is the signal. Each round is two box-Gaussian blurs of the page in floats.
+ */
+export function deconvolve(page: GrayImage, sigma: number, iterations: number): GrayImage {
+  const { width, height, data } = page;
+  const n = data.length;
+  const seen = new Float32Array(n);
+  for (let i = 0; i < n; i++) seen[i] = 256 - data[i];
+  const estimate = Float32Array.from(seen);
+  const ratio = new Float32Array(n);
+  const buffers: [Float32Array, Float32Array] = [new Float32Array(n), new Float32Array(n)];
+  for (let k = 0; k < iterations; k++) {
+    const blurred = boxGaussian(estimate, width, height, sigma, buffers);
+    for (let i = 0; i < n; i++) ratio[i] = seen[i] / (blurred[i] > 1e-3 ? blurred[i] : 1e-3);
+    // The blurred estimate is read: its buffer may take the next blur.
+    const back = boxGaussian(ratio, width, height, sigma, buffers);
+    for (let i = 0; i < n; i++) estimate[i] *= back[i];
+  }
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = 256 - estimate[i];
+    out[i] = v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0;
   }
   return { width, height, data: out };
 }

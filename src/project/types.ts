@@ -68,7 +68,7 @@ export interface ProjectPage {
     crop?: { x: number; y: number; width: number; height: number };
     scale?: number;
     /** The unsharp mask before enlarging: the edge blur measured, the amount, and its width when wider than the usual 1.1 px. */
-    sharpen?: { edgeBlurPx: number | null; amount: number; sigmaPx?: number };
+    sharpen?: { edgeBlurPx: number | null; amount: number; sigmaPx?: number; deconvolved?: { sigmaPx: number; rounds: number } };
     /**
      * OCR reads the grey reading image at this share of its resolution: set for a capture whose blur, enlarged to
      * the page's resolution, spans 3 px or more (it reads better smaller).

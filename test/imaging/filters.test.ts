@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   blockSums,
   boxRadiiForGaussian,
+  deconvolve,
   edgeBlur,
   gaussianBlur,
   grayClosing,
@@ -231,6 +232,25 @@ describe('gaussianBlur and unsharpMask', () => {
     expect(Math.abs(dark(sharp) - dark(soft))).toBeLessThanOrEqual(2);
     expect(sharp.data[5 * 240 + 5]).toBe(soft.data[5 * 240 + 5]);
     expect(unsharpMask(createGray(30, 20, 90), 1, 2).data.every((v) => v === 90)).toBe(true);
+  });
+});
+
+describe('deconvolve', () => {
+  it('undoes a Gaussian blur: edges steep again, the page closer to the unblurred one than any mask makes it, paper untouched', () => {
+    const crisp = barsPage(0);
+    const soft = barsPage(2.2);
+    const restored = deconvolve(soft, 2.2, 50);
+    // Edge blur 2.2 px before, about 1.45 after (0.8 px is a perfect step).
+    expect(edgeBlur(soft)!).toBeGreaterThan(2);
+    expect(edgeBlur(restored)!).toBeLessThan(1.6);
+    // Mean grey difference from the unblurred page: 18.8 blurred, 12.5 deconvolved; a mask as steep (4.5) overshoots
+    // into halos, 22.6, a gentle one (1.5) 16.4.
+    const off = (page: GrayImage): number => page.data.reduce((sum, v, i) => sum + Math.abs(v - crisp.data[i]), 0) / page.data.length;
+    expect(off(restored)).toBeLessThan(0.75 * off(soft));
+    expect(off(restored)).toBeLessThan(off(unsharpMask(soft, 2.2, 1.5)));
+    expect(off(restored)).toBeLessThan(off(unsharpMask(soft, 2.2, 4.5)));
+    expect(restored.data[5 * 240 + 5]).toBe(soft.data[5 * 240 + 5]);
+    expect(deconvolve(createGray(30, 20, 200), 2, 10).data.every((v) => v === 200)).toBe(true);
   });
 });
 

@@ -89,19 +89,23 @@ describe('sharpening before enlarging', () => {
     expect(scoreAgainstTruth(after, truth, 1).paperClean).toBeGreaterThanOrEqual(0.98);
   });
 
-  it('sharpens a blurred capture as wide and as hard as its blur, and its letters come back', async () => {
+  it('deconvolves a blurred capture as wide as its blur, and its letters come back', async () => {
     const layout = { widthMm: 60.96, heightMm: 50.8, marginMm: 5, fontPt: 10, leadingPt: 13, seed: 4 };
     const truth = await renderTextPage({ ...layout, dpi: 300 });
     const camera = await photograph(await renderTextPage({ ...layout, dpi: 140 }), { left: 215, right: 190, blur: 2.6, noise: 2, ink: 0.25 });
     const sharpened = await normalizeResolution(camera, 140, 300);
     expect(sharpened.sharpening?.edgeBlurPx).toBeGreaterThan(1.7);
     expect(sharpened.sharpening?.sigmaPx).toBeGreaterThan(1.5);
-    expect(sharpened.sharpening?.amount).toBeGreaterThan(3);
-    // The mask of a merely soft capture (1.1 px, 1.5) leaves most letters broken or run together.
+    // Deconvolved (Richardson–Lucy, 1.2 times the blur's width), not masked.
+    expect(sharpened.sharpening?.amount).toBe(0);
+    expect(sharpened.sharpening?.deconvolved).toEqual({ sigmaPx: expect.closeTo(1.2 * sharpened.sharpening!.sigmaPx!, 1), rounds: 50 });
+    // The mask of a merely soft capture (1.1 px, 1.5) leaves most letters broken or run together; deconvolved, most
+    // come back (0.70 measured: on the threshold alone a hard mask as wide as the blur keeps more, 0.83, but OCR
+    // reads the deconvolved page better, see `DECONVOLVE_FROM_EDGE_PX`).
     const mild = await normalizeResolution(unsharpMask(camera, SHARPEN_SIGMA_PX, 1.5), 140, 300, { sharpen: false });
     const kept = (image: GrayImage): number => scoreAgainstTruth(binarize(image, { dpi: 300 }).image, truth, 1).glyphKept;
     expect(kept(mild.image)).toBeLessThan(0.4);
-    expect(kept(sharpened.image)).toBeGreaterThan(0.7);
+    expect(kept(sharpened.image)).toBeGreaterThan(0.65);
     // A soft capture gets the usual mask; its width is recorded only when it differs.
     expect(sharpenAmount(1.2)).toBe(1.5);
     expect(sharpenSigma(1.2)).toBe(SHARPEN_SIGMA_PX);
