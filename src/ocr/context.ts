@@ -99,6 +99,34 @@ function correctLatinGrave(page: OcrPage): number {
   return changed;
 }
 
+/** An opening quote glued to a word in small letters ("\"a", "«a"), with its punctuation after. */
+const QUOTE_FOR_S = /^(["“«])(\p{Ll}+)([.,;:]?)$/u;
+/** The quote that closes each. */
+const CLOSING_QUOTE: Readonly<Record<string, string>> = { '"': '"', '“': '”', '«': '»' };
+
+/**
+ * A small s read as an opening quote on a blurred page ("«a" or "\"a" for "sa", "«i" for "si": the s's two curves are
+ * what is left of it): a quote glued to a word in small letters, which no quote later in its paragraph closes, is an
+ * s where that makes a word the dictionaries know. Returns how many were changed.
+ */
+export function correctQuotesForS(page: OcrPage, known: (word: string) => boolean): number {
+  let changed = 0;
+  for (const words of paragraphWords(page)) {
+    words.forEach((word, i) => {
+      const quote = !word.edit ? QUOTE_FOR_S.exec(word.text) : null;
+      if (!quote || !known(`s${quote[2]}`)) return;
+      // A quotation it opens is closed by a quote after a later word (or alone), before the next quote that opens one.
+      const [open, close] = [quote[1], CLOSING_QUOTE[quote[1]]];
+      const next = words.slice(i + 1).findIndex((w) => w.text.startsWith(open) && !(open === close && w.text === close));
+      const rest = words.slice(i + 1, next < 0 ? undefined : i + 1 + next);
+      if (rest.some((w) => w.text.includes(close))) return;
+      changeWord(word, `s${quote[2]}${quote[3]}`, { reason: 'known-confusion', change: `${open}→s` });
+      changed++;
+    });
+  }
+  return changed;
+}
+
 /** A bar glued to a word's start or end ("|proximique"): a stroke of the gutter or a rule, not a letter. */
 const GLUED_BAR = /^\|(?=\p{L})|(?<=\p{L})\|$/u;
 

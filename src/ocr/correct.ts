@@ -11,7 +11,7 @@
  */
 import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../project/index.js';
 import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
-import { correctGluedBars, correctInContext, correctStrayBrackets } from './context.js';
+import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrackets } from './context.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { capitalsInside, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
@@ -229,7 +229,7 @@ function correctPage(
   const greekRead = pageLanguages.some((code) => languageScript(code) === 'Greek');
   const latinRead = pageLanguages.some((code) => languageScript(code) === 'Latin');
   const anyKnows = (word: string): boolean => [...lexicons.values()].some((l) => l.has(word)) || document?.has(word) === true;
-  let corrected = correctStrayBrackets(page) + correctGluedBars(page, anyKnows);
+  let corrected = correctStrayBrackets(page) + correctGluedBars(page, anyKnows) + correctQuotesForS(page, anyKnows);
   let unknown = 0;
 
   for (const token of tokensOf(page)) {

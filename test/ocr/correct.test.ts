@@ -123,6 +123,10 @@ describe('the lexicon-checked correction', () => {
     const bars = await fra.correct(page(['fra'], [word('|proximité'), word('et'), word('|a'), word('lumière|')]));
     expect(text(bars).join(' ')).toBe('proximité et |a lumière');
     expect(words(bars)[0].correction).toEqual({ from: '|proximité', reason: 'known-confusion', change: '| dropped' });
+    // A small s read as a straight quote on a blurred page, where no other quote closes it; a real quotation stays.
+    const quotes = await fra.correct(page(['fra'], [word('peu'), word('après'), word('"a'), word('naissance'), word('"i'), word('bien')], [word('il'), word('dit'), word('"oui"'), word('et'), word('"a'), word('vu'), word('tout"'), word('«e'), word('quitter,'), word('«a'), word('vu'), word('»')]));
+    expect(text(quotes).join(' ')).toBe('peu après sa naissance si bien il dit "oui" et "a vu tout" se quitter, «a vu »');
+    expect(words(quotes)[2].correction).toEqual({ from: '"a', reason: 'known-confusion', change: '"→s' });
     // A capital A read "À": an initial, or the article of an English title; the French preposition stays.
     const titles = await fra.correct(
       page(['fra'], [word('Constance,'), word('À'), word('History'), word('of'), word('Neo-Arianism,'), word('À.'), word('VON'), word('STOCKHAUSEN,'), word('À'), word('Cambridge,'), word('il'), word('À'), word('peine')]),
