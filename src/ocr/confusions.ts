@@ -13,7 +13,7 @@ export interface Segment {
 /**
  * Known confusions, lower case: what a character as read may stand for. Measured on real webcam captures of French
  * books: accents lost or swapped, the eye of a small e closed into c (and c for e), ç read as g, ô/û/î read bare,
- * "ti" read as ü.
+ * "ti" read as ü; on blurred pages h and b for each other.
  * Upper case follows from lower case.
  */
 const CONFUSIONS: Readonly<Record<string, readonly string[]>> = {
@@ -38,6 +38,9 @@ const CONFUSIONS: Readonly<Record<string, readonly string[]>> = {
   ï: ['i', 'î'],
   // "ti" set tight: the t's top and the i's dot read as a diaeresis ("repenür" for "repentir").
   ü: ['u', 'ti'],
+  // Blur: the bowl of h closed into b ("bommes", "baec"), and the reverse.
+  b: ['h'],
+  h: ['b'],
   l: ['I'],
   '1': ['l', 'I'],
   '0': ['O', 'o'],

@@ -34,18 +34,18 @@ describe('the lexicon-checked correction', () => {
       ['fra'],
       // ç read as g, ê as é (the engine weighed ê too), the eye of e closed into c.
       [word('J’avangais'), word('méme', { 1: ['ê'] }), word('si'), word('l’on'), word('peut'), word('étre'), word('sûr,')],
-      // …and "ti" set tight read as ü.
-      [word('clle'), word('ct'), word('le'), word('suprémc'), word('«avangais»,'), word('se'), word('repenür')],
+      // …"ti" set tight read as ü, and h closed into b by blur.
+      [word('clle'), word('ct'), word('le'), word('suprémc'), word('«avangais»,'), word('se'), word('repenür'), word('les'), word('bommes')],
     );
     const corrected = await fra.correct(read);
-    expect(text(corrected)).toEqual(['J’avançais', 'même', 'si', 'l’on', 'peut', 'être', 'sûr,', 'elle', 'et', 'le', 'suprémc', '«avançais»,', 'se', 'repentir']);
+    expect(text(corrected)).toEqual(['J’avançais', 'même', 'si', 'l’on', 'peut', 'être', 'sûr,', 'elle', 'et', 'le', 'suprémc', '«avançais»,', 'se', 'repentir', 'les', 'hommes']);
     const [avancais, meme] = words(corrected);
     expect(avancais.correction).toEqual({ from: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
     expect(meme.correction).toEqual({ from: 'méme', reason: 'engine-choice', change: 'é→ê', language: 'fra' });
     // Confidence stays the engine's, for the proofreader.
     expect(meme.confidence).toBe(80);
     expect(words(corrected)[13].correction).toEqual({ from: 'repenür', reason: 'known-confusion', change: 'ü→ti', language: 'fra' });
-    expect(corrected.correction).toEqual({ checked: ['fra'], unchecked: [], corrected: 7, unknown: 1 });
+    expect(corrected.correction).toEqual({ checked: ['fra'], unchecked: [], corrected: 8, unknown: 1 });
     // Put back as read, word for word.
     expect(text(undoCorrections(corrected))).toEqual(text(read));
   });
