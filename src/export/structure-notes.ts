@@ -22,7 +22,8 @@ export interface LinkedNote {
 
 /** A call in the text: the word it is glued to cut before and after it (`vérité?»` → `vérité` + call + `»`). */
 export interface NoteCall {
-  note: string;
+  /** The note called; undefined for a mark OCR made of a call that could not be linked: it is dropped. */
+  note: string | undefined;
   before: string;
   after: string;
 }
@@ -58,6 +59,9 @@ function nearNumber(a: string, b: string): boolean {
   const [short, long] = a.length < b.length ? [a, b] : [b, a];
   return [...long].some((_, i) => long.slice(0, i) + long.slice(i + 1) === short);
 }
+
+/** A candidate this strong (a quote after a Latin-script word in French, an odd mark, a sign) is a call's mark. */
+const STRAY_MARK_STRENGTH = 1.5;
 
 /** Marks OCR makes of a superscript that are seldom glued to a word otherwise. */
 const ODD_MARKS = '#°^ϐ®©*†‡';
@@ -270,6 +274,15 @@ export function linkNotes(layouts: PageLayout[], spacedPunctuation: (page: numbe
         const end = [...bodyRows].reverse().find((r) => isTerminated(r.text)) ?? bodyRows[bodyRows.length - 1];
         trailing.set(end, [...(trailing.get(end) ?? []), s.note.id]);
       }
+    });
+    // A note called at the end of its paragraph lost its call; a mark that reads as no number (a quote, a stray sign
+    // glued to a word) left unlinked beside it is most likely what OCR made of one: dropped from the text, not kept
+    // as a stray quote ("revirement”." reads "revirement.").
+    const lost = markers.some((s, i) => chosen[i] < 0 && s.read);
+    const taken = new Set(chosen);
+    candidates.forEach((c, j) => {
+      if (!lost || taken.has(j) || calls.has(c.word) || c.strength < STRAY_MARK_STRENGTH) return;
+      if (c.read === null || /^[*†‡]$/u.test(c.read)) calls.set(c.word, { note: undefined, before: c.before, after: c.after });
     });
   });
   return { notes, calls, trailing };

@@ -196,7 +196,7 @@ function rowTokens(row: Row, links: NoteLinks): Token[] {
       continue;
     }
     if (call.before) tokens.push({ text: call.before, glued: false });
-    tokens.push({ call: call.note });
+    if (call.note !== undefined) tokens.push({ call: call.note });
     if (call.after) tokens.push({ text: call.after, glued: true });
   }
   for (const note of links.trailing.get(row) ?? []) tokens.push({ call: note });
