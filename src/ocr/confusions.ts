@@ -49,6 +49,9 @@ const CONFUSIONS: Readonly<Record<string, readonly string[]>> = {
 const UPPER_CONFUSIONS: Readonly<Record<string, readonly string[]>> = {
   I: ['l', 'Î', 'Ï'],
   L: [],
+  // A capital H and B are not alike; and a name is too often one letter from another ("Harbour", "Barbour").
+  H: [],
+  B: [],
 };
 
 function confusionsOf(ch: string): readonly string[] {
