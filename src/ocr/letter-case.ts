@@ -9,9 +9,10 @@
  * letter is no taller than the others, it is set small, recorded on the word as a `letter-case` correction.
  * Anything unclear (the first letter run into the next, too few letters) is left as read.
  */
-import { cropGray, inkComponents, type GrayImage } from '../imaging/index.js';
+import type { GrayImage } from '../imaging/index.js';
 import type { OcrPage, OcrWord } from '../project/index.js';
 import { median } from '../util/index.js';
+import { wordInk } from './stops.js';
 import { changeWord, paragraphWords, splitWord } from './words.js';
 
 /**
@@ -71,17 +72,9 @@ export function correctCase(page: OcrPage, image: GrayImage, known: (word: strin
  * letters after it.
  */
 function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: number, arms: boolean): boolean {
-  const height = (word.box.y1 - word.box.y0) * scaleY;
-  if (!(height >= 6)) return false;
-  const box = {
-    x: Math.floor(word.box.x0 * scaleX),
-    y: Math.max(0, Math.floor((word.box.y0 - MARGIN * (word.box.y1 - word.box.y0)) * scaleY)),
-    width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
-    height: Math.ceil(height * (1 + 2 * MARGIN)),
-  };
-  if (box.x >= image.width || box.y >= image.height) return false;
-  const crop = cropGray(image, box);
-  const marks = inkComponents(crop).filter((c) => c.area > 1);
+  const cut = wordInk(word, image, scaleX, scaleY, MARGIN, MARGIN);
+  if (!cut || !(cut.height >= 6)) return false;
+  const { crop, marks, height } = cut;
   const letters = marks.filter((c) => c.height >= LETTER_HEIGHT * height);
   if (letters.length < 2) return false;
   const baseline = median(letters.map((c) => c.y + c.height));

@@ -124,16 +124,17 @@ function endsInDot(word: OcrWord, lettersOf: OcrWord, image: GrayImage, scaleX: 
 }
 
 /**
- * The ink of a word's box on the page (reaching below it, where a comma's tail hangs, and `above` times its height
- * above it), or undefined when off the page.
+ * The ink of a word's box on the page (reaching `below` times its height below it, where a comma's tail hangs, and
+ * `above` times it above), with the cut it was found in, or undefined when off the page.
  */
-function wordInk(
+export function wordInk(
   word: OcrWord,
   image: GrayImage,
   scaleX: number,
   scaleY: number,
   above = 0,
-): { box: { x: number; y: number; width: number; height: number }; height: number; marks: InkComponent[] } | undefined {
+  below = BELOW_BOX,
+): { box: { x: number; y: number; width: number; height: number }; height: number; crop: GrayImage; marks: InkComponent[] } | undefined {
   const height = (word.box.y1 - word.box.y0) * scaleY;
   if (!(height >= 4)) return undefined;
   const up = Math.ceil(above * height);
@@ -141,10 +142,11 @@ function wordInk(
     x: Math.floor(word.box.x0 * scaleX),
     y: Math.max(0, Math.floor(word.box.y0 * scaleY) - up),
     width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
-    height: Math.ceil(height * (1 + BELOW_BOX)) + up,
+    height: Math.ceil(height * (1 + below)) + up,
   };
   if (box.x >= image.width || box.y >= image.height) return undefined;
-  return { box, height, marks: inkComponents(cropGray(image, box)).filter((c) => c.area > 1) };
+  const crop = cropGray(image, box);
+  return { box, height, crop, marks: inkComponents(crop).filter((c) => c.area > 1) };
 }
 
 /**
