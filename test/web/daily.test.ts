@@ -143,7 +143,8 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     // The progress, as long as OCR runs (on a fast machine it may be done before the screenshots are).
     await look('03b-progress');
     await panel().getByText('The pages have text: tesseract, eng').waitFor({ timeout: 120_000 });
-    await expect(page.getByRole('button', { name: /^Proofread/ }).count()).resolves.toBe(1);
+    // The button comes with the document's detail, fetched once the event stream has told of the new text.
+    await expect.poll(() => page.getByRole('button', { name: /^Proofread/ }).count(), { timeout: 15_000 }).toBe(1);
 
     // Proofread: the page, then P, then the word "lamplight" by arrow keys, corrected in place.
     await page.keyboard.press('Escape'); // the panel closes
