@@ -10,7 +10,7 @@
  * audited and undone (`undoCorrections`, `--no-correct`).
  */
 import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../project/index.js';
-import { choiceSegments, confusionSegments, describeChange, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
+import { choiceSegments, confusionSegments, describeChange, shapeSegments, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
 import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrackets } from './context.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
@@ -35,6 +35,8 @@ const QUOTED_LANGUAGES = ['eng', 'lat', 'fra'];
  * the misreadings that matter (a lost accent, e read as c, ç as g) are one character each.
  */
 const MAX_CHANGES = 1;
+/** A word shorter than this is not mended for a lost stroke (`shapeSegments`): "ao" may be "an" or "au". */
+const MIN_SHAPE_LETTERS = 3;
 
 /** What the document itself prints again and again: names and terms no dictionary has ("Athanase", "homéens"). */
 export interface DocumentWords {
@@ -316,6 +318,8 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   const tiers: Array<{ reason: OcrCorrectionReason; segments: Segment[] }> = [
     ...(choices ? [{ reason: 'engine-choice' as const, segments: choices }] : []),
     { reason: 'known-confusion', segments: token.parts.flatMap((p) => confusionSegments(p.core)) },
+    // Last, and not for two letters (a word in too many ways): a stroke lost in small type.
+    ...(letters >= MIN_SHAPE_LETTERS ? [{ reason: 'known-confusion' as const, segments: token.parts.flatMap((p) => shapeSegments(p.core)) }] : []),
   ];
   for (const tier of tiers) {
     for (let changes = 1; changes <= MAX_CHANGES; changes++) {

@@ -85,6 +85,19 @@ describe('the lexicon-checked correction', () => {
     expect(words(corrected)[2].alternatives?.[4]).toEqual(['é', 'ê']);
   });
 
+  it('mends a stroke small type lost only when no known confusion makes a word', async () => {
+    const fra = await openCorrector(['fra']);
+    // m for n, v for œ; "ao" may be "an" or "au", and two letters are too few to choose.
+    const french = await fra.correct(page(['fra'], [word('la'), word('maissance'), word('de'), word('sa'), word('svur'), word('ao')]));
+    expect(text(french)).toEqual(['la', 'naissance', 'de', 'sa', 'sœur', 'ao']);
+    expect(words(french)[1].correction).toEqual({ from: 'maissance', reason: 'known-confusion', change: 'm→n', language: 'fra' });
+    expect(words(french)[5].unknown).toBe(true);
+    // A known confusion goes first: "mome" is "môme" (o→ô), never "nome" (m→n).
+    expect(text(await fra.correct(page(['fra'], [word('un'), word('mome')])))).toEqual(['un', 'môme']);
+    const lat = await openCorrector(['lat']);
+    expect(text(await lat.correct(page(['lat'], [word('Matrooa'), word('dividit')])))).toEqual(['Matrona', 'dividit']);
+  });
+
   it('reads "à" before a past participle as the verb "a" (leaving "à" where the preposition fits), and a sentence-initial "H" as "Il"', async () => {
     const fra = await openCorrector(['fra']);
     const read = page(
