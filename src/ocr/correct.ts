@@ -14,6 +14,7 @@ import { choiceSegments, confusionSegments, describeChange, shapeSegments, varia
 import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrackets } from './context.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
+import { correctCaseByWidth } from './letter-case.js';
 import { capitalsInside, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
 import { changeWord, splitWord, type WordParts } from './words.js';
 
@@ -247,7 +248,7 @@ function correctPage(
       if (verdict.kind === 'known') delete word.alternatives;
     }
   }
-  corrected += correctInContext(page, lexicons, quotations);
+  corrected += correctInContext(page, lexicons, quotations) + correctCaseByWidth(page, (w) => latin.some((l) => l.has(w)));
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
   const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
   const summary: OcrPageCorrection = { checked: usedChecked, unchecked: usedUnchecked, corrected, unknown };

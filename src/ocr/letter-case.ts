@@ -24,6 +24,13 @@ const SAME_SHAPE = /^[COSUVWXZK]\p{Ll}+$/u;
 const ARMS = 0.4;
 /** A word after one of these ends a sentence: its next word may well start with a capital. */
 const SENTENCE_END = /[.!?…]["»”’)\]]*$/u;
+/** …and after one of these, a numbered item or heading starts: "1) Le déroulement", "(b) Vous". */
+const ITEM_MARK = /^\(?(\d{1,3}|[IVXivx]{1,4}|\p{L})\)$/u;
+
+/** Whether the word at `i` of a paragraph's words starts a sentence (or an item), where a capital is expected. */
+function startsSentence(words: readonly OcrWord[], i: number): boolean {
+  return i === 0 || SENTENCE_END.test(words[i - 1].text) || ITEM_MARK.test(words[i - 1].text);
+}
 /** The first letter is small when no taller than this many x-heights (small letters read as capitals measured up to 1.13). */
 const SMALL_AT_MOST = 1.16;
 /** A letter is a mark at least this share of the word box high; dots and accents are not letters. */
@@ -33,6 +40,66 @@ const BAND_SHARE = 0.35;
 /** The word's box is searched this far above and below (share of its height). */
 const MARGIN = 0.3;
 
+/** Short words starting with L: the only letter whose width, not height, tells the capital (0.6 em) from the small (0.3 em). */
+const L_WORD = /^[Ll]\p{Ll}{1,2}$/u;
+/** Read with a capital, a word no wider for its height than this many times its small twins on the page is small. */
+const LIKE_SMALL_TWINS = 1.15;
+/** …or, with no small twin, no wider than this share of its twins that start a sentence (capitals for sure). */
+const UNLIKE_CAPITAL_TWINS = 0.8;
+/** Small twins measured, at least (one may have its box widened by a neighbour's ink); one capital twin will do. */
+const MIN_SMALL_TWINS = 2;
+
+/**
+ * "la" read "La" in the middle of a sentence: height cannot tell a small l from a capital L, width can — the capital's
+ * foot makes "La" half as wide again as "la" (measured on the quality benchmark: true capitals 1.42–1.57 times the
+ * page's "la" for the same height, small ones read large 0.94–1.1). So a word of two or three letters read with a
+ * capital L mid-sentence in a paragraph of several lines (a line alone is often a heading, in another face: a bold
+ * italic L is narrow), and standing alone (no punctuation in its box), is compared with its twins on the page: the
+ * same word read in small letters, or one as wide (a and e are: "le" measures "la"; two twins at least), or else the
+ * same word read with a capital where a sentence starts. Where its box is as narrow as theirs — or clearly narrower
+ * than the capitals' — it is set small. Returns how many words changed.
+ */
+export function correctCaseByWidth(page: OcrPage, known: (word: string) => boolean): number {
+  const aspect = (w: OcrWord): number => (w.box.x1 - w.box.x0) / Math.max(1, w.box.y1 - w.box.y0);
+  const small = new Map<string, number[]>();
+  const capitals = new Map<string, number[]>();
+  const candidates: OcrWord[] = [];
+  for (const paragraph of page.blocks.flatMap((b) => b.paragraphs)) {
+    const words = paragraph.lines.flatMap((l) => l.words);
+    // A line alone is often a heading, in another face than its twins.
+    const body = paragraph.lines.length > 1;
+    words.forEach((word, i) => {
+      // Punctuation in the box would widen it: only bare words.
+      if (!L_WORD.test(word.text)) return;
+      const key = widthClass(word.text);
+      if (word.text === word.text.toLowerCase()) {
+        small.set(key, [...(small.get(key) ?? []), aspect(word)]);
+        return;
+      }
+      if (startsSentence(words, i)) capitals.set(key, [...(capitals.get(key) ?? []), aspect(word)]);
+      else if (body && !word.edit && known(word.text.toLowerCase())) candidates.push(word);
+    });
+  }
+  let changed = 0;
+  for (const word of candidates) {
+    const key = widthClass(word.text);
+    const [smallTwins, capitalTwins] = [small.get(key) ?? [], capitals.get(key) ?? []];
+    const isSmall =
+      smallTwins.length >= MIN_SMALL_TWINS
+        ? aspect(word) <= LIKE_SMALL_TWINS * median(smallTwins)
+        : capitalTwins.length > 0 && aspect(word) <= UNLIKE_CAPITAL_TWINS * median(capitalTwins);
+    if (!isSmall) continue;
+    changeWord(word, word.text.toLowerCase(), { reason: 'letter-case', change: 'L→l' });
+    changed++;
+  }
+  return changed;
+}
+
+/** Words as wide as each other in book faces: a and e are (so "le" measures "la" on a page that read every "la" large). */
+function widthClass(word: string): string {
+  return word.toLowerCase().replace(/a/g, 'e');
+}
+
 /**
  * The words whose first capital may be a small letter read large: in the middle of a sentence, a capital drawn like
  * its small letter followed by small letters, whose small spelling `known` accepts; not a word a person checked.
@@ -41,7 +108,7 @@ export function caseCandidates(page: OcrPage, known: (word: string) => boolean):
   const found: OcrWord[] = [];
   for (const words of paragraphWords(page)) {
     words.forEach((word, i) => {
-      if (word.edit || i === 0 || SENTENCE_END.test(words[i - 1].text)) return;
+      if (word.edit || startsSentence(words, i)) return;
       const { core } = splitWord(word.text);
       if (!SAME_SHAPE.test(core)) return;
       if (known(core[0].toLowerCase() + core.slice(1))) found.push(word);

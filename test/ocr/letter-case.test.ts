@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeGray } from '../../src/imaging/index.js';
-import { caseCandidates, correctCase, undoCorrections } from '../../src/ocr/index.js';
+import { caseCandidates, correctCase, correctCaseByWidth, undoCorrections } from '../../src/ocr/index.js';
 import type { OcrPage } from '../../src/project/index.js';
 import { readLine, renderTextPage } from './pages.js';
 
@@ -39,5 +39,53 @@ describe('capitals read for small letters', () => {
     expect(texts(page)).toEqual(['la', 'politique', 'de', 'Constance.', 'Sur', 'le', 'fond,', 'Vous']);
     // A capital whose small spelling no dictionary knows is a name: not looked at.
     expect(caseCandidates(page, () => false)).toEqual([]);
+  });
+});
+
+describe('a small l read as a capital', () => {
+  /** Paragraphs of lines set in DejaVu Serif, each word's box its ink, as the engine read them (`read` per line). */
+  async function paragraphs(...paras: Array<Array<[string, string]>>): Promise<OcrPage> {
+    const box = { x0: 0, y0: 0, x1: 2400, y1: 100 };
+    const made = [];
+    for (const lines of paras) {
+      const read = [];
+      for (const [text, as] of lines) {
+        const rendered = await renderTextPage(text, { widthMm: 200 });
+        read.push(readLine(await decodeGray(rendered.png), rendered.fontPx, as).blocks[0].paragraphs[0].lines[0]);
+      }
+      made.push({ box, lines: read });
+    }
+    return { width: 2400, height: 3000, dpi: 300, engine: 'tesseract', languages: ['fra'], blocks: [{ box, paragraphs: made }] };
+  }
+  const words = (page: OcrPage): string[] => page.blocks[0].paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words.map((w) => w.text)));
+  const article = (word: string): boolean => ['la', 'le'].includes(word);
+
+  it('sets small a mid-sentence "La" as narrow as the page’s "la", and keeps a capital as wide as one', async () => {
+    const page = await paragraphs([
+      ['avait de la sagesse et de la beauté, sur le', 'avait de La sagesse et de la beauté, sur le'],
+      ['fond où la fable de La Fontaine', 'fond où La fable de La Fontaine'],
+    ]);
+    expect(correctCaseByWidth(page, article)).toBe(2);
+    expect(words(page)).toEqual(['avait', 'de', 'la', 'sagesse', 'et', 'de', 'la', 'beauté,', 'sur', 'le', 'fond', 'où', 'la', 'fable', 'de', 'La', 'Fontaine']);
+    expect(page.blocks[0].paragraphs[0].lines[0].words[2].correction).toEqual({ from: 'La', reason: 'letter-case', change: 'L→l' });
+  });
+
+  it('measures against a capital starting a sentence when no "la" was read small, and leaves a line alone as it is', async () => {
+    const page = await paragraphs(
+      [
+        // "La" and "le" are as wide: the capital that starts the sentence measures "Le".
+        ['La nuit tombe sur le port', 'La nuit tombe sur Le port'],
+        ['et tout dort.', 'et tout dort.'],
+      ],
+      // A heading: a line alone, perhaps in another face than the text.
+      [['Puis le sommeil', 'Puis Le sommeil']],
+      [
+        ['nous dormons tous', 'nous dormons tous'],
+        ['sans bruit.', 'sans bruit.'],
+      ],
+    );
+    expect(correctCaseByWidth(page, article)).toBe(1);
+    expect(words(page).slice(0, 9)).toEqual(['La', 'nuit', 'tombe', 'sur', 'le', 'port', 'et', 'tout', 'dort.']);
+    expect(words(page)).toContain('Le');
   });
 });
