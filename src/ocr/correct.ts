@@ -15,7 +15,7 @@ import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrac
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { correctCaseByWidth } from './letter-case.js';
-import { capitalsInside, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
+import { capitalsInside, greekSpelling, modernGreekForms, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
 import { changeWord, splitWord, type WordParts } from './words.js';
 
 /** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */
@@ -112,7 +112,8 @@ export async function openCorrector(languages: readonly string[]): Promise<Corre
       return correctInContext(page, lexicons, quotations ?? []);
     },
     known(word, document) {
-      for (const [code, lexicon] of lexicons) if (lexicon.has(word)) return code;
+      const forms = [word, ...(wordScript(word) === 'Greek' ? modernGreekForms(word) : [])];
+      for (const [code, lexicon] of lexicons) if (forms.some((f) => lexicon.has(f))) return code;
       return document?.has(word) ? 'document' : undefined;
     },
   };
@@ -296,7 +297,7 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   }
   const lexicons = script === 'Greek' ? context.greek : context.latin;
   if (lexicons.length === 0) return { kind: 'unchecked' };
-  const known = (w: string): boolean => lexicons.some((l) => l.has(w));
+  const known = (w: string): boolean => lexicons.some((l) => l.has(w) || (script === 'Greek' && modernGreekForms(w).some((f) => l.has(f))));
   if (known(core) || (token.words.length === 2 && lexicons.some((l) => l.has(`${token.parts[0].core}-${token.parts[1].core}`)))) return { kind: 'known' };
   // What the document prints confidently again and again is one of its words (a name, a term), even if no
   // dictionary has it; a quotation in another language is a word too.

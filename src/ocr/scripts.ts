@@ -137,3 +137,18 @@ export function capitalsInside(word: string): string | undefined {
   const [first, ...rest] = Array.from(word);
   return first + rest.join('').toLowerCase();
 }
+
+/**
+ * A polytonic Greek word (ancient Greek, as scholarly books quote it) in the spellings a modern Greek dictionary may
+ * know it by: breathings and the iota subscript dropped, grave and circumflex written as the one modern accent
+ * ("πῶς" → "πώς", "οὐσίας" → "ουσίας"), and with no accent at all, as modern Greek writes its monosyllables ("καὶ"
+ * → "και", "δὲ" → "δε", "Τίς" → "Τις"). Empty for a word with no mark at all. No dictionary of ancient Greek is packaged; this
+ * lets the modern one recognise the commonest words of a quotation instead of leaving every one as unknown.
+ */
+export function modernGreekForms(word: string): string[] {
+  const decomposed = word.normalize('NFD');
+  if (!/[\u0300-\u036f]/u.test(decomposed)) return [];
+  const accented = decomposed.replace(/[\u0313\u0314\u0345]/gu, '').replace(/[\u0300\u0342]/gu, '\u0301').normalize('NFC');
+  const bare = decomposed.replace(/[\u0300-\u036f]/gu, '').normalize('NFC');
+  return [...new Set([accented, bare])];
+}

@@ -227,6 +227,16 @@ describe('the lexicon-checked correction', () => {
     expect(words(greek)[0].correction).toEqual({ from: '(πατροκτόνουζ)', reason: 'known-confusion', change: 'ζ→ς' });
   });
 
+  it('knows the commonest words of an ancient Greek quotation by their modern spelling, and leaves a misread one to check', async () => {
+    const both = await openCorrector(['fra', 'ell']);
+    // καὶ → και, δὲ → δε, πῶς → πώς, οὐσίας → ουσίας; "ἁμτῶν" is "αὐτῶν" misread: no spelling of it is a word.
+    const read = await both.correct(page(['fra', 'ell'], [word('(Τίς'), word('δὲ'), word('καὶ'), word('πῶς'), word('τῆς'), word('οὐσίας'), word('ἁμτῶν,')]));
+    expect(words(read).map((w) => w.unknown ?? false)).toEqual([false, false, false, false, false, false, true]);
+    expect(text(read)).toEqual(['(Τίς', 'δὲ', 'καὶ', 'πῶς', 'τῆς', 'οὐσίας', 'ἁμτῶν,']);
+    expect(both.known('οὐσίας')).toBe('ell');
+    expect(both.known('ἁμτῶν')).toBeUndefined();
+  });
+
   it('reads "à" as "a" on a Latin page of an edition that prints no accents, and keeps it where the edition accents its Latin', async () => {
     const lat = await openCorrector(['lat']);
     const caesar = 'Gallia est omnis divisa in partes tres quarum unam incolunt Belgae aliam Aquitani tertiam qui ipsorum lingua Celtae nostra Galli appellantur Hi omnes lingua institutis legibus inter se differunt Gallos ab Aquitanis Garumna flumen';
