@@ -11,12 +11,19 @@ import { changeWord, paragraphWords, splitWord } from './words.js';
 
 /**
  * The rules that read a word from its neighbours or its page: French grammar on French pages, citations and
- * headings' numerals on every page, the unaccented "a" of Latin pages.
+ * headings' numerals on every page, the unaccented words of Latin pages.
  */
 export function correctInContext(page: OcrPage, lexicons: ReadonlyMap<string, Lexicon>, quotations: readonly Lexicon[]): number {
   const french = page.languages.length === 0 || page.languages.includes('fra') ? lexicons.get('fra') : undefined;
   const english = lexicons.get('eng') ?? quotations.find((l) => l.language === 'eng');
-  return (french ? correctFrenchInContext(page, french, english) : 0) + correctLineCitations(page) + correctNumeralBars(page) + correctLatinGrave(page);
+  const latin = lexicons.get('lat');
+  return (
+    (french ? correctFrenchInContext(page, french, english) : 0) +
+    correctLineCitations(page) +
+    correctNumeralBars(page) +
+    (latin ? correctLatinAcutes(page, latin) : 0) +
+    correctLatinGrave(page)
+  );
 }
 
 /**
@@ -78,6 +85,29 @@ const AFTER_PUNCTUATION = /[.,;:!?…»”]$/u;
 
 /** A Latin page is judged on this many words at least. */
 const LATIN_PAGE_WORDS = 30;
+
+/** Acute accents on a, i, o, u: no edition of a Latin text prints them (its accents are grave and circumflex). */
+const LATIN_ACUTES = /[áíóúÁÍÓÚ]/u;
+
+/**
+ * A Latin word read with an acute accent ("ánimos", "dívídit", "ínter": a stray mark or a letter's serif taken for
+ * one), on a page read in Latin alone: the accent goes where the word without it is Latin. (é is left: a French note
+ * on a Latin page writes it.) Returns how many were changed.
+ */
+function correctLatinAcutes(page: OcrPage, latin: Lexicon): number {
+  if (page.languages.length === 0 || page.languages.some((code) => code !== 'lat')) return 0;
+  let changed = 0;
+  for (const word of pageWords(page)) {
+    const { prefix, core, suffix } = splitWord(word.text);
+    if (word.edit || !LATIN_ACUTES.test(core)) continue;
+    const bare = core.normalize('NFD').replace(/(?<=[aiouAIOU])\u0301/gu, '').normalize('NFC');
+    if (bare === core || !latin.has(bare)) continue;
+    const marked = [...new Set(Array.from(core).filter((c) => LATIN_ACUTES.test(c)))];
+    changeWord(word, prefix + bare + suffix, { reason: 'known-confusion', change: marked.map((c) => `${c}→${c.normalize('NFD')[0]}`).join(', '), language: 'lat' });
+    changed++;
+  }
+  return changed;
+}
 
 /**
  * Latin "a" (the preposition) read "à": on a page read in Latin alone whose words carry no other accent, the edition
