@@ -53,11 +53,12 @@ const MIN_SMALL_TWINS = 2;
  * "la" read "La" in the middle of a sentence: height cannot tell a small l from a capital L, width can — the capital's
  * foot makes "La" half as wide again as "la" (measured on the quality benchmark: true capitals 1.42–1.57 times the
  * page's "la" for the same height, small ones read large 0.94–1.1). So a word of two or three letters read with a
- * capital L mid-sentence in a paragraph of several lines (a line alone is often a heading, in another face: a bold
- * italic L is narrow), and standing alone (no punctuation in its box), is compared with its twins on the page: the
- * same word read in small letters, or one as wide (a and e are: "le" measures "la"; two twins at least), or else the
- * same word read with a capital where a sentence starts. Where its box is as narrow as theirs — or clearly narrower
- * than the capitals' — it is set small. Returns how many words changed.
+ * capital L mid-sentence and before a word in small letters (before a capital it starts a name or a title, "La
+ * Fontaine", "Les Misérables", perhaps in an italic whose L is narrow), in a paragraph of several lines (a line alone
+ * is often a heading, in another face), and standing alone (no punctuation in its box), is compared with its twins on
+ * the page: the same word read in small letters, or one as wide (a and e are: "le" measures "la"; two twins at
+ * least), or else the same word read with a capital where a sentence starts. Where its box is as narrow as theirs —
+ * or clearly narrower than the capitals' — it is set small. Returns how many words changed.
  */
 export function correctCaseByWidth(page: OcrPage, known: (word: string) => boolean): number {
   const aspect = (w: OcrWord): number => (w.box.x1 - w.box.x0) / Math.max(1, w.box.y1 - w.box.y0);
@@ -77,7 +78,8 @@ export function correctCaseByWidth(page: OcrPage, known: (word: string) => boole
         return;
       }
       if (startsSentence(words, i)) capitals.set(key, [...(capitals.get(key) ?? []), aspect(word)]);
-      else if (body && !word.edit && known(word.text.toLowerCase())) candidates.push(word);
+      // Before a capital it is a name or a title ("La Fontaine", "Les Misérables", perhaps in a narrow italic): left.
+      else if (body && !word.edit && /^\p{Ll}/u.test(words[i + 1]?.text ?? '') && known(word.text.toLowerCase())) candidates.push(word);
     });
   }
   let changed = 0;

@@ -64,9 +64,11 @@ describe('a small l read as a capital', () => {
     const page = await paragraphs([
       ['avait de la sagesse et de la beauté, sur le', 'avait de La sagesse et de la beauté, sur le'],
       ['fond où la fable de La Fontaine', 'fond où La fable de La Fontaine'],
+      // Before a capital: a name or a title, left even where its L is as narrow as a small one.
+      ['dans la Nouvelle', 'dans La Nouvelle'],
     ]);
     expect(correctCaseByWidth(page, article)).toBe(2);
-    expect(words(page)).toEqual(['avait', 'de', 'la', 'sagesse', 'et', 'de', 'la', 'beauté,', 'sur', 'le', 'fond', 'où', 'la', 'fable', 'de', 'La', 'Fontaine']);
+    expect(words(page)).toEqual(['avait', 'de', 'la', 'sagesse', 'et', 'de', 'la', 'beauté,', 'sur', 'le', 'fond', 'où', 'la', 'fable', 'de', 'La', 'Fontaine', 'dans', 'La', 'Nouvelle']);
     expect(page.blocks[0].paragraphs[0].lines[0].words[2].correction).toEqual({ from: 'La', reason: 'letter-case', change: 'L→l' });
   });
 
