@@ -15,7 +15,7 @@ import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrac
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { correctCaseByWidth } from './letter-case.js';
-import { capitalsInside, greekSpelling, modernGreekForms, isGreekLetter, latinLookAlikes, letterCount, smallCapitals, wordScript } from './scripts.js';
+import { capitalsInside, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, modernGreekForms, smallCapitals, wordScript } from './scripts.js';
 import { changeWord, splitWord, type WordParts } from './words.js';
 
 /** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */

@@ -31,6 +31,7 @@ const ITEM_MARK = /^\(?(\d{1,3}|[IVXivx]{1,4}|\p{L})\)$/u;
 function startsSentence(words: readonly OcrWord[], i: number): boolean {
   return i === 0 || SENTENCE_END.test(words[i - 1].text) || ITEM_MARK.test(words[i - 1].text);
 }
+
 /** The first letter is small when no taller than this many x-heights (small letters read as capitals measured up to 1.13). */
 const SMALL_AT_MOST = 1.16;
 /** A letter is a mark at least this share of the word box high; dots and accents are not letters. */
