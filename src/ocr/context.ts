@@ -86,6 +86,11 @@ const AFTER_PUNCTUATION = /[.,;:!?…»”]$/u;
 /** A Latin page is judged on this many words at least. */
 const LATIN_PAGE_WORDS = 30;
 
+/** Whether the page was read in Latin and nothing else. */
+function readInLatinAlone(page: OcrPage): boolean {
+  return page.languages.length > 0 && page.languages.every((code) => code === 'lat');
+}
+
 /** Acute accents on a, i, o, u: no edition of a Latin text prints them (its accents are grave and circumflex). */
 const LATIN_ACUTES = /[áíóúÁÍÓÚ]/u;
 
@@ -95,7 +100,7 @@ const LATIN_ACUTES = /[áíóúÁÍÓÚ]/u;
  * on a Latin page writes it.) Returns how many were changed.
  */
 function correctLatinAcutes(page: OcrPage, latin: Lexicon): number {
-  if (page.languages.length === 0 || page.languages.some((code) => code !== 'lat')) return 0;
+  if (!readInLatinAlone(page)) return 0;
   let changed = 0;
   for (const word of pageWords(page)) {
     const { prefix, core, suffix } = splitWord(word.text);
@@ -115,7 +120,7 @@ function correctLatinAcutes(page: OcrPage, latin: Lexicon): number {
  * Returns how many were changed.
  */
 function correctLatinGrave(page: OcrPage): number {
-  if (page.languages.length === 0 || page.languages.some((code) => code !== 'lat')) return 0;
+  if (!readInLatinAlone(page)) return 0;
   const words = pageWords(page);
   const grave = (w: OcrWord): boolean => /^[(«"]?à$/u.test(w.text);
   const accented = (w: OcrWord): boolean => /[àâäéèêëíìîïóòôöúùûüýÿ]/iu.test(w.text.normalize('NFC'));

@@ -112,11 +112,15 @@ export async function openCorrector(languages: readonly string[]): Promise<Corre
       return correctInContext(page, lexicons, quotations ?? []);
     },
     known(word, document) {
-      const forms = [word, ...(wordScript(word) === 'Greek' ? modernGreekForms(word) : [])];
-      for (const [code, lexicon] of lexicons) if (forms.some((f) => lexicon.has(f))) return code;
+      for (const [code, lexicon] of lexicons) if (knows(lexicon, word)) return code;
       return document?.has(word) ? 'document' : undefined;
     },
   };
+}
+
+/** Whether a lexicon knows a word; a polytonic Greek one also by its modern spellings (`modernGreekForms`). */
+function knows(lexicon: Lexicon, word: string): boolean {
+  return lexicon.has(word) || (wordScript(word) === 'Greek' && modernGreekForms(word).some((form) => lexicon.has(form)));
 }
 
 /**
@@ -297,7 +301,7 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   }
   const lexicons = script === 'Greek' ? context.greek : context.latin;
   if (lexicons.length === 0) return { kind: 'unchecked' };
-  const known = (w: string): boolean => lexicons.some((l) => l.has(w) || (script === 'Greek' && modernGreekForms(w).some((f) => l.has(f))));
+  const known = (w: string): boolean => lexicons.some((l) => knows(l, w));
   if (known(core) || (token.words.length === 2 && lexicons.some((l) => l.has(`${token.parts[0].core}-${token.parts[1].core}`)))) return { kind: 'known' };
   // What the document prints confidently again and again is one of its words (a name, a term), even if no
   // dictionary has it; a quotation in another language is a word too.

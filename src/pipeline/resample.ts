@@ -1,4 +1,5 @@
 import { type Box, cropGray, deconvolve, edgeBlur, type GrayImage, type InkComponent, inkComponents, padRight, sharpFromGray, unionBox, unsharpMask } from '../imaging/index.js';
+import type { SharpenDecision } from '../project/index.js';
 
 /** Width of the unsharp mask, in source pixels: the blur of a soft capture (lens, demosaicing, JPEG). */
 export const SHARPEN_SIGMA_PX = 1.1;
@@ -80,11 +81,8 @@ export interface ResolutionOptions {
 export interface Resampled {
   image: GrayImage;
   scale: number;
-  /**
-   * When enlarging with `sharpen`: the page's measured edge blur in source pixels, the amount applied, and the mask's
-   * width when wider than `SHARPEN_SIGMA_PX`; or, for a blurred capture, the deconvolution instead (amount 0).
-   */
-  sharpening?: { edgeBlurPx: number | null; amount: number; sigmaPx?: number; deconvolved?: { sigmaPx: number; rounds: number } };
+  /** When enlarging with `sharpen`: what was measured and done (recorded as the page's `decisions.sharpen`). */
+  sharpening?: SharpenDecision;
 }
 
 /**

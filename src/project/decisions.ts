@@ -55,3 +55,14 @@ export interface BinarizeDecision {
   /** Unsharp mask applied to a page enlarged from a camera's resolution before the threshold (page pixels). */
   sharpen?: { sigmaPx: number; amount: number };
 }
+
+/**
+ * The sharpening before a camera page is enlarged: the edge blur measured (source pixels), the unsharp mask's amount,
+ * and its width when wider than the usual 1.1 px; or, for a blurred capture, the deconvolution instead (amount 0).
+ */
+export interface SharpenDecision {
+  edgeBlurPx: number | null;
+  amount: number;
+  sigmaPx?: number;
+  deconvolved?: { sigmaPx: number; rounds: number };
+}

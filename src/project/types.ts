@@ -1,4 +1,4 @@
-import type { BinarizeDecision, DeskewDecision, DewarpDecision, PageRegion, PresetName } from './decisions.js';
+import type { BinarizeDecision, DeskewDecision, DewarpDecision, PageRegion, PresetName, SharpenDecision } from './decisions.js';
 import type { OcrBatchTicket } from './ocr-model.js';
 
 /** How a page's pixels are stored in the project. */
@@ -67,8 +67,8 @@ export interface ProjectPage {
     /** Final tight crop on the straightened page, in its pixels at `dpi`. */
     crop?: { x: number; y: number; width: number; height: number };
     scale?: number;
-    /** The unsharp mask before enlarging: the edge blur measured, the amount, and its width when wider than the usual 1.1 px. */
-    sharpen?: { edgeBlurPx: number | null; amount: number; sigmaPx?: number; deconvolved?: { sigmaPx: number; rounds: number } };
+    /** The unsharp mask (or the deconvolution) before enlarging. */
+    sharpen?: SharpenDecision;
     /**
      * OCR reads the grey reading image at this share of its resolution: set for a capture whose blur, enlarged to
      * the page's resolution, spans 3 px or more (it reads better smaller).
