@@ -218,6 +218,7 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await expect(page.locator('.drop-overlay').count()).resolves.toBe(0);
   });
 
+  // Its waits alone may take longer than the default test time: the step that stalls on a slow machine names itself.
   it('proofreads a slim project: words to check marked on the page and in the text, N goes through them on to the next page', async () => {
     await page.locator('header input[type=file]').setInputFiles(slim);
     await page.getByRole('heading', { name: 'Proof sample', level: 1 }).waitFor({ timeout: 30_000 });
@@ -279,7 +280,7 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     // Back on the grid, the tile of the page left has the focus.
     // The focus moves in an effect after the grid is drawn: wait for it rather than race it.
     await expect.poll(() => focused(page.getByRole('button', { name: /^Page 2, / }))).toBe(true);
-  });
+  }, 120_000);
 
   it('says what is true after switching documents: each document its own export, two of one name told apart', async () => {
     await openPanel('Export');
