@@ -108,7 +108,7 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
         if (!decoded.image) decoded = await decode();
         const source = decoded.reading ?? decoded.image;
         const order = pages.indexOf(page);
-        if (source) for (const word of doubtful) cuts.push({ order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box) });
+        if (source) for (const word of doubtful) cuts.push({ order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
       const quotes = guillemets.spaced ? correctGuillemets(corrected) : 0;

@@ -64,6 +64,19 @@ describe('words read again', () => {
     expect(cut.data[0]).toBe(255);
     expect(cut.data[20 * 108 + (200 - 186)]).toBe(51);
 
+    // Ink reaching in from the line below (touching the cut's edge, its middle below the word) is made paper; the
+    // word's own letters stay, even one that touches the edge.
+    const lined = createGray(400, 300, 255);
+    for (let y = 55; y < 68; y++) for (let x = 105; x < 110; x++) lined.data[y * 400 + x] = 30;
+    for (let y = 76; y < 81; y++) for (let x = 120; x < 130; x++) lined.data[y * 400 + x] = 30;
+    for (let y = 45; y < 81; y++) for (let x = 134; x < 138; x++) lined.data[y * 400 + x] = 30;
+    const clean = cutWord(lined, read, doubtful[0].box, read.blocks[0].paragraphs[0].lines[0].words[0].box);
+    expect(clean.data[(60 - 39) * 54 + (107 - 93)]).toBe(30);
+    expect(clean.data[(78 - 39) * 54 + (125 - 93)]).toBe(255);
+    expect(clean.data[(78 - 39) * 54 + (136 - 93)]).toBe(30);
+    // Without the word's box, the whole cut counts as the word.
+    expect(cutWord(lined, read, doubtful[0].box).data[(78 - 39) * 54 + (125 - 93)]).toBe(30);
+
     const cuts = [createGray(54, 42, 0), createGray(27, 42, 0), createGray(80, 5000, 0), createGray(80, 5000, 0)];
     // Strips stop short of 8000 px: the two small cuts and one tall one, then the other.
     expect(planStrips(cuts.map((c) => c.height))).toEqual([{ first: 0, count: 3 }, { first: 3, count: 1 }]);
