@@ -15,7 +15,7 @@ import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrac
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { correctCaseByWidth } from './letter-case.js';
-import { capitalsInside, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, modernGreekForms, smallCapitals, wordScript } from './scripts.js';
+import { capitalsInside, greekLookAlikes, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, modernGreekForms, smallCapitals, wordScript } from './scripts.js';
 import { changeWord, splitWord, type WordParts } from './words.js';
 
 /** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */
@@ -163,6 +163,7 @@ interface Token {
   parts: WordParts[];
   /** Letters of the rest of the word's line, by script: the word's context. */
   line: { latin: number; greek: number };
+  /** The words before and after it in its paragraph. */
   before?: OcrWord;
   after?: OcrWord;
 }
@@ -197,8 +198,9 @@ function tokensOf(page: OcrPage): Token[] {
             words: [word],
             parts: [splitWord(word.text)],
             line: { latin: total.latin - own.latin, greek: total.greek - own.greek },
-            before: line.words[wi - 1],
-            after: line.words[wi + 1],
+            // Across a line's end too: the paragraph's text runs on.
+            before: line.words[wi - 1] ?? lines[li - 1]?.words.at(-1),
+            after: line.words[wi + 1] ?? nextLine?.words[0],
           });
         });
       });
@@ -309,6 +311,11 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   if (context.document?.has(core) || (script !== 'Greek' && letters > 2 && context.quotations.some((l) => l.has(core)))) return { kind: 'known' };
   // A single letter is a word in too many ways (a, à, y, ô) to choose for it.
   if (letters < 2) return { kind: 'unknown' };
+  // Latin letters inside a Greek quotation ("(Ti τοίνυν" for "Τί τοίνυν"): the Greek spelling a dictionary knows.
+  if (script === 'Latin' && context.greek.length > 0 && token.words.length === 1 && greekNeighbour(token)) {
+    const mapped = mapToGreek(token, context);
+    if (mapped) return mapped;
+  }
   // A capital read inside a word in small letters, when the word in small letters is one.
   const inside = token.words.length === 1 ? capitalsInside(core) : undefined;
   if (inside !== undefined && (known(inside) || context.document?.has(inside))) {
@@ -371,8 +378,12 @@ function choiceSegmentsOf(token: Token): Segment[] | undefined {
 function latinContext(token: Token): boolean {
   const { latin, greek } = token.line;
   if (latin + greek === 0 || latin / (latin + greek) < LATIN_CONTEXT_SHARE) return false;
-  const greekNeighbour = [token.before, token.after].some((w) => w && wordScript(splitWord(w.text).core) === 'Greek');
-  return !greekNeighbour;
+  return !greekNeighbour(token);
+}
+
+/** Whether the word before or after is Greek. */
+function greekNeighbour(token: Token): boolean {
+  return [token.before, token.after].some((w) => w && wordScript(splitWord(w.text).core) === 'Greek');
 }
 
 /**
@@ -393,7 +404,7 @@ function mapToLatin(token: Token, context: CheckContext): Verdict | undefined {
   if (segments.some((s) => isGreekLetter(s.read) && s.options.length === 0)) return undefined;
   const greekAt = segments.flatMap((s, i) => (isGreekLetter(s.read) ? [i] : []));
   const accept = (w: string): string | undefined => context.latin.find((l) => l.has(w))?.language ?? (context.document?.has(w) ? 'document' : undefined);
-  const only = onlyAccepted(everyGreekReplaced(segments, greekAt), accept);
+  const only = onlyAccepted(everyReplaced(segments, greekAt), accept);
   if (only === 'several') return { kind: 'unknown' };
   if (only) {
     apply(token, segments, only.candidate, { reason: 'script', change: describeChange(segments, only.candidate), language: only.language });
@@ -408,8 +419,27 @@ function mapToLatin(token: Token, context: CheckContext): Verdict | undefined {
   return undefined;
 }
 
-/** Every spelling with all the Greek letters replaced (a product over their options), up to a limit. */
-function* everyGreekReplaced(segments: readonly Segment[], at: readonly number[], limit = 4096): Generator<Candidate> {
+/**
+ * A Latin-script word no dictionary knows, beside a Greek word, spelled in Greek letters: each Latin letter replaced
+ * by the Greek ones it looks like. Taken when exactly one spelling is a word a Greek dictionary knows (its modern
+ * spelling: the accents the engine did not see are not guessed, "Ti" becomes "Τι"); undefined when none is, a word
+ * left unknown when several are.
+ */
+function mapToGreek(token: Token, context: CheckContext): Verdict | undefined {
+  const parts = token.parts[0];
+  const segments: Segment[] = Array.from(parts.core).map((ch) => ({ read: ch, options: /\p{L}/u.test(ch) ? greekLookAlikes(ch) : [] }));
+  if (segments.some((s) => /\p{L}/u.test(s.read) && s.options.length === 0)) return undefined;
+  const latinAt = segments.flatMap((s, i) => (s.options.length > 0 ? [i] : []));
+  const accept = (w: string): string | undefined => context.greek.find((l) => knows(l, w))?.language;
+  const only = onlyAccepted(everyReplaced(segments, latinAt), accept);
+  if (only === 'several') return { kind: 'unknown' };
+  if (!only) return undefined;
+  apply(token, segments, only.candidate, { reason: 'script', change: describeChange(segments, only.candidate), language: only.language });
+  return { kind: 'corrected' };
+}
+
+/** Every spelling with all the letters at `at` replaced (a product over their options), up to a limit. */
+function* everyReplaced(segments: readonly Segment[], at: readonly number[], limit = 4096): Generator<Candidate> {
   const parts = segments.map((s) => s.read);
   let made = 0;
   function* fill(k: number): Generator<Candidate> {

@@ -88,6 +88,22 @@ export function latinLookAlikes(ch: string): readonly string[] {
   return base !== ch ? (LOOK_ALIKES[base] ?? []) : [];
 }
 
+/** The other way: the Greek letters a Latin letter may stand for, from the same table (base letters, one for one). */
+const GREEK_LOOK_ALIKES: ReadonlyMap<string, readonly string[]> = (() => {
+  const found = new Map<string, string[]>();
+  for (const [greek, latins] of Object.entries(LOOK_ALIKES)) {
+    // ἰ, ἱ carry a breathing and µ is the micro sign: the plain letter is the look-alike.
+    if (greek.normalize('NFD').length > 1 || greek === 'µ') continue;
+    for (const latin of latins) if (latin.length === 1) found.set(latin, [...(found.get(latin) ?? []), greek]);
+  }
+  return found;
+})();
+
+/** The Greek letters a Latin letter may be a misreading of ("T" for "Τ", "i" for "ι"); none if it has none. */
+export function greekLookAlikes(ch: string): readonly string[] {
+  return GREEK_LOOK_ALIKES.get(ch) ?? [];
+}
+
 /**
  * Spellings no Greek word has, which the engine makes of Greek in a serif face: the micro sign (µ, from Latin
  * fonts) for μ; ζ at a word's end for the final ς it resembles (no Greek word ends in ζ); and δ for θ in the

@@ -227,6 +227,23 @@ describe('the lexicon-checked correction', () => {
     expect(words(greek)[0].correction).toEqual({ from: '(πατροκτόνουζ)', reason: 'known-confusion', change: 'ζ→ς' });
   });
 
+  it('maps Latin look-alike letters inside a Greek quotation to Greek, across a line end too, and nothing else', async () => {
+    const both = await openCorrector(['fra', 'ell']);
+    const read = await both.correct(
+      page(
+        ['fra', 'ell'],
+        // "Τί τοίνυν" with a Latin T and i, the quotation running on to the next line.
+        [word('questions'), word('rhétoriques'), word('(Ti')],
+        [word('τοίνυν'), word('οὐκ'), word('ἄν...,'), word('kai'), word('δὲ'), word('et'), word('καὶ')],
+        // Not beside Greek: left as read; a French word beside Greek ("et") stays French.
+        [word('le'), word('symbole'), word('Ti'), word('du'), word('titane')],
+      ),
+    );
+    expect(text(read)).toEqual(['questions', 'rhétoriques', '(Τι', 'τοίνυν', 'οὐκ', 'ἄν...,', 'και', 'δὲ', 'et', 'καὶ', 'le', 'symbole', 'Ti', 'du', 'titane']);
+    expect(words(read)[2].correction).toEqual({ from: '(Ti', reason: 'script', change: 'T→Τ, i→ι', language: 'ell' });
+    expect(words(read)[12].unknown).toBe(true);
+  });
+
   it('knows the commonest words of an ancient Greek quotation by their modern spelling, and leaves a misread one to check', async () => {
     const both = await openCorrector(['fra', 'ell']);
     // καὶ → και, δὲ → δε, πῶς → πώς, οὐσίας → ουσίας; "ἁμτῶν" is "αὐτῶν" misread: no spelling of it is a word.
