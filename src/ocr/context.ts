@@ -134,10 +134,13 @@ function correctLatinGrave(page: OcrPage): number {
   return changed;
 }
 
-/** An opening quote glued to a word in small letters ("\"a", "«a"), with its punctuation after. */
-const QUOTE_FOR_S = /^(["“«])(\p{Ll}+)([.,;:]?)$/u;
+/**
+ * An opening quote glued to a word in small letters ("\"a", "«a"), with its punctuation after; or the "<" small type
+ * makes of a « ("<a" for "sa" at an x-height of 8 px), which an edition's angle brackets ("<positions>") close.
+ */
+const QUOTE_FOR_S = /^(["“«<])(\p{Ll}+)([.,;:]?)$/u;
 /** The quote that closes each. */
-const CLOSING_QUOTE: Readonly<Record<string, string>> = { '"': '"', '“': '”', '«': '»' };
+const CLOSING_QUOTE: Readonly<Record<string, string>> = { '"': '"', '“': '”', '«': '»', '<': '>' };
 
 /**
  * A small s read as an opening quote on a blurred page ("«a" or "\"a" for "sa", "«i" for "si": the s's two curves are

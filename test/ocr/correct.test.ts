@@ -140,6 +140,10 @@ describe('the lexicon-checked correction', () => {
     const quotes = await fra.correct(page(['fra'], [word('peu'), word('après'), word('"a'), word('naissance'), word('"i'), word('bien')], [word('il'), word('dit'), word('"oui"'), word('et'), word('"a'), word('vu'), word('tout"'), word('«e'), word('quitter,'), word('«a'), word('vu'), word('»')]));
     expect(text(quotes).join(' ')).toBe('peu après sa naissance si bien il dit "oui" et "a vu tout" se quitter, «a vu »');
     expect(words(quotes)[2].correction).toEqual({ from: '"a', reason: 'known-confusion', change: '"→s' });
+    // Small type reads the s as "<" too; an editor's angle brackets close what they open.
+    const angles = await fra.correct(page(['fra'], [word('et'), word('<a'), word('galanterie'), word('de'), word('ces'), word('<hérétiques>'), word('<a'), word('vérité>')]));
+    expect(text(angles).join(' ')).toBe('et sa galanterie de ces <hérétiques> <a vérité>');
+    expect(words(angles)[1].correction).toEqual({ from: '<a', reason: 'known-confusion', change: '<→s' });
     // A capital A read "À": an initial, or the article of an English title; the French preposition stays.
     const titles = await fra.correct(
       page(['fra'], [word('Constance,'), word('À'), word('History'), word('of'), word('Neo-Arianism,'), word('À.'), word('VON'), word('STOCKHAUSEN,'), word('À'), word('Cambridge,'), word('il'), word('À'), word('peine')]),
