@@ -21,11 +21,13 @@ import {
   correctColons,
   correctGuillemets,
   correctHighPunctuation,
+  correctReferences,
   correctStops,
   cutWord,
   documentApostrophes,
   documentGuillemets,
   documentHighPunctuation,
+  documentReferences,
   documentWords,
   findOcrEngine,
   openCorrector,
@@ -64,17 +66,20 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     summary.checked = [...corrector.checked];
     summary.unchecked = [...corrector.unchecked];
     // Two passes: the document's vocabulary first, so a name read well on page 40 helps page 3.
-    // The document's apostrophe (’ or ') and its way with guillemets are counted on the same pass.
+    // The document's apostrophe (’ or ') and its way with guillemets, high punctuation and references ("p. 265") are
+    // counted on the same pass.
     const vocabulary = documentWords();
     const apostrophes = documentApostrophes();
     const guillemets = documentGuillemets();
     const highPunctuation = documentHighPunctuation();
+    const references = documentReferences();
     for (const page of pages) {
       const result = await read(page.ocr!);
       vocabulary.add(result);
       apostrophes.add(result);
       guillemets.add(result);
       highPunctuation.add(result);
+      references.add(result);
     }
     const apostrophe = apostrophes.kind;
     // Words left unknown are cut out of the page OCR read as the pages go, and read again together at the end.
@@ -113,7 +118,8 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
       const quotes = guillemets.spaced ? correctGuillemets(corrected) : 0;
       const spaced = highPunctuation.spaced ? correctHighPunctuation(corrected) : 0;
-      if (corrected.correction) corrected.correction.corrected += stops + elisions + quotes + spaced;
+      const numbers = references.spaced ? correctReferences(corrected) : 0;
+      if (corrected.correction) corrected.correction.corrected += stops + elisions + quotes + spaced + numbers;
       summary.corrected += corrected.correction?.corrected ?? 0;
       summary.unknown += corrected.correction?.unknown ?? 0;
       await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));

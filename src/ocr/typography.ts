@@ -170,3 +170,33 @@ export function correctHighPunctuation(page: OcrPage): number {
   }
   return changed;
 }
+
+/** Abbreviations that number a place in a book: page(s), line(s), note, tome, volume, column, folio, chapter, figure, article. */
+const REFERENCE = '(?:p|pp|l|ll|n|t|v|vol|col|fol|f|ff|ch|chap|fig|art)';
+/** One as a word of its own ("p.", "(p."), and one glued to its number ("p.265,", "l.5"). */
+const LONE_REFERENCE = new RegExp(`^[(\\[]?${REFERENCE}\\.$`, 'u');
+const GLUED_REFERENCE = new RegExp(`^([(\\[]?${REFERENCE}\\.)(?=\\d)`, 'u');
+
+/** Counts how a document's references were read: "p." apart from its number, as books print it, or "p.265" glued. */
+export function documentReferences(): DocumentSpacing {
+  return spacingCounter(
+    (read) => LONE_REFERENCE.test(read),
+    (read) => Number(GLUED_REFERENCE.test(read)),
+  );
+}
+
+/**
+ * Set a reference's number apart from its abbreviation, in a document that sets them apart: "p.261," → "p. 261,",
+ * "l.5" → "l. 5" (the engine glues the thin space of small type, as before high punctuation). Words a person checked
+ * stay as they are. Returns how many words changed.
+ */
+export function correctReferences(page: OcrPage): number {
+  let changed = 0;
+  for (const word of pageWords(page)) {
+    const glued = word.edit ? null : GLUED_REFERENCE.exec(word.text);
+    if (!glued) continue;
+    changeWord(word, word.text.replace(GLUED_REFERENCE, '$1 '), { reason: 'punctuation', change: `number set apart from ${glued[1].replace(/^[([]/u, '')}` });
+    changed++;
+  }
+  return changed;
+}

@@ -3,9 +3,11 @@ import {
   correctApostrophes,
   correctGuillemets,
   correctHighPunctuation,
+  correctReferences,
   documentApostrophes,
   documentGuillemets,
   documentHighPunctuation,
+  documentReferences,
   undoCorrections,
 } from '../../src/ocr/index.js';
 import { pageWords, type OcrPage, type OcrWord } from '../../src/project/index.js';
@@ -102,6 +104,31 @@ describe('semicolons, colons, question and exclamation marks set apart as a Fren
     expect(english.spaced).toBe(false);
     const few = documentHighPunctuation();
     few.add(page('vus', ';', 'Myriel', '?', "d'Aix;"));
+    expect(few.spaced).toBe(false);
+  });
+});
+
+describe('a reference’s number set apart from its abbreviation as the book sets it', () => {
+  it('sets "p.261" apart as "p. 261" when the document prints its references apart', () => {
+    const spaced = page('p.', '241,', 'l.', '16', '(32,', '1,', 'p.', '260,', 'l.', '8', ';', 'n.', '292', '(p.', '231)', 'p.', '264,', 'l.', '22-23', 'p.', '259,', 'l.', '23', 'p.', '232,', 'l.', '2', 't.', '2');
+    const glued = page('33,', '4,', 'p.261,', 'l.12', 'et', '13', ';', 'l.5;', '(p.265', 'h.12', 'etc.3', 'p.', 'l.a', '1.5');
+    const counted = documentReferences();
+    for (const p of [spaced, glued]) counted.add(p);
+    expect(counted.spaced).toBe(true);
+    expect(correctReferences(spaced)).toBe(0);
+    expect(correctReferences(glued)).toBe(4);
+    // Only the abbreviations of references, before a digit: "etc.3" (a note call), "l.a", a decimal, stay.
+    expect(texts(glued)).toEqual(['33,', '4,', 'p. 261,', 'l. 12', 'et', '13', ';', 'l. 5;', '(p. 265', 'h.12', 'etc.3', 'p.', 'l.a', '1.5']);
+    expect(pageWords(glued)[2].correction).toEqual({ from: 'p.261,', reason: 'punctuation', change: 'number set apart from p.' });
+    expect(texts(undoCorrections(glued))).toContain('p.261,');
+  });
+
+  it('leaves a document that glues them, or has too few, as read', () => {
+    const tight = documentReferences();
+    tight.add(page('p.12', 'p.13', 'l.4', 'p.', '14', 'p.15', 'l.2', 'p.16'));
+    expect(tight.spaced).toBe(false);
+    const few = documentReferences();
+    few.add(page('p.', '12', 'l.', '4', 'p.13'));
     expect(few.spaced).toBe(false);
   });
 });
