@@ -31,9 +31,6 @@ import {
   documentWords,
   findOcrEngine,
   openCorrector,
-  planStrips,
-  readingsByRow,
-  rereadStrip,
   stopCandidates,
   undoCorrections,
   wordsToReread,
@@ -41,13 +38,12 @@ import {
   type Corrector,
   type DocumentWords,
   type OcrEngine,
+  type OcrInput,
 } from '../ocr/index.js';
 import { pageWords, type OcrPage, type ProjectManifest, type ProjectOcrCorrection } from '../project/index.js';
 import { eachAtOnce } from '../util/index.js';
 
 const CORRECTING_AT_ONCE = 2;
-/** Strips of cut-out words read at once: as many as tesseract processes run side by side on two cores. */
-const STRIPS_AT_ONCE = 2;
 
 /** Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`. */
 export async function correctProjectText(dir: string, manifest: ProjectManifest, enabled: boolean): Promise<ProjectOcrCorrection | undefined> {
@@ -84,7 +80,7 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     const apostrophe = apostrophes.kind;
     // Words left unknown are cut out of the page OCR read as the pages go, and read again together at the end.
     const engine = findOcrEngine(manifest.ocr.engine);
-    const rereading = engine?.readLines ? engine : undefined;
+    const rereading = engine?.readWords ? engine : undefined;
     const cuts: WordCut[] = [];
     // Two pages at a time: one page's images decode while the other's words are looked up.
     await eachAtOnce(pages, CORRECTING_AT_ONCE, async (page) => {
@@ -147,8 +143,8 @@ interface WordCut {
 }
 
 /**
- * Read the cut-out words again, all the document's in as few images as tesseract reads quickly, and give each word
- * the new reading `chooseReread` takes; on a page with a word changed, the rules that read words from their
+ * Read the cut-out words again, each on its own (the engine reads them all in as few processes as it can), and give
+ * each word the new reading `chooseReread` takes; on a page with a word changed, the rules that read words from their
  * neighbours run again, and the page is written again. Returns how many words were read anew, and how many more the
  * rules changed then. A failure of the engine here leaves the words as they are: this step can only improve on what
  * is already saved.
@@ -163,17 +159,11 @@ async function rereadWords(
   apostrophe: Apostrophe | undefined,
 ): Promise<{ reread: number; context: number }> {
   const folder = await mkdtemp(join(tmpdir(), 'quire-reread-'));
-  const readings: string[][] = [];
+  let readings: string[][];
   try {
-    // Two strips at a time, each laid out only then: a long book's cut words are never all in one image in memory.
-    await eachAtOnce(planStrips(cuts.map((c) => c.image.height)), STRIPS_AT_ONCE, async ({ first, count }) => {
-      const strip = rereadStrip(cuts.slice(first, first + count).map((c) => c.image));
-      const file = join(folder, `strip-${first}.png`);
-      await sharpFromGray(strip.image).png().toFile(file);
-      const read = await engine.readLines!({ file, width: strip.image.width, height: strip.image.height, dpi: cuts[first].dpi }, languages);
-      readingsByRow(read, strip).forEach((words, row) => (readings[first + row] = words));
-      await rm(file, { force: true });
-    });
+    const images: OcrInput[] = cuts.map((cut, k) => ({ file: join(folder, `word-${k}.png`), width: cut.image.width, height: cut.image.height, dpi: cut.dpi }));
+    await eachAtOnce([...cuts.keys()], CORRECTING_AT_ONCE, (k) => sharpFromGray(cuts[k].image).png().toFile(images[k].file).then(() => undefined));
+    readings = (await engine.readWords!(images, languages)).map((read) => pageWords(read).map((w) => w.text));
   } catch {
     return { reread: 0, context: 0 };
   } finally {

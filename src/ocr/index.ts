@@ -30,7 +30,7 @@ export { bestLocalEngine } from './best-local.js';
 export { listLexiconLanguages, openLexicon, type Lexicon } from './lexicon.js';
 export { colonCandidates, correctColons, correctStops, stopCandidates } from './stops.js';
 export { caseCandidates, correctCase, correctCaseByWidth } from './letter-case.js';
-export { applyReread, chooseReread, cutWord, planStrips, readingsByRow, rereadStrip, wordsToReread, type RereadStrip, type RereadWord } from './reread.js';
+export { applyReread, chooseReread, cutWord, wordsToReread, type RereadWord } from './reread.js';
 export {
   correctApostrophes,
   correctGuillemets,

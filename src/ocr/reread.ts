@@ -3,13 +3,13 @@
  * baseline and height, fitted over the whole line, and the language model's context decide what the engine makes of
  * it. Cut out and read alone, the same pixels often give the word the page prints ("conmais" → "connais", "memier" →
  * "premier", "&tobre" → "octobre" on real and synthetic camera pages). So the correction step cuts every word it left
- * `unknown` out of the page OCR read, sets each on a row of its own in one image for the whole document, has the
- * engine read that image as plain rows of text (`OcrEngine.readLines`), and takes a new reading only when it is
- * conservative by the same measure as the rest of the step: one word, in the same script, that a dictionary (or the
- * document's own vocabulary) knows, and close to what was read first (a letter or two apart, by the word's length).
- * Measured on the quality benchmark's pages before writing this: every word taken at x-heights 8 to 14 px was right.
+ * `unknown` out of the page OCR read, has the engine read each cut as an image of its own (`OcrEngine.readWords`),
+ * and takes a new reading only when it is conservative by the same measure as the rest of the step: one word, in the
+ * same script, that a dictionary (or the document's own vocabulary) knows, and close to what was read first (a letter
+ * or two apart, by the word's length). Measured on the quality benchmark's pages before writing this: every word
+ * taken at x-heights 8 to 14 px was right.
  */
-import { connectedComponents, createGray, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
+import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
 import { pageWords, type OcrBox, type OcrPage, type OcrWord } from '../project/index.js';
 import { editDistance } from '../util/index.js';
 import { changeWord, splitWord } from './words.js';
@@ -17,10 +17,6 @@ import { letterCount as letters, wordScript } from './scripts.js';
 
 /** The cut reaches this share of the line's height beyond the word on every side: the whole of its ink, and some paper. */
 const PAD = 0.25;
-/** Paper between two rows of the strip, and to its left, in pixels. */
-const GAP = 24;
-/** A strip is cut before it grows taller than this (tesseract reads tall images slowly, and one strip is one process). */
-const MAX_STRIP_HEIGHT = 8000;
 
 /** A word to read again: where it is among the page's words (`pageWords` order), the part of the page to cut and the word's own box. */
 export interface RereadWord {
@@ -58,58 +54,13 @@ export function wordsToReread(page: OcrPage): RereadWord[] {
   return found;
 }
 
-/** One image of cut-out words, a row each, and where each row lies in it. */
-export interface RereadStrip {
-  image: GrayImage;
-  rows: Array<{ top: number; bottom: number }>;
-}
-
-/**
- * How the cut-out words are shared among strips no taller than tesseract reads quickly: the first word of each and
- * how many it holds, from the words' heights. Each strip is made only when it is read (`rereadStrip`), so a long
- * book's words are never all laid out at once.
- */
-export function planStrips(heights: readonly number[]): Array<{ first: number; count: number }> {
-  const plans: Array<{ first: number; count: number }> = [];
-  let first = 0;
-  while (first < heights.length) {
-    let end = first;
-    let height = GAP;
-    while (end < heights.length && (end === first || height + heights[end] + GAP <= MAX_STRIP_HEIGHT)) {
-      height += heights[end] + GAP;
-      end++;
-    }
-    plans.push({ first, count: end - first });
-    first = end;
-  }
-  return plans;
-}
-
-/** The cut-out words set one under the other on white paper, each at the left margin, and where each row lies. */
-export function rereadStrip(words: readonly GrayImage[]): RereadStrip {
-  const width = Math.max(...words.map((w) => w.width)) + 2 * GAP;
-  const height = words.reduce((sum, w) => sum + w.height + GAP, GAP);
-  const image = createGray(width, height);
-  const rows: RereadStrip['rows'] = [];
-  let top = GAP;
-  for (const word of words) {
-    for (let y = 0; y < word.height; y++) image.data.set(word.data.subarray(y * word.width, (y + 1) * word.width), (top + y) * width + GAP);
-    rows.push({ top, bottom: top + word.height });
-    top += word.height + GAP;
-  }
-  return { image, rows };
-}
-
 /**
  * Cut a word's box out of the image OCR read, whose size may differ from the OCR page's (boxes are scaled), with its
- * paper made white (on the strip's white, a grey rectangle's edges would read as marks) and without the ink that only
- * reaches in from beyond the word: the ascenders of the line below, the descenders of the line above, a neighbour's
- * last letter — marks touching the cut's edge whose middle lies outside the word's box. Those fragments read as
- * letters of their own ("és μεταποιεῖν, fihidN »" for one word) and change the height of the row, so the word read
- * differently with other words beside it in the strip. Measured on the real capture's 56 cut words, read once in one
- * strip and once in two: 11 read differently with the fragments, 7 without them (and 6 against 2 with the strip's
- * order turned round). The word stays grey: cut words made black and white by their own threshold read worse on the
- * benchmark's 8 px pages ("la" → "le", "belief" → "belict").
+ * paper made white (the engine reads it on its own: a grey paper's edges would read as marks) and without the ink
+ * that only reaches in from beyond the word: the ascenders of the line below, the descenders of the line above, a
+ * neighbour's last letter — marks touching the cut's edge whose middle lies outside the word's box. Those fragments
+ * read as letters of their own ("és μεταποιεῖν, fihidN »" for one word). The word stays grey: cut words made black
+ * and white by their own threshold read worse on the benchmark's 8 px pages ("la" → "le", "belief" → "belict").
  */
 export function cutWord(image: GrayImage, page: Pick<OcrPage, 'width' | 'height'>, box: OcrBox, word: OcrBox = box): GrayImage {
   const sx = image.width / page.width;
@@ -151,17 +102,6 @@ function quantile(values: Uint8Array, q: number): number {
     if (seen >= q * values.length) return v;
   }
   return 255;
-}
-
-/** The words the engine read on each row of a strip, left to right. */
-export function readingsByRow(read: OcrPage, strip: RereadStrip): string[][] {
-  const rows = strip.rows.map(() => [] as OcrWord[]);
-  for (const word of pageWords(read)) {
-    const middle = (word.box.y0 + word.box.y1) / 2;
-    const row = strip.rows.findIndex((r) => middle >= r.top && middle < r.bottom);
-    if (row >= 0) rows[row].push(word);
-  }
-  return rows.map((words) => words.sort((a, b) => a.box.x0 - b.box.x0).map((w) => w.text));
 }
 
 /** Letters that may differ between the two readings, by the length of the word first read. */

@@ -256,6 +256,11 @@ function toLine(node: LineNode, frame: OcrFrame): OcrLine | undefined {
   return result;
 }
 
+/** The pages of an hOCR document that holds several (tesseract reading a list of images), in order. */
+export function hocrPages(hocr: string): string[] {
+  return hocr.split(/(?=<div class=['"]ocr_page['"])/u).filter((part) => /^<div class=['"]ocr_page['"]/u.test(part));
+}
+
 /**
  * Our page model from tesseract's hOCR; empty blocks, paragraphs and lines are dropped. `frame` says how the
  * image tesseract read maps onto the page (page pixel = hOCR pixel × scale).

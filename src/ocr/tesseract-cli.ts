@@ -7,9 +7,11 @@
  * has is read with the system's model. Offline by construction.
  */
 import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ERROR_CODES, QuireError } from '../errors.js';
-import { parseHocr } from './tesseract-cli-hocr.js';
+import { hocrPages, parseHocr } from './tesseract-cli-hocr.js';
 import { parseOrientation, type PageOrientation } from './orientation.js';
 import { listInstalledLanguages, MODEL_FOLDER, nativeDataFolder, ORIENTATION_DATA, type NativeDataFolder } from './tesseract-data.js';
 import { createProcessQueue, runProgram, type ProcessOutcome } from './tesseract-cli-process.js';
@@ -47,8 +49,10 @@ const PROBE_TIMEOUT_MS = 10_000;
 const OLDEST_MAJOR = 4;
 /** Fully automatic page segmentation without orientation detection (that needs the osd model). */
 const PSM_AUTO = '3';
-/** One uniform block of text: no layout analysis, each row of ink a line (an image of words to read again). */
+/** One uniform block of text: no layout analysis (a word cut out of its page, to read again). */
 const PSM_BLOCK = '6';
+/** Word images read by one process: its model loads once, each image is still read on its own. */
+const WORDS_PER_PROCESS = 400;
 /** `thresholding_method` 2 is Sauvola (local, for uneven light); it arrived in tesseract 5. */
 const SAUVOLA_FROM_MAJOR = 5;
 
@@ -72,13 +76,14 @@ export function parseLanguageList(output: string): string[] {
 }
 
 /**
- * The arguments for one page: PNG on stdin, hOCR on stdout. `lines`: an image of rows of words on clean paper (see
- * `readLines`), read as one block with a global threshold.
+ * The arguments for one page: PNG on stdin, hOCR on stdout. `words`: instead, a file listing images of words cut out
+ * onto clean paper (see `readWords`), each read as one block with a global threshold, one hOCR page each.
  */
-export function tesseractArgs(page: Pick<PreparedPage, 'dpi' | 'bitonal'>, languages: readonly string[], major: number, tessdataDir?: string, lines = false): string[] {
+export function tesseractArgs(page: Pick<PreparedPage, 'dpi' | 'bitonal'>, languages: readonly string[], major: number, tessdataDir?: string, words?: string): string[] {
   const five = major >= SAUVOLA_FROM_MAJOR;
+  const lines = words !== undefined;
   return [
-    '-',
+    words ?? '-',
     'stdout',
     ...(tessdataDir ? ['--tessdata-dir', tessdataDir] : []),
     '-l',
@@ -180,12 +185,12 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     return unique;
   };
 
-  const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal, lines: boolean): Promise<OcrPage> => {
+  const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal): Promise<OcrPage> => {
     // Decoded only once a place is free: a long queue then holds file names, not pixels.
     const prepared = await preparePage(page);
     if (signal.aborted) throw cancelled();
     if (models) await models.ensure(langs, system().folder);
-    const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, models?.path ?? tessdataDir, lines), {
+    const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, models?.path ?? tessdataDir), {
       input: prepared.png,
       // One thread per process: with OpenMP's default, two pages on two cores run several times slower.
       env: { ...process.env, OMP_THREAD_LIMIT: '1' },
@@ -197,13 +202,34 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     return parseHocr(outcome.stdout, frame, langs);
   };
 
-  /** A page (or, `lines`, an image of rows of words) read in its turn, once the program and languages are checked. */
-  const read = async (page: OcrInput, wanted: string[], own: AbortSignal | undefined, lines: boolean): Promise<OcrPage> => {
+  /** A page read in its turn, once the program and languages are checked. */
+  const read = async (page: OcrInput, wanted: string[], own: AbortSignal | undefined): Promise<OcrPage> => {
     const probed = await probeVersion();
     if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
     const langs = checkLanguages(wanted);
     const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
-    return queue.run(() => readPage(page, langs, probed.major, signal, lines), signal);
+    return queue.run(() => readPage(page, langs, probed.major, signal), signal);
+  };
+
+  /** Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order. */
+  const readWordImages = async (images: OcrInput[], langs: string[], major: number, signal: AbortSignal): Promise<OcrPage[]> => {
+    if (models) await models.ensure(langs, system().folder);
+    const folder = await mkdtemp(join(tmpdir(), 'quire-words-'));
+    try {
+      const list = join(folder, 'images.txt');
+      await writeFile(list, images.map((image) => `${image.file}\n`).join(''));
+      const outcome = await runProgram(binary, tesseractArgs({ dpi: images[0].dpi, bitonal: false }, langs, major, models?.path ?? tessdataDir, list), {
+        env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+        timeoutMs,
+        signal,
+      });
+      if (outcome.kind !== 'exited' || outcome.code !== 0) throw pageFailure(outcome, images[0].file, timeoutMs);
+      const pages = hocrPages(outcome.stdout);
+      if (pages.length !== images.length) throw new QuireError(ERROR_CODES.INTERNAL, `Tesseract read ${pages.length} of ${images.length} word images.`);
+      return pages.map((hocr, k) => parseHocr(hocr, { width: images[k].width, height: images[k].height, dpi: images[k].dpi, scaleX: 1, scaleY: 1 }, langs));
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   };
 
   const readOrientation = async (page: OcrInput, major: number, signal: AbortSignal): Promise<PageOrientation | null> => {
@@ -237,10 +263,19 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       ];
     },
     recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
-      return read(page, wanted, recognizeOptions?.signal, false);
+      return read(page, wanted, recognizeOptions?.signal);
     },
-    readLines(image: OcrInput, wanted: string[], readOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
-      return read(image, wanted, readOptions?.signal, true);
+    async readWords(images: OcrInput[], wanted: string[], readOptions?: { signal?: AbortSignal }): Promise<OcrPage[]> {
+      const probed = await probeVersion();
+      if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
+      const langs = checkLanguages(wanted);
+      const own = readOptions?.signal;
+      const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
+      // In batches, as many at once as pages are read: a book's thousands of words use every core.
+      const batches: OcrInput[][] = [];
+      for (let first = 0; first < images.length; first += WORDS_PER_PROCESS) batches.push(images.slice(first, first + WORDS_PER_PROCESS));
+      const read = await Promise.all(batches.map((batch) => queue.run(() => readWordImages(batch, langs, probed.major, signal), signal)));
+      return read.flat();
     },
     async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
       const probed = await probeVersion();

@@ -73,11 +73,11 @@ export interface OcrEngine {
   models?(): Array<{ languages: string[]; model: string }>;
   recognize(page: OcrInput, languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage>;
   /**
-   * Read an image made of separate rows of text, with no page layout to find (tesseract's single-block mode): the
-   * correction step reads the words no dictionary knows again this way, each cut from its page onto a row of its
-   * own. Engines without it leave those words as they are.
+   * Read small images, each a word cut out of its page onto white paper, each on its own with no page layout to find
+   * (tesseract's single-block mode): one page per image, in order. The correction step reads the words no dictionary
+   * knows again this way. Engines without it leave those words as they are.
    */
-  readLines?(image: OcrInput, languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage>;
+  readWords?(images: OcrInput[], languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage[]>;
   /**
    * How far the page must turn, clockwise, to be upright (tesseract's orientation detection), or null when the
    * engine cannot tell (too little text). Asked only about pages that read as nonsense; engines without it leave

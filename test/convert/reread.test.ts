@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert } from '../../src/convert/index.js';
 import { createTesseractCliEngine, registerOcrEngine, type OcrEngine } from '../../src/ocr/index.js';
 import { pageWords, type OcrPage, type ProjectManifest } from '../../src/project/index.js';
-import { renderTextPage } from '../ocr/pages.js';
+import { renderTextPage, writePage } from '../ocr/pages.js';
 
 const TEXT = 'Un premier jet aurait été écrit à l’automne, comprenant les sections du traité, et la ville resta calme depuis le 1er octobre.';
 /**
@@ -22,7 +22,7 @@ const MISREAD: Record<string, string> = { premier: 'memier', ville: 'xqzt', '1er
 
 let dir: string;
 const tesseract = createTesseractCliEngine({ workers: 1 });
-let linesRead = 0;
+const wordsRead: number[] = [];
 
 const misreading: OcrEngine = {
   name: 'misreading-tesseract',
@@ -35,9 +35,9 @@ const misreading: OcrEngine = {
     for (const word of pageWords(read)) if (MISREAD[word.text]) word.text = MISREAD[word.text];
     return { ...read, engine: 'misreading-tesseract' };
   },
-  async readLines(image, languages) {
-    linesRead++;
-    return tesseract.readLines!(image, languages);
+  async readWords(images, languages) {
+    wordsRead.push(images.length);
+    return tesseract.readWords!(images, languages);
   },
 };
 
@@ -61,8 +61,9 @@ describe('words read again', () => {
   it('gives a word no dictionary knows the close dictionary word tesseract reads when it is cut out, and leaves noise as read', async () => {
     const project = join(dir, 'project');
     const result = await convert(join(dir, 'page.png'), { exports: 'md', ocr: 'misreading-tesseract', ocrLang: 'fra', keepProject: project, outDir: join(dir, 'out') });
-    // One image of cut-out words for the document, read once.
-    expect(linesRead).toBe(1);
+    // The document's cut-out words, asked for at once, each read as an image of its own.
+    expect(wordsRead).toHaveLength(1);
+    expect(wordsRead[0]).toBeGreaterThanOrEqual(3);
     const read = pageWords(words(project));
     const premier = read.find((w) => w.correction?.from === 'memier');
     expect(premier).toMatchObject({ text: 'premier', correction: { from: 'memier', reason: 'reread', change: 'memier→premier', language: 'fra' } });
@@ -79,5 +80,14 @@ describe('words read again', () => {
     // --no-correct puts back what the engine read.
     const raw = await convert(project, { exports: 'md', correct: false, outDir: join(dir, 'raw') });
     expect(readFileSync(raw.outputs[0].path, 'utf8')).toContain('Un memier jet');
+  });
+
+  it('reads each word image on its own: what it reads does not depend on the others read with it', async () => {
+    const [premier, octobre] = await Promise.all(['premier', 'octobre'].map(async (text) => writePage(dir, `${text}.png`, await renderTextPage(text, { dpi: 300, widthMm: 30 }))));
+    const alone = await tesseract.readWords!([premier], ['fra']);
+    const among = await tesseract.readWords!([octobre, premier, octobre], ['fra']);
+    const texts = (pages: OcrPage[]): string[] => pages.map((p) => pageWords(p).map((w) => w.text).join(' '));
+    expect(texts(alone)).toEqual(['premier']);
+    expect(texts(among)).toEqual(['octobre', 'premier', 'octobre']);
   });
 });

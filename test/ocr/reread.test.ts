@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGray } from '../../src/imaging/index.js';
-import { chooseReread, cutWord, openCorrector, planStrips, readingsByRow, rereadStrip, wordsToReread } from '../../src/ocr/index.js';
+import { chooseReread, cutWord, openCorrector, wordsToReread } from '../../src/ocr/index.js';
 import type { OcrPage, OcrWord } from '../../src/project/index.js';
 
 function word(text: string, x0: number, y0: number, extra: Partial<OcrWord> = {}): OcrWord {
@@ -46,7 +46,7 @@ describe('words read again', () => {
     expect(chooseReread('Τίς', ['Τις'], known)).toBeUndefined();
   });
 
-  it('cuts the unknown words with their line’s height and some paper, and sets them on rows of their own', () => {
+  it('cuts the unknown words with their line’s height and some paper, without the ink of other words', () => {
     const read = page([[word('memier', 100, 50, { unknown: true }), word('jet', 150, 50)], [word('x', 10, 120, { unknown: true }), word('checked', 60, 120, { unknown: true, edit: { from: 'checked' } }), word('&tobre', 380, 120, { unknown: true })]]);
     const doubtful = wordsToReread(read);
     // Not one letter, not a word a person checked; the cut stays on the page.
@@ -76,19 +76,5 @@ describe('words read again', () => {
     expect(clean.data[(78 - 39) * 54 + (136 - 93)]).toBe(30);
     // Without the word's box, the whole cut counts as the word.
     expect(cutWord(lined, read, doubtful[0].box).data[(78 - 39) * 54 + (125 - 93)]).toBe(30);
-
-    const cuts = [createGray(54, 42, 0), createGray(27, 42, 0), createGray(80, 5000, 0), createGray(80, 5000, 0)];
-    // Strips stop short of 8000 px: the two small cuts and one tall one, then the other.
-    expect(planStrips(cuts.map((c) => c.height))).toEqual([{ first: 0, count: 3 }, { first: 3, count: 1 }]);
-    const strip = rereadStrip(cuts.slice(0, 3));
-    expect(strip.rows).toEqual([{ top: 24, bottom: 66 }, { top: 90, bottom: 132 }, { top: 156, bottom: 5156 }]);
-    expect([strip.image.width, strip.image.height]).toEqual([80 + 48, 5180]);
-    // The cut's pixels are on its row, at the left margin; paper around it.
-    expect(strip.image.data[24 * strip.image.width + 24]).toBe(0);
-    expect(strip.image.data[24 * strip.image.width + 23]).toBe(255);
-
-    // What the engine read on each row, left to right; a word on no row is ignored.
-    const again = page([[word('ment', 60, 95), word('pre', 20, 95)], [word('octobre', 24, 30)], [word('stray', 24, 5170)]], { width: 128, height: 5200 });
-    expect(readingsByRow(again, strip)).toEqual([['octobre'], ['pre', 'ment'], []]);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ocrPageText } from '../../src/ocr/tesseract-result.js';
-import { parseHocr, unescapeHtml } from '../../src/ocr/tesseract-cli-hocr.js';
+import { hocrPages, parseHocr, unescapeHtml } from '../../src/ocr/tesseract-cli-hocr.js';
 import { createTesseractCliEngine, parseLanguageFolder, parseLanguageList, parseTesseractVersion } from '../../src/ocr/tesseract-cli.js';
 import { listInstalledLanguages } from '../../src/ocr/tesseract-data.js';
 import type { OcrInput } from '../../src/ocr/types.js';
@@ -64,6 +64,15 @@ function lines(page: OcrPage) {
 }
 
 describe('hOCR from the tesseract program', () => {
+  it('splits the hOCR of a list of images into one page each, in order', () => {
+    const page = HOCR.slice(HOCR.indexOf("<div class='ocr_page'"), HOCR.lastIndexOf('</body>'));
+    const two = HOCR.replace('</body>', `${page.replace("id='page_1'", "id='page_2'").replace('Titre', 'Second')}</body>`);
+    const pages = hocrPages(two);
+    expect(pages).toHaveLength(2);
+    expect(pages.map((p) => words(parseHocr(p, HALF, ['fra'])).map((w) => w.text).at(-2))).toEqual(['Titre', 'Second']);
+    expect(hocrPages('<html><body></body></html>')).toEqual([]);
+  });
+
   it('keeps blocks, paragraphs, lines (captions, headers, floats too) and words, in page pixels', () => {
     const page = parseHocr(HOCR, HALF, ['fra']);
     expect(page).toMatchObject({ width: 1000, height: 500, dpi: 300, engine: 'tesseract-cli', languages: ['fra'] });
@@ -165,11 +174,15 @@ cat "${dir}/answer.hocr"`,
     expect(stdin).toHaveLength(5);
     expect((await readFile(join(dir, stdin[0]))).subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(engine.running()).toBe(0);
-    // Cut-out words read again: one block of rows, a global threshold (the words are on clean white paper).
-    await engine.readLines!(input, ['fra']);
-    expect((await readFile(join(dir, 'calls.log'), 'utf8')).trim().split('\n').at(-1)).toBe(
-      `1 - stdout --tessdata-dir ${models} -l fra --dpi 300 --psm 6 -c tessedit_create_hocr=1 -c tessedit_do_invert=0 -c lstm_choice_mode=2`,
+    // Cut-out words read again: images listed in a file, each one block, a global threshold (the words are on clean
+    // white paper); one page for each.
+    const again = await engine.readWords!([input], ['fra']);
+    expect(again.map((p) => words(p).map((w) => w.text)[0])).toEqual(["l'été"]);
+    expect((await readFile(join(dir, 'calls.log'), 'utf8')).trim().split('\n').at(-1)).toMatch(
+      new RegExp(`^1 \\S+/images\\.txt stdout --tessdata-dir ${models} -l fra --dpi 300 --psm 6 -c tessedit_create_hocr=1 -c tessedit_do_invert=0 -c lstm_choice_mode=2$`),
     );
+    // Two images, one page read: said, not taken for two.
+    await expect(engine.readWords!([input, input], ['fra'])).rejects.toMatchObject({ message: 'Tesseract read 1 of 2 word images.' });
   });
 
   it('refuses a language that is not installed, listing those that are, without starting a process', async () => {
