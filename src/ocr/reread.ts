@@ -10,7 +10,7 @@
  * taken at x-heights 8 to 14 px was right.
  */
 import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
-import { pageWords, type OcrBox, type OcrPage, type OcrWord } from '../project/index.js';
+import type { OcrBox, OcrPage, OcrWord } from '../project/index.js';
 import { editDistance } from '../util/index.js';
 import { changeWord, splitWord } from './words.js';
 import { letterCount as letters, wordScript } from './scripts.js';
