@@ -202,13 +202,12 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     return parseHocr(outcome.stdout, frame, langs);
   };
 
-  /** A page read in its turn, once the program and languages are checked. */
-  const read = async (page: OcrInput, wanted: string[], own: AbortSignal | undefined): Promise<OcrPage> => {
+  /** The program's version, the languages to read and the signal that ends the reading, once they are checked. */
+  const prepareRead = async (wanted: string[], own: AbortSignal | undefined): Promise<{ major: number; langs: string[]; signal: AbortSignal }> => {
     const probed = await probeVersion();
     if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
     const langs = checkLanguages(wanted);
-    const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
-    return queue.run(() => readPage(page, langs, probed.major, signal), signal);
+    return { major: probed.major, langs, signal: own ? AbortSignal.any([own, closing.signal]) : closing.signal };
   };
 
   /** Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order. */
@@ -262,19 +261,16 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
         ...(own.length > 0 ? [{ languages: own, model: tessdataDir ? `from ${tessdataDir}` : `the system's own${system().folder ? ` (${system().folder})` : ''}` }] : []),
       ];
     },
-    recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
-      return read(page, wanted, recognizeOptions?.signal);
+    async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
+      const { major, langs, signal } = await prepareRead(wanted, recognizeOptions?.signal);
+      return queue.run(() => readPage(page, langs, major, signal), signal);
     },
     async readWords(images: OcrInput[], wanted: string[], readOptions?: { signal?: AbortSignal }): Promise<OcrPage[]> {
-      const probed = await probeVersion();
-      if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
-      const langs = checkLanguages(wanted);
-      const own = readOptions?.signal;
-      const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
+      const { major, langs, signal } = await prepareRead(wanted, readOptions?.signal);
       // In batches, as many at once as pages are read: a book's thousands of words use every core.
       const batches: OcrInput[][] = [];
       for (let first = 0; first < images.length; first += WORDS_PER_PROCESS) batches.push(images.slice(first, first + WORDS_PER_PROCESS));
-      const read = await Promise.all(batches.map((batch) => queue.run(() => readWordImages(batch, langs, probed.major, signal), signal)));
+      const read = await Promise.all(batches.map((batch) => queue.run(() => readWordImages(batch, langs, major, signal), signal)));
       return read.flat();
     },
     async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
