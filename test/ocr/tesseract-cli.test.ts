@@ -185,6 +185,34 @@ cat "${dir}/answer.hocr"`,
     await expect(engine.readWords!([input, input], ['fra'])).rejects.toMatchObject({ message: 'Tesseract read 1 of 2 word images.' });
   });
 
+  it('reads a book’s many word images in batches of 400, two processes at once, each image its own page, in order', async () => {
+    // Answers one hOCR page per listed image, the image's name as its only word.
+    const binary = await fakeTesseract(
+      dir,
+      'words.sh',
+      `echo "$1" >> "${dir}/lists.log"
+touch "${dir}/reading-words.$$"
+ls "${dir}" | grep -c '^reading-words\\.' >> "${dir}/words-at-once.log"
+sleep 0.3
+echo '<html><body>'
+while read -r image; do
+  name=$(basename "$image" .png)
+  echo "<div class='ocr_page' title='bbox 0 0 10 10'><div class='ocr_carea' title='bbox 0 0 10 10'><p class='ocr_par' title='bbox 0 0 10 10'><span class='ocr_line' title='bbox 0 0 10 10'><span class='ocrx_word' title='bbox 0 0 10 10; x_wconf 90'>$name</span></span></p></div></div>"
+done < "$1"
+echo '</body></html>'
+rm "${dir}/reading-words.$$"`,
+    );
+    const engine = createTesseractCliEngine({ binary, workers: 2, tessdataDir: '/fake/' });
+    const images = Array.from({ length: 801 }, (_, k) => ({ file: join(dir, `w${k}.png`), width: 10, height: 10, dpi: 300 }));
+    const pages = await engine.readWords!(images, ['fra']);
+    expect(pages.map((p) => words(p)[0]?.text)).toEqual(images.map((_, k) => `w${k}`));
+    expect((await readFile(join(dir, 'lists.log'), 'utf8')).trim().split('\n')).toHaveLength(3);
+    expect(Math.max(...(await readFile(join(dir, 'words-at-once.log'), 'utf8')).trim().split('\n').map(Number))).toBe(2);
+    // Nothing at all: no process.
+    expect(await engine.readWords!([], ['fra'])).toEqual([]);
+    expect((await readFile(join(dir, 'lists.log'), 'utf8')).trim().split('\n')).toHaveLength(3);
+  });
+
   it('refuses a language that is not installed, listing those that are, without starting a process', async () => {
     // Told to use one tessdata folder as it is, the engine has the languages the program lists there.
     const engine = createTesseractCliEngine({ binary: await fakeTesseract(dir, 'never.sh', 'exit 3'), tessdataDir: '/fake/' });
