@@ -107,6 +107,11 @@ export function tesseractArgs(page: Pick<PreparedPage, 'dpi' | 'bitonal'>, langu
   ];
 }
 
+/** The environment of every tesseract process: one thread each (with OpenMP's default, two pages on two cores run several times slower). */
+function oneThread(): NodeJS.ProcessEnv {
+  return { ...process.env, OMP_THREAD_LIMIT: '1' };
+}
+
 function cancelled(): QuireError {
   return new QuireError(ERROR_CODES.CANCELLED, 'OCR was cancelled.');
 }
@@ -192,8 +197,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     if (models) await models.ensure(langs, system().folder);
     const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, models?.path ?? tessdataDir), {
       input: prepared.png,
-      // One thread per process: with OpenMP's default, two pages on two cores run several times slower.
-      env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+      env: oneThread(),
       timeoutMs,
       signal,
     });
@@ -218,7 +222,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       const list = join(folder, 'images.txt');
       await writeFile(list, images.map((image) => `${image.file}\n`).join(''));
       const outcome = await runProgram(binary, tesseractArgs({ dpi: images[0].dpi, bitonal: false }, langs, major, models?.path ?? tessdataDir, list), {
-        env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+        env: oneThread(),
         timeoutMs,
         signal,
       });
@@ -237,7 +241,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     if (models) await models.ensure([ORIENTATION_DATA], system().folder);
     const dataDir = models?.path ?? tessdataDir;
     const args = ['-', 'stdout', ...(dataDir ? ['--tessdata-dir', dataDir] : []), '--dpi', String(prepared.dpi), '--psm', '0'];
-    const outcome = await runProgram(binary, args, { input: prepared.png, env: { ...process.env, OMP_THREAD_LIMIT: '1' }, timeoutMs, signal });
+    const outcome = await runProgram(binary, args, { input: prepared.png, env: oneThread(), timeoutMs, signal });
     if (outcome.kind === 'cancelled') throw cancelled();
     // Too little text to tell: tesseract says so and exits non-zero.
     if (outcome.kind !== 'exited' || outcome.code !== 0 || major < OLDEST_MAJOR) return null;
