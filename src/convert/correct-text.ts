@@ -31,6 +31,8 @@ import {
   documentWords,
   findOcrEngine,
   openCorrector,
+  raisedMarks,
+  readCall,
   stopCandidates,
   undoCorrections,
   wordsToReread,
@@ -104,12 +106,17 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
           stops = correctStops(corrected, decoded.image, decoded.reading) + correctColons(corrected, decoded.image) + correctCase(corrected, decoded.image, known);
         }
       }
-      const doubtful = rereading ? wordsToReread(corrected) : [];
-      if (doubtful.length > 0) {
+      // Then what is read again on its own: the words left unknown, and the raised marks at words' ends (note calls).
+      if (rereading) {
         if (!decoded.image) decoded = await decode();
         const source = decoded.reading ?? decoded.image;
         const order = pages.indexOf(page);
-        if (source) for (const word of doubtful) cuts.push({ order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
+        if (source) {
+          for (const word of wordsToReread(corrected)) {
+            cuts.push({ kind: 'word', order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
+          }
+          for (const mark of raisedMarks(corrected, source)) cuts.push({ kind: 'call', order, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
+        }
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
       const quotes = guillemets.spaced ? correctGuillemets(corrected) : 0;
@@ -122,7 +129,7 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     });
     if (rereading && cuts.length > 0) {
       // In page and reading order, whichever page was done first: the same project always makes the same image.
-      cuts.sort((a, b) => a.order - b.order || a.index - b.index);
+      cuts.sort((a, b) => a.order - b.order || a.index - b.index || (a.kind === b.kind ? 0 : a.kind === 'word' ? -1 : 1));
       const { reread, context } = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
       summary.corrected += reread + context;
       summary.unknown -= reread;
@@ -132,8 +139,9 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
   return summary;
 }
 
-/** A word cut out of its page to be read again: which page (its OCR file) and word, and its pixels. */
+/** A word, or the raised mark at its end, cut out of its page to be read again: which page (its OCR file) and word, and its pixels. */
 interface WordCut {
+  kind: 'word' | 'call';
   /** The page's place in the document. */
   order: number;
   ocr: string;
@@ -144,8 +152,9 @@ interface WordCut {
 
 /**
  * Read the cut-out words again, each on its own (the engine reads them all in as few processes as it can), and give
- * each word the new reading `chooseReread` takes; on a page with a word changed, the rules that read words from their
- * neighbours run again, and the page is written again. Returns how many words were read anew, and how many more the
+ * each word the new reading `chooseReread` takes, and each raised mark the digits `readCall` finds in it (kept as the
+ * word's `raised`); on a page with a word changed, the rules that read words from their neighbours run again, and the
+ * page is written again. Returns how many words were read anew, and how many more the
  * rules changed then. A failure of the engine here leaves the words as they are: this step can only improve on what
  * is already saved.
  */
@@ -169,22 +178,35 @@ async function rereadWords(
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
-  const byPage = new Map<string, Array<{ index: number; again: string[] }>>();
-  cuts.forEach((cut, k) => byPage.set(cut.ocr, [...(byPage.get(cut.ocr) ?? []), { index: cut.index, again: readings[k] ?? [] }]));
+  const byPage = new Map<string, Array<{ kind: WordCut['kind']; index: number; again: string[] }>>();
+  cuts.forEach((cut, k) => byPage.set(cut.ocr, [...(byPage.get(cut.ocr) ?? []), { kind: cut.kind, index: cut.index, again: readings[k] ?? [] }]));
   let changed = 0;
   let context = 0;
   for (const [file, words] of byPage) {
     const page = JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
     const all = pageWords(page);
     let here = 0;
-    for (const { index, again } of words) {
+    let calls = 0;
+    for (const { kind, index, again } of words) {
       const word = all[index];
-      const choice = word && chooseReread(word.text, again, (w) => corrector.known(w, vocabulary));
+      if (!word) continue;
+      if (kind === 'call') {
+        const call = readCall(again);
+        if (call !== undefined) {
+          word.raised = call;
+          calls++;
+        }
+        continue;
+      }
+      const choice = chooseReread(word.text, again, (w) => corrector.known(w, vocabulary));
       if (!choice) continue;
       applyReread(word, choice);
       here++;
     }
-    if (here === 0) continue;
+    if (here === 0) {
+      if (calls > 0) await writeFile(join(dir, file), JSON.stringify(page));
+      continue;
+    }
     // A word read again takes the document's apostrophe like the others, and may decide its neighbours.
     if (apostrophe) correctApostrophes(page, apostrophe);
     const around = corrector.recheckContext(page);

@@ -81,7 +81,9 @@ function callCandidates(row: Row, spacedPunctuation: boolean): Candidate[] {
     const previous = row.words[k - 1];
     const next = row.words[k + 1];
     const add = (before: string, after: string, read: string | null, strength: number): void => {
-      if (strength > 0) found.push({ word, before, after, read, strength });
+      // A mark read as no number, or as a sign, whose ink the correction step read as digits (`revirement”.`, ⁷).
+      if (word.raised && (read === null || /^[*†‡]$/u.test(read))) found.push({ word, before, after, read: word.raised, strength: Math.max(strength, 2) });
+      else if (strength > 0) found.push({ word, before, after, read, strength });
     };
     // A superscript as OCR wrote it, glued or alone.
     let m = new RegExp(`^(.*?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(${closing})$`, 'u').exec(text);
@@ -118,6 +120,12 @@ function callCandidates(row: Row, spacedPunctuation: boolean): Candidate[] {
     const latin = /\p{Script=Latin}[.,;:]?$/u.test(before);
     add(before, after, null, sentenceEnds ? 0 : latin ? 1.5 : 1);
   });
+  // A call the text does not show at all, found in the ink by the correction step (`simulation.`, ⁹ dropped).
+  for (const word of row.words) {
+    if (!word.raised || found.some((c) => c.word === word)) continue;
+    const m = new RegExp(`^(.*?\\p{L})(${closing})$`, 'u').exec(word.text);
+    if (m) found.push({ word, before: m[1], after: m[2], read: word.raised, strength: 2 });
+  }
   return found;
 }
 

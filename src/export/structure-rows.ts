@@ -20,6 +20,8 @@ const MARK_ABOVE = /[\u0300-\u0315\u031A\u033D-\u0344\u0346\u034A-\u034C\u0350-\
 
 export interface Word {
   text: string;
+  /** Digits the correction step read in a raised mark at the word's end that the text does not show (a lost note call). */
+  raised?: string;
   x0: number;
   x1: number;
   top: number;
@@ -153,7 +155,7 @@ function pageLines(page: OcrPage): Line[] {
           .map((w) => {
             const [x0, x1, top, bottom] = [w.box.x0 * scale, w.box.x1 * scale, w.box.y0 * scale, w.box.y1 * scale];
             const rise = Math.min(slope * (x1 - x0), 0.5 * (bottom - top)) / 2;
-            return { text: w.text.trim(), x0, x1, top: top + rise, bottom: bottom - rise };
+            return { text: w.text.trim(), ...(w.raised ? { raised: w.raised } : {}), x0, x1, top: top + rise, bottom: bottom - rise };
           })
           .filter((w) => w.text !== '' && w.x1 > w.x0 && w.bottom > w.top);
         if (words.length > 0) lines.push(...splitAtGaps(words).map(lineOf));

@@ -135,6 +135,7 @@ export function undoCorrections(page: OcrPage): OcrPage {
     if (word.correction) word.text = word.correction.from;
     delete word.correction;
     delete word.unknown;
+    delete word.raised;
   }
   return copy;
 }

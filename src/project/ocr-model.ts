@@ -42,6 +42,12 @@ export interface OcrWord {
    * keeps them on words it changed or left `unknown`, for the proofreader.
    */
   alternatives?: string[][];
+  /**
+   * Digits the correction step read in a small raised mark at the word's end that the text does not show (a note
+   * call the engine dropped or misread: "simulation." for "simulation⁹."). The text is left as read; the structure
+   * step links a note that has no call to it.
+   */
+  raised?: string;
 }
 
 /** Why Quire's correction step changed a word: see `OcrCorrection.reason`. */

@@ -1,7 +1,7 @@
 /** One synthetic page layout per Markdown rule, typeset by hand, and the Markdown a reader gets from it. */
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, type MarkdownOptions } from '../../src/export/markdown.js';
-import type { OcrBox, OcrPage } from '../../src/project/index.js';
+import { pageWords, type OcrBox, type OcrPage } from '../../src/project/index.js';
 import { A5, PageSetter, setWords } from './markdown-builder.js';
 
 // Each sets as four lines on the page, the last one short.
@@ -400,6 +400,31 @@ describe('footnotes', () => {
       .body('9 The first note.', { size: NOTE, indent: 1, end: true })
       .body('10 The second note.', { size: NOTE, indent: 1, end: true });
     expect(blocks(md([two]))[0]).toBe(`${LOREM} and the stream, the mill and the bridge of the old town stood still.[^9][^10]`);
+  });
+
+  it('links notes to the calls the correction step read in the ink where the text shows none or a mark', () => {
+    // Notes 7, 8 and 9: the engine read the call 7 as a quote, 8 as a letter (`contradictions.` for `contradiction⁸.`)
+    // and dropped 9; the correction step read the raised figures at those words' ends.
+    const setter = new PageSetter()
+      .paragraph(`${LOREM} and the mill”. And the bridge stood in contradictions. Then the old town slept in its simulation.`)
+      .skip(2)
+      .body('7. Syn 10, 9, p. 238, l. 14.', { size: NOTE, indent: 1, end: true })
+      .body('8. Μεταβάλλεσθαι (31, 2).', { size: NOTE, indent: 1, end: true })
+      .body('9. Par exemple : (37, 3).', { size: NOTE, indent: 1, end: true });
+    const page = setter.page();
+    const raised: Record<string, string> = { 'mill”.': '7', 'contradictions.': '8', 'simulation.': '9' };
+    for (const word of pageWords(page)) if (raised[word.text]) word.raised = raised[word.text];
+    const [text, ...notes] = blocks(documentToMarkdown([page]));
+    expect(text).toBe(`${LOREM} and the mill[^7]. And the bridge stood in contradictions[^8]. Then the old town slept in its simulation[^9].`);
+    expect(notes).toEqual(['[^7]: Syn 10, 9, p. 238, l. 14.', '[^8]: Μεταβάλλεσθαι (31, 2).', '[^9]: Par exemple : (37, 3).']);
+    // Digits read where no note lacks a call, or that no note bears, change nothing.
+    const other = new PageSetter()
+      .paragraph(`${LOREM}¹ and the stream, the mill and the bridge of the old town stood still.`)
+      .skip(2)
+      .body('1 The note.', { size: NOTE, indent: 1, end: true })
+      .page();
+    for (const word of pageWords(other)) if (word.text === 'still.' || word.text === 'bridge') word.raised = '4';
+    expect(blocks(documentToMarkdown([other]))[0]).toBe(`${LOREM}[^1] and the stream, the mill and the bridge of the old town stood still.`);
   });
 
   it('starts a note at a number glued to its first word with its stop (`6.Syn`)', () => {

@@ -1,0 +1,130 @@
+/**
+ * Note calls the engine dropped. A call is a small raised figure glued to a word ("vérité³", "simulation⁹."); in a
+ * camera capture it is a few pixels high, and the engine often leaves it out of its reading ("simulation."), reads it
+ * as a letter ("contradiction⁸" → "contradictions") or as a mark ("revirement⁷" → "revirement”"). The note then
+ * cannot be linked where it is called. So the correction step looks at the ink at each word's end for a mark that
+ * stands clear above the baseline with nothing beneath it — a figure set as a superscript, not an accent, a dot or a
+ * letter's ascender — and has the engine read that mark alone. Digits read there are kept on the word as `raised`
+ * (the text is not changed): the structure step links a note that has no call to them.
+ */
+import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
+import type { OcrBox, OcrPage } from '../project/index.js';
+import { pageWords } from '../project/index.js';
+
+/** A raised mark at a word's end: the word (`pageWords` order) and the mark's ink alone, on white, to be read. */
+export interface RaisedMark {
+  index: number;
+  image: GrayImage;
+}
+
+/** Words set in small letters only: their box is the x-height, which the page's marks are measured against. */
+const X_HEIGHT_WORD = /^[aceimnorsuvwxz]{2,}[.,;:]?$/u;
+/** A raised mark's bottom stands at least this share of the x-height above the baseline (a superscript's is about half). */
+const RAISED = 0.3;
+/** Its height, in x-heights: a figure, not a dot, nor a letter of the line. */
+const MIN_HEIGHT = 0.4;
+const MAX_HEIGHT = 1.2;
+/** The part of the word searched, and beyond it before the next word, in x-heights. */
+const REACH_IN = 2.0;
+const REACH_OUT = 0.8;
+
+/**
+ * The raised marks at the ends of a page's words, each cut out on its own, magnified for reading. `image` is the
+ * image the engine read (its size may differ from the page's: boxes are scaled). Words that already end in digits
+ * read as such are left out.
+ */
+export function raisedMarks(page: OcrPage, image: GrayImage): RaisedMark[] {
+  const words = pageWords(page);
+  const heights = words.filter((w) => X_HEIGHT_WORD.test(w.text)).map((w) => w.box.y1 - w.box.y0);
+  if (heights.length < 5) return [];
+  const xHeight = heights.sort((a, b) => a - b)[Math.floor(heights.length / 2)];
+  const sx = image.width / page.width;
+  const sy = image.height / page.height;
+  const found: RaisedMark[] = [];
+  let index = 0;
+  for (const block of page.blocks) {
+    for (const paragraph of block.paragraphs) {
+      for (const line of paragraph.lines) {
+        line.words.forEach((word, k) => {
+          const at = index++;
+          if (!/\p{L}/u.test(word.text) || /[\d⁰¹²³⁴⁵⁶⁷⁸⁹][.,;:!?»”"’)\]]*$/u.test(word.text)) return;
+          const next = line.words[k + 1];
+          const x0 = Math.max(word.box.x0, word.box.x1 - REACH_IN * xHeight);
+          const x1 = Math.max(word.box.x1, Math.min(next ? next.box.x0 : Infinity, word.box.x1 + REACH_OUT * xHeight));
+          const baseline = baselineAt(line.baseline, line.box, word.box.x1);
+          const box = { x0, y0: baseline - 2 * xHeight, x1, y1: baseline };
+          const mark = raisedIn(image, { x0: box.x0 * sx, y0: box.y0 * sy, x1: box.x1 * sx, y1: box.y1 * sy }, xHeight * sy);
+          if (mark) found.push({ index: at, image: mark });
+        });
+      }
+    }
+  }
+  return found;
+}
+
+/** The y of a line's baseline at x (the engine's fit, or the line box's bottom without one). */
+function baselineAt(fit: { x0: number; y0: number; x1: number; y1: number } | undefined, box: OcrBox, x: number): number {
+  if (!fit) return box.y1;
+  return fit.x1 === fit.x0 ? fit.y0 : fit.y0 + ((fit.y1 - fit.y0) * (x - fit.x0)) / (fit.x1 - fit.x0);
+}
+
+/**
+ * In a window whose bottom is the baseline: the raised marks (ink standing clear of the baseline, of a figure's
+ * height, with no ink beneath it — an accent or a dot has its letter there), when they are the last ink of the
+ * word but for small punctuation; cut out alone on white and magnified three times. Undefined when there is none.
+ */
+function raisedIn(image: GrayImage, box: OcrBox, xHeight: number): GrayImage | undefined {
+  const window = cropGray(image, { x: box.x0, y: box.y0, width: box.x1 - box.x0, height: box.y1 - box.y0 });
+  const { width, height, data } = window;
+  if (width < 2 || height < 2 || xHeight < 4) return undefined;
+  const threshold = otsuThreshold(histogram(data));
+  const ink = new Uint8Array(data.length);
+  for (let i = 0; i < data.length; i++) ink[i] = data[i] <= threshold ? 1 : 0;
+  const { labels, components } = connectedComponents({ width, height, data: ink });
+  const raised = components.map((c) => {
+    const bottom = c.y + c.height;
+    if (bottom > height - RAISED * xHeight || c.height < MIN_HEIGHT * xHeight || c.height > MAX_HEIGHT * xHeight || c.width > 1.5 * xHeight) return false;
+    if (c.y === 0 || c.x === 0) return false;
+    // Nothing beneath it near the baseline, where an accent's or a dot's letter is.
+    for (let y = Math.round(height - RAISED * xHeight); y < height - 0.1 * xHeight; y++) for (let x = c.x; x < c.x + c.width; x++) if (ink[y * width + x]) return false;
+    return true;
+  });
+  if (!raised.some(Boolean)) return undefined;
+  // A figure broken in two by the threshold: its smaller piece, raised too and under or over it, is part of it.
+  const figures = components.filter((_, k) => raised[k]);
+  components.forEach((c, k) => {
+    if (raised[k] || c.y === 0 || c.y + c.height > height - RAISED * xHeight) return;
+    if (figures.some((f) => c.x < f.x + f.width && f.x < c.x + c.width)) raised[k] = true;
+  });
+  const marks = components.filter((_, k) => raised[k]);
+  const left = Math.min(...marks.map((c) => c.x));
+  // Last of the word: no letter on the baseline after the mark begins (a full stop, a bracket, a quote may follow).
+  if (components.some((c, k) => !raised[k] && c.x > left && c.height > 0.6 * xHeight && c.width > 0.45 * xHeight)) return undefined;
+  const right = Math.max(...marks.map((c) => c.x + c.width));
+  const top = Math.min(...marks.map((c) => c.y));
+  const bottom = Math.max(...marks.map((c) => c.y + c.height));
+  const pad = Math.round(0.4 * xHeight);
+  const scale = 1;
+  const w = (right - left + 2 * pad) * scale;
+  const h = (bottom - top + 2 * pad) * scale;
+  const out = new Uint8Array(w * h).fill(255);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const sx = left - pad + Math.floor(x / scale);
+      const sy = top - pad + Math.floor(y / scale);
+      if (sx < 0 || sy < 0 || sx >= width || sy >= height) continue;
+      const label = labels[sy * width + sx];
+      if (label !== 0 && raised[label - 1]) out[y * w + x] = data[sy * width + sx];
+    }
+  }
+  return { width: w, height: h, data: out };
+}
+
+const SUPERSCRIPTS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/** The call a raised mark's reading gives: one to three digits alone (a letter, a quote, an apostrophe are none). */
+export function readCall(again: readonly string[]): string | undefined {
+  if (again.length !== 1) return undefined;
+  const digits = [...again[0]].map((ch) => (SUPERSCRIPTS.includes(ch) ? String(SUPERSCRIPTS.indexOf(ch)) : ch)).join('');
+  return /^\d{1,3}$/u.test(digits) ? digits : undefined;
+}
