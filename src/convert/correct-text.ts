@@ -115,7 +115,7 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
           for (const word of wordsToReread(corrected)) {
             cuts.push({ kind: 'word', order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
           }
-          for (const mark of raisedMarks(corrected, source)) cuts.push({ kind: 'call', order, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
+          for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced })) cuts.push({ kind: 'call', order, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
         }
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;

@@ -16,6 +16,8 @@ import { renderTextPage } from '../ocr/pages.js';
 
 const TEXT = 'Il enjoint ses lecteurs de ne pas prendre l’audace de ces hommes pour la vérité⁷ et garde la tradition unanime, sans rien changer aux mots des anciens.';
 
+const NOTE = '7 Syn 14, 3, p. 241, l. 28.';
+
 let dir: string;
 const tesseract = createTesseractCliEngine({ workers: 1 });
 
@@ -35,8 +37,14 @@ const dropping: OcrEngine = {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'quire-raised-'));
-  const page = await renderTextPage(TEXT, { dpi: 300 });
-  await sharp(page.png).withMetadata({ density: 300 }).png().toFile(join(dir, 'page.png'));
+  // The text at the top, its note at the foot of the page: calls are looked for on pages with notes.
+  const page = await renderTextPage(TEXT, { dpi: 300, heightMm: 120 });
+  const note = await renderTextPage(NOTE, { dpi: 300, fontPt: 9 });
+  await sharp(page.png)
+    .composite([{ input: note.png, top: page.height - note.height, left: 0 }])
+    .withMetadata({ density: 300 })
+    .png()
+    .toFile(join(dir, 'page.png'));
   registerOcrEngine(dropping);
 });
 afterAll(async () => {
