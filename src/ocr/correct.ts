@@ -335,9 +335,11 @@ function checkToken(token: Token, context: CheckContext): Verdict {
     // Last, and not for two letters (a word in too many ways): a stroke lost in small type.
     ...(letters >= MIN_SHAPE_LETTERS ? [{ reason: 'known-confusion' as const, segments: token.parts.flatMap((p) => shapeSegments(p.core)) }] : []),
   ];
+  // Between several words, the one that is among its language's most frequent ("in" for "bn": "in", "im", "fa").
+  const common = (w: string, language: string): boolean => context.latin.find((l) => l.language === language)?.common(w) ?? false;
   for (const tier of tiers) {
     for (let changes = 1; changes <= MAX_CHANGES; changes++) {
-      const only = onlyAccepted(variants(tier.segments, changes), accept);
+      const only = onlyAccepted(variants(tier.segments, changes), accept, common);
       if (only === 'several') return { kind: 'unknown' };
       if (only) {
         apply(token, tier.segments, only.candidate, { reason: tier.reason, change: describeChange(tier.segments, only.candidate), language: only.language });
@@ -349,20 +351,30 @@ function checkToken(token: Token, context: CheckContext): Verdict {
 }
 
 /**
- * The one candidate spelling a lexicon accepts, with the language that accepted it; 'several' as soon as a second
- * distinct spelling is accepted (the correction is then not sure, and leaves the word as read); undefined for none.
+ * The one candidate spelling a lexicon accepts, with the language that accepted it; 'several' when a second distinct
+ * spelling is accepted (the correction is then not sure, and leaves the word as read) — unless, with `common`, exactly
+ * one of a few is among its language's most frequent words; undefined for none.
  */
-function onlyAccepted(candidates: Iterable<Candidate>, accept: (word: string) => string | undefined): { candidate: Candidate; language: string } | 'several' | undefined {
+function onlyAccepted(
+  candidates: Iterable<Candidate>,
+  accept: (word: string) => string | undefined,
+  common?: (word: string, language: string) => boolean,
+): { candidate: Candidate; language: string } | 'several' | undefined {
   const found = new Map<string, { candidate: Candidate; language: string }>();
   for (const candidate of candidates) {
     const text = candidate.parts.join('');
     if (found.has(text)) continue;
     const language = accept(text);
     if (language) found.set(text, { candidate, language });
-    if (found.size > 1) return 'several';
+    if (found.size > (common ? MAX_SEVERAL : 1)) return 'several';
   }
-  return found.size === 1 ? [...found.values()][0] : undefined;
+  if (found.size <= 1) return found.size === 1 ? [...found.values()][0] : undefined;
+  const frequent = [...found].filter(([text, f]) => common?.(text, f.language));
+  return frequent.length === 1 ? frequent[0][1] : 'several';
 }
+
+/** Beyond this many words made from one reading, none is taken, however frequent. */
+const MAX_SEVERAL = 6;
 
 /** The engine's choices for the whole token (both halves of a hyphenated word), when every word has them. */
 function choiceSegmentsOf(token: Token): Segment[] | undefined {

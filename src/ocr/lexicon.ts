@@ -33,6 +33,21 @@ export interface Lexicon {
    * capitalised or in capitals ("même", "Même", "MÊME"); a proper noun only as the dictionary writes it.
    */
   has(word: string): boolean;
+  /**
+   * True for the language's most frequent words, its function words ("le", "une", "ils"; "in", "is"; "et", "quod"):
+   * the stop-word lists of the npm `stopword` package, in small letters. Greek has none here (its list is written
+   * without accents).
+   */
+  common(word: string): boolean;
+}
+
+/** Tesseract language code → its list in the `stopword` package (the same ISO 639-3 codes), for `Lexicon.common`. */
+const COMMON_WORDS = ['eng', 'fra', 'deu', 'spa', 'ita', 'lat', 'por'];
+
+function commonWords(language: string): ReadonlySet<string> {
+  if (!COMMON_WORDS.includes(language)) return new Set();
+  const lists = require('stopword') as Record<string, readonly string[] | undefined>;
+  return new Set((lists[language] ?? []).map((w) => w.normalize('NFC')));
 }
 
 let factory: Promise<HunspellFactory> | undefined;
@@ -80,8 +95,10 @@ async function loadLexicon(language: string): Promise<Lexicon | null> {
     hunspellFactory.mountBuffer(dic, `${language}.dic`),
   );
   const known = new Map<string, boolean>();
+  const common = commonWords(language);
   return {
     language,
+    common: (word) => common.has(word.toLowerCase().replace(/\u2019/g, "'")),
     has(word: string): boolean {
       let answer = known.get(word);
       if (answer === undefined) {

@@ -50,6 +50,19 @@ describe('the lexicon-checked correction', () => {
     expect(text(undoCorrections(corrected))).toEqual(text(read));
   });
 
+  it('takes, of several words made from the engine’s choices, the one among the language’s most frequent, and only when it is the only one', async () => {
+    const eng = await openCorrector(['eng']);
+    // "bn": "in", "im", "fa", "ta"… are words; only "in" is a frequent one. "ia": "in", "is" and "be" all are.
+    const read = page(['eng'], [word('the'), word('bn', { 0: ['i', 'k', 'f', 't'], 1: ['m', 'a'] }), word('town'), word('ia', { 0: ['b', 'I', 'k'], 1: ['n', 's', 'e'] }), word('May')]);
+    const corrected = await eng.correct(read);
+    expect(text(corrected)).toEqual(['the', 'in', 'town', 'ia', 'May']);
+    expect(words(corrected)[1].correction).toEqual({ from: 'bn', reason: 'engine-choice', change: 'b→i', language: 'eng' });
+    expect(words(corrected)[3].unknown).toBe(true);
+    // "méme": "même" and "mème" are both French, and "même" one of its most frequent words.
+    const fra = await openCorrector(['fra']);
+    expect(text(await fra.correct(page(['fra'], [word('méme')])))).toEqual(['même']);
+  });
+
   it('never touches a word a person checked while proofreading, correcting or undoing', async () => {
     const fra = await openCorrector(['fra']);
     // "avangais" kept by a person (a name in this book); "méme" corrected by the step, then edited by a person.
@@ -70,13 +83,13 @@ describe('the lexicon-checked correction', () => {
         ['fra'],
         // No single change makes a word of it.
         [word('Qzwvx')],
-        // même and mème are both French: without the engine's say, no choice is made.
-        [word('méme')],
+        // pécher and pêcher are both French: without the engine's say, no choice is made.
+        [word('pecher')],
         // Two changes would make "suprême": one change at a time only.
         [word('suprémc', { 4: ['ê'], 6: ['e'] })],
       ),
     );
-    expect(text(corrected)).toEqual(['Qzwvx', 'méme', 'suprémc']);
+    expect(text(corrected)).toEqual(['Qzwvx', 'pecher', 'suprémc']);
     for (const w of words(corrected)) {
       expect(w.unknown).toBe(true);
       expect(w.correction).toBeUndefined();
