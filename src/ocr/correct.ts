@@ -305,7 +305,8 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   const lexicons = script === 'Greek' ? context.greek : context.latin;
   if (lexicons.length === 0) return { kind: 'unchecked' };
   const known = (w: string): boolean => lexicons.some((l) => knows(l, w));
-  if (known(core) || (token.words.length === 2 && lexicons.some((l) => l.has(`${token.parts[0].core}-${token.parts[1].core}`)))) return { kind: 'known' };
+  if (known(core)) return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
+  if (token.words.length === 2 && lexicons.some((l) => l.has(`${token.parts[0].core}-${token.parts[1].core}`))) return { kind: 'known' };
   // What the document prints confidently again and again is one of its words (a name, a term), even if no
   // dictionary has it; a quotation in another language is a word too.
   // (Not for two letters: English abbreviations — ct, cu — would shield the commonest misreadings of French.)
@@ -349,6 +350,36 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   }
   return { kind: 'unknown' };
 }
+
+/**
+ * A rare word read with little confidence, where the engine's own choices (or a known confusion) make exactly one of
+ * the language's most frequent words instead: "fat" for "fut", "lis" for "ils". Short words only (the function
+ * words), one character changed.
+ */
+function doubtfulWord(token: Token, core: string, lexicons: readonly Lexicon[]): Verdict | undefined {
+  const word = token.words[0];
+  if (token.words.length !== 1 || word.confidence >= DOUBTFUL_CONFIDENCE || letterCount(core) > 4) return undefined;
+  const common = (w: string): string | undefined => lexicons.find((l) => l.common(w) && l.has(w))?.language;
+  if (common(core) !== undefined) return undefined;
+  const parts = token.parts[0];
+  const choices = coreChoices(word, parts);
+  const tiers: Array<{ reason: OcrCorrectionReason; segments: Segment[] }> = [
+    ...(choices ? [{ reason: 'engine-choice' as const, segments: choices }] : []),
+    { reason: 'known-confusion', segments: confusionSegments(parts.core) },
+  ];
+  for (const tier of tiers) {
+    const only = onlyAccepted(variants(tier.segments, 1), common);
+    if (only === 'several') return undefined;
+    if (only) {
+      apply(token, tier.segments, only.candidate, { reason: tier.reason, change: describeChange(tier.segments, only.candidate), language: only.language });
+      return { kind: 'corrected' };
+    }
+  }
+  return undefined;
+}
+
+/** Below this confidence, a rare word may be a frequent one misread. */
+const DOUBTFUL_CONFIDENCE = 70;
 
 /**
  * The one candidate spelling a lexicon accepts, with the language that accepted it; 'several' when a second distinct

@@ -63,6 +63,18 @@ describe('the lexicon-checked correction', () => {
     expect(text(await fra.correct(page(['fra'], [word('méme')])))).toEqual(['même']);
   });
 
+  it('reads a rare short word read with little confidence as the frequent word the engine’s choices make of it', async () => {
+    const fra = await openCorrector(['fra']);
+    // "fat" is French too, but rare; read at 50, its a could be u: "fut". Read at 85, it stays.
+    const doubtful = (confidence: number): OcrWord => ({ ...word('fat', { 1: ['u', 'o'] }), confidence });
+    const corrected = await fra.correct(page(['fra'], [word('Il'), doubtful(50), word('élevé'), word('et'), doubtful(85)]));
+    expect(text(corrected)).toEqual(['Il', 'fut', 'élevé', 'et', 'fat']);
+    expect(words(corrected)[1].correction).toEqual({ from: 'fat', reason: 'engine-choice', change: 'a→u', language: 'fra' });
+    // A frequent word read with little confidence is left as read ("ou" could be "où": both are frequent).
+    const ou: OcrWord = { ...word('ou', { 1: ['ù'] }), confidence: 40 };
+    expect(text(await fra.correct(page(['fra'], [ou])))).toEqual(['ou']);
+  });
+
   it('never touches a word a person checked while proofreading, correcting or undoing', async () => {
     const fra = await openCorrector(['fra']);
     // "avangais" kept by a person (a name in this book); "méme" corrected by the step, then edited by a person.
