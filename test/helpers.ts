@@ -1,10 +1,11 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yauzl from 'yauzl';
+import type { OcrPage, ProjectManifest } from '../src/project/index.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SAMPLE = join(ROOT, 'examples', 'sample.aglbundle');
@@ -166,4 +167,10 @@ export function setEnv(values: Record<string, string>): () => void {
       else process.env[name] = value;
     }
   };
+}
+
+/** The OCR of a kept project's page (the first by default), as the correction step left it. */
+export function keptOcrPage(project: string, index = 0): OcrPage {
+  const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8')) as ProjectManifest;
+  return JSON.parse(readFileSync(join(project, manifest.pages[index].ocr!), 'utf8')) as OcrPage;
 }

@@ -4,14 +4,15 @@
  * the figure standing clear above the word's baseline, has tesseract read it alone, and keeps its digits on the word
  * (the text stays as read) for the structure step to link the note there.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert } from '../../src/convert/index.js';
 import { createTesseractCliEngine, registerOcrEngine, type OcrEngine } from '../../src/ocr/index.js';
-import { pageWords, type OcrPage, type ProjectManifest } from '../../src/project/index.js';
+import { pageWords } from '../../src/project/index.js';
+import { keptOcrPage } from '../helpers.js';
 import { renderTextPage } from '../ocr/pages.js';
 
 const TEXT = 'Il enjoint ses lecteurs de ne pas prendre l’audace de ces hommes pour la vérité⁷ et garde la tradition unanime, sans rien changer aux mots des anciens.';
@@ -52,22 +53,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ocrPage = (project: string): OcrPage => {
-  const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8')) as ProjectManifest;
-  return JSON.parse(readFileSync(join(project, manifest.pages[0].ocr!), 'utf8')) as OcrPage;
-};
 
 describe('note calls found in the ink', () => {
   it('keeps the digits of a raised figure the engine dropped on its word, text unchanged, and nothing on the other words', async () => {
     const project = join(dir, 'project');
     await convert(join(dir, 'page.png'), { exports: 'md', ocr: 'call-dropping-tesseract', ocrLang: 'fra', keepProject: project, outDir: join(dir, 'out') });
-    const words = pageWords(ocrPage(project));
+    const words = pageWords(keptOcrPage(project));
     expect(words.find((w) => w.text === 'vérité')).toMatchObject({ text: 'vérité', raised: '7' });
     // Accents, apostrophes and the letters' own ascenders are no calls.
     expect(words.filter((w) => w.raised !== undefined).map((w) => w.text)).toEqual(['vérité']);
 
     // --no-correct: the page as the engine read it, without what the correction step found.
     await convert(project, { exports: 'md', correct: false, outDir: join(dir, 'out2') });
-    expect(pageWords(ocrPage(project)).some((w) => w.raised !== undefined)).toBe(false);
+    expect(pageWords(keptOcrPage(project)).some((w) => w.raised !== undefined)).toBe(false);
   });
 });

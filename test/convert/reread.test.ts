@@ -10,7 +10,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert } from '../../src/convert/index.js';
 import { createTesseractCliEngine, registerOcrEngine, type OcrEngine } from '../../src/ocr/index.js';
-import { pageWords, type OcrPage, type ProjectManifest } from '../../src/project/index.js';
+import { pageWords, type OcrPage } from '../../src/project/index.js';
+import { keptOcrPage } from '../helpers.js';
 import { renderTextPage, writePage } from '../ocr/pages.js';
 
 const TEXT = 'Un premier jet aurait été écrit à l’automne, comprenant les sections du traité, et la ville resta calme depuis le 1er octobre.';
@@ -52,10 +53,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const words = (project: string): OcrPage => {
-  const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8')) as ProjectManifest;
-  return JSON.parse(readFileSync(join(project, manifest.pages[0].ocr!), 'utf8')) as OcrPage;
-};
 
 describe('words read again', () => {
   it('gives a word no dictionary knows the close dictionary word tesseract reads when it is cut out, and leaves noise as read', async () => {
@@ -64,7 +61,7 @@ describe('words read again', () => {
     // The document's cut-out words, asked for at once, each read as an image of its own.
     expect(wordsRead).toHaveLength(1);
     expect(wordsRead[0]).toBeGreaterThanOrEqual(3);
-    const read = pageWords(words(project));
+    const read = pageWords(keptOcrPage(project));
     const premier = read.find((w) => w.correction?.from === 'memier');
     expect(premier).toMatchObject({ text: 'premier', correction: { from: 'memier', reason: 'reread', change: 'memier→premier', language: 'fra' } });
     expect(premier?.unknown).toBeUndefined();
