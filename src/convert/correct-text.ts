@@ -31,6 +31,7 @@ import {
   documentWords,
   findOcrEngine,
   openCorrector,
+  pageHasNotes,
   raisedMarks,
   readCall,
   stopCandidates,
@@ -107,15 +108,15 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
         }
       }
       // Then what is read again on its own: the words left unknown, and the raised marks at words' ends (note calls).
-      if (rereading) {
+      const doubtful = rereading ? wordsToReread(corrected) : [];
+      const calls = rereading !== undefined && pageHasNotes(corrected);
+      if (doubtful.length > 0 || calls) {
         if (!decoded.image) decoded = await decode();
         const source = decoded.reading ?? decoded.image;
         const order = pages.indexOf(page);
         if (source) {
-          for (const word of wordsToReread(corrected)) {
-            cuts.push({ kind: 'word', order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
-          }
-          for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced })) cuts.push({ kind: 'call', order, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
+          for (const word of doubtful) cuts.push({ kind: 'word', order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
+          if (calls) for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced })) cuts.push({ kind: 'call', order, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
         }
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;

@@ -35,7 +35,7 @@ const REACH_OUT = 0.8;
  * words that end in a quote.
  */
 export function raisedMarks(page: OcrPage, image: GrayImage, options: { quotes: boolean }): RaisedMark[] {
-  if (!hasNotes(page)) return [];
+  if (!pageHasNotes(page)) return [];
   const words = pageWords(page);
   const heights = words.filter((w) => X_HEIGHT_WORD.test(w.text)).map((w) => w.box.y1 - w.box.y0);
   if (heights.length < 5) return [];
@@ -70,7 +70,7 @@ export function raisedMarks(page: OcrPage, image: GrayImage, options: { quotes: 
  * Whether the page has footnotes to call: a line in its lower half that starts with a number (`2 Syn 13, 5`, `9.`,
  * `¹`). A page without has no call to look for (the search costs about 25 ms a page).
  */
-function hasNotes(page: OcrPage): boolean {
+export function pageHasNotes(page: OcrPage): boolean {
   for (const block of page.blocks) {
     for (const paragraph of block.paragraphs) {
       for (const line of paragraph.lines) {
