@@ -1,6 +1,8 @@
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { inflate as inflateCallback } from 'node:zlib';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFObject, type PDFPage } from 'pdf-lib';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
@@ -33,6 +35,11 @@ const OBJECT_WAIT_MS = 30_000;
 type PagePlan =
   /** The page is one DCT image: its stream is a JPEG file already, `offset`/`length` in the PDF file. */
   | { mode: 'jpeg'; kind: 'scan'; dpi: number; offset: number; length: number; width: number; height: number; gray: boolean }
+  /**
+   * The page is one Flate image of 8-bit grey or RGB, or 1-bit grey, without predictor (what pdf-lib and many scanner
+   * drivers write): zlib inflates its stream, `offset`/`length` in the PDF file, off the main thread.
+   */
+  | { mode: 'flate'; kind: 'scan'; dpi: number; offset: number; length: number; width: number; height: number; gray: boolean; channels: 1 | 3; bits: 1 | 8 }
   /** The page is one image in another encoding: pdfjs decodes it, pixels unchanged. */
   | { mode: 'pixels'; kind: 'scan'; dpi: number; width: number; height: number; gray: boolean }
   /** Rendered by pdfjs at `dpi`. */
@@ -342,6 +349,12 @@ function planScan(page: PDFPage, bytes: Buffer, what: string): PagePlan | null {
   if (filters.length === 1 && filters[0] === 'DCTDecode' && colour !== 'other' && contents.buffer === bytes.buffer) {
     return { mode: 'jpeg', kind: 'scan', dpi, offset: contents.byteOffset - bytes.byteOffset, length: contents.length, width, height, gray };
   }
+  const bits = numberOf(dict.lookup(PDFName.of('BitsPerComponent')));
+  const device = nameOf(dict.lookup(PDFName.of('ColorSpace')));
+  const channels = device === 'DeviceGray' ? 1 : device === 'DeviceRGB' && bits === 8 ? 3 : undefined;
+  if (filters.length === 1 && filters[0] === 'FlateDecode' && !dict.has(PDFName.of('DecodeParms')) && channels && (bits === 8 || bits === 1) && contents.buffer === bytes.buffer) {
+    return { mode: 'flate', kind: 'scan', dpi, offset: contents.byteOffset - bytes.byteOffset, length: contents.length, width, height, gray, channels, bits };
+  }
   return { mode: 'pixels', kind: 'scan', dpi, width, height, gray };
 }
 
@@ -416,7 +429,11 @@ async function loadPage(pdfjs: Pdfjs, doc: PDFDocumentProxy, n: number, plan: Pa
       // The file may have changed since it was opened; then decode the page like any other.
       if (jpeg[0] === 0xff && jpeg[1] === 0xd8) return { data: jpeg };
     }
-    if (plan.mode === 'jpeg' || plan.mode === 'pixels') {
+    if (plan.mode === 'flate') {
+      const pixels = await inflatedImage(await readRange(path, plan.offset, plan.length), plan);
+      if (pixels) return pixels;
+    }
+    if (plan.mode === 'jpeg' || plan.mode === 'flate' || plan.mode === 'pixels') {
       const pixels = await decodedImage(pdfjs, doc, n, plan);
       if (pixels) return pixels;
     }
@@ -425,6 +442,8 @@ async function loadPage(pdfjs: Pdfjs, doc: PDFDocumentProxy, n: number, plan: Pa
     throw new QuireError(ERROR_CODES.BAD_PDF, `${label} is damaged: page ${n} cannot be read.`, describeError(e));
   }
 }
+
+const inflate = promisify(inflateCallback);
 
 async function readRange(path: string, offset: number, length: number): Promise<Buffer> {
   const handle = await open(path, 'r');
@@ -435,6 +454,32 @@ async function readRange(path: string, offset: number, length: number): Promise<
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A Flate image's pixels, inflated by zlib: grey as one channel (a set bit of a 1-bit image is white, as
+ * `DeviceGray` means), RGB as three. Null when the stream does not hold them (the file
+ * changed, or lied about its size): pdfjs decodes it then.
+ */
+async function inflatedImage(stream: Buffer, plan: { width: number; height: number; channels: 1 | 3; bits: 1 | 8 }): Promise<FrameImage | null> {
+  const { width, height, channels, bits } = plan;
+  const rowBytes = bits === 1 ? Math.ceil(width / 8) : width * channels;
+  let data: Buffer;
+  try {
+    data = await inflate(stream, { maxOutputLength: rowBytes * height + 1 });
+  } catch {
+    return null;
+  }
+  if (data.length < rowBytes * height) return null;
+  const pixels = width * height;
+  if (bits === 1) {
+    const out = Buffer.alloc(pixels);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) out[y * width + x] = data[y * rowBytes + (x >> 3)] & (0x80 >> (x & 7)) ? 255 : 0;
+    }
+    return { data: out, raw: { width, height, channels: 1 } };
+  }
+  return { data: data.subarray(0, pixels * channels), raw: { width, height, channels } };
 }
 
 interface DecodedImage {

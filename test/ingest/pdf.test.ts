@@ -78,7 +78,7 @@ describe('scanned PDFs', () => {
     });
   });
 
-  it('decodes a page that is one Flate or bitonal image to its own pixels', async () => {
+  it('decodes a page that is one Flate or bitonal image to its own pixels (zlib inflating plain Flate streams)', async () => {
     await withTempDir(async (dir) => {
       const pdf = await PDFDocument.create();
       // Colour, Flate: a red left half and a blue right half, 200 × 100 px over 2 × 1 in.
@@ -96,12 +96,21 @@ describe('scanned PDFs', () => {
       const page = pdf.addPage([16 * 0.72, 8 * 0.72]); // 100 dpi
       const name = page.node.newXObject('Im', ref);
       page.pushOperators(pushGraphicsState(), concatTransformationMatrix(16 * 0.72, 0, 0, 8 * 0.72, 0, 0), drawObject(name), popGraphicsState());
+      // Grey, 8-bit Flate: 8 × 4 px, one level per column.
+      const levels = new Uint8Array(32).map((_, i) => (i % 8) * 32);
+      const grey = pdf.context.register(
+        pdf.context.flateStream(levels, { Type: 'XObject', Subtype: 'Image', Width: 8, Height: 4, ColorSpace: 'DeviceGray', BitsPerComponent: 8 }),
+      );
+      const third = pdf.addPage([8 * 0.72, 4 * 0.72]);
+      const greyName = third.node.newXObject('Im', grey);
+      third.pushOperators(pushGraphicsState(), concatTransformationMatrix(8 * 0.72, 0, 0, 4 * 0.72, 0, 0), drawObject(greyName), popGraphicsState());
       const path = join(dir, 'flate.pdf');
       await writeFile(path, await pdf.save());
 
       const opened = await openInput(path);
       try {
         expect(opened.frames.map((f) => [f.kind, f.dpi?.value])).toEqual([
+          ['scan', 100],
           ['scan', 100],
           ['scan', 100],
         ]);
@@ -112,6 +121,9 @@ describe('scanned PDFs', () => {
         const bitonal = await opened.frames[1].load();
         expect(bitonal.raw).toEqual({ width: 16, height: 8, channels: 1 });
         expect([...bitonal.data.subarray(0, 16)]).toEqual([...Array(8).fill(0), ...Array(8).fill(255)]);
+        const levelled = await opened.frames[2].load();
+        expect(levelled.raw).toEqual({ width: 8, height: 4, channels: 1 });
+        expect([...levelled.data.subarray(24, 32)]).toEqual([0, 32, 64, 96, 128, 160, 192, 224]);
       } finally {
         await opened.close();
       }
