@@ -4,7 +4,8 @@
  * as a letter ("contradiction⁸" → "contradictions") or as a mark ("revirement⁷" → "revirement”"). The note then
  * cannot be linked where it is called. So the correction step looks at the ink at each word's end for a mark that
  * stands clear above the baseline with nothing beneath it — a figure set as a superscript, not an accent, a dot or a
- * letter's ascender — and has the engine read that mark alone. Digits read there are kept on the word as `raised`
+ * letter's ascender — or, touching the last letter, stands out of its right side, and has the engine read that mark
+ * alone. Digits read there are kept on the word as `raised`
  * (the text is not changed): the structure step links a note that has no call to them.
  */
 import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
@@ -90,8 +91,10 @@ function baselineAt(fit: { x0: number; y0: number; x1: number; y1: number } | un
 
 /**
  * In a window whose bottom is the baseline: the raised marks (ink standing clear of the baseline, of a figure's
- * height, with no ink beneath it — an accent or a dot has its letter there), when they are the last ink of the
- * word but for small punctuation; cut out alone on white and magnified three times. Undefined when there is none.
+ * height, with no ink beneath it — an accent or a dot has its letter there), or else the part of the last letter's
+ * ink that stands out of its right side clear of the baseline, when they are the last ink of the word but for small
+ * punctuation; cut out alone on white, at its own size (magnified three times, "7" and "3" read "1"). Undefined
+ * when there is none.
  */
 function raisedIn(image: GrayImage, box: OcrBox, xHeight: number): GrayImage | undefined {
   const window = cropGray(image, { x: box.x0, y: box.y0, width: box.x1 - box.x0, height: box.y1 - box.y0 });
@@ -101,40 +104,81 @@ function raisedIn(image: GrayImage, box: OcrBox, xHeight: number): GrayImage | u
   const ink = new Uint8Array(data.length);
   for (let i = 0; i < data.length; i++) ink[i] = data[i] <= threshold ? 1 : 0;
   const { labels, components } = connectedComponents({ width, height, data: ink });
+  const clear = height - RAISED * xHeight;
   const raised = components.map((c) => {
     const bottom = c.y + c.height;
-    if (bottom > height - RAISED * xHeight || c.height < MIN_HEIGHT * xHeight || c.height > MAX_HEIGHT * xHeight || c.width > 1.5 * xHeight) return false;
+    if (bottom > clear || c.height < MIN_HEIGHT * xHeight || c.height > MAX_HEIGHT * xHeight || c.width > 1.5 * xHeight) return false;
     if (c.y === 0 || c.x === 0) return false;
     // Nothing beneath it near the baseline, where an accent's or a dot's letter is.
-    for (let y = Math.round(height - RAISED * xHeight); y < height - 0.1 * xHeight; y++) for (let x = c.x; x < c.x + c.width; x++) if (ink[y * width + x]) return false;
+    for (let y = Math.round(clear); y < height - 0.1 * xHeight; y++) for (let x = c.x; x < c.x + c.width; x++) if (ink[y * width + x]) return false;
     return true;
   });
-  if (!raised.some(Boolean)) return undefined;
-  // A figure broken in two by the threshold: its smaller piece, raised too and under or over it, is part of it.
-  const figures = components.filter((_, k) => raised[k]);
-  components.forEach((c, k) => {
-    if (raised[k] || c.y === 0 || c.y + c.height > height - RAISED * xHeight) return;
-    if (figures.some((f) => c.x < f.x + f.width && f.x < c.x + c.width)) raised[k] = true;
-  });
-  const marks = components.filter((_, k) => raised[k]);
-  const left = Math.min(...marks.map((c) => c.x));
+  // A letter: ink reaching the baseline, not a full stop, a bracket or a quote.
+  const letter = (c: (typeof components)[number]): boolean => c.height > 0.6 * xHeight && c.width > 0.45 * xHeight;
+  let keep: (x: number, y: number, label: number) => boolean;
+  let left: number;
+  let right: number;
+  if (raised.some(Boolean)) {
+    // A figure broken in two by the threshold: its smaller piece, raised too and under or over it, is part of it.
+    const figures = components.filter((_, k) => raised[k]);
+    components.forEach((c, k) => {
+      if (raised[k] || c.y === 0 || c.y + c.height > clear) return;
+      if (figures.some((f) => c.x < f.x + f.width && f.x < c.x + c.width)) raised[k] = true;
+    });
+    const marks = components.filter((_, k) => raised[k]);
+    left = Math.min(...marks.map((c) => c.x));
+    right = Math.max(...marks.map((c) => c.x + c.width));
+    keep = (_x, _y, label) => raised[label - 1];
+  } else {
+    // A figure touching the word's last letter ("ς²" in italic Greek): the columns at that letter's right whose ink
+    // all stands clear of the baseline, when they are as wide and as tall as a figure.
+    const last = components.filter((c) => letter(c) && c.width >= 0.5 * xHeight && c.y + c.height > clear).sort((a, b) => b.x + b.width - (a.x + a.width))[0];
+    if (!last) return undefined;
+    const label = components.indexOf(last) + 1;
+    right = last.x + last.width;
+    left = right;
+    let top = height;
+    let bottom = 0;
+    for (let x = right - 1; x > last.x; x--) {
+      let lowest = -1;
+      let highest = height;
+      for (let y = 0; y < height; y++) {
+        if (labels[y * width + x] !== label) continue;
+        lowest = y;
+        if (highest === height) highest = y;
+      }
+      if (lowest < 0 || lowest >= clear) break;
+      left = x;
+      top = Math.min(top, highest);
+      bottom = Math.max(bottom, lowest + 1);
+    }
+    if (right - left < 0.35 * xHeight || bottom - top < MIN_HEIGHT * xHeight || left === last.x + 1) return undefined;
+    keep = (x, _y, l) => l === label && x >= left;
+  }
   // Last of the word: no letter on the baseline after the mark begins (a full stop, a bracket, a quote may follow).
-  if (components.some((c, k) => !raised[k] && c.x > left && c.height > 0.6 * xHeight && c.width > 0.45 * xHeight)) return undefined;
-  const right = Math.max(...marks.map((c) => c.x + c.width));
-  const top = Math.min(...marks.map((c) => c.y));
-  const bottom = Math.max(...marks.map((c) => c.y + c.height));
+  if (components.some((c, k) => !raised[k] && c.x > left && letter(c))) return undefined;
+  let top = height;
+  let bottom = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = left; x < right; x++) {
+      const label = labels[y * width + x];
+      if (label !== 0 && keep(x, y, label)) {
+        top = Math.min(top, y);
+        bottom = Math.max(bottom, y + 1);
+      }
+    }
+  }
   const pad = Math.round(0.4 * xHeight);
-  const scale = 1;
-  const w = (right - left + 2 * pad) * scale;
-  const h = (bottom - top + 2 * pad) * scale;
+  const w = right - left + 2 * pad;
+  const h = bottom - top + 2 * pad;
   const out = new Uint8Array(w * h).fill(255);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      const sx = left - pad + Math.floor(x / scale);
-      const sy = top - pad + Math.floor(y / scale);
+      const sx = left - pad + x;
+      const sy = top - pad + y;
       if (sx < 0 || sy < 0 || sx >= width || sy >= height) continue;
       const label = labels[sy * width + sx];
-      if (label !== 0 && raised[label - 1]) out[y * w + x] = data[sy * width + sx];
+      if (label !== 0 && keep(sx, sy, label)) out[y * w + x] = data[sy * width + sx];
     }
   }
   return { width: w, height: h, data: out };
