@@ -471,15 +471,18 @@ async function inflatedImage(stream: Buffer, plan: { width: number; height: numb
     return null;
   }
   if (data.length < rowBytes * height) return null;
-  const pixels = width * height;
-  if (bits === 1) {
-    const out = Buffer.alloc(pixels);
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) out[y * width + x] = data[y * rowBytes + (x >> 3)] & (0x80 >> (x & 7)) ? 255 : 0;
-    }
-    return { data: out, raw: { width, height, channels: 1 } };
+  if (bits === 1) return { data: unpackBits(data, width, height), raw: { width, height, channels: 1 } };
+  return { data: data.subarray(0, width * height * channels), raw: { width, height, channels } };
+}
+
+/** One byte per pixel from rows packed MSB first, a set bit white (as `DeviceGray` means it, and as pdfjs packs them). */
+function unpackBits(data: Uint8Array | Uint8ClampedArray, width: number, height: number): Buffer {
+  const rowBytes = Math.ceil(width / 8);
+  const out = Buffer.alloc(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) out[y * width + x] = data[y * rowBytes + (x >> 3)] & (0x80 >> (x & 7)) ? 255 : 0;
   }
-  return { data: data.subarray(0, pixels * channels), raw: { width, height, channels } };
+  return out;
 }
 
 interface DecodedImage {
@@ -522,16 +525,8 @@ function rawFromDecoded(pdfjs: Pdfjs, image: Required<DecodedImage>, gray: boole
   const { width, height, data } = image;
   const pixels = width * height;
   if (image.kind === pdfjs.ImageKind.GRAYSCALE_1BPP) {
-    const rowBytes = Math.ceil(width / 8);
-    if (data.length < rowBytes * height) return null;
-    const out = Buffer.alloc(pixels);
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        // pdfjs packs bitonal images MSB first, a set bit is white.
-        out[y * width + x] = data[y * rowBytes + (x >> 3)] & (0x80 >> (x & 7)) ? 255 : 0;
-      }
-    }
-    return { data: out, raw: { width, height, channels: 1 } };
+    if (data.length < Math.ceil(width / 8) * height) return null;
+    return { data: unpackBits(data, width, height), raw: { width, height, channels: 1 } };
   }
   const channels = image.kind === pdfjs.ImageKind.RGB_24BPP ? 3 : image.kind === pdfjs.ImageKind.RGBA_32BPP ? 4 : 0;
   if (channels === 0 || data.length < pixels * channels) return null;

@@ -184,11 +184,10 @@ function raisedIn(image: GrayImage, box: OcrBox, xHeight: number): GrayImage | u
   return { width: w, height: h, data: out };
 }
 
-const SUPERSCRIPTS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
-
 /** The call a raised mark's reading gives: one to three digits alone (a letter, a quote, an apostrophe are none). */
 export function readCall(again: readonly string[]): string | undefined {
   if (again.length !== 1) return undefined;
-  const digits = [...again[0]].map((ch) => (SUPERSCRIPTS.includes(ch) ? String(SUPERSCRIPTS.indexOf(ch)) : ch)).join('');
+  // Compatibility form: superscript figures ("¹²") as plain digits.
+  const digits = again[0].normalize('NFKC');
   return /^\d{1,3}$/u.test(digits) ? digits : undefined;
 }
