@@ -3,6 +3,5 @@ export { ExportRegistry, type Exporter, type ExportRequest, type ExportTarget } 
 export { documentStructure, epubExporter, exportRegistry, listExports, parseExportList, pdfExporter } from './exporters.js';
 export { writePdf, pdfPagesFromProject, type PdfOutputPage, type PdfPageInput } from './pdf.js';
 export { writeSlim } from './slim.js';
-export { readTiffLayout, singleG4Segment } from './tiff.js';
 export { documentToMarkdown, structureToMarkdown, type MarkdownOptions } from './markdown.js';
 export { openWordCheck, readPrintedPages, readStructure, type Block, type DocumentStructure, type Inline, type PageInfo, type StructureOptions } from './structure.js';

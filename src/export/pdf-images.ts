@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { decodeGray, histogram, otsuThreshold, readImage } from '../imaging/index.js';
+import { decodeGray, histogram, otsuThreshold, readImage, singleG4Segment, type G4Segment } from '../imaging/index.js';
 import { encodeBitonalTiff, PAGE_JPEG_QUALITY, pdfReadyJpeg, type PageKind } from '../project/index.js';
-import { singleG4Segment, type G4Segment } from './tiff.js';
 
 /** A page image in the form a PDF image XObject stores it. */
 export type PdfImageData =

@@ -3,3 +3,4 @@ export * from './analysis.js';
 export * from './filters.js';
 export * from './dewarp-lines.js';
 export * from './dewarp-remap.js';
+export * from './tiff.js';

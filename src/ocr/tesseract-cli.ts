@@ -15,7 +15,7 @@ import { hocrPages, parseHocr } from './tesseract-cli-hocr.js';
 import { parseOrientation, type PageOrientation } from './orientation.js';
 import { listInstalledLanguages, MODEL_FOLDER, nativeDataFolder, ORIENTATION_DATA, type NativeDataFolder } from './tesseract-data.js';
 import { createProcessQueue, runProgram, type ProcessOutcome } from './tesseract-cli-process.js';
-import { preparePage, type PreparedPage } from './tesseract-page.js';
+import { preparePage, type PreparedPage, storedPage, type StoredPage } from './tesseract-page.js';
 import type { OcrEngine, OcrInput } from './types.js';
 import type { OcrPage } from '../project/index.js';
 
@@ -76,14 +76,21 @@ export function parseLanguageList(output: string): string[] {
 }
 
 /**
- * The arguments for one page: PNG on stdin, hOCR on stdout. `words`: instead, a file listing images of words cut out
- * onto clean paper (see `readWords`), each read as one block with a global threshold, one hOCR page each.
+ * The arguments for one page: PNG on stdin (or the page's own file), hOCR on stdout. `words`: instead, a file
+ * listing images of words cut out onto clean paper (see `readWords`), each read as one block with a global
+ * threshold, one hOCR page each.
  */
-export function tesseractArgs(page: Pick<PreparedPage, 'dpi' | 'bitonal'>, languages: readonly string[], major: number, tessdataDir?: string, words?: string): string[] {
+export function tesseractArgs(
+  page: Pick<PreparedPage, 'dpi' | 'bitonal'> & { file?: string },
+  languages: readonly string[],
+  major: number,
+  tessdataDir?: string,
+  words?: string,
+): string[] {
   const five = major >= SAUVOLA_FROM_MAJOR;
   const lines = words !== undefined;
   return [
-    words ?? '-',
+    words ?? page.file ?? '-',
     'stdout',
     ...(tessdataDir ? ['--tessdata-dir', tessdataDir] : []),
     '-l',
@@ -190,13 +197,16 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     return unique;
   };
 
+  /** The page as tesseract reads it: its own file when it can, else a PNG made here, on its stdin. */
+  const pageSource = async (page: OcrInput): Promise<StoredPage | PreparedPage> => (await storedPage(page)) ?? (await preparePage(page));
+
   const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal): Promise<OcrPage> => {
     // Decoded only once a place is free: a long queue then holds file names, not pixels.
-    const prepared = await preparePage(page);
+    const prepared = await pageSource(page);
     if (signal.aborted) throw cancelled();
     if (models) await models.ensure(langs, system().folder);
     const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, models?.path ?? tessdataDir), {
-      input: prepared.png,
+      input: 'png' in prepared ? prepared.png : undefined,
       env: oneThread(),
       timeoutMs,
       signal,
@@ -236,12 +246,13 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
   };
 
   const readOrientation = async (page: OcrInput, major: number, signal: AbortSignal): Promise<PageOrientation | null> => {
-    const prepared = await preparePage(page);
+    const prepared = await pageSource(page);
     if (signal.aborted) throw cancelled();
     if (models) await models.ensure([ORIENTATION_DATA], system().folder);
     const dataDir = models?.path ?? tessdataDir;
-    const args = ['-', 'stdout', ...(dataDir ? ['--tessdata-dir', dataDir] : []), '--dpi', String(prepared.dpi), '--psm', '0'];
-    const outcome = await runProgram(binary, args, { input: prepared.png, env: oneThread(), timeoutMs, signal });
+    const source = 'png' in prepared ? '-' : prepared.file;
+    const args = [source, 'stdout', ...(dataDir ? ['--tessdata-dir', dataDir] : []), '--dpi', String(prepared.dpi), '--psm', '0'];
+    const outcome = await runProgram(binary, args, { input: 'png' in prepared ? prepared.png : undefined, env: oneThread(), timeoutMs, signal });
     if (outcome.kind === 'cancelled') throw cancelled();
     // Too little text to tell: tesseract says so and exits non-zero.
     if (outcome.kind !== 'exited' || outcome.code !== 0 || major < OLDEST_MAJOR) return null;

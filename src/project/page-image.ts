@@ -14,14 +14,7 @@ export interface PageRaster {
 /** Gray and colour pages: a good look at text and photos at a fraction of the raw size. */
 export const PAGE_JPEG_QUALITY = 85;
 
-/** libtiff tiles must be a multiple of 16 pixels on both sides. */
-const TILE_STEP = 16;
-
 const MM_PER_INCH = 25.4;
-
-export function roundUpToTile(pixels: number): number {
-  return Math.ceil(pixels / TILE_STEP) * TILE_STEP;
-}
 
 /** A JPEG a PDF can show exactly as it is (`DCTDecode`): its size and number of colour components. */
 export interface PdfReadyJpeg {
@@ -65,9 +58,10 @@ export async function writePageImage(image: PageRaster, kind: PageKind, dpi: num
 }
 
 /**
- * Encode a page as a CCITT G4 TIFF holding ONE tile that covers the whole page. A single tile is
- * one G4 stream the PDF writer can copy byte for byte (strips restart every 256 rows and
- * cannot be joined). Pixels below 128 become black. Min-is-white is the fax convention: the
+ * Encode a page as a CCITT G4 TIFF holding ONE strip that covers the whole page. A single strip is
+ * one G4 stream the PDF writer can copy byte for byte (libvips's default strips restart every 256
+ * rows and cannot be joined), and the tesseract program reads the file as it is (its leptonica
+ * reads no tiled TIFF, which pages were before). Pixels below 128 become black. Min-is-white is the fax convention: the
  * data then decodes with PDF's default `/BlackIs1 false`.
  */
 export async function encodeBitonalTiff(image: PageRaster, dpi: number): Promise<Buffer> {
@@ -78,9 +72,8 @@ export async function encodeBitonalTiff(image: PageRaster, dpi: number): Promise
       compression: 'ccittfax4',
       bitdepth: 1,
       miniswhite: true,
-      tile: true,
-      tileWidth: roundUpToTile(image.width),
-      tileHeight: roundUpToTile(image.height),
+      // Not tiled, libvips takes the tile height as the rows per strip.
+      tileHeight: image.height,
       xres: pixelsPerMm,
       yres: pixelsPerMm,
       resolutionUnit: 'inch',

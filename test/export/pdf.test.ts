@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePageImage } from '../../src/project/page-image.js';
 import { histogram as histogramOf, otsuThreshold } from '../../src/imaging/index.js';
 import { writePdf, type PdfPageInput } from '../../src/export/pdf.js';
-import { readTiffLayout, singleG4Segment } from '../../src/export/tiff.js';
+import { readTiffLayout, singleG4Segment } from '../../src/imaging/index.js';
 import { isQuireError } from '../../src/errors.js';
 import {
   bitonalPage,
@@ -51,10 +51,11 @@ beforeAll(async () => {
 });
 
 describe('page images', () => {
-  it('stores a bitonal page as one G4 tile covering the page, and gray/colour pages as JPEG', async () => {
+  it('stores a bitonal page as one G4 strip covering the page, and gray/colour pages as JPEG', async () => {
     expect(bitonal.file.endsWith('.tif')).toBe(true);
     const layout = readTiffLayout(readFileSync(bitonal.file));
-    expect(layout).toMatchObject({ width: 320, height: 200, compression: 4, bitsPerSample: 1, photometric: 0, tile: { width: 320, height: 208 } });
+    expect(layout).toMatchObject({ width: 320, height: 200, compression: 4, bitsPerSample: 1, photometric: 0, rowsPerStrip: 200 });
+    expect(layout?.tile).toBeUndefined();
     expect(layout?.offsets).toHaveLength(1);
 
     const grayMeta = await sharp(gray.file).metadata();
@@ -117,7 +118,7 @@ describe('writePdf', () => {
     expect(inkDifferences(rendered.data, bitonalPixels.data)).toBe(0);
   });
 
-  it('copies the G4 data of the TIFF tile into the PDF byte for byte, and JPEG files unchanged', async () => {
+  it('copies the G4 data of the TIFF strip into the PDF byte for byte, and JPEG files unchanged', async () => {
     const out = join(dir, 'bytes.pdf');
     await writePdf([bitonal, gray, color], out, { profile: 'auto' });
     const extracted = join(dir, 'extracted');

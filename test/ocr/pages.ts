@@ -89,12 +89,14 @@ export async function renderTextPage(text: string, options: TextPageOptions = {}
 }
 
 /** The page as the pipeline stores bitonal pages: CCITT G4, one tile, min-is-white. */
-export async function toG4Tiff(page: TextPage): Promise<Buffer> {
+/** The page as a G4 TIFF: one strip, as the pipeline writes pages, or one tile, as it wrote them before. */
+export async function toG4Tiff(page: TextPage, layout: 'strip' | 'tile' = 'strip'): Promise<Buffer> {
   const tile = (n: number): number => Math.ceil(n / 16) * 16;
+  const shape = layout === 'tile' ? { tile: true, tileWidth: tile(page.width), tileHeight: tile(page.height) } : { tileHeight: page.height };
   return sharp(page.png)
     .threshold(128)
     .toColourspace('b-w')
-    .tiff({ compression: 'ccittfax4', bitdepth: 1, miniswhite: true, tile: true, tileWidth: tile(page.width), tileHeight: tile(page.height) })
+    .tiff({ compression: 'ccittfax4', bitdepth: 1, miniswhite: true, ...shape })
     .toBuffer();
 }
 

@@ -213,6 +213,27 @@ rm "${dir}/reading-words.$$"`,
     expect((await readFile(join(dir, 'lists.log'), 'utf8')).trim().split('\n')).toHaveLength(3);
   });
 
+  it('gives the program a bitonal page stored in strips by its file name, and an old tiled one as PNG on stdin', async () => {
+    const binary = await fakeTesseract(
+      dir,
+      'by-name.sh',
+      `head -c 4 | od -An -c | tr -d ' ' >> "${dir}/by-name-stdin.log"
+echo "$1" >> "${dir}/by-name.log"
+cat "${dir}/answer.hocr"`,
+    );
+    const engine = createTesseractCliEngine({ binary, workers: 1, tessdataDir: '/fake/' });
+    const page = await renderTextPage('A page.', { dpi: 300 });
+    const stored = await writePage(dir, 'stored.tif', page, await toG4Tiff(page));
+    const tiled = await writePage(dir, 'tiled.tif', page, await toG4Tiff(page, 'tile'));
+    // A strip TIFF smaller than the page it stands for is made into a PNG of the page's size, as before.
+    const smaller = await writePage(dir, 'smaller.tif', page, await toG4Tiff(page));
+    for (const input of [stored, tiled, { ...smaller, width: smaller.width * 2, height: smaller.height * 2 }]) {
+      expect(ocrPageText(await engine.recognize(input, ['eng']))).toMatch(/^l'été/);
+    }
+    expect((await readFile(join(dir, 'by-name.log'), 'utf8')).trim().split('\n')).toEqual([stored.file, '-', '-']);
+    expect((await readFile(join(dir, 'by-name-stdin.log'), 'utf8')).trim().split('\n')).toEqual(['211PNG', '211PNG']);
+  });
+
   it('refuses a language that is not installed, listing those that are, without starting a process', async () => {
     // Told to use one tessdata folder as it is, the engine has the languages the program lists there.
     const engine = createTesseractCliEngine({ binary: await fakeTesseract(dir, 'never.sh', 'exit 3'), tessdataDir: '/fake/' });
@@ -337,6 +358,13 @@ needsProgram('the tesseract-cli engine, with Debian’s tesseract', () => {
     const result = await native.recognize(await writePage(dir, 'english.tif', page, await toG4Tiff(page)), ['eng']);
     expect(cer(page.lines.join('\n'), ocrPageText(result))).toBeLessThan(0.02);
     expect(result).toMatchObject({ engine: 'tesseract-cli', languages: ['eng'], dpi: 300 });
+    expectBoxesWhereDrawn(result, page);
+  });
+
+  it('reads a bitonal page stored as one G4 tile (projects made before pages were strips) just as well', async () => {
+    const page = await renderTextPage(ENGLISH);
+    const result = await native.recognize(await writePage(dir, 'english-tiled.tif', page, await toG4Tiff(page, 'tile')), ['eng']);
+    expect(cer(page.lines.join('\n'), ocrPageText(result))).toBeLessThan(0.02);
     expectBoxesWhereDrawn(result, page);
   });
 
