@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.js';
 import { checkConversions, type CheckedDocument } from './check.js';
 import { exportRegistry, parseExportList, type ExportRequest } from '../export/index.js';
-import { parseOcrSpec, type OcrSpec } from '../ocr/index.js';
+import { parseOcrSpec, type OcrSpec, warmCorrector } from '../ocr/index.js';
 import { checkOutputFolder, loadManifest, saveManifest, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
 import { correctProjectText } from './correct-text.js';
 import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
@@ -144,7 +144,7 @@ async function convertChecked(checked: CheckedDocument, options: ConvertOptions,
     const correct = options.correct !== false;
     if (doc.source) {
       // Pages are read as the pipeline makes them where the engine and languages allow it.
-      const asMade = ocrSpec ? await startRecognitionAsMade(doc.dir, ocrSpec, recognizeOptionsOf(options)) : undefined;
+      const asMade = ocrSpec ? await startRecognitionAsMade(doc.dir, ocrSpec, { ...recognizeOptionsOf(options), ...(correct ? { onLanguages: warmCorrector } : {}) }) : undefined;
       const t0Pages = performance.now();
       ({ ms: pipeline, steps } = await processPages(doc, { ...options, ...(asMade ? { onPages: (pages) => asMade.add(pages), settle: () => asMade.settle() } : {}) }));
       if (asMade) {
@@ -235,6 +235,7 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.rotatePages === false ? { rotatePages: false } : {}),
     onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
+    ...(options.correct !== false ? { onLanguages: warmCorrector } : {}),
   });
   const correct = options.correct !== false;
   if (outcome.state === 'done') await correctProjectText(doc.dir, doc.manifest, correct);

@@ -15,6 +15,8 @@ export interface RecognizeOptions {
    * engine's orientation detection, turned, and read again. False (`--rotate-pages off`) keeps pages as they are.
    */
   rotatePages?: boolean;
+  /** Told the languages the pages are read in once they are known (named, or found on sample pages), before the pages are read. */
+  onLanguages?: (languages: string[]) => void;
 }
 
 /** OCR ran to its end, or (batch mode) was submitted and waits in `manifest.ocrBatch`. */
@@ -93,6 +95,7 @@ async function recognizePages(
   } else {
     languages = wanted;
   }
+  options.onLanguages?.(languages);
 
   let pagesDone = 0;
   const save = async (i: number, result: OcrPage): Promise<void> => {
@@ -159,6 +162,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
   let ready: Promise<void> | undefined;
   const readyOnce = (): Promise<void> => (ready ??= assertAvailable(engine).then(() => mkdir(join(dir, 'ocr'), { recursive: true })).then(() => undefined));
   const languages = spec.languages;
+  options.onLanguages?.(languages);
   const running: Array<Promise<void>> = [];
   /** The size each page had when it was read. */
   const readAt = new Map<MadePage, { width: number; height: number }>();

@@ -83,6 +83,15 @@ export interface Corrector {
   known(word: string, document?: DocumentWords): string | undefined;
 }
 
+/**
+ * Start loading the dictionaries of these languages (tesseract codes) while the pages are being read: one takes a
+ * third of a second, which the correction step otherwise spends after the last page, with the cores idle. Nothing
+ * waits for it here; `openCorrector` reports a dictionary that fails.
+ */
+export function warmCorrector(languages: readonly string[]): void {
+  for (const code of new Set(languages)) openLexicon(code).catch(() => undefined);
+}
+
 /** The corrector for a document in these languages (tesseract codes); dictionaries load once per process. */
 export async function openCorrector(languages: readonly string[]): Promise<Corrector> {
   const unique = [...new Set(languages)];

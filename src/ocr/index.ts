@@ -45,6 +45,6 @@ export {
   type DocumentApostrophes,
   type DocumentSpacing,
 } from './typography.js';
-export { documentWords, openCorrector, undoCorrections, type Corrector, type DocumentWords } from './correct.js';
+export { documentWords, openCorrector, undoCorrections, warmCorrector, type Corrector, type DocumentWords } from './correct.js';
 export { splitWord } from './words.js';
 export { looksMisoriented, MIN_ORIENTATION_CONFIDENCE, type PageOrientation } from './orientation.js';

@@ -73,10 +73,23 @@ interface ScannedPage {
   blocks: BlockNode[];
 }
 
-function attributes(source: string): Map<string, string> {
-  const result = new Map<string, string>();
-  for (const m of source.matchAll(/([\w:-]+)\s*=\s*(?:'([^']*)'|"([^"]*)")/g)) {
-    result.set(m[1].toLowerCase(), unescapeHtml(m[2] ?? m[3] ?? ''));
+/** The attributes the scan reads; hOCR pages carry tens of thousands of tags, so nothing else is kept. */
+interface TagAttributes {
+  class: string;
+  title: string;
+  id: string;
+}
+
+const ATTRIBUTE = /([\w:-]+)\s*=\s*(?:'([^']*)'|"([^"]*)")/g;
+
+function attributes(source: string): TagAttributes {
+  const result: TagAttributes = { class: '', title: '', id: '' };
+  ATTRIBUTE.lastIndex = 0;
+  for (let m = ATTRIBUTE.exec(source); m; m = ATTRIBUTE.exec(source)) {
+    const name = m[1].toLowerCase();
+    if (name !== 'class' && name !== 'title' && name !== 'id') continue;
+    const value = m[2] ?? m[3] ?? '';
+    result[name] = value.includes('&') ? unescapeHtml(value) : value;
   }
   return result;
 }
@@ -107,9 +120,24 @@ function scan(hocr: string): ScannedPage {
     return line;
   };
 
-  const open = (attrs: Map<string, string>): Opened => {
-    const classes = (attrs.get('class') ?? '').split(/\s+/);
-    const title = parseTitle(attrs.get('title') ?? '');
+  const open = (attrs: TagAttributes): Opened => {
+    const classes = attrs.class.split(/\s+/);
+    // Tesseract 5's LSTM choices (`-c lstm_choice_mode=2`): a span per character holding a span per choice. Most
+    // of a page's tags; their title holds only the choice's score.
+    if (word && classes.includes('ocrx_cinfo')) {
+      if (choices && attrs.id.startsWith('choice_')) {
+        choice = '';
+        choiceScore = numbers(parseTitle(attrs.title).get('x_confs'), 1)?.[0] ?? 0;
+        return 'choice';
+      }
+      if (attrs.id.startsWith('lstm_choices_')) {
+        choices = [];
+        word.alternatives.push(choices);
+        return 'choices';
+      }
+      return 'other';
+    }
+    const title = parseTitle(attrs.title);
     const box = bboxOf(title);
     if (classes.includes('ocr_carea')) {
       block = { box, paragraphs: [] };
@@ -135,20 +163,6 @@ function scan(hocr: string): ScannedPage {
       word = { box, confidence, text: '', alternatives: [] };
       ensureLine().words.push(word);
       return 'word';
-    }
-    // Tesseract 5's LSTM choices (`-c lstm_choice_mode=2`): a span per character holding a span per choice.
-    if (word && classes.includes('ocrx_cinfo')) {
-      const id = attrs.get('id') ?? '';
-      if (choices && id.startsWith('choice_')) {
-        choice = '';
-        choiceScore = numbers(title.get('x_confs'), 1)?.[0] ?? 0;
-        return 'choice';
-      }
-      if (id.startsWith('lstm_choices_')) {
-        choices = [];
-        word.alternatives.push(choices);
-        return 'choices';
-      }
     }
     return 'other';
   };
@@ -177,7 +191,8 @@ function scan(hocr: string): ScannedPage {
     const tag = m[2]?.toLowerCase();
     if (!tag) continue; // a comment, doctype or XML declaration
     if (m[1] === '/') {
-      const at = stack.map((s) => s.tag).lastIndexOf(tag);
+      let at = stack.length - 1;
+      while (at >= 0 && stack[at].tag !== tag) at--;
       if (at < 0) continue; // a stray end tag
       for (const entry of stack.splice(at).reverse()) close(entry.opened);
     } else {
