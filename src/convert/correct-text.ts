@@ -30,10 +30,12 @@ import {
   documentReferences,
   documentWords,
   findOcrEngine,
+  lineEndCandidates,
   openCorrector,
   pageHasNotes,
   raisedMarks,
   readCall,
+  restoreStops,
   stopCandidates,
   undoCorrections,
   wordsToReread,
@@ -101,10 +103,15 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
         return { image, reading };
       };
       const known = (word: string): boolean => corrector.known(word, vocabulary) !== undefined;
-      if (stopCandidates(corrected).length > 0 || colonCandidates(corrected).length > 0 || caseCandidates(corrected, known).length > 0) {
+      const lookedAt = [stopCandidates(corrected), colonCandidates(corrected), caseCandidates(corrected, known), lineEndCandidates(corrected)];
+      if (lookedAt.some((words) => words.length > 0)) {
         decoded = await decode();
         if (decoded.image) {
-          stops = correctStops(corrected, decoded.image, decoded.reading) + correctColons(corrected, decoded.image) + correctCase(corrected, decoded.image, known);
+          stops =
+            correctStops(corrected, decoded.image, decoded.reading) +
+            correctColons(corrected, decoded.image) +
+            correctCase(corrected, decoded.image, known) +
+            restoreStops(corrected, decoded.image);
         }
       }
       // Then what is read again on its own: the words left unknown, and the raised marks at words' ends (note calls).

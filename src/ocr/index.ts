@@ -28,7 +28,7 @@ export { alignOntoLayout } from './remote/align.js';
 export { createTesseractCliEngine } from './tesseract-cli.js';
 export { bestLocalEngine } from './best-local.js';
 export { listLexiconLanguages, openLexicon, type Lexicon } from './lexicon.js';
-export { colonCandidates, correctColons, correctStops, stopCandidates } from './stops.js';
+export { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
 export { caseCandidates, correctCase, correctCaseByWidth } from './letter-case.js';
 export { applyReread, chooseReread, cutWord, wordsToReread, type RereadWord } from './reread.js';
 export { pageHasNotes, raisedMarks, readCall, type RaisedMark } from './raised.js';

@@ -10,7 +10,7 @@
  */
 import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
 import type { OcrBox, OcrPage } from '../project/index.js';
-import { pageWords } from '../project/index.js';
+import { baselineAt, pageXHeight } from './line-geometry.js';
 
 /** A raised mark at a word's end: the word (`pageWords` order) and the mark's ink alone, on white, to be read. */
 export interface RaisedMark {
@@ -18,8 +18,6 @@ export interface RaisedMark {
   image: GrayImage;
 }
 
-/** Words set in small letters only: their box is the x-height, which the page's marks are measured against. */
-const X_HEIGHT_WORD = /^[aceimnorsuvwxz]{2,}[.,;:]?$/u;
 /** A raised mark's bottom stands at least this share of the x-height above the baseline (a superscript's is about half). */
 const RAISED = 0.3;
 /** Its height, in x-heights: a figure, not a dot, nor a letter of the line. */
@@ -37,10 +35,8 @@ const REACH_OUT = 0.8;
  */
 export function raisedMarks(page: OcrPage, image: GrayImage, options: { quotes: boolean }): RaisedMark[] {
   if (!pageHasNotes(page)) return [];
-  const words = pageWords(page);
-  const heights = words.filter((w) => X_HEIGHT_WORD.test(w.text)).map((w) => w.box.y1 - w.box.y0);
-  if (heights.length < 5) return [];
-  const xHeight = heights.sort((a, b) => a - b)[Math.floor(heights.length / 2)];
+  const xHeight = pageXHeight(page);
+  if (xHeight === undefined) return [];
   const sx = image.width / page.width;
   const sy = image.height / page.height;
   const found: RaisedMark[] = [];
@@ -56,7 +52,7 @@ export function raisedMarks(page: OcrPage, image: GrayImage, options: { quotes: 
           const next = line.words[k + 1];
           const x0 = Math.max(word.box.x0, word.box.x1 - REACH_IN * xHeight);
           const x1 = Math.max(word.box.x1, Math.min(next ? next.box.x0 : Infinity, word.box.x1 + REACH_OUT * xHeight));
-          const baseline = baselineAt(line.baseline, line.box, word.box.x1);
+          const baseline = baselineAt(line, word.box.x1);
           const box = { x0, y0: baseline - 2 * xHeight, x1, y1: baseline };
           const mark = raisedIn(image, { x0: box.x0 * sx, y0: box.y0 * sy, x1: box.x1 * sx, y1: box.y1 * sy }, xHeight * sy);
           if (mark) found.push({ index: at, image: mark });
@@ -81,12 +77,6 @@ export function pageHasNotes(page: OcrPage): boolean {
     }
   }
   return false;
-}
-
-/** The y of a line's baseline at x (the engine's fit, or the line box's bottom without one). */
-function baselineAt(fit: { x0: number; y0: number; x1: number; y1: number } | undefined, box: OcrBox, x: number): number {
-  if (!fit) return box.y1;
-  return fit.x1 === fit.x0 ? fit.y0 : fit.y0 + ((fit.y1 - fit.y0) * (x - fit.x0)) / (fit.x1 - fit.x0);
 }
 
 /**

@@ -9,8 +9,9 @@
  * letter, the word has too few letters to find the baseline, a bracket or quote comes between) is left as read.
  */
 import { cropGray, inkComponents, type GrayImage, type InkComponent } from '../imaging/index.js';
-import { pageWords, type OcrPage, type OcrWord } from '../project/index.js';
+import { pageWords, type OcrLine, type OcrPage, type OcrWord } from '../project/index.js';
 import { median } from '../util/index.js';
+import { baselineAt, pageXHeight } from './line-geometry.js';
 import { changeWord } from './words.js';
 
 /** The word's box is searched this far below its bottom (share of its height), where a comma's tail reaches. */
@@ -173,6 +174,87 @@ function right(c: InkComponent): number {
   return c.x + c.width;
 }
 
+
+/**
+ * Full stops the engine left out at a line's end. A camera page's full stop is a few pixels wide, and at the end of a
+ * line tesseract sometimes leaves it out of the line altogether ("the way" for "the way.": 8 of the quality
+ * benchmark's 27 misread words at an x-height of 8 px, 32 on all its pages). So a line's last word that ends in a
+ * letter or digit, at a paragraph's end or before a capital, is looked at on the page image: when the last ink right
+ * of its letters is a dot on the line's baseline, of a full stop's size and standing apart, the word gets its full
+ * stop, recorded on it as a `punctuation` correction. On the quality benchmark's pages: 11 full
+ * stops put back, none where the text has none. The grey page is not asked, unlike for commas: blur spreads a full
+ * stop's faint edge 0.07–0.28 x-height below the engine's baseline, as far as a comma's.
+ */
+
+/** The window searched, in x-heights: back into the word's last letters, on past its box, above and below the baseline. */
+const BACK = 0.6;
+const ON = 1.0;
+const UP = 1.2;
+const DOWN = 0.6;
+/** A full stop's size, in x-heights (at 8 px, measured 0.22–0.25; specks are smaller, letters larger). */
+const MIN_DOT = 0.15;
+const MAX_DOT = 0.5;
+/** How far its bottom may be from the baseline, and from the ink before it, in x-heights. */
+const DOT_ON_BASELINE = 0.15;
+const MAX_GAP = 0.8;
+
+/** A line's last word that may have lost its full stop: ending in a letter or digit, at a paragraph's end or before a capital. */
+export function lineEndCandidates(page: OcrPage): Array<{ word: OcrWord; line: OcrLine }> {
+  const found: Array<{ word: OcrWord; line: OcrLine }> = [];
+  for (const block of page.blocks) {
+    for (const paragraph of block.paragraphs) {
+      paragraph.lines.forEach((line, i) => {
+        const word = line.words[line.words.length - 1];
+        if (!word || word.edit || !/[\p{L}\p{N}]$/u.test(word.text)) return;
+        const next = paragraph.lines[i + 1]?.words[0];
+        if (next && !STARTS_SENTENCE.test(next.text)) return;
+        found.push({ word, line });
+      });
+    }
+  }
+  return found;
+}
+
+/**
+ * Give a line's last word the full stop the ink shows after it (see above). `image` is the page image the result
+ * belongs to (a bitonal page is best). Returns how many words were changed.
+ */
+export function restoreStops(page: OcrPage, image: GrayImage): number {
+  const candidates = lineEndCandidates(page);
+  const xHeight = candidates.length > 0 ? pageXHeight(page) : undefined;
+  if (xHeight === undefined) return 0;
+  const sx = image.width / page.width;
+  const sy = image.height / page.height;
+  let changed = 0;
+  for (const { word, line } of candidates) {
+    const baseline = baselineAt(line, word.box.x1);
+    const box = {
+      x: Math.max(0, Math.floor((word.box.x1 - BACK * xHeight) * sx)),
+      y: Math.max(0, Math.floor((baseline - UP * xHeight) * sy)),
+      width: Math.ceil((BACK + ON) * xHeight * sx),
+      height: Math.ceil((UP + DOWN) * xHeight * sy),
+    };
+    if (box.x >= image.width || box.y >= image.height) continue;
+    const marks = inkComponents(cropGray(image, box)).filter((c) => c.area > 1);
+    if (!lastDot(marks, baseline * sy - box.y, xHeight * sy)) continue;
+    changeWord(word, `${word.text}.`, { reason: 'punctuation', change: '→.' });
+    changed++;
+  }
+  return changed;
+}
+
+/** The last mark of the window when it is a full stop after the word's letters: on the baseline, dot-sized, apart. */
+function lastDot(marks: InkComponent[], baseline: number, xHeight: number): InkComponent | undefined {
+  if (marks.length < 2) return undefined;
+  const last = marks.reduce((a, c) => (right(c) > right(a) ? c : a));
+  const before = marks.filter((c) => c !== last);
+  // Apart from the letters: every other mark ends before it starts, not much before.
+  const gap = last.x - Math.max(...before.map(right));
+  if (gap < 0 || gap > MAX_GAP * xHeight) return undefined;
+  if (Math.abs(last.y + last.height - baseline) > DOT_ON_BASELINE * xHeight) return undefined;
+  const size = (n: number): boolean => n >= MIN_DOT * xHeight && n <= MAX_DOT * xHeight;
+  return size(last.width) && size(last.height) ? last : undefined;
+}
 
 /** A colon after a word or alone (French sets it apart): the semicolons the engine reads as colons are among them. */
 const ENDS_IN_COLON = /(?:^|[\p{L}\p{N}»)])[:]$/u;

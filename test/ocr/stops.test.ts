@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeGray, type GrayImage } from '../../src/imaging/index.js';
-import { correctColons, correctStops, undoCorrections } from '../../src/ocr/index.js';
-import type { OcrPage } from '../../src/project/index.js';
+import { correctColons, correctStops, restoreStops, undoCorrections } from '../../src/ocr/index.js';
+import type { OcrPage, OcrWord } from '../../src/project/index.js';
 import { readLine, renderTextPage, type TextPage } from './pages.js';
 
 /** One line of text set in DejaVu Serif 11 pt at 300 dpi (an x-height of about 24 pixels, as on a camera page). */
@@ -114,5 +114,60 @@ describe('semicolons read as colons', () => {
     checked.blocks[0].paragraphs[0].lines[0].words[2].edit = { from: ':' };
     expect(correctColons(checked, image)).toBe(1);
     expect(texts(checked)[2]).toBe(':');
+  });
+});
+
+describe('full stops left out at a line’s end', () => {
+  /** The line as the engine gives it when it drops the last word's final mark: its box ends at its last letter. */
+  const dropLastMark = (result: OcrPage, image: GrayImage, page: TextPage, read: string): OcrPage => {
+    const line = result.blocks[0].paragraphs[0].lines[0];
+    line.baseline = { x0: 0, y0: page.baseline, x1: image.width, y1: page.baseline };
+    const last = line.words[line.words.length - 1];
+    const inked = (x: number): boolean => {
+      for (let y = last.box.y0; y < last.box.y1; y++) if (image.data[y * image.width + x] < 128) return true;
+      return false;
+    };
+    let x = last.box.x1 - 1;
+    while (x > last.box.x0 && inked(x)) x--;
+    while (x > last.box.x0 && !inked(x)) x--;
+    last.box = { ...last.box, x1: x + 1 };
+    last.text = read;
+    return result;
+  };
+  const SMALL = 'une maison en ruine au coin une rue sans nom';
+
+  it('puts back the full stop the ink shows after a paragraph’s last word, recorded and undone with --no-correct', async () => {
+    const { page, image } = await line(`${SMALL}.`);
+    const result = dropLastMark(readLine(image, page.fontPx, `${SMALL}.`), image, page, 'nom');
+    expect(restoreStops(result, image)).toBe(1);
+    expect(texts(result).at(-1)).toBe('nom.');
+    const last: OcrWord = result.blocks[0].paragraphs[0].lines[0].words.at(-1)!;
+    expect(last.correction).toEqual({ from: 'nom', reason: 'punctuation', change: '→.' });
+    expect(texts(undoCorrections(result)).at(-1)).toBe('nom');
+  });
+
+  it('adds nothing where the ink has no full stop, where it has a comma, or where the next line goes on in small letters', async () => {
+    const plain = await line(SMALL);
+    expect(restoreStops(dropLastMark(readLine(plain.image, plain.page.fontPx, SMALL), plain.image, plain.page, 'nom'), plain.image)).toBe(0);
+
+    const comma = await line(`${SMALL},`);
+    expect(restoreStops(dropLastMark(readLine(comma.image, comma.page.fontPx, `${SMALL},`), comma.image, comma.page, 'nom'), comma.image)).toBe(0);
+
+    const dot = await line(`${SMALL}.`);
+    const goesOn = dropLastMark(readLine(dot.image, dot.page.fontPx, `${SMALL}.`), dot.image, dot.page, 'nom');
+    const box = { x0: 0, y0: dot.image.height, x1: 20, y1: dot.image.height + 10 };
+    goesOn.blocks[0].paragraphs[0].lines.push({ box, words: [{ text: 'dans', box, confidence: 90 }] });
+    expect(restoreStops(goesOn, dot.image)).toBe(0);
+    // The same line before a capital is a sentence's end.
+    goesOn.blocks[0].paragraphs[0].lines[1].words[0].text = 'Dans';
+    expect(restoreStops(goesOn, dot.image)).toBe(1);
+  });
+
+  it('leaves a word that ends in punctuation, and one a person checked', async () => {
+    const { page, image } = await line(`${SMALL}.`);
+    expect(restoreStops(dropLastMark(readLine(image, page.fontPx, `${SMALL}.`), image, page, 'nom;'), image)).toBe(0);
+    const checked = dropLastMark(readLine(image, page.fontPx, `${SMALL}.`), image, page, 'nom');
+    checked.blocks[0].paragraphs[0].lines[0].words.at(-1)!.edit = { from: 'nom' };
+    expect(restoreStops(checked, image)).toBe(0);
   });
 });
