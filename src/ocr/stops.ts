@@ -177,8 +177,8 @@ function right(c: InkComponent): number {
 
 /**
  * Full stops the engine left out at a line's end. A camera page's full stop is a few pixels wide, and at the end of a
- * line tesseract sometimes leaves it out of the line altogether ("the way" for "the way.": 8 of the quality
- * benchmark's 27 misread words at an x-height of 8 px, 32 on all its pages). So a line's last word that ends in a
+ * line tesseract sometimes leaves it out of the line altogether ("the way" for "the way.": 8 of the 56 words and marks
+ * misread on the quality benchmark's pages at an x-height of 8 px, 32 on all its pages). So a line's last word that ends in a
  * letter or digit, at a paragraph's end or before a capital, is looked at on the page image: when the last ink right
  * of its letters is a dot on the line's baseline, of a full stop's size and standing apart, the word gets its full
  * stop, recorded on it as a `punctuation` correction. On the quality benchmark's pages: 11 full
