@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { decodeGray, sharpFromGray, type GrayImage } from '../imaging/index.js';
 import {
   applyReread,
+  callInText,
   caseCandidates,
   chooseReread,
   colonCandidates,
@@ -138,8 +139,8 @@ export async function correctProjectText(dir: string, manifest: ProjectManifest,
     if (rereading && cuts.length > 0) {
       // In page and reading order, whichever page was done first: the same project always makes the same image.
       cuts.sort((a, b) => a.order - b.order || a.index - b.index || (a.kind === b.kind ? 0 : a.kind === 'word' ? -1 : 1));
-      const { reread, context } = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
-      summary.corrected += reread + context;
+      const { reread, context, calls } = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
+      summary.corrected += reread + context + calls;
       summary.unknown -= reread;
     }
   }
@@ -174,7 +175,7 @@ async function rereadWords(
   corrector: Corrector,
   vocabulary: DocumentWords,
   apostrophe: Apostrophe | undefined,
-): Promise<{ reread: number; context: number }> {
+): Promise<{ reread: number; context: number; calls: number }> {
   const folder = await mkdtemp(join(tmpdir(), 'quire-reread-'));
   let readings: string[][];
   try {
@@ -182,7 +183,7 @@ async function rereadWords(
     await eachAtOnce([...cuts.keys()], CORRECTING_AT_ONCE, (k) => sharpFromGray(cuts[k].image).png().toFile(images[k].file).then(() => undefined));
     readings = (await engine.readWords!(images, languages)).map((read) => pageWords(read).map((w) => w.text));
   } catch {
-    return { reread: 0, context: 0 };
+    return { reread: 0, context: 0, calls: 0 };
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
@@ -190,11 +191,14 @@ async function rereadWords(
   cuts.forEach((cut, k) => byPage.set(cut.ocr, [...(byPage.get(cut.ocr) ?? []), { kind: cut.kind, index: cut.index, again: readings[k] ?? [] }]));
   let changed = 0;
   let context = 0;
+  let putInText = 0;
   for (const [file, words] of byPage) {
     const page = JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
     const all = pageWords(page);
     let here = 0;
     let calls = 0;
+    /** Calls put into the text in place of the mark the engine read. */
+    let marks = 0;
     for (const { kind, index, again } of words) {
       const word = all[index];
       if (!word) continue;
@@ -203,6 +207,7 @@ async function rereadWords(
         if (call !== undefined) {
           word.raised = call;
           calls++;
+          if (callInText(word, call)) marks++;
         }
         continue;
       }
@@ -211,7 +216,9 @@ async function rereadWords(
       applyReread(word, choice);
       here++;
     }
+    putInText += marks;
     if (here === 0) {
+      if (page.correction) page.correction.corrected += marks;
       if (calls > 0) await writeFile(join(dir, file), JSON.stringify(page));
       continue;
     }
@@ -219,14 +226,14 @@ async function rereadWords(
     if (apostrophe) correctApostrophes(page, apostrophe);
     const around = corrector.recheckContext(page);
     if (page.correction) {
-      page.correction.corrected += here + around;
+      page.correction.corrected += here + around + marks;
       page.correction.unknown -= here;
     }
     await writeFile(join(dir, file), JSON.stringify(page));
     changed += here;
     context += around;
   }
-  return { reread: changed, context };
+  return { reread: changed, context, calls: putInText };
 }
 
 function hasCorrections(page: OcrPage): boolean {

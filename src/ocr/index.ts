@@ -31,7 +31,7 @@ export { listLexiconLanguages, openLexicon, type Lexicon } from './lexicon.js';
 export { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
 export { caseCandidates, correctCase, correctCaseByWidth } from './letter-case.js';
 export { applyReread, chooseReread, cutWord, wordsToReread, type RereadWord } from './reread.js';
-export { pageHasNotes, raisedMarks, readCall, type RaisedMark } from './raised.js';
+export { callInText, pageHasNotes, raisedMarks, readCall, type RaisedMark } from './raised.js';
 export {
   correctApostrophes,
   correctGuillemets,

@@ -5,12 +5,13 @@
  * cannot be linked where it is called. So the correction step looks at the ink at each word's end for a mark that
  * stands clear above the baseline with nothing beneath it — a figure set as a superscript, not an accent, a dot or a
  * letter's ascender — or, touching the last letter, stands out of its right side, and has the engine read that mark
- * alone. Digits read there are kept on the word as `raised`
- * (the text is not changed): the structure step links a note that has no call to them.
+ * alone. Digits read there are kept on the word as `raised`: the structure step links a note that has no call to
+ * them. The text changes only where the engine read the call as a star or a quote (`callInText`).
  */
 import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
-import type { OcrBox, OcrPage } from '../project/index.js';
+import type { OcrBox, OcrPage, OcrWord } from '../project/index.js';
 import { baselineAt, pageXHeight } from './line-geometry.js';
+import { changeWord } from './words.js';
 
 /** A raised mark at a word's end: the word (`pageWords` order) and the mark's ink alone, on white, to be read. */
 export interface RaisedMark {
@@ -180,4 +181,25 @@ export function readCall(again: readonly string[]): string | undefined {
   // Compatibility form: superscript figures ("¹²") as plain digits.
   const digits = again[0].normalize('NFKC');
   return /^\d{1,3}$/u.test(digits) ? digits : undefined;
+}
+
+/**
+ * A word that ends, after its letters, in a star or a closing quote (then its punctuation): where a call was found
+ * in the ink, that mark is the call as the engine read it ("vérité*", "revirement”."). Only such words are searched
+ * where quotations close with ” or ’ (see `raisedMarks`), so the quote is not the book's own.
+ */
+const MARK_FOR_CALL = /^(.*\p{L})([*"”’'])([.,;:)\]]*)$/u;
+const SUPERSCRIPT_DIGITS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/**
+ * Put a call read in the ink into the word's text when the engine read it as a mark ("vérité*" → "vérité³"), so the
+ * PDF's text and plain exports show the call; recorded as a `note-call` correction. A word without such a mark (the
+ * call dropped, or read as a letter) keeps its text, the call only in `raised`. True when the text changed.
+ */
+export function callInText(word: OcrWord, call: string): boolean {
+  const parts = MARK_FOR_CALL.exec(word.text);
+  if (!parts || word.edit) return false;
+  const figures = [...call].map((digit) => SUPERSCRIPT_DIGITS[Number(digit)]).join('');
+  changeWord(word, `${parts[1]}${figures}${parts[3]}`, { reason: 'note-call', change: `${parts[2]}→${figures}` });
+  return true;
 }

@@ -51,7 +51,7 @@ export interface OcrWord {
 }
 
 /** Why Quire's correction step changed a word: see `OcrCorrection.reason`. */
-export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar' | 'punctuation' | 'letter-case' | 'reread';
+export type OcrCorrectionReason = 'engine-choice' | 'known-confusion' | 'script' | 'grammar' | 'punctuation' | 'letter-case' | 'reread' | 'note-call';
 
 /** What the OCR correction step did to one word: what the engine read, and why it was changed. */
 export interface OcrCorrection {
@@ -64,7 +64,8 @@ export interface OcrCorrection {
    * `script`: Greek look-alike letters read inside a Latin-script word, mapped back to Latin letters;
    * `grammar`: both spellings are words, the next word decides (French "à" before a past participle is "a");
    * `punctuation`: a full stop read as a comma, the page's ink showing a dot on the baseline (`,→.`);
-   * `reread`: a word no dictionary knew, cut out and read again alone, giving a close dictionary word (`memier→premier`).
+   * `reread`: a word no dictionary knew, cut out and read again alone, giving a close dictionary word (`memier→premier`);
+   * `note-call`: the star or quote read where a raised note call stands, the call's figures read alone (`*→³`).
    * Results written by other tools may carry any short reason.
    */
   reason: OcrCorrectionReason | (string & {});

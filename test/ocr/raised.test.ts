@@ -1,7 +1,7 @@
 /** Raised marks at words' ends, found on a drawn page: figures standing free or touching the last letter, and not accents. */
 import { describe, expect, it } from 'vitest';
 import { createGray, type GrayImage } from '../../src/imaging/index.js';
-import { raisedMarks, readCall } from '../../src/ocr/index.js';
+import { callInText, raisedMarks, readCall, undoCorrections } from '../../src/ocr/index.js';
 import type { OcrPage, OcrWord } from '../../src/project/index.js';
 
 const BASELINE = 100;
@@ -89,5 +89,26 @@ describe('raised marks', () => {
     expect(readCall(['”'])).toBeUndefined();
     expect(readCall(['1234'])).toBeUndefined();
     expect(readCall([])).toBeUndefined();
+  });
+
+  it('puts a call into the text where the engine read it as a star or a quote, and only there', () => {
+    const word = (text: string): OcrWord => ({ text, box: { x0: 0, y0: 0, x1: 10, y1: 10 }, confidence: 80 });
+    const star = word('vérité*');
+    expect(callInText(star, '3')).toBe(true);
+    expect(star).toMatchObject({ text: 'vérité³', correction: { from: 'vérité*', reason: 'note-call', change: '*→³' } });
+    const quote = word('revirement”.');
+    expect(callInText(quote, '12')).toBe(true);
+    expect(quote.text).toBe('revirement¹².');
+    const greek = word('(ὁμοφροσύνη").');
+    expect(callInText(greek, '4')).toBe(true);
+    expect(greek.text).toBe('(ὁμοφροσύνη⁴).');
+    // The call dropped, or read as a letter: the text stays, the call is only on the word.
+    for (const text of ['simulation.', 'contradictions.', 'what!', '1815*']) expect(callInText(word(text), '9')).toBe(false);
+    // A word a person checked is theirs.
+    const checked = { ...word('vérité*'), edit: { from: 'vérité*' } };
+    expect(callInText(checked, '3')).toBe(false);
+    // --no-correct puts back what the engine read.
+    const page: OcrPage = { width: 10, height: 10, dpi: 300, engine: 'tesseract-cli', languages: ['fra'], blocks: [{ box: star.box, paragraphs: [{ box: star.box, lines: [{ box: star.box, words: [star] }] }] }] };
+    expect(undoCorrections(page).blocks[0].paragraphs[0].lines[0].words[0].text).toBe('vérité*');
   });
 });

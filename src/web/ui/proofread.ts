@@ -52,7 +52,9 @@ function correctionWhy(c: NonNullable<WordView['correction']>): string {
                 ? 'the ink is a small letter, no taller than the others'
                 : c.reason === 'reread'
                   ? 'read again on its own, it is a dictionary word'
-                  : c.reason;
+                  : c.reason === 'note-call'
+                    ? 'the raised note call, read on its own'
+                    : c.reason;
   return c.change ? `${why}: ${c.change}` : why;
 }
 
