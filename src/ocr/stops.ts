@@ -32,6 +32,17 @@ const DOT_HEIGHT = 0.5;
  * 0.03…0.09 at an x-height of 10 camera pixels, and 0.11 or more where the tail is kept.
  */
 const GREY_BELOW = 0.02;
+/**
+ * …and at least this wide and tall: the cut reaches past the word's box, where a speck may be the last ink. Lower
+ * than a full stop's 0.23: the letters' height is a capital's when they have no small letter ("1. Il").
+ */
+const MIN_STOP = 0.1;
+/** Past the word's box, a mark narrower or shorter than this share of the word's height is a speck. */
+const SPECK = 0.1;
+/** Right of the last word of a line, the search reaches this share of its height. */
+const REACH_AT_LINE_END = 0.5;
+/** Page pixels kept clear of the next word's box (the cut itself reaches 2 pixels past its own). */
+const NEXT_WORD_MARGIN = 4;
 /** A letter is a mark at least this share of the word box high; specks and accents are not letters. */
 const LETTER_HEIGHT = 0.3;
 /** Fewer letters than this and the baseline is a guess. */
@@ -48,6 +59,8 @@ const QUOTE_COMMA = /^[»”],$/u;
 const STARTS_SENTENCE = /^[\p{Ps}\p{Pi}«"'‘“]*\p{Lu}/u;
 /** …or ends its line when the next starts a numbered item: the next footnote ("l. 16," then "3. Syn 14"). */
 const STARTS_ITEM = /^\d{1,3}[.)]$/u;
+/** A number and its comma alone: at a line's start, a numbered note or item ("1, Sa mère" for "1. Sa mère"). */
+const NUMBER_COMMA = /^\d{1,3},$/u;
 /** The word before a lone closing quote ends in a letter or digit (a note call glued to it, "vérité*", is ink too). */
 const ENDS_IN_LETTER = /[\p{L}\p{N}][*¹²³⁴⁵⁶⁷⁸⁹⁰]?$/u;
 
@@ -60,20 +73,31 @@ export function stopCandidates(page: OcrPage): OcrWord[] {
   return stopsToCheck(page).map((c) => c.word);
 }
 
-/** The candidates of `stopCandidates`, each with the word whose letters give the line (itself, or the word before a lone quote). */
-function stopsToCheck(page: OcrPage): Array<{ word: OcrWord; letters: OcrWord }> {
-  const found: Array<{ word: OcrWord; letters: OcrWord }> = [];
+/**
+ * The candidates of `stopCandidates`, each with the word whose letters give the line (itself, the word before a lone
+ * quote, or after a note's number) and how far right of its box its last mark may lie (page pixels): up to the next
+ * word of its line, or half its height at the line's end. The engine's box may end before the mark it read ("1," for
+ * a note's "1.": the box holds the figure alone).
+ */
+function stopsToCheck(page: OcrPage): Array<{ word: OcrWord; letters: OcrWord; reach: number }> {
+  const found: Array<{ word: OcrWord; letters: OcrWord; reach: number }> = [];
   for (const block of page.blocks) {
     for (const paragraph of block.paragraphs) {
       // The words of a paragraph in reading order: the word after may start the next line.
       const words = paragraph.lines.flatMap((l) => l.words);
       const lineEnds = new Set(paragraph.lines.map((l) => l.words[l.words.length - 1]));
+      const lineStarts = new Set(paragraph.lines.map((l) => l.words[0]));
       words.forEach((word, i) => {
         const quote = QUOTE_COMMA.test(word.text) && i > 0 && ENDS_IN_LETTER.test(words[i - 1].text);
         if (word.edit || !(ENDS_IN_COMMA.test(word.text) || quote)) return;
         const next = words[i + 1];
         if (next && !STARTS_SENTENCE.test(next.text) && !(lineEnds.has(word) && STARTS_ITEM.test(next.text))) return;
-        found.push({ word, letters: quote ? words[i - 1] : word });
+        // A note's number starting its line ("1, Sa mère" for "1. Sa mère") has too few marks for a baseline: the
+        // line is the next word's.
+        const item = NUMBER_COMMA.test(word.text) && lineStarts.has(word) && next !== undefined && !lineStarts.has(next);
+        // Short of the next word's box by a few pixels: its first letter must not be taken for the last mark.
+        const reach = next && !lineStarts.has(next) ? Math.max(0, next.box.x0 - word.box.x1 - NEXT_WORD_MARGIN) : REACH_AT_LINE_END * (word.box.y1 - word.box.y0);
+        found.push({ word, letters: quote ? words[i - 1] : item ? next : word, reach });
       });
     }
   }
@@ -88,8 +112,8 @@ export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImag
   const scaleX = image.width / page.width;
   const scaleY = image.height / page.height;
   let changed = 0;
-  for (const { word, letters } of stopsToCheck(page)) {
-    if (!endsInDot(word, letters, image, scaleX, scaleY, reading)) continue;
+  for (const { word, letters, reach } of stopsToCheck(page)) {
+    if (!endsInDot(word, letters, reach, image, scaleX, scaleY, reading)) continue;
     changeWord(word, `${word.text.slice(0, -1)}.`, { reason: 'punctuation', change: ',→.' });
     changed++;
   }
@@ -98,12 +122,17 @@ export function correctStops(page: OcrPage, image: GrayImage, reading?: GrayImag
 
 /**
  * Whether the word's last mark on the page is a dot sitting on the baseline of the letters of `lettersOf` (the word
- * itself, or the word before a lone closing quote).
+ * itself, the word before a lone closing quote, or the word after a note's number).
  */
-function endsInDot(word: OcrWord, lettersOf: OcrWord, image: GrayImage, scaleX: number, scaleY: number, reading?: GrayImage): boolean {
-  const cut = wordInk(word, image, scaleX, scaleY);
-  if (!cut || cut.marks.length < 2) return false;
-  const { box, marks } = cut;
+function endsInDot(word: OcrWord, lettersOf: OcrWord, reach: number, image: GrayImage, scaleX: number, scaleY: number, reading?: GrayImage): boolean {
+  const cut = wordInk(word, image, scaleX, scaleY, 0, BELOW_BOX, reach);
+  if (!cut) return false;
+  const { box } = cut;
+  // Not the word's: ink that starts below its box (the tops of the next line's letters) and, past the box, specks
+  // and slivers (the next word's edge).
+  const own = Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2;
+  const marks = cut.marks.filter((c) => c.y < cut.height && (c.x < own || (c.width >= SPECK * cut.height && c.height >= SPECK * cut.height)));
+  if (marks.length < 2) return false;
   const last = marks.reduce((a, c) => (right(c) > right(a) ? c : a));
   // The last mark must stand apart, right of every other mark's middle: not a piece of the last letter.
   if (marks.some((c) => c !== last && c.x + c.width / 2 >= last.x)) return false;
@@ -122,7 +151,8 @@ function endsInDot(word: OcrWord, lettersOf: OcrWord, image: GrayImage, scaleX: 
   const xHeight = baseline - median(letters.map((c) => c.y));
   if (!(xHeight > 0)) return false;
   const below = (last.y + last.height - baseline) / xHeight;
-  if (!(below >= -ABOVE_BASELINE && below <= ON_BASELINE && last.height <= DOT_HEIGHT * xHeight && last.width <= DOT_HEIGHT * xHeight)) return false;
+  const dotSized = (n: number): boolean => n >= MIN_STOP * xHeight && n <= DOT_HEIGHT * xHeight;
+  if (!(below >= -ABOVE_BASELINE && below <= ON_BASELINE && dotSized(last.height) && dotSized(last.width))) return false;
   if (!reading || reading.width !== image.width || reading.height !== image.height) return true;
   // The grey page keeps what the threshold may drop: a faint tail makes the mark's grey reach below the baseline
   // (the first row under the letters).
@@ -131,8 +161,9 @@ function endsInDot(word: OcrWord, lettersOf: OcrWord, image: GrayImage, scaleX: 
 }
 
 /**
- * The ink of a word's box on the page (reaching `below` times its height below it, where a comma's tail hangs, and
- * `above` times it above), with the cut it was found in, or undefined when off the page.
+ * The ink of a word's box on the page (reaching `below` times its height below it, where a comma's tail hangs,
+ * `above` times it above, and `reach` page pixels right of it), with the cut it was found in, or undefined when off
+ * the page.
  */
 export function wordInk(
   word: OcrWord,
@@ -141,6 +172,7 @@ export function wordInk(
   scaleY: number,
   above = 0,
   below = BELOW_BOX,
+  reach = 0,
 ): { box: { x: number; y: number; width: number; height: number }; height: number; crop: GrayImage; marks: InkComponent[] } | undefined {
   const height = (word.box.y1 - word.box.y0) * scaleY;
   if (!(height >= 4)) return undefined;
@@ -148,7 +180,7 @@ export function wordInk(
   const box = {
     x: Math.floor(word.box.x0 * scaleX),
     y: Math.max(0, Math.floor(word.box.y0 * scaleY) - up),
-    width: Math.ceil((word.box.x1 - word.box.x0) * scaleX) + 2,
+    width: Math.ceil((word.box.x1 - word.box.x0 + reach) * scaleX) + 2,
     height: Math.ceil(height * (1 + below)) + up,
   };
   if (box.x >= image.width || box.y >= image.height) return undefined;

@@ -44,6 +44,30 @@ describe('full stops read as commas', () => {
     expect(correctStops(withNext('12'), image)).toBe(0);
   });
 
+  it('turns a note’s number read "1," into "1." from the next word’s baseline, its dot outside the number’s box', async () => {
+    const { page, image } = await line('1. Il mourut en me donnant la vie');
+    const read = (): OcrPage => {
+      const result = readLine(image, page.fontPx, '1, Il mourut en me donnant la vie');
+      // The engine's box holds the figure alone: it ends at the first white column after it.
+      const number = result.blocks[0].paragraphs[0].lines[0].words[0];
+      let x = number.box.x0;
+      const inked = (at: number): boolean => {
+        for (let y = number.box.y0; y < number.box.y1; y++) if (image.data[y * image.width + at] < 128) return true;
+        return false;
+      };
+      while (inked(x)) x++;
+      number.box = { ...number.box, x1: x };
+      return result;
+    };
+    const note = read();
+    expect(correctStops(note, image)).toBe(1);
+    expect(texts(note).slice(0, 2)).toEqual(['1.', 'Il']);
+    // A real comma after the number stays.
+    const comma = await line('1, Il mourut en me donnant la vie');
+    const kept = readLine(comma.image, comma.page.fontPx, '1, Il mourut en me donnant la vie');
+    expect(correctStops(kept, comma.image)).toBe(0);
+  });
+
   it('leaves a real comma as read, and a dot before a small letter too', async () => {
     const comma = await line('sur le siège de Césarée, Le paragraphe semble');
     const read = readLine(comma.image, comma.page.fontPx, 'sur le siège de Césarée, Le paragraphe semble');
