@@ -217,8 +217,8 @@ async function rereadWords(
       here++;
     }
     putInText += marks;
+    if (page.correction) page.correction.corrected += marks;
     if (here === 0) {
-      if (page.correction) page.correction.corrected += marks;
       if (calls > 0) await writeFile(join(dir, file), JSON.stringify(page));
       continue;
     }
@@ -226,7 +226,7 @@ async function rereadWords(
     if (apostrophe) correctApostrophes(page, apostrophe);
     const around = corrector.recheckContext(page);
     if (page.correction) {
-      page.correction.corrected += here + around + marks;
+      page.correction.corrected += here + around;
       page.correction.unknown -= here;
     }
     await writeFile(join(dir, file), JSON.stringify(page));

@@ -4,6 +4,7 @@
  * glyphs and geometry, whatever OCR made of the superscript (`¹⁴`, `14`, `!#`, `?`), and cross-checked with the
  * calls' order on the page.
  */
+import { plainDigits } from '../util/index.js';
 import type { HeadingItem, LineItem, NoteItem, PageLayout } from './structure-classify.js';
 import type { Row, Word } from './structure-rows.js';
 import { isTerminated, type NoteMarker } from './structure-text.js';
@@ -37,7 +38,6 @@ export interface NoteLinks {
   trailing: Map<Row, string[]>;
 }
 
-const SUPERSCRIPT_DIGITS: Record<string, string> = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9' };
 const SIGN_NAMES: Record<string, string> = { '*': 'star', '†': 'dagger', '‡': 'double-dagger', '§': 'section', '¶': 'pilcrow' };
 const CLOSING = `.,;:!?»”"’)\\]`;
 
@@ -87,7 +87,7 @@ function callCandidates(row: Row, spacedPunctuation: boolean): Candidate[] {
     };
     // A superscript as OCR wrote it, glued or alone.
     let m = new RegExp(`^(.*?)([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(${closing})$`, 'u').exec(text);
-    if (m && (m[1] !== '' || previous)) return add(m[1], m[3], [...m[2]].map((ch) => SUPERSCRIPT_DIGITS[ch]).join(''), 3);
+    if (m && (m[1] !== '' || previous)) return add(m[1], m[3], plainDigits(m[2]), 3);
     // A token of its own just after a word: small and raised, or a mark that is no word at all.
     if (previous && new RegExp(`^[\\d!?${ODD_MARKS}${QUOTE_MARKS}]{1,3}$`, 'u').test(text) && word.x0 - previous.x1 < 0.6 * row.size) {
       const raised = word.bottom - word.top < 0.6 * row.size && word.bottom < row.baseline - 0.15 * row.size;

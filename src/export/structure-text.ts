@@ -2,12 +2,12 @@
  * The document's structure, the text side: what a line's words say about its role (terminated, a page number, a
  * note marker), line-end hyphenation decided by evidence, and Markdown escaping. Pure string functions.
  */
+import { plainDigits, superscriptDigits } from '../util/index.js';
 
 /** A line ending a sentence: `. ! ? : …` or a closing quote or bracket after one. */
 const TERMINATED = /[.!?:…»”"’')\]]$/u;
 /** Hyphens that split a word at a line end: hyphen-minus, Unicode hyphen, soft hyphen, the not sign some OCR reads. */
 const LINE_END_HYPHEN = /^(.*[\p{L}\p{N}])([-\u2010\u00AD¬])$/u;
-const SUPERSCRIPT_DIGITS: Record<string, string> = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9' };
 const ROMAN = /^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$/i;
 
 export function isTerminated(text: string): boolean {
@@ -62,7 +62,7 @@ export function noteMarker(firstWord: string): NoteMarker | null {
   let m = /^[([]?(\d{1,3})[.,)\]]?$/u.exec(firstWord);
   if (m) return { marker: m[1], numeric: true, rest: '' };
   m = /^([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(.*)$/u.exec(firstWord);
-  if (m) return { marker: [...m[1]].map((ch) => SUPERSCRIPT_DIGITS[ch]).join(''), numeric: true, rest: m[2] };
+  if (m) return { marker: plainDigits(m[1]), numeric: true, rest: m[2] };
   // A number glued to a capitalised word is a marker (`1The`, `6.Syn` with its stop); to a lower-case one it is an
   // ordinal (`1st`).
   m = /^(\d{1,3})[.,]?(\p{Lu}.*)$/u.exec(firstWord);
@@ -75,7 +75,7 @@ export function noteMarker(firstWord: string): NoteMarker | null {
 /** Whether body text refers to note `marker`: a superscript number, a number glued after a word, or the sign. */
 export function refersToNote(text: string, marker: NoteMarker): boolean {
   if (!marker.numeric) return text.includes(marker.marker);
-  const superscript = [...marker.marker].map((d) => Object.keys(SUPERSCRIPT_DIGITS).find((k) => SUPERSCRIPT_DIGITS[k] === d)).join('');
+  const superscript = superscriptDigits(marker.marker);
   if (text.includes(superscript)) return true;
   return new RegExp(`\\p{L}[.,;:!?»”"’)]*${marker.marker}(?!\\d)`, 'u').test(text);
 }

@@ -10,6 +10,7 @@
  */
 import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
 import type { OcrBox, OcrPage, OcrWord } from '../project/index.js';
+import { superscriptDigits } from '../util/index.js';
 import { baselineAt, pageXHeight } from './line-geometry.js';
 import { changeWord } from './words.js';
 
@@ -189,7 +190,6 @@ export function readCall(again: readonly string[]): string | undefined {
  * where quotations close with ” or ’ (see `raisedMarks`), so the quote is not the book's own.
  */
 const MARK_FOR_CALL = /^(.*\p{L})([*"”’'])([.,;:)\]]*)$/u;
-const SUPERSCRIPT_DIGITS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 
 /**
  * Put a call read in the ink into the word's text when the engine read it as a mark ("vérité*" → "vérité³"), so the
@@ -199,7 +199,7 @@ const SUPERSCRIPT_DIGITS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
 export function callInText(word: OcrWord, call: string): boolean {
   const parts = MARK_FOR_CALL.exec(word.text);
   if (!parts || word.edit) return false;
-  const figures = [...call].map((digit) => SUPERSCRIPT_DIGITS[Number(digit)]).join('');
+  const figures = superscriptDigits(call);
   changeWord(word, `${parts[1]}${figures}${parts[3]}`, { reason: 'note-call', change: `${parts[2]}→${figures}` });
   return true;
 }

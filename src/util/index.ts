@@ -2,4 +2,4 @@
 export { formatBytes, parseByteSize } from './bytes.js';
 export { eachAtOnce } from './concurrency.js';
 export { median } from './numbers.js';
-export { editDistance } from './text.js';
+export { editDistance, plainDigits, superscriptDigits } from './text.js';

@@ -11,3 +11,15 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length];
 }
+
+const SUPERSCRIPTS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/** Plain digits as superscript figures (`"12"` → `"¹²"`), as a note call is printed; anything else is dropped. */
+export function superscriptDigits(digits: string): string {
+  return [...digits].map((d) => (/\d/.test(d) ? SUPERSCRIPTS[Number(d)] : '')).join('');
+}
+
+/** Superscript figures as plain digits (`"¹²"` → `"12"`); anything else is dropped. */
+export function plainDigits(figures: string): string {
+  return [...figures].map((f) => (SUPERSCRIPTS.includes(f) ? String(SUPERSCRIPTS.indexOf(f)) : '')).join('');
+}
