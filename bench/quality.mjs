@@ -3,7 +3,8 @@
 // Makes its own corpus (scripts/quality-corpus.mjs: French, Latin and English book pages of known text, photographed
 // like a webcam does it, at x-heights of 8, 10 and 14 camera pixels, with blur, uneven light, JPEG 60 and page
 // curl), converts each set with `quire run … --ocr-lang <lang> --keep-project`, and prints per degradation: word
-// recall, accented-word recall, CER, and e/c and accent confusion counts, for
+// recall and accented-word recall over all the page's text (headings, notes and folios too) and over its body text
+// alone (the running text the issue's target is for), CER, and e/c and accent confusion counts, for
 //   (a) the bitonal page the PDF shows, read by the same engine,
 //   (b) the page the OCR actually reads (the bitonal one, or the grey reading image where the pipeline keeps one),
 //       before correction — the words as the engine read them (corrections undone),
@@ -19,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeQualityCorpus } from '../scripts/quality-corpus.mjs';
-import { confusions, wordRecall } from './text-metrics.mjs';
+import { bodyRecall, confusions, wordRecall } from './text-metrics.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -65,7 +66,7 @@ try {
       for (const projectPage of manifest.pages) {
         const truthPage = pages.find((p) => basename(p.file) === basename(projectPage.source.input));
         if (!truthPage) throw new Error(`no truth for ${projectPage.source.input}`);
-        const truth = truthPage.lines.map((l) => l.text).join('\n');
+        const lines = truthPage.lines;
         const result = JSON.parse(readFileSync(join(project, projectPage.ocr), 'utf8'));
         const corrected = ocrPageText(result);
         const asRead = ocrPageText(asEngineRead(result));
@@ -76,9 +77,9 @@ try {
           const page = await engine.recognize({ file: join(project, projectPage.file), width: projectPage.width, height: projectPage.height, dpi: projectPage.dpi }, summary.ocr.languages);
           bitonal = ocrPageText(page);
         }
-        add(totals.a, truth, bitonal);
-        add(totals.b, truth, asRead);
-        add(totals.c, truth, corrected);
+        add(totals.a, lines, bitonal);
+        add(totals.b, lines, asRead);
+        add(totals.c, lines, corrected);
       }
     }
     rows.push({ degradation, totals });
@@ -86,8 +87,8 @@ try {
 
   console.log(`\nOCR quality on ${rows.reduce((n, r) => n + r.degradation.pages.length, 0)} synthetic webcam pages (French, Latin, English), engine ${engineUsed}`);
   console.log('(a) bitonal page as the PDF shows it · (b) the page the OCR reads, before correction · (c) after correction\n');
-  console.log('| degradation | read | word recall | accented-word recall | CER | e/c confusions | accent confusions | . , confusions |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| degradation | read | word recall | accented-word recall | body word recall | body accented recall | CER | e/c confusions | accent confusions | . , confusions |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const all = { a: empty(), b: empty(), c: empty() };
   for (const { degradation, totals } of rows) {
     for (const k of ['a', 'b', 'c']) {
@@ -103,13 +104,13 @@ try {
 }
 
 function empty() {
-  return { words: 0, found: 0, accented: 0, accentedFound: 0, edits: 0, chars: 0, ec: 0, accent: 0, stops: 0 };
+  return { words: 0, found: 0, accented: 0, accentedFound: 0, bodyWords: 0, bodyFound: 0, bodyAccented: 0, bodyAccentedFound: 0, edits: 0, chars: 0, ec: 0, accent: 0, stops: 0 };
 }
 
-function add(total, truth, got) {
-  const r = wordRecall(truth, got);
-  const c = confusions(truth, got);
-  merge(total, { ...r, ...c });
+/** Add a page's figures: `lines` is its truth, `{ kind, text }` per printed line. */
+function add(total, lines, got) {
+  const truth = lines.map((l) => l.text).join('\n');
+  merge(total, { ...wordRecall(truth, got), ...bodyRecall(lines, got), ...confusions(truth, got) });
 }
 
 function merge(into, from) {
@@ -118,7 +119,7 @@ function merge(into, from) {
 
 function line(label, k, t) {
   const pct = (a, b) => (b === 0 ? '–' : (a / b).toFixed(3));
-  return `| ${label} | (${k}) | ${pct(t.found, t.words)} | ${pct(t.accentedFound, t.accented)} | ${((100 * t.edits) / Math.max(1, t.chars)).toFixed(2)} % | ${t.ec} | ${t.accent} | ${t.stops} |`;
+  return `| ${label} | (${k}) | ${pct(t.found, t.words)} | ${pct(t.accentedFound, t.accented)} | ${pct(t.bodyFound, t.bodyWords)} | ${pct(t.bodyAccentedFound, t.bodyAccented)} | ${((100 * t.edits) / Math.max(1, t.chars)).toFixed(2)} % | ${t.ec} | ${t.accent} | ${t.stops} |`;
 }
 
 /** A page's words as the engine read them: every recorded correction undone. */

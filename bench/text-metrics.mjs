@@ -94,6 +94,34 @@ export function wordRecall(truth, got) {
   return result;
 }
 
+/**
+ * Word recall of the body text alone (the issue's target), from a page's truth lines (`{ kind, text }`, kind 'body'
+ * for running text; headings, running heads, notes and folios otherwise). The other lines take their words from the
+ * text read first, so a body word misread is never counted found for a note's copy of it: this can only understate.
+ */
+export function bodyRecall(lines, got) {
+  const have = new Map();
+  for (const w of wordsOf(got)) have.set(w, (have.get(w) ?? 0) + 1);
+  for (const line of lines.filter((l) => l.kind !== 'body')) {
+    for (const w of wordsOf(line.text)) if ((have.get(w) ?? 0) > 0) have.set(w, have.get(w) - 1);
+  }
+  const result = { bodyWords: 0, bodyFound: 0, bodyAccented: 0, bodyAccentedFound: 0 };
+  for (const line of lines.filter((l) => l.kind === 'body')) {
+    for (const w of wordsOf(line.text)) {
+      const accented = isAccented(w);
+      const n = have.get(w) ?? 0;
+      result.bodyWords++;
+      if (accented) result.bodyAccented++;
+      if (n > 0) {
+        have.set(w, n - 1);
+        result.bodyFound++;
+        if (accented) result.bodyAccentedFound++;
+      }
+    }
+  }
+  return result;
+}
+
 function baseLetter(ch) {
   return ch.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
 }
