@@ -317,9 +317,11 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   if (known(core)) return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
   if (token.words.length === 2 && lexicons.some((l) => l.has(`${token.parts[0].core}-${token.parts[1].core}`))) return { kind: 'known' };
   // What the document prints confidently again and again is one of its words (a name, a term), even if no
-  // dictionary has it; a quotation in another language is a word too.
+  // dictionary has it; a quotation in another language is a word too — but a short one read doubtfully may be
+  // the page's own frequent word misread ("ber", a French word, for "her" on an English page).
   // (Not for two letters: English abbreviations — ct, cu — would shield the commonest misreadings of French.)
-  if (context.document?.has(core) || (script !== 'Greek' && letters > 2 && context.quotations.some((l) => l.has(core)))) return { kind: 'known' };
+  if (context.document?.has(core)) return { kind: 'known' };
+  if (script !== 'Greek' && letters > 2 && context.quotations.some((l) => l.has(core))) return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
   // A single letter is a word in too many ways (a, à, y, ô) to choose for it.
   if (letters < 2) return { kind: 'unknown' };
   // Latin letters inside a Greek quotation ("(Ti τοίνυν" for "Τί τοίνυν"): the Greek spelling a dictionary knows.
@@ -362,8 +364,8 @@ function checkToken(token: Token, context: CheckContext): Verdict {
 
 /**
  * A rare word read with little confidence, where the engine's own choices (or a known confusion) make exactly one of
- * the language's most frequent words instead: "fat" for "fut", "lis" for "ils". Short words only (the function
- * words), one character changed.
+ * the language's most frequent words instead: "fat" for "fut", "be" for "le". Short words only (the function
+ * words), one character changed. `lexicons` are the page's languages: the word may be known only to a quoted one.
  */
 function doubtfulWord(token: Token, core: string, lexicons: readonly Lexicon[]): Verdict | undefined {
   const word = token.words[0];

@@ -75,6 +75,16 @@ describe('the lexicon-checked correction', () => {
     expect(text(await fra.correct(page(['fra'], [ou])))).toEqual(['ou']);
   });
 
+  it('reads a short word of a quoted language, read with little confidence, as the page’s own frequent word', async () => {
+    const eng = await openCorrector(['eng']);
+    // "ber" is French (a cradle), not English: on an English page, read at 53, its b is the h blur closed ("her").
+    // Read at 85, it stays a quotation, as does a longer French word read doubtfully.
+    const ber = (confidence: number): OcrWord => ({ ...word('ber'), confidence });
+    const corrected = await eng.correct(page(['eng'], [word('to'), ber(53), word('mother'), word('and'), ber(85), { ...word('bonté'), confidence: 40 }]));
+    expect(text(corrected)).toEqual(['to', 'her', 'mother', 'and', 'ber', 'bonté']);
+    expect(words(corrected)[1].correction).toEqual({ from: 'ber', reason: 'known-confusion', change: 'b→h', language: 'eng' });
+  });
+
   it('never touches a word a person checked while proofreading, correcting or undoing', async () => {
     const fra = await openCorrector(['fra']);
     // "avangais" kept by a person (a name in this book); "méme" corrected by the step, then edited by a person.
