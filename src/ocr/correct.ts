@@ -36,6 +36,8 @@ const QUOTED_LANGUAGES = ['eng', 'lat', 'fra'];
  * the misreadings that matter (a lost accent, e read as c, ç as g) are one character each.
  */
 const MAX_CHANGES = 1;
+/** A two-letter word of a quoted language read with this confidence is a quotation, not a misreading. */
+const QUOTED_PAIR_CONFIDENCE = 90;
 /** A word shorter than this is not mended for a lost stroke (`shapeSegments`): "ao" may be "an" or "au". */
 const MIN_SHAPE_LETTERS = 3;
 
@@ -43,7 +45,13 @@ const MIN_SHAPE_LETTERS = 3;
 export interface DocumentWords {
   /** Count the confidently read words of a page. */
   add(page: OcrPage): void;
+  /** Printed confidently again and again: a word of the document, never corrected. */
   has(word: string): boolean;
+  /**
+   * Printed confidently at least once: what a word no dictionary knows may be mended to, when it is the only
+   * spelling one change makes ("Myricl" → "Myriel", a name read right once on the page).
+   */
+  seen(word: string): boolean;
 }
 
 export function documentWords(): DocumentWords {
@@ -60,6 +68,9 @@ export function documentWords(): DocumentWords {
     },
     has(word) {
       return (counts.get(word) ?? 0) >= DOCUMENT_WORD_COUNT;
+    },
+    seen(word) {
+      return counts.has(word);
     },
   };
 }
@@ -319,9 +330,13 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   // What the document prints confidently again and again is one of its words (a name, a term), even if no
   // dictionary has it; a quotation in another language is a word too — but a short one read doubtfully may be
   // the page's own frequent word misread ("ber", a French word, for "her" on an English page).
-  // (Not for two letters: English abbreviations — ct, cu — would shield the commonest misreadings of French.)
+  // (Not for two letters: English abbreviations — ct, cu — would shield the commonest misreadings of French. Only a
+  // quoted language's frequent word read confidently is one: "la" in a Latin book's French note.)
   if (context.document?.has(core)) return { kind: 'known' };
   if (script !== 'Greek' && letters > 2 && context.quotations.some((l) => l.has(core))) return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
+  if (script !== 'Greek' && letters === 2 && token.words.every((w) => w.confidence >= QUOTED_PAIR_CONFIDENCE) && context.quotations.some((l) => l.common(core) && l.has(core))) {
+    return { kind: 'known' };
+  }
   // A single letter is a word in too many ways (a, à, y, ô) to choose for it.
   if (letters < 2) return { kind: 'unknown' };
   // Latin letters inside a Greek quotation ("(Ti τοίνυν" for "Τί τοίνυν"): the Greek spelling a dictionary knows.
@@ -339,7 +354,7 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   }
 
   const accept = (w: string): string | undefined =>
-    lexicons.find((l) => l.has(w) && writesAccentsOf(l.language, core, w))?.language ?? (context.document?.has(w) ? 'document' : undefined);
+    lexicons.find((l) => l.has(w) && writesAccentsOf(l.language, core, w))?.language ?? (context.document?.seen(w) ? 'document' : undefined);
   const choices = choiceSegmentsOf(token);
   const tiers: Array<{ reason: OcrCorrectionReason; segments: Segment[] }> = [
     ...(choices ? [{ reason: 'engine-choice' as const, segments: choices }] : []),

@@ -230,6 +230,16 @@ describe('the lexicon-checked correction', () => {
     const corrected = await fra.correct(page(['fra'], [word('Nikè'), word('the'), word('Constantinian'), word('Ia')]), document);
     // "Nike" is French, "thé" too, but neither is what was printed; "la" was meant here, the capital I misread.
     expect(text(corrected)).toEqual(['Nikè', 'the', 'Constantinian', 'la']);
+    // "Myriel" read well once: a misreading of it elsewhere ("Myricl", no dictionary's word) is mended to it; in a
+    // document that never printed it, "Myricl" is left as read.
+    const once = documentWords();
+    once.add(page(['fra'], [{ ...word('Myriel'), confidence: 95 }]));
+    expect(text(await fra.correct(page(['fra'], [word('M.'), word('Myricl'), word('était')]), once))).toEqual(['M.', 'Myriel', 'était']);
+    expect(text(await fra.correct(page(['fra'], [word('M.'), word('Myricl'), word('était')]), document))).toEqual(['M.', 'Myricl', 'était']);
+    // A Latin book's note in French: "la", read confidently, is French; read doubtfully, the engine's j is taken.
+    const lat = await openCorrector(['lat']);
+    const la = (confidence: number): OcrWord => ({ ...word('la', { 0: ['j'] }), confidence });
+    expect(text(await lat.correct(page(['lat'], [word('Garumna:'), la(95), word('Garonne;'), la(60)])))).toEqual(['Garumna:', 'la', 'Garonne;', 'ja']);
   });
 
   it('corrects a word hyphenated across two lines as one word', async () => {
