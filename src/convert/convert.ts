@@ -10,7 +10,8 @@ import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.
 import { checkConversions, type CheckedDocument } from './check.js';
 import { exportRegistry, parseExportList, type ExportRequest } from '../export/index.js';
 import { parseOcrSpec, type OcrSpec, warmCorrector } from '../ocr/index.js';
-import { checkOutputFolder, loadManifest, saveManifest, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
+import { outOfFocus } from '../pipeline/index.js';
+import { checkOutputFolder, loadManifest, saveManifest, visiblePages, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
 import { correctProjectText } from './correct-text.js';
 import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
 import { notePrintedPages } from './printed.js';
@@ -71,6 +72,11 @@ export interface ConvertResult {
    * the project is kept (`projectDir`), and `checkProjectOcr(projectDir)` finishes the OCR and the other exports.
    */
   ocrPending?: OcrPending;
+  /**
+   * The pages (numbered from 1, as the outputs have them) photographed out of focus or shaken: their text is the
+   * least sure, and taking them again gives a better one. Set when there are any.
+   */
+  outOfFocus?: number[];
 }
 
 /** The one shape of `convert` that the job server and the web app take (tests hand them stand-ins). */
@@ -326,6 +332,7 @@ function pendingOf(batch: ProjectOcrBatch): OcrPending {
 
 function resultOf(manifest: ProjectManifest, outputs: WrittenExport[], frames: number, projectDir: string | undefined, timings: ConvertResult['timings']): ConvertResult {
   const keptPages = manifest.pages.filter((p) => p.kind === 'pdf').length;
+  const blurred = visiblePages(manifest).flatMap((p, i) => (outOfFocus(p.decisions.sharpen, p.decisions.scale) ? [i + 1] : []));
   return {
     name: manifest.name,
     outputs,
@@ -335,6 +342,7 @@ function resultOf(manifest: ProjectManifest, outputs: WrittenExport[], frames: n
     ...(projectDir ? { projectDir } : {}),
     ...(manifest.ocr ? { ocr: manifest.ocr } : {}),
     ...(manifest.ocrBatch ? { ocrPending: pendingOf(manifest.ocrBatch) } : {}),
+    ...(blurred.length > 0 ? { outOfFocus: blurred } : {}),
     timings,
   };
 }

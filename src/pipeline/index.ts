@@ -8,3 +8,4 @@ export { isPresetName, PRESETS, type Preset } from './presets.js';
 export { pageStep, registerStep, type PageState, type PageStep } from './steps.js';
 export { matchPageSizes } from './page-size.js';
 export { turnPage } from './orientation.js';
+export { outOfFocus } from './resample.js';

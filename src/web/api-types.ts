@@ -160,6 +160,8 @@ export interface PageView {
   thumb: string;
   /** Pages with text: words worth a look, and words a person has checked. */
   proofreading?: { words: number; doubtful: number; checked: number };
+  /** Set when the page was photographed out of focus or shaken: its text is the least sure; taking it again helps. */
+  outOfFocus?: true;
 }
 
 export interface DocumentDetail extends DocumentSummary {

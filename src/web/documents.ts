@@ -15,6 +15,7 @@ import { ERROR_CODES, QuireError } from '../errors.js';
 import { inputType, type OpenedInput, openImages, openInput } from '../ingest/index.js';
 import { HttpError } from '../http/index.js';
 import { ocrPageText } from '../ocr/index.js';
+import { outOfFocus } from '../pipeline/index.js';
 import {
   editWord,
   isDoubtful,
@@ -304,6 +305,7 @@ export class DocumentStore {
       image: `${base}/image?size=full&v=${doc.imageRevision}`,
       thumb: `${base}/image?size=thumb&v=${doc.imageRevision}`,
       ...(doc.counts.has(p.index) ? { proofreading: doc.counts.get(p.index) } : {}),
+      ...(outOfFocus(p.decisions.sharpen, p.decisions.scale) ? { outOfFocus: true as const } : {}),
     };
   }
 

@@ -87,6 +87,26 @@ describe('quire run on the example bundle', () => {
     });
   });
 
+  it('says which pages look out of focus, so they can be taken again', async () => {
+    await withTempDir(async (dir) => {
+      // The quality benchmark's Latin page photographed twice by a webcam: in focus, then out of focus (slight blur).
+      const { makeQualityCorpus } = await import('../../scripts/quality-corpus.mjs');
+      await makeQualityCorpus(join(dir, 'shots'), { only: ['x10', 'x10-soft'] });
+      const sharp = join(dir, 'shots', 'x10', 'caesar.jpg');
+      const blurred = join(dir, 'shots', 'x10-soft', 'caesar.jpg');
+      const proj = join(dir, 'proj');
+      const r = await runQuire(['run', sharp, blurred, sharp, '--ocr', 'none', '-o', join(dir, 'out'), '--keep-project', proj]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('page 2 looks out of focus or shaken: its text is the least sure; take it again for a better one');
+      // Said again when the project is exported again, and in the JSON summary; an in-focus document says nothing.
+      const again = await runQuire(['run', proj, '-o', join(dir, 'again'), '--json']);
+      expect(JSON.parse(again.stdout)[0].out_of_focus_pages).toEqual([2]);
+      const focused = await runQuire(['run', sharp, '--ocr', 'none', '-o', join(dir, 'focused'), '--json']);
+      expect(focused.code).toBe(0);
+      expect(JSON.parse(focused.stdout)[0]).not.toHaveProperty('out_of_focus_pages');
+    });
+  });
+
   it('--dpi force:N is recorded as the input resolution of every page', async () => {
     await withTempDir(async (dir) => {
       const proj = join(dir, 'proj');

@@ -3,7 +3,7 @@ import { inkComponents } from '../../src/imaging/filters.js';
 import { createGray, type Box, type GrayImage, unsharpMask } from '../../src/imaging/index.js';
 import { binarize } from '../../src/pipeline/binarize.js';
 import { isBitonal } from '../../src/imaging/index.js';
-import { cropToContent, normalizeResolution, padForG4, readingScale, SHARPEN_SIGMA_PX, sharpenAmount, sharpenSigma } from '../../src/pipeline/resample.js';
+import { cropToContent, normalizeResolution, padForG4, outOfFocus, readingScale, SHARPEN_SIGMA_PX, sharpenAmount, sharpenSigma } from '../../src/pipeline/resample.js';
 import { photograph, renderTextPage, scoreAgainstTruth, seededRandom } from './synthetic-text.js';
 
 function fill(page: GrayImage, box: Box, value = 0): void {
@@ -123,6 +123,17 @@ describe('sharpening before enlarging', () => {
     expect(readingScale(1.2, 1)).toBeUndefined();
     expect(readingScale(null, 2)).toBeUndefined();
     expect(readingScale(1.5, undefined)).toBeUndefined();
+  });
+
+  it('calls a page out of focus when its capture blur is 1.5 px or more and 3 px or more once enlarged', () => {
+    // The quality benchmark's captures: in focus 1.17–1.31 px, out of focus from 1.57 px, enlarged about twice.
+    expect(outOfFocus({ edgeBlurPx: 1.57 }, 2.11)).toBe(true);
+    expect(outOfFocus({ edgeBlurPx: 1.31 }, 2.48)).toBe(false);
+    // Larger type photographed from closer: a blur of 1.6 capture pixels spans under 2 px at the page's resolution.
+    expect(outOfFocus({ edgeBlurPx: 1.6 }, 1.2)).toBe(false);
+    // Not measured (a scan, a page not enlarged): nothing said.
+    expect(outOfFocus({ edgeBlurPx: null }, 2)).toBe(false);
+    expect(outOfFocus(undefined, undefined)).toBe(false);
   });
 
   it('leaves a crisp capture as it is, and never sharpens when reducing', async () => {

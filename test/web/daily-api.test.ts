@@ -97,6 +97,8 @@ describe('quire gui server: proofreading and exports', () => {
     expect(doc).toMatchObject({ name: 'Proof sample', status: 'ready', hasCaptures: false, unsaved: false, pages: 2, ocr: { engine: 'tesseract', languages: ['eng'] } });
     expect(doc.proofreading).toEqual({ words: 32, doubtful: 4, checked: 0 });
     expect(doc.pageList.map((p) => p.proofreading?.doubtful)).toEqual([3, 1]);
+    // The page photographed out of focus is told apart, for the person to take it again.
+    expect(doc.pageList.map((p) => p.outOfFocus ?? false)).toEqual([false, true]);
     expect(doc.task).toBeUndefined();
     expect(typeof doc.openedAt).toBe('number');
 

@@ -225,6 +225,9 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     const start = page.getByRole('button', { name: 'Proofread: 4 words to check' });
     await start.waitFor({ timeout: 15_000 });
     await expect(tiles().first().getByRole('button').first().getAttribute('aria-label')).resolves.toBe('Page 1, frame 1, 3 words to check');
+    await expect(tiles().nth(1).getByRole('button').first().getAttribute('aria-label')).resolves.toBe('Page 2, frame 2, out of focus, 1 word to check');
+    await expect(tiles().nth(1).getByText('Out of focus').isVisible()).resolves.toBe(true);
+    await look('07b-pages-out-of-focus');
     await start.click();
     await page.getByRole('heading', { name: /^Page 1 of 2/ }).waitFor();
     const text = page.getByRole('group', { name: 'Recognised text of page 1' });
@@ -246,6 +249,9 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await page.keyboard.press('Shift+N');
     await page.getByRole('heading', { name: /^Page 1 of 2/ }).waitFor();
     await expect.poll(() => selected().innerText()).toMatch(/^wisd0m\./);
+    // Enter acts on the word that has the focus: the page just came back, and the focus reaches its word in an
+    // effect after the word is drawn selected. Pressed in between, Enter went nowhere (seen on a loaded machine).
+    await expect.poll(() => focused(selected())).toBe(true);
 
     await page.keyboard.press('Enter');
     // Type only once the field is there and has the focus: keys pressed before it mounts would go elsewhere.
@@ -387,6 +393,6 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await closePanel();
     await look('15-pages');
     expect([...axeFound.entries()].filter(([, found]) => found.length > 0)).toEqual([]);
-    expect(axeFound.size).toBe(15);
+    expect(axeFound.size).toBe(16);
   }, 90_000);
 });

@@ -114,7 +114,8 @@ export async function writeProofProject(path: string, name = 'Proof sample'): Pr
       dpi: PAGE.dpi,
       ocr: ocrFile,
       source: { input: 'proof.png', frame: index, side: 'single' },
-      decisions: { preset: 'flat', inputDpi: { value: PAGE.dpi, source: 'image' } },
+      // The second page was photographed out of focus: its edges measured as a blurred webcam capture's.
+      decisions: { preset: 'flat', inputDpi: { value: PAGE.dpi, source: 'image' }, ...(index === 2 ? { scale: 2.1, sharpen: { edgeBlurPx: 1.66, amount: 0 } } : {}) },
     });
   }
   zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2)), 'project.json');

@@ -223,6 +223,7 @@ function summary(r: ConvertResult, checked?: CheckedDocument): object {
     ...(r.keptPages ? { kept_pages: r.keptPages } : {}),
     ...(r.projectDir ? { project: r.projectDir } : {}),
     ...(r.ocr ? { ocr: r.ocr } : {}),
+    ...(r.outOfFocus ? { out_of_focus_pages: r.outOfFocus } : {}),
     ...(r.ocrPending ? { ocr_pending: { engine: r.ocrPending.engine, batch_ids: r.ocrPending.batchIds, submitted_at: r.ocrPending.submittedAt } } : {}),
     timings_ms: {
       total: round(r.timings.total),
@@ -246,6 +247,10 @@ function printSummary(r: ConvertResult, checked?: CheckedDocument): void {
     out(`  ${count(correction.corrected, 'word')} corrected (${correction.checked.join('+') || 'no'} dictionary, grammar, punctuation), ${count(correction.unknown, 'word')} left as read for lack of a single match`);
     if (correction.unchecked.length > 0) out(`  no dictionary for ${correction.unchecked.join(', ')}: those words were left as read`);
   }
+  if (r.outOfFocus) {
+    const one = r.outOfFocus.length === 1;
+    out(`  ${pageList(r.outOfFocus)} ${one ? 'looks' : 'look'} out of focus or shaken: ${one ? 'its' : 'their'} text is the least sure; take ${one ? 'it' : 'them'} again for a better one`);
+  }
   if (checked?.renamed === 'taken') out(`  written as "${checked.fileStem}": another document of this run is also called "${r.name}"`);
   if (checked?.renamed === 'shortened') out(`  written as "${checked.fileStem}": the name was shortened to fit the output folder's file system`);
   for (const o of r.outputs) out(`  ${o.format}: ${o.path} (${formatBytes(o.bytes)})`);
@@ -255,6 +260,15 @@ function printSummary(r: ConvertResult, checked?: CheckedDocument): void {
     out(`  Finish with: quire run ${shellQuote(r.projectDir)} --check-ocr`);
   }
 }
+
+/** "page 3", "pages 3, 5 and 7"; past a dozen, "pages 3, 5, … and 20 more". */
+function pageList(pages: readonly number[]): string {
+  if (pages.length === 1) return `page ${pages[0]}`;
+  const shown = pages.length > PAGES_LISTED ? [...pages.slice(0, PAGES_LISTED).map(String), `${pages.length - PAGES_LISTED} more`] : pages.map(String);
+  return `pages ${new Intl.ListFormat('en', { type: 'conjunction' }).format(shown)}`;
+}
+
+const PAGES_LISTED = 12;
 
 function parsePipeline(value: string): PresetName {
   if (!isPresetName(value)) throw new InvalidArgumentError('valid presets are book, sheet and flat.');

@@ -82,9 +82,12 @@ export function PageGrid({
             class: 'tile-open',
             'data-page': page.index,
             onClick: () => onOpen(page.index),
-            'aria-label': `Page ${page.index}, ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}${checkWords(page) ? `, ${checkWords(page)}` : ''}`,
+            'aria-label': `Page ${page.index}, ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}${page.outOfFocus ? ', out of focus' : ''}${checkWords(page) ? `, ${checkWords(page)}` : ''}`,
           },
           h('img', { src: page.thumb, alt: `Page ${page.index}`, loading: 'lazy', width: 160, height: Math.round((160 * page.height) / page.width) }),
+          page.outOfFocus ? h('span', { class: 'badge warn tile-focus', 'aria-hidden': 'true', title: 'Photographed out of focus or shaken: take it again for a surer text' }, 'Out of focus') : null,
+          // A space between the two badges, so their words read apart in the tile's text, as its label has them.
+          ' ',
           checkWords(page) ? h('span', { class: 'badge warn tile-badge', 'aria-hidden': 'true' }, checkWords(page)) : null,
         ),
         h(
