@@ -3,8 +3,9 @@
 // Makes its own corpus (scripts/quality-corpus.mjs: French, Latin and English book pages of known text, photographed
 // like a webcam does it, at x-heights of 8, 10 and 14 camera pixels, with blur, uneven light, JPEG 60 and page
 // curl), converts each set with `quire run … --ocr-lang <lang> --keep-project`, and prints per degradation: word
-// recall and accented-word recall over all the page's text (headings, notes and folios too) and over its body text
-// alone (the running text the issue's target is for), CER, and e/c and accent confusion counts, for
+// recall and accented-word recall over all the page's text (headings, notes and folios too; a word found anywhere on
+// the page) and over its body text alone (the running text the issue's target is for; a word found in its place, by
+// a word alignment), CER, and e/c and accent confusion counts, for
 //   (a) the bitonal page the PDF shows, read by the same engine,
 //   (b) the page the OCR actually reads (the bitonal one, or the grey reading image where the pipeline keeps one),
 //       before correction — the words as the engine read them (corrections undone),

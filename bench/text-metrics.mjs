@@ -96,30 +96,78 @@ export function wordRecall(truth, got) {
 
 /**
  * Word recall of the body text alone (the issue's target), from a page's truth lines (`{ kind, text }`, kind 'body'
- * for running text; headings, running heads, notes and folios otherwise). The other lines take their words from the
- * text read first, so a body word misread is never counted found for a note's copy of it: this can only understate.
+ * for running text; headings, running heads, notes and folios otherwise). The page's words are aligned with the
+ * words read, in order (the fewest insertions, deletions and substitutions); a body word counts as found when the
+ * word aligned with it is the same. So a body word misread is never found in a note's copy of it, nor a note's
+ * misreading blamed on the body.
  */
 export function bodyRecall(lines, got) {
-  const have = new Map();
-  for (const w of wordsOf(got)) have.set(w, (have.get(w) ?? 0) + 1);
-  for (const line of lines.filter((l) => l.kind !== 'body')) {
-    for (const w of wordsOf(line.text)) if ((have.get(w) ?? 0) > 0) have.set(w, have.get(w) - 1);
-  }
+  const truth = lines.flatMap((line) => wordsOf(line.text).map((word) => ({ word, body: line.kind === 'body' })));
+  const read = wordsOf(got);
+  const matched = alignedMatches(
+    truth.map((t) => t.word),
+    read,
+  );
   const result = { bodyWords: 0, bodyFound: 0, bodyAccented: 0, bodyAccentedFound: 0 };
-  for (const line of lines.filter((l) => l.kind === 'body')) {
-    for (const w of wordsOf(line.text)) {
-      const accented = isAccented(w);
-      const n = have.get(w) ?? 0;
-      result.bodyWords++;
-      if (accented) result.bodyAccented++;
-      if (n > 0) {
-        have.set(w, n - 1);
-        result.bodyFound++;
-        if (accented) result.bodyAccentedFound++;
-      }
+  truth.forEach((t, i) => {
+    if (!t.body) return;
+    const accented = isAccented(t.word);
+    result.bodyWords++;
+    if (accented) result.bodyAccented++;
+    if (matched[i]) {
+      result.bodyFound++;
+      if (accented) result.bodyAccentedFound++;
     }
-  }
+  });
   return result;
+}
+
+/** For each word of `a`, whether a word-level alignment of `a` with `b` (Levenshtein) pairs it with an equal word. */
+function alignedMatches(a, b) {
+  const n = a.length;
+  const m = b.length;
+  const width = m + 1;
+  // 0 match/substitute, 1 a word of `a` left out, 2 a word of `b` added.
+  const move = new Uint8Array((n + 1) * width);
+  let prev = new Uint32Array(width);
+  let cur = new Uint32Array(width);
+  for (let j = 0; j <= m; j++) {
+    prev[j] = j;
+    move[j] = 2;
+  }
+  for (let i = 1; i <= n; i++) {
+    cur[0] = i;
+    move[i * width] = 1;
+    for (let j = 1; j <= m; j++) {
+      const sub = prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+      const del = prev[j] + 1;
+      const ins = cur[j - 1] + 1;
+      let best = sub;
+      let how = 0;
+      if (del < best) {
+        best = del;
+        how = 1;
+      }
+      if (ins < best) {
+        best = ins;
+        how = 2;
+      }
+      cur[j] = best;
+      move[i * width + j] = how;
+    }
+    [prev, cur] = [cur, prev];
+  }
+  const matched = new Array(n).fill(false);
+  for (let i = n, j = m; i > 0 || j > 0; ) {
+    const how = move[i * width + j];
+    if (i > 0 && j > 0 && how === 0) {
+      matched[i - 1] = a[i - 1] === b[j - 1];
+      i--;
+      j--;
+    } else if (i > 0 && (how === 1 || j === 0)) i--;
+    else j--;
+  }
+  return matched;
 }
 
 function baseLetter(ch) {

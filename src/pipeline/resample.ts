@@ -77,7 +77,7 @@ export function readingScale(edgeBlurPx: number | null | undefined, scale: numbe
  * True when a camera page was out of focus (or shaken): its edges spread over `BLURRED_EDGE_PX` capture pixels or
  * more, and over `READ_SMALLER_FROM_PX` once enlarged to the page's resolution (a capture with large type, taken from
  * close, reads well despite a few pixels of blur). On `npm run bench:quality` every in-focus capture measured 1.17–1.31
- * px and every blurred one 1.57–1.97 px; their body text is read with a word recall of 0.99–1.00 against 0.65–0.97.
+ * px and every blurred one 1.57–1.97 px; their body text is read with a word recall of 0.99–1.00 against 0.66–0.98.
  * The user is told, to take such pages again.
  */
 export function outOfFocus(sharpen: { edgeBlurPx: number | null } | undefined, scale: number | undefined): boolean {

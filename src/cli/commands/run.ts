@@ -261,7 +261,7 @@ function printSummary(r: ConvertResult, checked?: CheckedDocument): void {
   }
 }
 
-/** "page 3", "pages 3, 5 and 7"; past a dozen, "pages 3, 5, … and 20 more". */
+/** "page 3", "pages 3, 5, and 7"; past a dozen, the first twelve and "and 20 more". */
 function pageList(pages: readonly number[]): string {
   if (pages.length === 1) return `page ${pages[0]}`;
   const shown = pages.length > PAGES_LISTED ? [...pages.slice(0, PAGES_LISTED).map(String), `${pages.length - PAGES_LISTED} more`] : pages.map(String);
