@@ -104,10 +104,9 @@ export function wordRecall(truth, got) {
 export function bodyRecall(lines, got) {
   const truth = lines.flatMap((line) => wordsOf(line.text).map((word) => ({ word, body: line.kind === 'body' })));
   const read = wordsOf(got);
-  const matched = alignedMatches(
-    truth.map((t) => t.word),
-    read,
-  );
+  const words = truth.map((t) => t.word);
+  const matched = new Array(words.length).fill(false);
+  for (const [i, j] of align(words, read).pairs) matched[i] = words[i] === read[j];
   const result = { bodyWords: 0, bodyFound: 0, bodyAccented: 0, bodyAccentedFound: 0 };
   truth.forEach((t, i) => {
     if (!t.body) return;
@@ -122,12 +121,15 @@ export function bodyRecall(lines, got) {
   return result;
 }
 
-/** For each word of `a`, whether a word-level alignment of `a` with `b` (Levenshtein) pairs it with an equal word. */
-function alignedMatches(a, b) {
+/**
+ * The Levenshtein alignment of two sequences (characters or words): its distance, and the pairs [i, j] it sets
+ * against each other (equal or substituted), from the end; what is left out of either has no pair.
+ */
+function align(a, b) {
   const n = a.length;
   const m = b.length;
   const width = m + 1;
-  // 0 match/substitute, 1 a word of `a` left out, 2 a word of `b` added.
+  // 0 match/substitute, 1 an item of `a` left out, 2 an item of `b` added.
   const move = new Uint8Array((n + 1) * width);
   let prev = new Uint32Array(width);
   let cur = new Uint32Array(width);
@@ -157,17 +159,17 @@ function alignedMatches(a, b) {
     }
     [prev, cur] = [cur, prev];
   }
-  const matched = new Array(n).fill(false);
+  const pairs = [];
   for (let i = n, j = m; i > 0 || j > 0; ) {
     const how = move[i * width + j];
     if (i > 0 && j > 0 && how === 0) {
-      matched[i - 1] = a[i - 1] === b[j - 1];
+      pairs.push([i - 1, j - 1]);
       i--;
       j--;
     } else if (i > 0 && (how === 1 || j === 0)) i--;
     else j--;
   }
-  return matched;
+  return { distance: prev[m], pairs };
 }
 
 function baseLetter(ch) {
@@ -183,54 +185,15 @@ function baseLetter(ch) {
 export function confusions(truth, got) {
   const t = Array.from(normaliseText(truth));
   const g = Array.from(normaliseText(got));
-  const n = t.length;
-  const m = g.length;
-  const width = m + 1;
-  // 0 match/substitute, 1 delete from truth, 2 insert from got.
-  const move = new Uint8Array((n + 1) * width);
-  let prev = new Uint32Array(width);
-  let cur = new Uint32Array(width);
-  for (let j = 0; j <= m; j++) {
-    prev[j] = j;
-    move[j] = 2;
-  }
-  for (let i = 1; i <= n; i++) {
-    cur[0] = i;
-    move[i * width] = 1;
-    for (let j = 1; j <= m; j++) {
-      const sub = prev[j - 1] + (t[i - 1] === g[j - 1] ? 0 : 1);
-      const del = prev[j] + 1;
-      const ins = cur[j - 1] + 1;
-      let best = sub;
-      let how = 0;
-      if (del < best) {
-        best = del;
-        how = 1;
-      }
-      if (ins < best) {
-        best = ins;
-        how = 2;
-      }
-      cur[j] = best;
-      move[i * width + j] = how;
-    }
-    [prev, cur] = [cur, prev];
-  }
-  const result = { edits: prev[m], chars: n, ec: 0, accent: 0, stops: 0 };
-  for (let i = n, j = m; i > 0 || j > 0; ) {
-    const how = move[i * width + j];
-    if (i > 0 && j > 0 && how === 0) {
-      const a = t[i - 1];
-      const b = g[j - 1];
-      if (a !== b) {
-        if ((a === 'e' && b === 'c') || (a === 'c' && b === 'e')) result.ec++;
-        else if ((baseLetter(a) === baseLetter(b) && /\p{L}/u.test(a)) || (a === 'ç' && b === 'g')) result.accent++;
-        else if ((a === '.' && b === ',') || (a === ',' && b === '.')) result.stops++;
-      }
-      i--;
-      j--;
-    } else if (i > 0 && (how === 1 || j === 0)) i--;
-    else j--;
+  const { distance, pairs } = align(t, g);
+  const result = { edits: distance, chars: t.length, ec: 0, accent: 0, stops: 0 };
+  for (const [i, j] of pairs) {
+    const a = t[i];
+    const b = g[j];
+    if (a === b) continue;
+    if ((a === 'e' && b === 'c') || (a === 'c' && b === 'e')) result.ec++;
+    else if ((baseLetter(a) === baseLetter(b) && /\p{L}/u.test(a)) || (a === 'ç' && b === 'g')) result.accent++;
+    else if ((a === '.' && b === ',') || (a === ',' && b === '.')) result.stops++;
   }
   return result;
 }
