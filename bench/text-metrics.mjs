@@ -125,7 +125,7 @@ export function bodyRecall(lines, got) {
  * The Levenshtein alignment of two sequences (characters or words): its distance, and the pairs [i, j] it sets
  * against each other (equal or substituted), from the end; what is left out of either has no pair.
  */
-function align(a, b) {
+export function align(a, b) {
   const n = a.length;
   const m = b.length;
   const width = m + 1;
@@ -196,4 +196,79 @@ export function confusions(truth, got) {
     else if ((a === '.' && b === ',') || (a === ',' && b === '.')) result.stops++;
   }
   return result;
+}
+
+/**
+ * A word as the real benchmark compares it: compatibility form (ᵉʳ → er, ﬁ → fi), one apostrophe, no hyphen (a
+ * compound is one word whether a line break split it or not), `…` as three full stops.
+ */
+function realKey(word) {
+  return word.normalize('NFKC').replace(/[‘’‚`]/g, "'").replace(/[-‐‑‒–—]/g, '').normalize('NFC');
+}
+
+const GREEK = /\p{Script=Greek}/u;
+
+/**
+ * A transcribed page's words in reading order, each with its kind (header, body, notes): lines ending in a hyphen
+ * after a letter are joined to the next line's first word, as a reader joins them; `header: false` leaves the running
+ * head out (for a text that leaves it out by design).
+ */
+export function pageWords(truth, { header = true } = {}) {
+  const out = [];
+  for (const kind of ['header', 'body', 'notes']) {
+    if (kind === 'header' && !header) continue;
+    for (const word of wordsOf(dehyphenate(truth[kind].join('\n')))) out.push({ word: realKey(word), kind });
+  }
+  return out;
+}
+
+function dehyphenate(text) {
+  return text
+    .normalize('NFC')
+    .replace(/[\u00b9\u00b2\u00b3\u2070-\u2079]/g, '')
+    .replace(/…/g, '...')
+    .replace(/(\p{L})[-‐]\s*\n\s*/gu, '$1');
+}
+
+/**
+ * How much of a transcribed page (`pageWords`) a text read from it has, words matched in order: body words,
+ * accented body words (Latin letters outside ASCII), Greek words (body and notes), note words; and the character
+ * edit distance over the whole of it (CER = edits / chars).
+ */
+export function realTextMetrics(truthWords, got) {
+  const read = wordsOf(dehyphenate(got)).map(realKey);
+  const words = truthWords.map((t) => t.word);
+  const matched = new Array(words.length).fill(false);
+  for (const [i, j] of align(words, read).pairs) matched[i] = words[i] === read[j];
+  const m = { body: 0, bodyFound: 0, accented: 0, accentedFound: 0, greek: 0, greekFound: 0, notes: 0, notesFound: 0, edits: 0, chars: 0 };
+  truthWords.forEach((t, i) => {
+    const greek = GREEK.test(t.word);
+    if (t.kind === 'body') {
+      m.body++;
+      if (matched[i]) m.bodyFound++;
+      if (!greek && isAccented(t.word)) {
+        m.accented++;
+        if (matched[i]) m.accentedFound++;
+      }
+    }
+    if (t.kind === 'notes') {
+      m.notes++;
+      if (matched[i]) m.notesFound++;
+    }
+    if (greek && t.kind !== 'header') {
+      m.greek++;
+      if (matched[i]) m.greekFound++;
+    }
+  });
+  const truthChars = Array.from(words.join(' '));
+  m.edits = align(truthChars, Array.from(read.join(' '))).distance;
+  m.chars = truthChars.length;
+  return m;
+}
+
+/** The sum of several pages' `realTextMetrics`. */
+export function sumMetrics(list) {
+  const total = {};
+  for (const m of list) for (const [k, v] of Object.entries(m)) total[k] = (total[k] ?? 0) + v;
+  return total;
 }
