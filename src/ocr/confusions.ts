@@ -181,6 +181,17 @@ const ACCENTED_LETTERS: Readonly<Record<string, string>> = {
   lat: '',
 };
 
+/** The accented forms of a letter's base letter that `language` writes ("ó" in French: "ô"). */
+export function writtenAccents(language: string, letter: string): string[] {
+  const base = letter.normalize('NFD').charAt(0);
+  return Array.from(ACCENTED_LETTERS[language] ?? '').filter((c) => c.normalize('NFD').charAt(0) === base && c.normalize('NFD').length > 1);
+}
+
+/** Whether `language` writes accented letters at all (French does; Latin and English do not). */
+export function writesAccents(language: string): boolean {
+  return (ACCENTED_LETTERS[language] ?? '') !== '';
+}
+
 /** Whether `language` writes every accented letter `candidate` brings in that `word` did not have. */
 export function writesAccentsOf(language: string, word: string, candidate: string): boolean {
   const allowed = ACCENTED_LETTERS[language];

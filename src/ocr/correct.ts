@@ -10,7 +10,7 @@
  * audited and undone (`undoCorrections`, `--no-correct`).
  */
 import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../project/index.js';
-import { choiceSegments, confusionSegments, describeChange, shapeSegments, variants, writesAccentsOf, type Candidate, type Segment } from './confusions.js';
+import { choiceSegments, confusionSegments, describeChange, shapeSegments, variants, writesAccents, writesAccentsOf, writtenAccents, type Candidate, type Segment } from './confusions.js';
 import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrackets } from './context.js';
 import { languageScript } from './languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
@@ -113,6 +113,7 @@ export async function openCorrector(languages: readonly string[]): Promise<Corre
   }
   const checked = unique.filter((code) => lexicons.has(code));
   const unchecked = unique.filter((code) => !lexicons.has(code));
+  const accentsBeside = unique.some(writesAccents);
   let quotations: Lexicon[] | undefined;
   return {
     checked,
@@ -132,15 +133,31 @@ export async function openCorrector(languages: readonly string[]): Promise<Corre
       return correctInContext(page, lexicons, quotations ?? []);
     },
     known(word, document) {
-      for (const [code, lexicon] of lexicons) if (knows(lexicon, word)) return code;
+      for (const [code, lexicon] of lexicons) if (knows(lexicon, word, accentsBeside)) return code;
       return document?.has(word) ? 'document' : undefined;
     },
   };
 }
 
-/** Whether a lexicon knows a word; a polytonic Greek one also by its modern spellings (`modernGreekForms`). */
-function knows(lexicon: Lexicon, word: string): boolean {
+/**
+ * Whether a lexicon knows a word; a polytonic Greek one also by its modern spellings (`modernGreekForms`). With
+ * `accentsBeside` (a language that writes accents is read too), Latin knows only the accents Latin prints (`foldsAccents`).
+ */
+function knows(lexicon: Lexicon, word: string, accentsBeside = false): boolean {
+  if (accentsBeside && foldsAccents(lexicon, word)) return false;
   return lexicon.has(word) || (wordScript(word) === 'Greek' && modernGreekForms(word).some((form) => lexicon.has(form)));
+}
+
+/** Latin's own marks: its ligatures and the quantity marks of school editions. */
+const LATIN_MARKS = 'æœāēīōūȳăĕĭŏŭ';
+
+/**
+ * The Latin dictionary spells its words without accents and takes any accented spelling by folding the accents away
+ * (Hunspell ICONV): to it "supréme" is "supreme" and "àme" is "ame". Beside French, such a word is a French word
+ * misread ("suprême", "âme"), never a Latin quotation; so there Latin knows a word only in the letters it prints.
+ */
+function foldsAccents(lexicon: Lexicon, word: string): boolean {
+  return lexicon.language === 'lat' && Array.from(word.toLowerCase()).some((c) => (c.codePointAt(0) ?? 0) >= 0x80 && /\p{Script=Latin}/u.test(c) && !LATIN_MARKS.includes(c));
 }
 
 /**
@@ -266,7 +283,7 @@ function correctPage(
   for (const token of tokensOf(page)) {
     // A word a person checked while proofreading is theirs: never corrected again.
     if (token.words.some((w) => w.edit)) continue;
-    const verdict = checkToken(token, { latin, greek, quotations, greekRead, latinRead, document });
+    const verdict = checkToken(token, { latin, greek, quotations, greekRead, latinRead, accentsBeside: pageLanguages.some(writesAccents), document });
     if (verdict.kind === 'corrected') corrected += 1;
     if (verdict.kind === 'unknown') unknown += 1;
     for (const word of token.words) {
@@ -290,6 +307,8 @@ interface CheckContext {
   quotations: readonly Lexicon[];
   greekRead: boolean;
   latinRead: boolean;
+  /** A language that writes accents is read: Latin knows only its own marks (`foldsAccents`). */
+  accentsBeside: boolean;
   document?: DocumentWords;
 }
 
@@ -324,7 +343,7 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   }
   const lexicons = script === 'Greek' ? context.greek : context.latin;
   if (lexicons.length === 0) return { kind: 'unchecked' };
-  const known = (w: string): boolean => lexicons.some((l) => knows(l, w));
+  const known = (w: string): boolean => lexicons.some((l) => knows(l, w, context.accentsBeside));
   if (known(core)) return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
   if (token.words.length === 2 && lexicons.some((l) => l.has(`${token.parts[0].core}-${token.parts[1].core}`))) return { kind: 'known' };
   // What the document prints confidently again and again is one of its words (a name, a term), even if no
@@ -333,12 +352,13 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   // (Not for two letters: English abbreviations — ct, cu — would shield the commonest misreadings of French. Only a
   // quoted language's frequent word read confidently is one: "la" in a Latin book's French note.)
   if (context.document?.has(core)) return { kind: 'known' };
-  if (script !== 'Greek' && letters > 2 && context.quotations.some((l) => l.has(core))) return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
-  if (script !== 'Greek' && letters === 2 && token.words.every((w) => w.confidence >= QUOTED_PAIR_CONFIDENCE) && context.quotations.some((l) => l.common(core) && l.has(core))) {
+  if (script !== 'Greek' && letters > 2 && context.quotations.some((l) => knows(l, core, context.accentsBeside))) return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
+  if (script !== 'Greek' && letters === 2 && token.words.every((w) => w.confidence >= QUOTED_PAIR_CONFIDENCE) && context.quotations.some((l) => l.common(core) && knows(l, core, context.accentsBeside))) {
     return { kind: 'known' };
   }
-  // A single letter is a word in too many ways (a, à, y, ô) to choose for it.
-  if (letters < 2) return { kind: 'unknown' };
+  // A single letter is a word in too many ways (a, à, y, ô) to choose for it — unless its accent is one the page's
+  // language never writes ("ó Dieu"): the ink shows an accent, and the language has one accented form of that letter.
+  if (letters < 2) return (token.words.length === 1 && foreignAccent(token, core, lexicons)) || { kind: 'unknown' };
   // Latin letters inside a Greek quotation ("(Ti τοίνυν" for "Τί τοίνυν"): the Greek spelling a dictionary knows.
   if (script === 'Latin' && context.greek.length > 0 && token.words.length === 1 && greekNeighbour(token)) {
     const mapped = mapToGreek(token, context);
@@ -375,6 +395,25 @@ function checkToken(token: Token, context: CheckContext): Verdict {
     }
   }
   return { kind: 'unknown' };
+}
+
+/**
+ * A one-letter word with an accent none of the page's languages writes, read as the one accented form of its letter
+ * that one of them writes and knows as a word: "ó" → "ô", "á" → "à" in French. Several, or none: undefined.
+ */
+function foreignAccent(token: Token, core: string, lexicons: readonly Lexicon[]): Verdict | undefined {
+  const letter = core.toLowerCase();
+  if (Array.from(letter).length !== 1 || letter.normalize('NFD').length === 1) return undefined;
+  if (lexicons.some((l) => writtenAccents(l.language, letter).includes(letter))) return undefined;
+  const forms = new Map<string, string>();
+  for (const l of lexicons) for (const form of writtenAccents(l.language, letter)) if (l.has(form)) forms.set(form, l.language);
+  if (forms.size !== 1) return undefined;
+  const [[form, language]] = [...forms];
+  const [word, parts] = [token.words[0], token.parts[0]];
+  const text = core === letter ? form : form.toUpperCase();
+  changeWord(word, `${parts.prefix}${text}${parts.suffix}`, { reason: 'known-confusion', change: `${core}→${text}`, language });
+  delete word.unknown;
+  return { kind: 'corrected' };
 }
 
 /**

@@ -323,6 +323,29 @@ describe('the lexicon-checked correction', () => {
     expect(text(french).slice(-2)).toEqual(['à', 'Genève']);
   });
 
+  it('mends a French word whose accent was misread even where the Latin dictionary, which folds accents away, knows its letters', async () => {
+    // The Latin dictionary takes "supréme" for "supreme" and "àme" for "ame": on a French page (Latin quoted, or read
+    // beside French) they are French words misread, never Latin quotations.
+    const fra = await openCorrector(['fra']);
+    const read = page(['fra'], [word('le'), word('supréme'), word('bien'), word('de'), word('mon'), word('àme'), word('ou'), word('vidéte')]);
+    const corrected = await fra.correct(read);
+    expect(text(corrected)).toEqual(['le', 'suprême', 'bien', 'de', 'mon', 'âme', 'ou', 'vidéte']);
+    expect(words(corrected)[1].correction).toEqual({ from: 'supréme', reason: 'known-confusion', change: 'é→ê', language: 'fra' });
+    expect(words(corrected)[7].unknown).toBe(true);
+    // Read with Latin, "supréme" may be French "suprême" or Latin "supreme" with a stray mark (and "àme" "âme" or
+    // "ame"): left to check, no longer taken as known.
+    const both = await openCorrector(['fra', 'lat']);
+    const mixed = await both.correct(page(['fra', 'lat'], [word('supréme'), word('àme'), word('cælum'), word('supreme')]));
+    expect(words(mixed).map((w) => [w.text, w.unknown === true])).toEqual([['supréme', true], ['àme', true], ['cælum', false], ['supreme', false]]);
+    // A lone letter with an accent French never writes: the one accented form French has of it.
+    const lone = await fra.correct(page(['fra'], [word('ó'), word('Dieu,'), word('(á'), word('í')]));
+    expect(words(lone).map((w) => [w.text, w.unknown === true])).toEqual([['ô', false], ['Dieu,', false], ['(à', false], ['í', true]]);
+    expect(words(lone)[0].correction).toEqual({ from: 'ó', reason: 'known-confusion', change: 'ó→ô', language: 'fra' });
+    // A Latin book alone keeps the accents its edition prints.
+    const lat = await openCorrector(['lat']);
+    expect(text(await lat.correct(page(['lat'], [word('quàm'), word('supreme')])))).toEqual(['quàm', 'supreme']);
+  });
+
   it('says which languages it could not check, and leaves their words as read', async () => {
     const corrector = await openCorrector(['fra', 'tlh']);
     expect(corrector.unchecked).toEqual(['tlh']);
