@@ -9,10 +9,9 @@ import { join, resolve } from 'node:path';
 import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.js';
 import { checkConversions, type CheckedDocument } from './check.js';
 import { exportRegistry, parseExportList, type ExportRequest } from '../export/index.js';
-import { parseOcrSpec, type OcrSpec, warmCorrector } from '../ocr/index.js';
+import { correctDocument, parseOcrSpec, type OcrSpec, warmCorrector } from '../ocr/index.js';
 import { outOfFocus } from '../pipeline/index.js';
 import { checkOutputFolder, loadManifest, saveManifest, visiblePages, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
-import { correctProjectText } from './correct-text.js';
 import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
 import { notePrintedPages } from './printed.js';
 import type { ProgressEvent } from './progress.js';
@@ -155,7 +154,7 @@ async function convertChecked(checked: CheckedDocument, options: ConvertOptions,
       ({ ms: pipeline, steps } = await processPages(doc, { ...options, ...(asMade ? { onPages: (pages) => asMade.add(pages), settle: () => asMade.settle() } : {}) }));
       if (asMade) {
         await asMade.finish(doc.manifest);
-        await correctProjectText(doc.dir, doc.manifest, correct);
+        await correctDocument(doc.dir, doc.manifest, correct);
         await notePrintedPages(doc.dir, doc.manifest);
         await saveManifest(doc.dir, doc.manifest);
         ocr = performance.now() - t0Pages;
@@ -172,7 +171,7 @@ async function convertChecked(checked: CheckedDocument, options: ConvertOptions,
       if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options, checked.fileStem) });
       // Text recognised before: corrected, or put back as read, as this run asks.
       else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) {
-        await correctProjectText(doc.dir, doc.manifest, correct);
+        await correctDocument(doc.dir, doc.manifest, correct);
         await notePrintedPages(doc.dir, doc.manifest);
         await saveManifest(doc.dir, doc.manifest);
       }
@@ -244,7 +243,7 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
     ...(options.correct !== false ? { onLanguages: warmCorrector } : {}),
   });
   const correct = options.correct !== false;
-  if (outcome.state === 'done') await correctProjectText(doc.dir, doc.manifest, correct);
+  if (outcome.state === 'done') await correctDocument(doc.dir, doc.manifest, correct);
   if (outcome.state === 'submitted') {
     doc.manifest.ocrBatch = {
       ...outcome.batch,
@@ -278,7 +277,7 @@ export async function checkProjectOcr(projectDir: string, options: Pick<ConvertO
   const polled = await pollProjectOcr(dir, manifest, options.signal ? { signal: options.signal } : {});
   if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
   if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
-  await correctProjectText(dir, manifest, batch.correct !== false);
+  await correctDocument(dir, manifest, batch.correct !== false);
   await notePrintedPages(dir, manifest);
   await saveManifest(dir, manifest);
   const ocr = performance.now() - t0;

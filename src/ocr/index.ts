@@ -1,6 +1,7 @@
 /**
  * OCR: the engine interface (what a new engine implements and registers), the registry with the built-in engines
- * (tesseract.js, native tesseract, remote, none), spec parsing, language detection.
+ * (tesseract.js, native tesseract, remote, none), spec parsing, language detection; and the correction of what was
+ * read, as one verb (`correctDocument`, in `correct/`), with the dictionaries it reads.
  */
 export type { OcrBatchPoll, OcrDocument, OcrDocumentOptions, OcrEngine, OcrInput } from './types.js';
 export { closeOcrEngines, createOcrRegistry, findOcrEngine, getOcrEngine, listOcrEngines, registerOcrEngine } from './registry.js';
@@ -27,24 +28,5 @@ export {
 export { alignOntoLayout } from './remote/align.js';
 export { createTesseractCliEngine } from './tesseract-cli.js';
 export { bestLocalEngine } from './best-local.js';
-export { listLexiconLanguages, openLexicon, type Lexicon } from './lexicon.js';
-export { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
-export { caseCandidates, correctCase, correctCaseByWidth } from './letter-case.js';
-export { applyReread, chooseReread, cutWord, wordsToReread, type RereadWord } from './reread.js';
-export { callInText, pageHasNotes, raisedMarks, readCall, type RaisedMark } from './raised.js';
-export {
-  correctApostrophes,
-  correctGuillemets,
-  correctHighPunctuation,
-  correctReferences,
-  documentApostrophes,
-  documentGuillemets,
-  documentHighPunctuation,
-  documentReferences,
-  type Apostrophe,
-  type DocumentApostrophes,
-  type DocumentSpacing,
-} from './typography.js';
-export { documentWords, openCorrector, undoCorrections, warmCorrector, type Corrector, type DocumentWords } from './correct.js';
-export { splitWord } from './words.js';
+export { correctDocument, openLexicon, warmCorrector, type Lexicon } from './correct/index.js';
 export { looksMisoriented, MIN_ORIENTATION_CONFIDENCE, type PageOrientation } from './orientation.js';

@@ -8,9 +8,9 @@
  * small comma's faint tail, the grey page OCR read must agree: nothing of the mark reaches below the baseline. Anything unclear (the mark touches a
  * letter, the word has too few letters to find the baseline, a bracket or quote comes between) is left as read.
  */
-import { cropGray, inkComponents, type GrayImage, type InkComponent } from '../imaging/index.js';
-import { pageWords, type OcrLine, type OcrPage, type OcrWord } from '../project/index.js';
-import { median } from '../util/index.js';
+import { cropGray, inkComponents, type GrayImage, type InkComponent } from '../../imaging/index.js';
+import { pageWords, type OcrLine, type OcrPage, type OcrWord } from '../../project/index.js';
+import { median } from '../../util/index.js';
 import { baselineAt, pageXHeight } from './line-geometry.js';
 import { changeWord } from './words.js';
 

@@ -9,11 +9,11 @@
  * or two apart, by the word's length). Measured on the quality benchmark's pages before writing this: every word
  * taken at x-heights 8 to 14 px was right.
  */
-import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
-import type { OcrBox, OcrPage, OcrWord } from '../project/index.js';
-import { editDistance } from '../util/index.js';
+import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../../imaging/index.js';
+import type { OcrBox, OcrPage, OcrWord } from '../../project/index.js';
+import { editDistance } from '../../util/index.js';
 import { changeWord, splitWord } from './words.js';
-import { letterCount as letters, wordScript } from './scripts.js';
+import { letterCount as letters, wordScript } from '../scripts.js';
 
 /** The cut reaches this share of the line's height beyond the word on every side: the whole of its ink, and some paper. */
 const PAD = 0.25;

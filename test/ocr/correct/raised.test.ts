@@ -1,8 +1,9 @@
 /** Raised marks at words' ends, found on a drawn page: figures standing free or touching the last letter, and not accents. */
 import { describe, expect, it } from 'vitest';
-import { createGray, type GrayImage } from '../../src/imaging/index.js';
-import { callInText, raisedMarks, readCall, undoCorrections } from '../../src/ocr/index.js';
-import type { OcrPage, OcrWord } from '../../src/project/index.js';
+import { createGray, type GrayImage } from '../../../src/imaging/index.js';
+import { undoCorrections } from '../../../src/ocr/correct/correct.js';
+import { callInText, raisedMarks, readCall } from '../../../src/ocr/correct/raised.js';
+import type { OcrPage, OcrWord } from '../../../src/project/index.js';
 
 const BASELINE = 100;
 const X_HEIGHT = 20;

@@ -9,9 +9,9 @@
  * letter is no taller than the others, it is set small, recorded on the word as a `letter-case` correction.
  * Anything unclear (the first letter run into the next, too few letters) is left as read.
  */
-import type { GrayImage } from '../imaging/index.js';
-import type { OcrPage, OcrWord } from '../project/index.js';
-import { median } from '../util/index.js';
+import type { GrayImage } from '../../imaging/index.js';
+import type { OcrPage, OcrWord } from '../../project/index.js';
+import { median } from '../../util/index.js';
 import { wordInk } from './stops.js';
 import { changeWord, paragraphWords, splitWord } from './words.js';
 

@@ -7,9 +7,9 @@
  * ("«arien") is set apart too, and so are the semicolons, colons, question and exclamation marks of a book that sets
  * them apart ("d'Aix;" → "d'Aix ;").
  */
-import { pageWords, type OcrPage } from '../project/index.js';
+import { pageWords, type OcrPage } from '../../project/index.js';
 import { changeWord, paragraphWords, splitWord } from './words.js';
-import { wordScript } from './scripts.js';
+import { wordScript } from '../scripts.js';
 
 /** An apostrophe between two letters: an elision ("l’évêque") or a contraction ("don’t"), not a quotation mark. */
 const ELISION = /(?<=\p{L})['’](?=\p{L})/gu;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decodeGray } from '../../src/imaging/index.js';
-import { caseCandidates, correctCase, correctCaseByWidth, undoCorrections } from '../../src/ocr/index.js';
-import type { OcrPage } from '../../src/project/index.js';
-import { readLine, renderTextPage } from './pages.js';
+import { decodeGray } from '../../../src/imaging/index.js';
+import { undoCorrections } from '../../../src/ocr/correct/correct.js';
+import { caseCandidates, correctCase, correctCaseByWidth } from '../../../src/ocr/correct/letter-case.js';
+import type { OcrPage } from '../../../src/project/index.js';
+import { readLine, renderTextPage } from '../pages.js';
 
 const texts = (page: OcrPage): string[] => page.blocks[0].paragraphs[0].lines[0].words.map((w) => w.text);
 /** The small spellings a dictionary knows, for these lines. */

@@ -9,13 +9,13 @@
  * Every change is recorded on the word (`OcrWord.correction`: what the engine read, why it was changed), so it can be
  * audited and undone (`undoCorrections`, `--no-correct`).
  */
-import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../project/index.js';
+import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../../project/index.js';
 import { choiceSegments, confusionSegments, describeChange, shapeSegments, variants, writesAccents, writesAccentsOf, writtenAccents, type Candidate, type Segment } from './confusions.js';
 import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrackets } from './context.js';
-import { languageScript } from './languages.js';
+import { languageScript } from '../languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { correctCaseByWidth } from './letter-case.js';
-import { capitalsInside, greekLookAlikes, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, modernGreekForms, smallCapitals, wordScript } from './scripts.js';
+import { capitalsInside, greekLookAlikes, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, modernGreekForms, smallCapitals, wordScript } from '../scripts.js';
 import { changeWord, splitWord, type WordParts } from './words.js';
 
 /** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */

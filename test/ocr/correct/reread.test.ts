@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createGray } from '../../src/imaging/index.js';
-import { chooseReread, cutWord, openCorrector, wordsToReread } from '../../src/ocr/index.js';
-import type { OcrPage, OcrWord } from '../../src/project/index.js';
+import { createGray } from '../../../src/imaging/index.js';
+import { openCorrector } from '../../../src/ocr/correct/correct.js';
+import { chooseReread, cutWord, wordsToReread } from '../../../src/ocr/correct/reread.js';
+import type { OcrPage, OcrWord } from '../../../src/project/index.js';
 
 function word(text: string, x0: number, y0: number, extra: Partial<OcrWord> = {}): OcrWord {
   return { text, box: { x0, y0, x1: x0 + 40, y1: y0 + 20 }, confidence: 80, ...extra };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { documentWords, openCorrector, undoCorrections } from '../../src/ocr/index.js';
-import type { OcrPage, OcrWord } from '../../src/project/index.js';
+import { documentWords, openCorrector, undoCorrections } from '../../../src/ocr/correct/correct.js';
+import type { OcrPage, OcrWord } from '../../../src/project/index.js';
 
 /** A word as an engine hands it over; `choices` gives the engine's weighed alternatives, per character. */
 function word(text: string, choices?: Record<number, string[]>): OcrWord {

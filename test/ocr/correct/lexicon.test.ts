@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listLexiconLanguages, openLexicon } from '../../src/ocr/index.js';
+import { listLexiconLanguages, openLexicon } from '../../../src/ocr/correct/lexicon.js';
 
 describe('the lexicon of a language', () => {
   it('has a dictionary for every language Quire ships OCR data for', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decodeGray, type GrayImage } from '../../src/imaging/index.js';
-import { correctColons, correctStops, restoreStops, undoCorrections } from '../../src/ocr/index.js';
-import type { OcrPage, OcrWord } from '../../src/project/index.js';
-import { readLine, renderTextPage, type TextPage } from './pages.js';
+import { decodeGray, type GrayImage } from '../../../src/imaging/index.js';
+import { undoCorrections } from '../../../src/ocr/correct/correct.js';
+import { correctColons, correctStops, restoreStops } from '../../../src/ocr/correct/stops.js';
+import type { OcrPage, OcrWord } from '../../../src/project/index.js';
+import { readLine, renderTextPage, type TextPage } from '../pages.js';
 
 /** One line of text set in DejaVu Serif 11 pt at 300 dpi (an x-height of about 24 pixels, as on a camera page). */
 async function line(text: string): Promise<{ page: TextPage; image: GrayImage }> {

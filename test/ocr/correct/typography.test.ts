@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  correctApostrophes,
-  correctGuillemets,
-  correctHighPunctuation,
-  correctReferences,
-  documentApostrophes,
-  documentGuillemets,
-  documentHighPunctuation,
-  documentReferences,
-  undoCorrections,
-} from '../../src/ocr/index.js';
-import { pageWords, type OcrPage, type OcrWord } from '../../src/project/index.js';
+import { undoCorrections } from '../../../src/ocr/correct/correct.js';
+import { correctApostrophes, correctGuillemets, correctHighPunctuation, correctReferences, documentApostrophes, documentGuillemets, documentHighPunctuation, documentReferences } from '../../../src/ocr/correct/typography.js';
+import { pageWords, type OcrPage, type OcrWord } from '../../../src/project/index.js';
 
 function page(...texts: string[]): OcrPage {
   const words: OcrWord[] = texts.map((text) => ({ text, box: { x0: 0, y0: 0, x1: 10, y1: 10 }, confidence: 90 }));

@@ -4,7 +4,7 @@
  * bar, the unaccented "a" of Latin pages; and, before the words are looked up, the bars and brackets OCR glues to
  * words. Each change is recorded on its word (see `changeWord`).
  */
-import { pageWords, type OcrPage, type OcrWord } from '../project/index.js';
+import { pageWords, type OcrPage, type OcrWord } from '../../project/index.js';
 import { avoirBefore, capitalA, firstOfMonth, frenchTrap, lineAbbreviation, tousBefore } from './grammar.js';
 import type { Lexicon } from './lexicon.js';
 import { changeWord, paragraphWords, splitWord } from './words.js';

@@ -2,8 +2,8 @@
  * Where a page's letters stand: the x-height of its small letters, and a line's baseline at any point along it. The
  * steps that look at the ink beside a word (note calls, full stops) measure marks against these.
  */
-import type { OcrLine, OcrPage } from '../project/index.js';
-import { pageWords } from '../project/index.js';
+import type { OcrLine, OcrPage } from '../../project/index.js';
+import { pageWords } from '../../project/index.js';
 
 /** Words set in small letters only: their box is the x-height, which the page's marks are measured against. */
 const X_HEIGHT_WORD = /^[aceimnorsuvwxz]{2,}[.,;:]?$/u;

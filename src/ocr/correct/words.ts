@@ -2,7 +2,7 @@
  * A word's pieces and the one way the correction steps change a word: its punctuation around the part a dictionary
  * checks, the change recorded on it, the words of a paragraph in reading order.
  */
-import type { OcrCorrection, OcrPage, OcrWord } from '../project/index.js';
+import type { OcrCorrection, OcrPage, OcrWord } from '../../project/index.js';
 
 /** A word as punctuation before, the part a dictionary checks, and punctuation (or a note call) after. */
 export interface WordParts {

@@ -1,58 +1,32 @@
 /**
- * The correction step over a whole project: once its pages are recognised, words the dictionary does not know are
- * corrected where exactly one candidate fits (`src/ocr/correct.ts`), with the document's own vocabulary (names and
- * terms it prints again and again) counted first over every page; then full stops read as commas are put right where
- * the page's ink shows a dot on the baseline (`src/ocr/stops.ts`), capitals read for small letters where it shows a
- * small one (`src/ocr/letter-case.ts`), and apostrophes set to the one the document
- * prints and guillemets, semicolons, colons, question and exclamation marks set apart where it sets them so (`src/ocr/typography.ts`). Turned off, the words go back to what the engine
- * read. Every change stays recorded on its word in `ocr/<page>.json`.
+ * `correctDocument`: the correction step over a whole project. Once its pages are recognised, words the dictionary
+ * does not know are corrected where exactly one candidate fits (`correct.ts`), with the document's own vocabulary
+ * (names and terms it prints again and again) counted first over every page; then full stops read as commas are put
+ * right where the page's ink shows a dot on the baseline (`stops.ts`), capitals read for small letters where it shows
+ * a small one (`letter-case.ts`), apostrophes set to the one the document prints and guillemets, semicolons, colons,
+ * question and exclamation marks set apart where it sets them so (`typography.ts`); the words left unknown and the
+ * note calls are read again alone (`reread.ts`, `raised.ts`). Turned off, the words go back to what the engine read.
+ * Every change stays recorded on its word in `ocr/<page>.json`.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeGray, sharpFromGray, type GrayImage } from '../imaging/index.js';
-import {
-  applyReread,
-  callInText,
-  caseCandidates,
-  chooseReread,
-  colonCandidates,
-  correctApostrophes,
-  correctCase,
-  correctColons,
-  correctGuillemets,
-  correctHighPunctuation,
-  correctReferences,
-  correctStops,
-  cutWord,
-  documentApostrophes,
-  documentGuillemets,
-  documentHighPunctuation,
-  documentReferences,
-  documentWords,
-  findOcrEngine,
-  lineEndCandidates,
-  openCorrector,
-  pageHasNotes,
-  raisedMarks,
-  readCall,
-  restoreStops,
-  stopCandidates,
-  undoCorrections,
-  wordsToReread,
-  type Apostrophe,
-  type Corrector,
-  type DocumentWords,
-  type OcrEngine,
-  type OcrInput,
-} from '../ocr/index.js';
-import { pageWords, type OcrPage, type ProjectManifest, type ProjectOcrCorrection } from '../project/index.js';
-import { eachAtOnce } from '../util/index.js';
+import { decodeGray, sharpFromGray, type GrayImage } from '../../imaging/index.js';
+import { findOcrEngine } from '../registry.js';
+import type { OcrEngine, OcrInput } from '../types.js';
+import { correctApostrophes, correctGuillemets, correctHighPunctuation, correctReferences, documentApostrophes, documentGuillemets, documentHighPunctuation, documentReferences, type Apostrophe } from './typography.js';
+import { documentWords, openCorrector, undoCorrections, type Corrector, type DocumentWords } from './correct.js';
+import { caseCandidates, correctCase } from './letter-case.js';
+import { callInText, pageHasNotes, raisedMarks, readCall } from './raised.js';
+import { applyReread, chooseReread, cutWord, wordsToReread } from './reread.js';
+import { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
+import { pageWords, type OcrPage, type ProjectManifest, type ProjectOcrCorrection } from '../../project/index.js';
+import { eachAtOnce } from '../../util/index.js';
 
 const CORRECTING_AT_ONCE = 2;
 
 /** Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`. */
-export async function correctProjectText(dir: string, manifest: ProjectManifest, enabled: boolean): Promise<ProjectOcrCorrection | undefined> {
+export async function correctDocument(dir: string, manifest: ProjectManifest, enabled: boolean): Promise<ProjectOcrCorrection | undefined> {
   if (!manifest.ocr) return undefined;
   // Pages kept from a PDF carry the PDF's own text: not ours to correct.
   const pages = manifest.pages.filter((p) => p.ocr && p.kind !== 'pdf');

@@ -8,9 +8,9 @@
  * alone. Digits read there are kept on the word as `raised`: the structure step links a note that has no call to
  * them. The text changes only where the engine read the call as a star or a quote (`callInText`).
  */
-import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../imaging/index.js';
-import type { OcrBox, OcrPage, OcrWord } from '../project/index.js';
-import { superscriptDigits } from '../util/index.js';
+import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../../imaging/index.js';
+import type { OcrBox, OcrPage, OcrWord } from '../../project/index.js';
+import { superscriptDigits } from '../../util/index.js';
 import { baselineAt, pageXHeight } from './line-geometry.js';
 import { changeWord } from './words.js';
 
