@@ -21,9 +21,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pageWords, realTextMetrics, sumMetrics } from './text-metrics.mjs';
+import { flagMetrics, pageWords, realTextMetrics, sumMetrics } from './text-metrics.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { isDoubtful } = await import(join(root, 'dist', 'project', 'index.js'));
 const args = process.argv.slice(2);
 const flag = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const quire = resolve(flag('--quire') ?? join(root, 'bin', 'quire.js'));
@@ -81,7 +82,9 @@ try {
     };
     // The Markdown leaves the running head out on purpose (it is kept in the project); the others read it.
     const metrics = Object.fromEntries(readers.map((r) => [r, realTextMetrics(pageWords(truth, { header: r !== 'md' }), texts[r])]));
-    rows.push({ name, folio: page.printed?.folio, metrics });
+    // The words the proofreading view marks "to check", against the words that are wrong in the text Quire exports.
+    const flags = flagMetrics(pageWords(truth), ocrWords(JSON.parse(readFileSync(join(project, page.ocr), 'utf8'))).map((w) => ({ text: w.text, flagged: isDoubtful(w) })));
+    rows.push({ name, folio: page.printed?.folio, metrics, flags });
   }
 
   const pct = (a, b) => (b === 0 ? '–' : (a / b).toFixed(3));
@@ -93,7 +96,9 @@ try {
   for (const row of rows) for (const r of readers) console.log(`| ${row.name} | ${r} | ${cells(row.metrics[r])} |`);
   for (const r of readers) console.log(`| **all** | ${r} | ${cells(sumMetrics(rows.map((row) => row.metrics[r])))} |`);
   const total = (r) => sumMetrics(rows.map((row) => row.metrics[r]));
-  console.log(`\ncounts (all pages): ${total('md').body} body words, ${total('md').accented} accented, ${total('md').greek} Greek, ${total('md').notes} note words`);
+  const flags = sumMetrics(rows.map((row) => row.flags));
+  console.log(`\nwords to check (the proofreading view's doubtful words): ${flags.flagged} flagged, ${flags.wrong} wrong in the text; flag recall ${pct(flags.wrongFlagged, flags.wrong)} (wrong words flagged), flag precision ${pct(flags.wrongFlagged, flags.flagged)} (flagged words wrong)`);
+  console.log(`counts (all pages): ${total('md').body} body words, ${total('md').accented} accented, ${total('md').greek} Greek, ${total('md').notes} note words`);
   console.log(`quire run ${quireSeconds.toFixed(1)} s wall (OCR ${(summary.timings_ms.ocr / 1000).toFixed(1)} s of it); plain tesseract ${plainSeconds.toFixed(1)} s`);
 } finally {
   if (!keep) rmSync(work, { recursive: true, force: true });
@@ -135,4 +140,20 @@ function ocrText(page) {
   for (const block of page.blocks ?? [])
     for (const paragraph of block.paragraphs ?? []) for (const line of paragraph.lines ?? []) lines.push(line.words.map((w) => (w.correction ? w.correction.from : w.text)).join(' '));
   return lines.join('\n');
+}
+
+/** An OCR page file's words in reading order, a line-end hyphen's word joined to the next line's first word. */
+function ocrWords(page) {
+  const out = [];
+  let carried;
+  for (const block of page.blocks ?? [])
+    for (const paragraph of block.paragraphs ?? [])
+      for (const line of paragraph.lines ?? [])
+        line.words.forEach((word, i) => {
+          const w = carried ? { ...word, text: carried.text.replace(/[-‐]$/u, '') + word.text, confidence: Math.min(carried.confidence, word.confidence), correction: carried.correction ?? word.correction } : word;
+          carried = i === line.words.length - 1 && /\p{L}[-‐]$/u.test(w.text) ? w : undefined;
+          if (!carried) out.push(w);
+        });
+  if (carried) out.push(carried);
+  return out;
 }

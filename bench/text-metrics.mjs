@@ -272,3 +272,26 @@ export function sumMetrics(list) {
   for (const m of list) for (const [k, v] of Object.entries(m)) total[k] = (total[k] ?? 0) + v;
   return total;
 }
+
+/**
+ * How well a page's "to check" flags point at its wrong words: `words` are the words of the text in order, each
+ * `{ text, flagged }`; a word is wrong when the word-aligned transcription word is not the same (or there is none).
+ */
+export function flagMetrics(truthWords, words) {
+  const read = [];
+  for (const w of words) {
+    const keys = wordsOf(dehyphenate(w.text)).map(realKey);
+    if (keys.length > 0) read.push({ key: keys.join(' '), flagged: w.flagged });
+  }
+  const right = new Array(read.length).fill(false);
+  for (const [i, j] of align(truthWords.map((t) => t.word), read.map((r) => r.key)).pairs) right[j] = truthWords[i].word === read[j].key;
+  const m = { words: read.length, flagged: 0, wrong: 0, wrongFlagged: 0 };
+  read.forEach((r, j) => {
+    if (r.flagged) m.flagged++;
+    if (!right[j]) {
+      m.wrong++;
+      if (r.flagged) m.wrongFlagged++;
+    }
+  });
+  return m;
+}

@@ -3,14 +3,14 @@
  * then misreads two words the way camera pages are misread; the correction step cuts them out, has tesseract read
  * them again alone, and takes only the close dictionary word.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert } from '../../src/convert/index.js';
 import { createTesseractCliEngine, registerOcrEngine, type OcrEngine } from '../../src/ocr/index.js';
-import { pageWords, type OcrPage } from '../../src/project/index.js';
+import { pageWords, type OcrPage, type ProjectManifest } from '../../src/project/index.js';
 import { keptOcrPage } from '../helpers.js';
 import { renderTextPage, writePage } from '../ocr/pages.js';
 
@@ -77,6 +77,23 @@ describe('words read again', () => {
     // --no-correct puts back what the engine read.
     const raw = await convert(project, { exports: 'md', correct: false, outDir: join(dir, 'raw') });
     expect(readFileSync(raw.outputs[0].path, 'utf8')).toContain('Un memier jet');
+  });
+
+  it('reads a word the grey reading image leaves unsettled again from the bitonal page, the second reading', async () => {
+    const project = join(dir, 'project-ink');
+    await convert(join(dir, 'page.png'), { exports: 'md', ocr: 'misreading-tesseract', ocrLang: 'fra', keepProject: project, outDir: join(dir, 'out-ink') });
+    // The pages OCR read are now grey images in which the words cannot be seen (as a blurred capture's may be): only
+    // the bitonal page the PDF shows still has their ink.
+    const manifestFile = join(project, 'project.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as ProjectManifest;
+    const [first] = manifest.pages;
+    await sharp({ create: { width: first.width, height: first.height, channels: 3, background: '#ffffff' } }).grayscale().png().toFile(join(project, 'pages', 'blank.ocr.png'));
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, pages: [{ ...first, ocrImage: 'pages/blank.ocr.png' }, ...manifest.pages.slice(1)] }));
+    await convert(project, { exports: 'md', correct: false, outDir: join(dir, 'raw-ink') });
+    const result = await convert(project, { exports: 'md', outDir: join(dir, 'corrected-ink') });
+    const premier = pageWords(keptOcrPage(project)).find((w) => w.correction?.from === 'memier');
+    expect(premier).toMatchObject({ text: 'premier', correction: { reason: 'reread', change: 'memier→premier (bitonal page)' } });
+    expect(readFileSync(result.outputs[0].path, 'utf8')).toContain('Un premier jet');
   });
 
   it('reads each word image on its own: what it reads does not depend on the others read with it', async () => {

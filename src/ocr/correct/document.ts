@@ -98,6 +98,11 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
         const order = pages.indexOf(page);
         if (source) {
           for (const word of doubtful) cuts.push({ kind: 'word', order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
+          // The second reading: where OCR read a grey image, the same word cut from the bitonal page the PDF shows,
+          // whose ink keeps an accent or a letter the grey one may blur away ("méme" there, "même" here).
+          if (decoded.reading && decoded.image) {
+            for (const word of doubtful) cuts.push({ kind: 'ink', order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(decoded.image, corrected, word.box, word.word) });
+          }
           if (calls) for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced })) cuts.push({ kind: 'call', order, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
         }
       }
@@ -112,7 +117,7 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
     });
     if (rereading && cuts.length > 0) {
       // In page and reading order, whichever page was done first: the same project always makes the same image.
-      cuts.sort((a, b) => a.order - b.order || a.index - b.index || (a.kind === b.kind ? 0 : a.kind === 'word' ? -1 : 1));
+      cuts.sort((a, b) => a.order - b.order || a.index - b.index || CUT_ORDER[a.kind] - CUT_ORDER[b.kind]);
       const { reread, context, calls } = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
       summary.corrected += reread + context + calls;
       summary.unknown -= reread;
@@ -122,9 +127,13 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
   return summary;
 }
 
+/** For one word: its grey cut is read first, then its bitonal cut, then its raised mark. */
+const CUT_ORDER: Readonly<Record<WordCut['kind'], number>> = { word: 0, ink: 1, call: 2 };
+
 /** A word, or the raised mark at its end, cut out of its page to be read again: which page (its OCR file) and word, and its pixels. */
 interface WordCut {
-  kind: 'word' | 'call';
+  /** A word cut from the image OCR read, the same word cut from the bitonal page, or a raised mark. */
+  kind: 'word' | 'ink' | 'call';
   /** The page's place in the document. */
   order: number;
   ocr: string;
@@ -185,9 +194,10 @@ async function rereadWords(
         }
         continue;
       }
+      // A word the grey cut did not settle may be settled by its bitonal cut (`ink`, after it in `cuts`).
       const choice = chooseReread(word.text, again, (w) => corrector.known(w, vocabulary));
       if (!choice) continue;
-      applyReread(word, choice);
+      applyReread(word, kind === 'ink' ? { ...choice, change: `${choice.change} (bitonal page)` } : choice);
       here++;
     }
     putInText += marks;
