@@ -3,7 +3,7 @@
  * and `processPages` (every frame through the pipeline into the project's page images).
  */
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { inputType, openImages, openInput, openSlim, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
@@ -15,6 +15,7 @@ import {
   removeProjectFolder,
   safeFileName,
   saveManifest,
+  writeOcrPage,
   type PresetName,
   type ProjectFolder,
   type ProjectManifest,
@@ -218,7 +219,7 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
 async function keepTextPage(frame: SourceFrame, layer: TextLayerPage, file: string, projectDir: string): Promise<FramePage> {
   const ocr = `ocr/${String(frame.index).padStart(4, '0')}-text.json`;
   await mkdir(join(projectDir, 'ocr'), { recursive: true });
-  await writeFile(join(projectDir, ocr), JSON.stringify(await layer.textContent()));
+  await writeOcrPage(projectDir, ocr, await layer.textContent());
   return {
     file,
     kind: 'pdf',
