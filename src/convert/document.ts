@@ -172,7 +172,7 @@ export interface ProcessOptions {
   dpi?: { value: number; force: boolean };
   /** Pipeline threads; default the number of cores. */
   workers?: number;
-  /** Margin kept around the printed area, in mm. */
+  /** Margin kept around the printed area, in mm; default `DEFAULT_MARGIN_MM`. */
   marginMm?: number;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
@@ -183,6 +183,9 @@ export interface ProcessOptions {
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
+
+/** The margin kept around the printed area when none is asked (`--margin-mm`), in mm. */
+export const DEFAULT_MARGIN_MM = 4;
 
 /**
  * Make the document's pages: every frame through the pipeline (pages with a text layer kept as they are when the
@@ -272,7 +275,7 @@ async function runFrames(
         preset: options.pipeline ?? DEFAULT_PRESET[frame.kind],
         ...(frame.dpi ? { knownDpi: frame.dpi } : {}),
         ...(options.dpi ? { dpiOption: options.dpi } : {}),
-        marginMm: options.marginMm ?? 4,
+        marginMm: options.marginMm ?? DEFAULT_MARGIN_MM,
         projectDir,
       };
       const result = await pool.run(task);

@@ -2,21 +2,42 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
-import { type PdfPageInput, writePdf } from '../export/index.js';
+import { type ExportRequest, type PdfPageInput, writePdf } from '../export/index.js';
 import { turnPage } from '../pipeline/index.js';
-import { alignOntoLayout, bestLocalEngine, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec } from '../ocr/index.js';
+import { alignOntoLayout, bestLocalEngine, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec, warmCorrector } from '../ocr/index.js';
+import type { ProgressEvent } from './progress.js';
 import { type OcrBox, type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, readOcrPage, visiblePages, writeOcrPage } from '../project/index.js';
 
+/** How a document's text is read: the options of `recognize`, and of every step of it here. */
 export interface RecognizeOptions {
-  signal?: AbortSignal;
-  onPage?: (pagesDone: number, pagesTotal: number) => void;
+  /** The exports asked for, their folder and file stem, recorded with a batch so whoever finishes it writes them. */
+  requests?: ExportRequest[];
+  outDir?: string;
+  fileStem?: string;
+  /** With `ocr` given as a string: `--ocr-lang`. */
+  ocrLang?: string;
+  /**
+   * Run the correction step on the recognised text (default true): its dictionaries are loaded as soon as the
+   * languages are known, while the pages are read.
+   */
+  correct?: boolean;
   /**
    * Turn pages found the wrong way up (default true): a page whose text reads as nonsense is checked with the
    * engine's orientation detection, turned, and read again. False (`--rotate-pages off`) keeps pages as they are.
    */
   rotatePages?: boolean;
-  /** Told the languages the pages are read in once they are known (named, or found on sample pages), before the pages are read. */
-  onLanguages?: (languages: string[]) => void;
+  signal?: AbortSignal;
+  /** Told of each page read (`{ type: 'ocr', pagesDone, pagesTotal }`). */
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+function pageRead(options: RecognizeOptions, pagesDone: number, pagesTotal: number): void {
+  options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal });
+}
+
+/** The languages the pages are read in are known (named, or found on sample pages): the correction's dictionaries load meanwhile. */
+function languagesKnown(options: RecognizeOptions, languages: string[]): void {
+  if (options.correct !== false) warmCorrector(languages);
 }
 
 /** OCR ran to its end, or (batch mode) was submitted and waits in `manifest.ocrBatch`. */
@@ -95,7 +116,7 @@ async function recognizePages(
   } else {
     languages = wanted;
   }
-  options.onLanguages?.(languages);
+  languagesKnown(options, languages);
 
   let pagesDone = 0;
   const save = async (i: number, result: OcrPage): Promise<void> => {
@@ -103,7 +124,7 @@ async function recognizePages(
     const file = fileOf(page);
     await writeOcrPage(dir, file, result);
     if (!file.endsWith(LOCAL_LAYOUT_SUFFIX)) page.ocr = file;
-    options.onPage?.(++pagesDone, pages.length);
+    pageRead(options, ++pagesDone, pages.length);
   };
   // The engine queues pages on its warm workers; handing it a few at a time keeps memory flat.
   const inFlight = 4;
@@ -162,7 +183,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
   let ready: Promise<void> | undefined;
   const readyOnce = (): Promise<void> => (ready ??= assertAvailable(engine).then(() => mkdir(join(dir, 'ocr'), { recursive: true })).then(() => undefined));
   const languages = spec.languages;
-  options.onLanguages?.(languages);
+  languagesKnown(options, languages);
   const running: Array<Promise<void>> = [];
   /** The size each page had when it was read. */
   const readAt = new Map<MadePage, { width: number; height: number }>();
@@ -184,7 +205,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
             await writeOcrPage(dir, file, result);
             page.ocr = file;
             readAt.set(page, { width: page.width, height: page.height });
-            options.onPage?.(++pagesDone, pagesKnown);
+            pageRead(options, ++pagesDone, pagesKnown);
           })().catch((e: unknown) => {
             failure ??= e;
           }),
@@ -319,7 +340,8 @@ async function localLayouts(dir: string, pages: ProjectPage[], remote: string, s
     if (local.recognizeDocument || local.name === remote) throw new QuireError(ERROR_CODES.USAGE, `The OCR option layout=${layoutEngine} needs a local engine such as tesseract.`);
     await assertAvailable(local);
     const languages = spec.languages === 'auto' ? 'auto' : parseOcrSpec(layoutEngine, spec.languages.join('+')).languages;
-    await recognizePages(local, async () => local, dir, missing, languages, { ...(options.signal ? { signal: options.signal } : {}) }, (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`);
+    // A layout is not the text: nothing of it is corrected, so no dictionary is loaded for it.
+    await recognizePages(local, async () => local, dir, missing, languages, { ...(options.signal ? { signal: options.signal } : {}), correct: false }, (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`);
     for (const [i, page] of pages.entries()) layouts[i] ??= await readLayout(dir, `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`, page);
   }
   return layouts;
@@ -348,7 +370,7 @@ async function recognizeAsDocument(dir: string, manifest: ProjectManifest, engin
   const languages = spec.languages === 'auto' ? [] : spec.languages;
   const results = await engine.recognizeDocument!(document, languages, {
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onPage ? { onPage: options.onPage } : {}),
+    ...(options.onProgress ? { onPage: (pagesDone: number, pagesTotal: number) => pageRead(options, pagesDone, pagesTotal) } : {}),
     label: manifest.name,
     engineOptions: spec.options,
   });
