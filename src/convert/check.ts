@@ -22,7 +22,7 @@ import {
   type PresetName,
 } from '../project/index.js';
 import { formatBytes } from '../util/index.js';
-import { openDocument, openInputs } from './document.js';
+import { freeProjectDir, openDocument, openInputs, type OpenedDocument } from './document.js';
 import { assertOcrReady, ocrSpecFor } from './recognize.js';
 
 export interface CheckOptions {
@@ -43,7 +43,13 @@ export interface CheckOptions {
   keepProject?: string;
 }
 
-/** One document of a run, checked. */
+/** What the check opened of a document, for `convert` to take over rather than open again. */
+export type OpenedSource = { kind: 'input'; input: OpenedInput } | { kind: 'project'; document: OpenedDocument };
+
+/**
+ * One document of a run, checked, and the plan `convert` follows for it: what to write and where, which OCR reads
+ * it and whether it will, where its project folder goes. Nothing downstream works these out again.
+ */
 export interface CheckedDocument {
   /** The input paths it is made from (several images make one document). */
   inputs: string[];
@@ -55,8 +61,24 @@ export interface CheckedDocument {
   frames: number;
   /** A rough lower bound of the bytes its outputs and its working folder take. */
   expected: Expected;
-  /** The input, still open, for `convert` to take instead of opening it again (only the first document keeps it open). */
-  takeOpened(): OpenedInput | undefined;
+  /** The exports to write, into `outDir`. */
+  requests: ExportRequest[];
+  outDir: string;
+  /** The OCR the run reads text with: asked for, or `auto` when an export is made from text; absent, no OCR. */
+  ocr?: OcrSpec;
+  /** Some page of this document goes through the OCR engine (for a project opened again: asked, or lacking text an export needs). */
+  readsText: boolean;
+  /** Pages of a PDF with a text layer are kept as they are (`quire ocr`), unless `--force-ocr`. */
+  keepTextPages: boolean;
+  /** Where the project folder is kept (`--keep-project`, or beside the outputs for an OCR batch); absent, a temporary one. */
+  projectDir?: string | ((name: string) => string);
+  /** The project is kept only because an OCR batch needs it later: removed if the batch is never submitted. */
+  keptForBatch: boolean;
+  /**
+   * The input or project, still open, for `convert` to take instead of opening it again (only the first document of
+   * a run keeps it open; a project only when it goes to a temporary folder).
+   */
+  takeOpened(): OpenedSource | undefined;
 }
 
 export interface CheckedRun {
@@ -88,13 +110,16 @@ export async function checkConversions(documents: ReadonlyArray<string | string[
   const needsText = requests.some((r) => exportRegistry.get(r.format)?.needsOcr);
   const ocr = ocrSpecFor(options.ocr, options.ocrLang, needsText || options.forceOcr === true);
   const keepTextPages = options.keepTextPages === true && options.forceOcr !== true;
+  const outDir = resolve(options.outDir ?? '.');
+  // A batch is finished by a later process, which needs the project: it is kept, beside the outputs unless told where.
+  const keptForBatch = !options.keepProject && ocr?.mode === 'batch';
+  const projectDir = keptForBatch ? (name: string) => freeProjectDir(outDir, name) : options.keepProject;
 
   const inspected: Inspected[] = [];
   /** The output folder, when the check made it. */
   let created: string | undefined;
   try {
-    for (const [i, doc] of documents.entries()) inspected.push(await inspect(Array.isArray(doc) ? doc : [doc], options, keepTextPages, i === 0));
-    const outDir = resolve(options.outDir ?? '.');
+    for (const [i, doc] of documents.entries()) inspected.push(await inspect(Array.isArray(doc) ? doc : [doc], options, ocr, keepTextPages, i === 0, projectDir === undefined));
     await checkOcr(ocr, needsText, inspected);
     if (!(await stat(outDir).then(() => true, () => false))) created = outDir;
     const stems = await checkOutputs(outDir, requests, inspected, options);
@@ -109,6 +134,13 @@ export async function checkConversions(documents: ReadonlyArray<string | string[
         ...(stems[i].renamed ? { renamed: stems[i].renamed } : {}),
         frames: doc.frames,
         expected: doc.expected,
+        requests,
+        outDir,
+        ...(ocr ? { ocr } : {}),
+        readsText: ocr !== undefined && doc.needsOcr,
+        keepTextPages,
+        ...(projectDir ? { projectDir } : {}),
+        keptForBatch,
         takeOpened: () => {
           const taken = doc.opened;
           doc.opened = undefined;
@@ -144,22 +176,33 @@ interface Inspected {
   /** Bytes of the page images in a PDF or a slim project, and of the text of all pages. */
   size: { images: number; text: number };
   expected: Expected;
-  opened?: OpenedInput;
+  opened?: OpenedSource;
 }
 
 async function closeAll(docs: Inspected[]): Promise<void> {
-  await Promise.all(docs.map((d) => d.opened?.close()));
+  await Promise.all(docs.map((d) => (d.opened?.kind === 'project' ? d.opened.document.close() : d.opened?.input.close())));
   for (const d of docs) d.opened = undefined;
 }
 
-/** Open one document's input and read what the later checks need; the first document's input stays open. */
-async function inspect(inputs: string[], options: CheckOptions, keepTextPages: boolean, keepOpen: boolean): Promise<Inspected> {
+/**
+ * Open one document's input and read what the later checks need; with `keepOpen`, the input stays open for the
+ * conversion, and so does a project opened again when it goes to a temporary folder (`temporary`: no folder to keep it in).
+ */
+async function inspect(inputs: string[], options: CheckOptions, ocr: OcrSpec | undefined, keepTextPages: boolean, keepOpen: boolean, temporary: boolean): Promise<Inspected> {
   if (inputs.length === 1 && inputType(inputs[0]) === 'project') {
-    const doc = await openDocument(inputs[0], options.name ? { name: options.name } : {});
+    const doc = await openDocument(inputs[0], { ...(options.name ? { name: options.name } : {}), ...(options.label ? { label: options.label } : {}) });
+    let kept = false;
     try {
+      if (doc.manifest.ocrBatch && options.ocr === undefined && ocr) {
+        throw new QuireError(ERROR_CODES.USAGE, `This project's OCR batch is not finished yet; finish it with quire run ${doc.dir} --check-ocr.`);
+      }
+      if (options.forceOcr && doc.manifest.pages.some((p) => p.kind === 'pdf')) {
+        throw new QuireError(ERROR_CODES.USAGE, 'This project keeps pages of its PDF as they are, so --force-ocr needs the PDF itself as input.');
+      }
       const pages = doc.manifest.pages.filter((p) => !p.hidden);
       const lacking = pages.some((p) => p.kind !== 'pdf' && !p.ocr);
       const size = { images: pages.length * PAGE_BYTES, text: pages.length * TEXT_BYTES };
+      kept = keepOpen && temporary;
       return {
         inputs,
         name: doc.name,
@@ -168,9 +211,10 @@ async function inspect(inputs: string[], options: CheckOptions, keepTextPages: b
         needsOcr: pages.some((p) => p.kind !== 'pdf') && (options.ocr !== undefined || lacking),
         size,
         expected: { outputs: 0, working: size.images + size.text },
+        ...(kept ? { opened: { kind: 'project', document: doc } } : {}),
       };
     } finally {
-      await doc.close();
+      if (!kept) await doc.close();
     }
   }
   const opened = await openInputs(inputs, options.label);
@@ -189,7 +233,7 @@ async function inspect(inputs: string[], options: CheckOptions, keepTextPages: b
       needsOcr: opened.frames.some((f) => !(keepTextPages && f.textLayer)),
       size,
       expected: { outputs: 0, working: size.images + size.text + (keepTextPages ? inputBytes : 0) },
-      ...(keepOpen ? { opened } : {}),
+      ...(keepOpen ? { opened: { kind: 'input', input: opened } } : {}),
     };
   } finally {
     if (!keepOpen) await opened.close();

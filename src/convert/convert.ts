@@ -8,14 +8,14 @@ import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.js';
 import { checkConversions, type CheckedDocument } from './check.js';
-import { exportRegistry, parseExportList, type ExportRequest } from '../export/index.js';
-import { correctDocument, parseOcrSpec, type OcrSpec, warmCorrector } from '../ocr/index.js';
+import { exportRegistry, type ExportRequest } from '../export/index.js';
+import { parseOcrSpec, type OcrSpec } from '../ocr/index.js';
 import { outOfFocus } from '../pipeline/index.js';
 import { checkOutputFolder, loadManifest, saveManifest, visiblePages, type ProjectManifest, type ProjectOcr, type ProjectOcrBatch } from '../project/index.js';
-import { freeProjectDir, openDocument, processPages, type OpenOptions, type ProcessOptions } from './document.js';
-import { notePrintedPages } from './printed.js';
+import { openDocument, processPages, type OpenedDocument, type OpenOptions, type ProcessOptions } from './document.js';
+import { finishText } from './printed.js';
 import type { ProgressEvent } from './progress.js';
-import { assertOcrReady, cancelProjectBatch, ocrSpecFor, pollProjectOcr, recognizeProject, startRecognitionAsMade, type RecognizeOptions as RecognizeProjectOptions } from './recognize.js';
+import { assertOcrReady, cancelProjectBatch, pollProjectOcr, recognizeProject, startRecognitionAsMade, type RecognizeOptions } from './recognize.js';
 import { writeExports, type WrittenExport } from './write-exports.js';
 
 export interface ConvertOptions extends Omit<OpenOptions, 'projectDir' | 'opened'>, Omit<ProcessOptions, 'onProgress' | 'signal'> {
@@ -123,25 +123,11 @@ export async function convert(input: string | string[], options: ConvertOptions 
   }
 }
 
-async function convertChecked(checked: CheckedDocument, options: ConvertOptions, t0: number): Promise<ConvertResult> {
-  const requests = typeof options.exports === 'string' || options.exports === undefined ? parseExportList(options.exports ?? 'pdf') : options.exports;
-  const outDir = resolve(options.outDir ?? '.');
-  const needsText = requests.some((r) => exportRegistry.get(r.format)?.needsOcr);
-  const ocrSpec = ocrSpecFor(options.ocr, options.ocrLang, needsText || options.forceOcr === true);
-  const keepTextPages = options.keepTextPages === true && options.forceOcr !== true;
+async function convertChecked(plan: CheckedDocument, options: ConvertOptions, t0: number): Promise<ConvertResult> {
+  const { requests, outDir, ocr: ocrSpec } = plan;
   // Between documents of a run the disk may have filled up: looked at again, it costs one statfs.
-  if (options.checked) await checkOutputFolder(outDir, { needed: checked.expected.outputs });
-
-  // A batch is finished by a later process, which needs the project: it is kept, beside the outputs unless told where.
-  const keepForBatch = !options.keepProject && ocrSpec?.mode === 'batch';
-  const opened = checked.takeOpened();
-  const doc = await openDocument(checked.inputs.length === 1 ? checked.inputs[0] : checked.inputs, {
-    ...(options.label ? { label: options.label } : {}),
-    ...(options.name ? { name: options.name } : {}),
-    keepTextPages,
-    ...(opened ? { opened } : {}),
-    ...(keepForBatch ? { projectDir: (name: string) => freeProjectDir(outDir, name) } : options.keepProject ? { projectDir: options.keepProject } : {}),
-  });
+  if (options.checked) await checkOutputFolder(outDir, { needed: plan.expected.outputs });
+  const doc = await openPlanned(plan, options);
   try {
     let pipeline = 0;
     let steps: Record<string, number> = {};
@@ -149,37 +135,24 @@ async function convertChecked(checked: CheckedDocument, options: ConvertOptions,
     const correct = options.correct !== false;
     if (doc.source) {
       // Pages are read as the pipeline makes them where the engine and languages allow it.
-      const asMade = ocrSpec ? await startRecognitionAsMade(doc.dir, ocrSpec, { ...recognizeOptionsOf(options), ...(correct ? { onLanguages: warmCorrector } : {}) }) : undefined;
+      const asMade = ocrSpec ? await startRecognitionAsMade(doc.dir, ocrSpec, recognizeOptionsOf(options)) : undefined;
       const t0Pages = performance.now();
       ({ ms: pipeline, steps } = await processPages(doc, { ...options, ...(asMade ? { onPages: (pages) => asMade.add(pages), settle: () => asMade.settle() } : {}) }));
       if (asMade) {
         await asMade.finish(doc.manifest);
-        await correctDocument(doc.dir, doc.manifest, correct);
-        await notePrintedPages(doc.dir, doc.manifest);
-        await saveManifest(doc.dir, doc.manifest);
+        await finishText(doc, correct);
         ocr = performance.now() - t0Pages;
-      } else if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options, checked.fileStem) });
+      } else if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...recognizeOptionsOf(options, plan.fileStem) });
     } else {
-      if (doc.manifest.ocrBatch && options.ocr === undefined && ocrSpec) {
-        throw new QuireError(ERROR_CODES.USAGE, `This project's OCR batch is not finished yet; finish it with quire run ${doc.dir} --check-ocr.`);
-      }
-      if (options.forceOcr && doc.manifest.pages.some((p) => p.kind === 'pdf')) {
-        throw new QuireError(ERROR_CODES.USAGE, 'This project keeps pages of its PDF as they are, so --force-ocr needs the PDF itself as input.');
-      }
-      // A project opened again is recognised only when asked, or when a text export needs text it does not have yet.
-      const hasOcr = doc.manifest.pages.every((p) => p.hidden || p.ocr);
-      if (ocrSpec && (options.ocr !== undefined || !hasOcr)) ocr = await recognize(doc, ocrSpec, { requests, outDir, correct, ...stemSignalAndProgress(options, checked.fileStem) });
+      // A project opened again is read again only as the plan says (asked, or lacking the text an export needs).
+      if (plan.readsText && ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...recognizeOptionsOf(options, plan.fileStem) });
       // Text recognised before: corrected, or put back as read, as this run asks.
-      else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) {
-        await correctDocument(doc.dir, doc.manifest, correct);
-        await notePrintedPages(doc.dir, doc.manifest);
-        await saveManifest(doc.dir, doc.manifest);
-      }
+      else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) await finishText(doc, correct);
     }
     const tExport = performance.now();
     const outputs = await writeExports(doc, exportsNow(doc.manifest, requests), outDir, {
-      fileStem: checked.fileStem,
-      expectedBytes: checked.expected.outputs,
+      fileStem: plan.fileStem,
+      expectedBytes: plan.expected.outputs,
       ...(options.signal ? { signal: options.signal } : {}),
       onWritten: (o) => options.onProgress?.({ type: 'export', format: o.format, path: o.path }),
     });
@@ -193,7 +166,7 @@ async function convertChecked(checked: CheckedDocument, options: ConvertOptions,
     });
   } catch (e) {
     // A project kept only for a batch that was never submitted is of no use to anyone.
-    if (keepForBatch && doc.source && !doc.manifest.ocrBatch) await rm(doc.dir, { recursive: true, force: true });
+    if (plan.keptForBatch && doc.source && !doc.manifest.ocrBatch) await rm(doc.dir, { recursive: true, force: true });
     if (options.signal?.aborted && !(isQuireError(e) && e.code === ERROR_CODES.CANCELLED)) {
       throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.', describeError(e));
     }
@@ -213,21 +186,6 @@ export async function readyOcr(ocr: string, ocrLang?: string): Promise<OcrSpec> 
   return spec;
 }
 
-export interface RecognizeOptions {
-  /** The exports asked for, their folder and file stem, recorded with a batch so whoever finishes it writes them. */
-  requests?: ExportRequest[];
-  outDir?: string;
-  fileStem?: string;
-  /** With `ocr` given as a string: `--ocr-lang`. */
-  ocrLang?: string;
-  /** Run the correction step on the recognised text (default true). */
-  correct?: boolean;
-  /** Turn pages found the wrong way up (default true). */
-  rotatePages?: boolean;
-  signal?: AbortSignal;
-  onProgress?: (event: ProgressEvent) => void;
-}
-
 /**
  * Recognise the text of an opened document's visible pages with `ocr` (an OCR spec such as `auto`, or one parsed
  * with `--ocr-lang`), saving it in the project with each page's printed number and running head. A batch engine
@@ -236,14 +194,8 @@ export interface RecognizeOptions {
 export async function recognize(doc: { dir: string; manifest: ProjectManifest }, ocr: OcrSpec | string, options: RecognizeOptions = {}): Promise<number> {
   const spec = typeof ocr === 'string' ? parseOcrSpec(ocr, options.ocrLang) : ocr;
   const t0 = performance.now();
-  const outcome = await recognizeProject(doc.dir, doc.manifest, spec, {
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.rotatePages === false ? { rotatePages: false } : {}),
-    onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
-    ...(options.correct !== false ? { onLanguages: warmCorrector } : {}),
-  });
+  const outcome = await recognizeProject(doc.dir, doc.manifest, spec, options);
   const correct = options.correct !== false;
-  if (outcome.state === 'done') await correctDocument(doc.dir, doc.manifest, correct);
   if (outcome.state === 'submitted') {
     doc.manifest.ocrBatch = {
       ...outcome.batch,
@@ -252,10 +204,10 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
       ...(options.outDir ? { outDir: options.outDir } : {}),
       ...(options.fileStem ? { fileStem: options.fileStem } : {}),
     };
+    await saveManifest(doc.dir, doc.manifest);
   } else {
-    await notePrintedPages(doc.dir, doc.manifest);
+    await finishText(doc, correct);
   }
-  await saveManifest(doc.dir, doc.manifest);
   return performance.now() - t0;
 }
 
@@ -277,9 +229,7 @@ export async function checkProjectOcr(projectDir: string, options: Pick<ConvertO
   const polled = await pollProjectOcr(dir, manifest, options.signal ? { signal: options.signal } : {});
   if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
   if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
-  await correctDocument(dir, manifest, batch.correct !== false);
-  await notePrintedPages(dir, manifest);
-  await saveManifest(dir, manifest);
+  await finishText({ dir, manifest }, batch.correct !== false);
   const ocr = performance.now() - t0;
   const tExport = performance.now();
   const requests = batch.exports ?? [{ format: 'pdf', options: {} }];
@@ -302,22 +252,31 @@ export async function cancelProjectOcr(projectDir: string): Promise<void> {
   await cancelProjectBatch(await loadManifest(dir));
 }
 
-/** What reading pages as they are made needs of the conversion's options. */
-function recognizeOptionsOf(options: ConvertOptions): RecognizeProjectOptions {
+/** What reading the text needs of the conversion's options. */
+function recognizeOptionsOf(options: ConvertOptions, fileStem?: string): RecognizeOptions {
   return {
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.rotatePages === false ? { rotatePages: false } : {}),
-    onPage: (pagesDone, pagesTotal) => options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal }),
-  };
-}
-
-function stemSignalAndProgress(options: ConvertOptions, fileStem: string): Pick<RecognizeOptions, 'fileStem' | 'signal' | 'onProgress' | 'rotatePages'> {
-  return {
-    fileStem,
+    ...(fileStem ? { fileStem } : {}),
+    ...(options.correct === false ? { correct: false } : {}),
     ...(options.rotatePages === false ? { rotatePages: false } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
+}
+
+/**
+ * Open the document the plan names: the input or project the check opened (taken over, not opened again), else
+ * opened now, its project folder where the plan keeps it.
+ */
+async function openPlanned(plan: CheckedDocument, options: ConvertOptions): Promise<OpenedDocument> {
+  const opened = plan.takeOpened();
+  if (opened?.kind === 'project') return opened.document;
+  return openDocument(plan.inputs.length === 1 ? plan.inputs[0] : plan.inputs, {
+    ...(options.label ? { label: options.label } : {}),
+    ...(options.name ? { name: options.name } : {}),
+    keepTextPages: plan.keepTextPages,
+    ...(opened ? { opened: opened.input } : {}),
+    ...(plan.projectDir ? { projectDir: plan.projectDir } : {}),
+  });
 }
 
 /** The exports to write now: all of them, or while a batch is away, those made without text (the image PDF, slim). */

@@ -3,7 +3,7 @@
  * and `processPages` (every frame through the pipeline into the project's page images).
  */
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { inputType, openImages, openInput, openSlim, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
@@ -15,6 +15,7 @@ import {
   removeProjectFolder,
   safeFileName,
   saveManifest,
+  writeOcrPage,
   type PresetName,
   type ProjectFolder,
   type ProjectManifest,
@@ -171,7 +172,7 @@ export interface ProcessOptions {
   dpi?: { value: number; force: boolean };
   /** Pipeline threads; default the number of cores. */
   workers?: number;
-  /** Margin kept around the printed area, in mm. */
+  /** Margin kept around the printed area, in mm; default `DEFAULT_MARGIN_MM`. */
   marginMm?: number;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
@@ -182,6 +183,9 @@ export interface ProcessOptions {
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
+
+/** The margin kept around the printed area when none is asked (`--margin-mm`), in mm. */
+export const DEFAULT_MARGIN_MM = 4;
 
 /**
  * Make the document's pages: every frame through the pipeline (pages with a text layer kept as they are when the
@@ -218,7 +222,7 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
 async function keepTextPage(frame: SourceFrame, layer: TextLayerPage, file: string, projectDir: string): Promise<FramePage> {
   const ocr = `ocr/${String(frame.index).padStart(4, '0')}-text.json`;
   await mkdir(join(projectDir, 'ocr'), { recursive: true });
-  await writeFile(join(projectDir, ocr), JSON.stringify(await layer.textContent()));
+  await writeOcrPage(projectDir, ocr, await layer.textContent());
   return {
     file,
     kind: 'pdf',
@@ -271,7 +275,7 @@ async function runFrames(
         preset: options.pipeline ?? DEFAULT_PRESET[frame.kind],
         ...(frame.dpi ? { knownDpi: frame.dpi } : {}),
         ...(options.dpi ? { dpiOption: options.dpi } : {}),
-        marginMm: options.marginMm ?? 4,
+        marginMm: options.marginMm ?? DEFAULT_MARGIN_MM,
         projectDir,
       };
       const result = await pool.run(task);

@@ -16,10 +16,10 @@ export {
   type ConvertResult,
   type OcrCheck,
   type OcrPending,
-  type RecognizeOptions,
 } from './convert.js';
-export { checkConversions, type CheckedDocument, type CheckedRun, type CheckOptions } from './check.js';
-export { openDocument, processPages, type OpenedDocument, type OpenOptions, type ProcessOptions } from './document.js';
+export type { RecognizeOptions } from './recognize.js';
+export { checkConversions, type CheckedDocument, type CheckedRun, type CheckOptions, type OpenedSource } from './check.js';
+export { DEFAULT_MARGIN_MM, openDocument, processPages, type OpenedDocument, type OpenOptions, type ProcessOptions } from './document.js';
 export type { ProgressEvent } from './progress.js';
 export { send, type Sendable } from './send.js';
 export { writeExports, type WriteExportsOptions, type WrittenExport } from './write-exports.js';

@@ -1,12 +1,23 @@
 import { readPrintedPages } from '../export/index.js';
-import { loadOcrPages, type OcrPage, type ProjectManifest, visiblePages } from '../project/index.js';
+import { correctDocument } from '../ocr/index.js';
+import { loadOcrPages, saveManifest, type OcrPage, type ProjectManifest, visiblePages } from '../project/index.js';
+
+/**
+ * Finish a document's text once it is read (or read before and asked of again): corrected, or put back as the
+ * engine read it (`correct` false); each page's printed number and running head noted; the manifest saved.
+ */
+export async function finishText(doc: { dir: string; manifest: ProjectManifest }, correct: boolean): Promise<void> {
+  await correctDocument(doc.dir, doc.manifest, correct);
+  await notePrintedPages(doc.dir, doc.manifest);
+  await saveManifest(doc.dir, doc.manifest);
+}
 
 /**
  * Note in the project what each page prints about itself — its page number as printed and its running head — read
  * from the OCR of the whole document (running heads are found by their recurrence across pages). Pages without OCR
  * are left as they are.
  */
-export async function notePrintedPages(dir: string, manifest: ProjectManifest): Promise<void> {
+async function notePrintedPages(dir: string, manifest: ProjectManifest): Promise<void> {
   const ocr = await loadOcrPages(dir, manifest);
   const pages = visiblePages(manifest).filter((p) => ocr.has(p.index));
   if (pages.length === 0) return;

@@ -1,22 +1,43 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
-import { type PdfPageInput, writePdf } from '../export/index.js';
+import { type ExportRequest, type PdfPageInput, writePdf } from '../export/index.js';
 import { turnPage } from '../pipeline/index.js';
-import { alignOntoLayout, bestLocalEngine, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec } from '../ocr/index.js';
-import { type OcrBox, type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, visiblePages } from '../project/index.js';
+import { alignOntoLayout, bestLocalEngine, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec, warmCorrector } from '../ocr/index.js';
+import type { ProgressEvent } from './progress.js';
+import { type OcrBox, type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, readOcrPage, visiblePages, writeOcrPage } from '../project/index.js';
 
+/** How a document's text is read: the options of `recognize`, and of every step of it here. */
 export interface RecognizeOptions {
-  signal?: AbortSignal;
-  onPage?: (pagesDone: number, pagesTotal: number) => void;
+  /** The exports asked for, their folder and file stem, recorded with a batch so whoever finishes it writes them. */
+  requests?: ExportRequest[];
+  outDir?: string;
+  fileStem?: string;
+  /** With `ocr` given as a string: `--ocr-lang`. */
+  ocrLang?: string;
+  /**
+   * Run the correction step on the recognised text (default true): its dictionaries are loaded as soon as the
+   * languages are known, while the pages are read.
+   */
+  correct?: boolean;
   /**
    * Turn pages found the wrong way up (default true): a page whose text reads as nonsense is checked with the
    * engine's orientation detection, turned, and read again. False (`--rotate-pages off`) keeps pages as they are.
    */
   rotatePages?: boolean;
-  /** Told the languages the pages are read in once they are known (named, or found on sample pages), before the pages are read. */
-  onLanguages?: (languages: string[]) => void;
+  signal?: AbortSignal;
+  /** Told of each page read (`{ type: 'ocr', pagesDone, pagesTotal }`). */
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+function pageRead(options: RecognizeOptions, pagesDone: number, pagesTotal: number): void {
+  options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal });
+}
+
+/** The languages the pages are read in are known (named, or found on sample pages): the correction's dictionaries load meanwhile. */
+function languagesKnown(options: RecognizeOptions, languages: string[]): void {
+  if (options.correct !== false) warmCorrector(languages);
 }
 
 /** OCR ran to its end, or (batch mode) was submitted and waits in `manifest.ocrBatch`. */
@@ -95,15 +116,15 @@ async function recognizePages(
   } else {
     languages = wanted;
   }
-  options.onLanguages?.(languages);
+  languagesKnown(options, languages);
 
   let pagesDone = 0;
   const save = async (i: number, result: OcrPage): Promise<void> => {
     const page = pages[i];
     const file = fileOf(page);
-    await writeFile(join(dir, file), JSON.stringify(result));
+    await writeOcrPage(dir, file, result);
     if (!file.endsWith(LOCAL_LAYOUT_SUFFIX)) page.ocr = file;
-    options.onPage?.(++pagesDone, pages.length);
+    pageRead(options, ++pagesDone, pages.length);
   };
   // The engine queues pages on its warm workers; handing it a few at a time keeps memory flat.
   const inFlight = 4;
@@ -162,7 +183,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
   let ready: Promise<void> | undefined;
   const readyOnce = (): Promise<void> => (ready ??= assertAvailable(engine).then(() => mkdir(join(dir, 'ocr'), { recursive: true })).then(() => undefined));
   const languages = spec.languages;
-  options.onLanguages?.(languages);
+  languagesKnown(options, languages);
   const running: Array<Promise<void>> = [];
   /** The size each page had when it was read. */
   const readAt = new Map<MadePage, { width: number; height: number }>();
@@ -181,10 +202,10 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
             await readyOnce();
             const result = await readPage(engine, dir, page as ProjectPage, languages, options);
             const file = `ocr/${ocrFileStem(page as ProjectPage)}.json`;
-            await writeFile(join(dir, file), JSON.stringify(result));
+            await writeOcrPage(dir, file, result);
             page.ocr = file;
             readAt.set(page, { width: page.width, height: page.height });
-            options.onPage?.(++pagesDone, pagesKnown);
+            pageRead(options, ++pagesDone, pagesKnown);
           })().catch((e: unknown) => {
             failure ??= e;
           }),
@@ -200,8 +221,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
         const made = [...readAt.entries()].find(([p]) => p.file === page.file);
         const place = page.decisions.pageSize;
         if (!made || !page.ocr || !place || (made[1].width === page.width && made[1].height === page.height)) continue;
-        const result = JSON.parse(await readFile(join(dir, page.ocr), 'utf8')) as OcrPage;
-        await writeFile(join(dir, page.ocr), JSON.stringify(movePage(result, place)));
+        await writeOcrPage(dir, page.ocr, movePage(await readOcrPage(dir, page.ocr, page.index), place));
       }
       if (pagesKnown > 0) manifest.ocr = { engine: engine.name, languages };
     },
@@ -286,12 +306,9 @@ async function projectDocument(dir: string, pages: ProjectPage[]): Promise<OcrDo
 /** Local word layouts are kept beside the results as `ocr/<page>.local.json`. */
 const LOCAL_LAYOUT_SUFFIX = '.local.json';
 
-async function readOcrFile(dir: string, file: string): Promise<OcrPage | undefined> {
-  try {
-    return JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
-  } catch {
-    return undefined;
-  }
+/** A local layout is kept as a cache: missing or damaged, it is made again (or done without). */
+function readLayout(dir: string, file: string, page: ProjectPage): Promise<OcrPage | undefined> {
+  return readOcrPage(dir, file, page.index).catch(() => undefined);
 }
 
 const hasWords = (page: OcrPage | undefined): page is OcrPage => page !== undefined && page.blocks.some((b) => b.paragraphs.some((p) => p.lines.some((l) => l.words.length > 0)));
@@ -305,12 +322,12 @@ async function localLayouts(dir: string, pages: ProjectPage[], remote: string, s
   const layouts: Array<OcrPage | undefined> = [];
   for (const page of pages) {
     const localFile = `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`;
-    let layout = await readOcrFile(dir, localFile);
+    let layout = await readLayout(dir, localFile, page);
     if (!hasWords(layout) && page.ocr && !page.ocr.endsWith(LOCAL_LAYOUT_SUFFIX)) {
-      const current = await readOcrFile(dir, page.ocr);
+      const current = await readLayout(dir, page.ocr, page);
       if (hasWords(current) && current.engine !== remote) {
         // A copy: the page keeps its text until the remote result replaces it, even if the remote call fails.
-        await copyFile(join(dir, page.ocr), join(dir, localFile));
+        await writeOcrPage(dir, localFile, current);
         layout = current;
       }
     }
@@ -323,8 +340,9 @@ async function localLayouts(dir: string, pages: ProjectPage[], remote: string, s
     if (local.recognizeDocument || local.name === remote) throw new QuireError(ERROR_CODES.USAGE, `The OCR option layout=${layoutEngine} needs a local engine such as tesseract.`);
     await assertAvailable(local);
     const languages = spec.languages === 'auto' ? 'auto' : parseOcrSpec(layoutEngine, spec.languages.join('+')).languages;
-    await recognizePages(local, async () => local, dir, missing, languages, { ...(options.signal ? { signal: options.signal } : {}) }, (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`);
-    for (const [i, page] of pages.entries()) layouts[i] ??= await readOcrFile(dir, `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`);
+    // A layout is not the text: nothing of it is corrected, so no dictionary is loaded for it.
+    await recognizePages(local, async () => local, dir, missing, languages, { ...(options.signal ? { signal: options.signal } : {}), correct: false }, (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`);
+    for (const [i, page] of pages.entries()) layouts[i] ??= await readLayout(dir, `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`, page);
   }
   return layouts;
 }
@@ -340,7 +358,7 @@ async function saveRemotePages(dir: string, manifest: ProjectManifest, engine: s
     const local = layouts[i];
     const placed = (local && alignOntoLayout(remote, local)) || remote;
     const file = `ocr/${ocrFileStem(page)}.json`;
-    await writeFile(join(dir, file), JSON.stringify(placed));
+    await writeOcrPage(dir, file, placed);
     page.ocr = file;
   }
   manifest.ocr = { engine, languages };
@@ -352,7 +370,7 @@ async function recognizeAsDocument(dir: string, manifest: ProjectManifest, engin
   const languages = spec.languages === 'auto' ? [] : spec.languages;
   const results = await engine.recognizeDocument!(document, languages, {
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onPage ? { onPage: options.onPage } : {}),
+    ...(options.onProgress ? { onPage: (pagesDone: number, pagesTotal: number) => pageRead(options, pagesDone, pagesTotal) } : {}),
     label: manifest.name,
     engineOptions: spec.options,
   });

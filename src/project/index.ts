@@ -6,6 +6,7 @@
  */
 export * from './decisions.js';
 export * from './ocr-model.js';
+export * from './ocr-page.js';
 export * from './proofreading.js';
 export * from './types.js';
 export * from './paths.js';

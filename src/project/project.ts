@@ -1,11 +1,13 @@
-import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 import { unsafeEntryReason } from './entry-path.js';
 import { fileSystemError } from './file-errors.js';
+import { writeFileAtomically } from './files.js';
 import { workFolderPrefix } from './leftovers.js';
 import { makeFolder } from './output-folder.js';
 import type { OcrPage } from './ocr-model.js';
+import { readOcrPage } from './ocr-page.js';
 import { withoutRemovedWords } from './proofreading.js';
 import type { ProjectManifest, ProjectPage } from './types.js';
 
@@ -47,10 +49,7 @@ export function newManifest(name: string, inputs: string[]): ProjectManifest {
 
 /** Write `project.json` atomically, so a crash never leaves half a manifest. */
 export async function saveManifest(dir: string, manifest: ProjectManifest): Promise<void> {
-  const path = join(dir, PROJECT_FILE);
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(manifest, null, 2) + '\n');
-  await rename(tmp, path);
+  await writeFileAtomically(join(dir, PROJECT_FILE), Buffer.from(JSON.stringify(manifest, null, 2) + '\n'));
 }
 
 export async function loadManifest(dir: string): Promise<ProjectManifest> {
@@ -79,12 +78,7 @@ export function visiblePages(manifest: ProjectManifest): ProjectPage[] {
 export async function loadOcrPages(dir: string, manifest: ProjectManifest): Promise<Map<number, OcrPage>> {
   const out = new Map<number, OcrPage>();
   for (const page of visiblePages(manifest)) {
-    if (!page.ocr) continue;
-    try {
-      out.set(page.index, withoutRemovedWords(JSON.parse(await readFile(join(dir, page.ocr), 'utf8')) as OcrPage));
-    } catch (e) {
-      throw new QuireError(ERROR_CODES.BAD_PROJECT, `The OCR result of page ${page.index} cannot be read.`, describeError(e));
-    }
+    if (page.ocr) out.set(page.index, withoutRemovedWords(await readOcrPage(dir, page.ocr, page.index)));
   }
   return out;
 }

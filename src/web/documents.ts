@@ -8,7 +8,7 @@
  * pages' OCR results, one page at a time.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { openDocument, processPages, readyOcr, recognize, type ProgressEvent } from '../convert/index.js';
 import { ERROR_CODES, QuireError } from '../errors.js';
@@ -23,11 +23,13 @@ import {
   type OcrWord,
   pageWords,
   proofreadingCounts,
+  readOcrPage,
   type ProjectManifest,
   type ProjectPage,
   restoreWord,
   saveManifest,
   visiblePages,
+  writeOcrPage,
 } from '../project/index.js';
 import type {
   DocumentDetail,
@@ -425,8 +427,8 @@ export class DocumentStore {
     }
   }
 
-  async #readOcr(projectDir: string, page: ProjectPage): Promise<OcrPage> {
-    return JSON.parse(await readFile(join(projectDir, page.ocr as string), 'utf8')) as OcrPage;
+  #readOcr(projectDir: string, page: ProjectPage): Promise<OcrPage> {
+    return readOcrPage(projectDir, page.ocr as string, page.index);
   }
 
   /** Make the pages in a fresh project folder (the pipeline on the input, or a slim project unpacked); the old folder goes once the new one is whole. */
@@ -579,9 +581,7 @@ export class DocumentStore {
       if (change.restore) restoreWord(ocr, n);
       else if (change.text !== undefined) editWord(ocr, n, change.text);
       else throw new HttpError(400, 'bad_request', 'Give the new text of the word, or ask to restore it.');
-      const file = join(projectDir, page.ocr as string);
-      await writeFile(`${file}.tmp`, JSON.stringify(ocr));
-      await rename(`${file}.tmp`, file);
+      await writeOcrPage(projectDir, page.ocr as string, ocr);
       const counts = proofreadingCounts(ocr);
       doc.counts.set(index, counts);
       doc.textRevision++;
@@ -624,7 +624,7 @@ export class DocumentStore {
     const doc = this.get(id);
     const page = this.#page(doc, index);
     if (!page.ocr || !doc.projectDir) return { index, text: '' };
-    const ocr = JSON.parse(await readFile(join(doc.projectDir, page.ocr), 'utf8')) as OcrPage;
+    const ocr = await readOcrPage(doc.projectDir, page.ocr, index);
     return { index, text: ocrPageText(ocr), engine: ocr.engine, languages: ocr.languages };
   }
 

@@ -3,11 +3,12 @@
  * browser reads, at a size a screen needs, once per file.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rename } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import sharp from 'sharp';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { frameSharp, type SourceFrame } from '../ingest/index.js';
+import { replaceAtomically } from '../project/index.js';
 
 /** Thumbnails for the grid and the larger image of the page view, in pixels wide. */
 export const PREVIEW_WIDTHS = { thumb: 320, full: 1400 } as const;
@@ -25,9 +26,7 @@ async function once(dest: string, render: (temp: string) => Promise<void>): Prom
   if (!pending) {
     pending = (async () => {
       await mkdir(dirname(dest), { recursive: true });
-      const temp = `${dest}.${process.pid}.tmp`;
-      await render(temp);
-      await rename(temp, dest);
+      await replaceAtomically(dest, render);
     })().finally(() => rendering.delete(dest));
     rendering.set(dest, pending);
   }

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { checkConversions, checkProjectOcr, convert, send as sendTo, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
+import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, send as sendTo, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
@@ -58,7 +58,7 @@ export function addSharedOptions(cmd: Command): Command {
     .option('--dpi <N|force:N>', 'input resolution where the input does not say it; force:N overrides it everywhere', parseDpi)
     .option('--keep-project <dir>', 'keep the working project folder (project.json with every decision, page images, OCR) in <dir>')
     .option('--workers <n>', 'pipeline threads (default: number of cores)', parsePositiveInt)
-    .option('--margin-mm <mm>', 'margin kept around the printed area, in mm (default 4)', parseMargin)
+    .option('--margin-mm <mm>', `margin kept around the printed area, in mm (default ${DEFAULT_MARGIN_MM})`, parseMargin)
     .option('--send-to <slugs>', 'after the exports, send every file a destination accepts to these installed destinations, +-joined (see `quire list destinations`)')
     .option('--json', 'print a JSON array on stdout, one object per document (outputs, pages, timings, or its error), instead of progress');
 }

@@ -8,7 +8,7 @@
  * note calls are read again alone (`reread.ts`, `raised.ts`). Turned off, the words go back to what the engine read.
  * Every change stays recorded on its word in `ocr/<page>.json`.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeGray, sharpFromGray, type GrayImage } from '../../imaging/index.js';
@@ -20,7 +20,7 @@ import { caseCandidates, correctCase } from './letter-case.js';
 import { callInText, pageHasNotes, raisedMarks, readCall } from './raised.js';
 import { applyReread, chooseReread, cutWord, wordsToReread } from './reread.js';
 import { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
-import { pageWords, type OcrPage, type ProjectManifest, type ProjectOcrCorrection } from '../../project/index.js';
+import { pageWords, readOcrPage, writeOcrPage, type OcrPage, type ProjectManifest, type ProjectOcrCorrection, type ProjectPage } from '../../project/index.js';
 import { eachAtOnce } from '../../util/index.js';
 
 const CORRECTING_AT_ONCE = 2;
@@ -30,12 +30,12 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
   if (!manifest.ocr) return undefined;
   // Pages kept from a PDF carry the PDF's own text: not ours to correct.
   const pages = manifest.pages.filter((p) => p.ocr && p.kind !== 'pdf');
-  const read = async (file: string): Promise<OcrPage> => JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
+  const read = (page: ProjectPage): Promise<OcrPage> => readOcrPage(dir, page.ocr!, page.index);
   const summary: ProjectOcrCorrection = { enabled, checked: [], unchecked: [], corrected: 0, unknown: 0 };
   if (!enabled) {
     for (const page of pages) {
-      const result = await read(page.ocr!);
-      if (result.correction || hasCorrections(result)) await writeFile(join(dir, page.ocr!), JSON.stringify(undoCorrections(result)));
+      const result = await read(page);
+      if (result.correction || hasCorrections(result)) await writeOcrPage(dir, page.ocr!, undoCorrections(result));
     }
   } else {
     const corrector = await openCorrector(manifest.ocr.languages);
@@ -50,7 +50,7 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
     const highPunctuation = documentHighPunctuation();
     const references = documentReferences();
     for (const page of pages) {
-      const result = await read(page.ocr!);
+      const result = await read(page);
       vocabulary.add(result);
       apostrophes.add(result);
       guillemets.add(result);
@@ -64,7 +64,7 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
     const cuts: WordCut[] = [];
     // Two pages at a time: one page's images decode while the other's words are looked up.
     await eachAtOnce(pages, CORRECTING_AT_ONCE, async (page) => {
-      const corrected = await corrector.correct(await read(page.ocr!), vocabulary);
+      const corrected = await corrector.correct(await read(page), vocabulary);
       // Then the full stops read as commas, the semicolons read as colons and the small letters read as capitals, from
       // the page's ink (a page whose image cannot be read keeps them); its images are decoded only when some word is
       // placed like such a misreading.
@@ -97,13 +97,13 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
         const source = decoded.reading ?? decoded.image;
         const order = pages.indexOf(page);
         if (source) {
-          for (const word of doubtful) cuts.push({ kind: 'word', order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
+          for (const word of doubtful) cuts.push({ kind: 'word', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
           // The second reading: where OCR read a grey image, the same word cut from the bitonal page the PDF shows,
           // whose ink keeps an accent or a letter the grey one may blur away ("méme" there, "même" here).
           if (decoded.reading && decoded.image) {
-            for (const word of doubtful) cuts.push({ kind: 'ink', order, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(decoded.image, corrected, word.box, word.word) });
+            for (const word of doubtful) cuts.push({ kind: 'ink', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(decoded.image, corrected, word.box, word.word) });
           }
-          if (calls) for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced })) cuts.push({ kind: 'call', order, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
+          if (calls) for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced })) cuts.push({ kind: 'call', order, page: page.index, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
         }
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
@@ -113,7 +113,7 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
       if (corrected.correction) corrected.correction.corrected += stops + elisions + quotes + spaced + numbers;
       summary.corrected += corrected.correction?.corrected ?? 0;
       summary.unknown += corrected.correction?.unknown ?? 0;
-      await writeFile(join(dir, page.ocr!), JSON.stringify(corrected));
+      await writeOcrPage(dir, page.ocr!, corrected);
     });
     if (rereading && cuts.length > 0) {
       // In page and reading order, whichever page was done first: the same project always makes the same image.
@@ -136,6 +136,8 @@ interface WordCut {
   kind: 'word' | 'ink' | 'call';
   /** The page's place in the document. */
   order: number;
+  /** The page's number, and its OCR file. */
+  page: number;
   ocr: string;
   index: number;
   dpi: number;
@@ -170,13 +172,17 @@ async function rereadWords(
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
-  const byPage = new Map<string, Array<{ kind: WordCut['kind']; index: number; again: string[] }>>();
-  cuts.forEach((cut, k) => byPage.set(cut.ocr, [...(byPage.get(cut.ocr) ?? []), { kind: cut.kind, index: cut.index, again: readings[k] ?? [] }]));
+  const byPage = new Map<string, { number: number; words: Array<{ kind: WordCut['kind']; index: number; again: string[] }> }>();
+  cuts.forEach((cut, k) => {
+    const entry = byPage.get(cut.ocr) ?? { number: cut.page, words: [] };
+    entry.words.push({ kind: cut.kind, index: cut.index, again: readings[k] ?? [] });
+    byPage.set(cut.ocr, entry);
+  });
   let changed = 0;
   let context = 0;
   let putInText = 0;
-  for (const [file, words] of byPage) {
-    const page = JSON.parse(await readFile(join(dir, file), 'utf8')) as OcrPage;
+  for (const [file, { number, words }] of byPage) {
+    const page = await readOcrPage(dir, file, number);
     const all = pageWords(page);
     let here = 0;
     let calls = 0;
@@ -203,7 +209,7 @@ async function rereadWords(
     putInText += marks;
     if (page.correction) page.correction.corrected += marks;
     if (here === 0) {
-      if (calls > 0) await writeFile(join(dir, file), JSON.stringify(page));
+      if (calls > 0) await writeOcrPage(dir, file, page);
       continue;
     }
     // A word read again takes the document's apostrophe like the others, and may decide its neighbours.
@@ -213,7 +219,7 @@ async function rereadWords(
       page.correction.corrected += here + around;
       page.correction.unknown -= here;
     }
-    await writeFile(join(dir, file), JSON.stringify(page));
+    await writeOcrPage(dir, file, page);
     changed += here;
     context += around;
   }
