@@ -17,8 +17,21 @@ export interface EpubOptions {
   authors?: string[];
 }
 
-/** The longest side of an image in the package: sharp on a 6-inch screen, small in the file. */
-const MAX_IMAGE_SIDE = 1600;
+/**
+ * The longest side of a figure: the width of a 6–7-inch 300-ppi reader's screen (1072–1264 px), which shows a figure at
+ * most that wide; more only weighs. A black-and-white figure is a two-colour PNG and small at any size.
+ */
+const MAX_FIGURE_SIDE = 1200;
+/**
+ * The cover is the book's thumbnail in a reader's library and its first screen, not a page to read: reduced to this
+ * side and quality, and smaller still until it weighs at most `MAX_COVER_BYTES` (a 300-dpi page kept whole weighed
+ * 425 KB, nearly all of the sample's EPUB).
+ */
+const COVER_SIDE = 1000;
+const COVER_QUALITY = 70;
+const MAX_COVER_BYTES = 60_000;
+/** Each try at a smaller cover is this share of the one before. */
+const COVER_STEP = 0.8;
 /** `dcterms:modified` when `SOURCE_DATE_EPOCH` does not say: fixed, so the same document gives the same bytes. */
 const FIXED_MODIFIED = '2000-01-01T00:00:00Z';
 
@@ -38,22 +51,34 @@ function modifiedDate(): string {
   return FIXED_MODIFIED;
 }
 
-/** The page as an image for the package: JPEG (grey unless the page is colour), PNG for a black-and-white region. */
-async function encodeImage(page: ProjectPage, path: string, region?: OcrBox, ocrSize?: { width: number; height: number }): Promise<{ data: Buffer; mediaType: EpubImage['mediaType'] }> {
-  let image = readImage(path);
-  if (region && ocrSize) {
-    const { width = 0, height = 0 } = await readImage(path).metadata();
-    const [sx, sy] = [width / ocrSize.width, height / ocrSize.height];
-    const left = Math.max(0, Math.floor(region.x0 * sx));
-    const top = Math.max(0, Math.floor(region.y0 * sy));
-    image = image.extract({ left, top, width: Math.max(1, Math.min(width, Math.ceil(region.x1 * sx)) - left), height: Math.max(1, Math.min(height, Math.ceil(region.y1 * sy)) - top) });
-  }
-  image = image.flatten({ background: '#ffffff' }).resize({ width: MAX_IMAGE_SIDE, height: MAX_IMAGE_SIDE, fit: 'inside', withoutEnlargement: true });
-  if (region && page.kind === 'bitonal') {
+/** A figure of the page as an image for the package: JPEG (grey unless the page is colour), PNG from a black-and-white page. */
+async function encodeFigure(page: ProjectPage, path: string, region: OcrBox, ocrSize: { width: number; height: number }): Promise<{ data: Buffer; mediaType: EpubImage['mediaType'] }> {
+  const { width = 0, height = 0 } = await readImage(path).metadata();
+  const [sx, sy] = [width / ocrSize.width, height / ocrSize.height];
+  const left = Math.max(0, Math.floor(region.x0 * sx));
+  const top = Math.max(0, Math.floor(region.y0 * sy));
+  const image = readImage(path)
+    .extract({ left, top, width: Math.max(1, Math.min(width, Math.ceil(region.x1 * sx)) - left), height: Math.max(1, Math.min(height, Math.ceil(region.y1 * sy)) - top) })
+    .flatten({ background: '#ffffff' })
+    .resize({ width: MAX_FIGURE_SIDE, height: MAX_FIGURE_SIDE, fit: 'inside', withoutEnlargement: true });
+  if (page.kind === 'bitonal') {
     return { data: await image.greyscale().png({ compressionLevel: 9, palette: true, colours: 2, dither: 0 }).toBuffer(), mediaType: 'image/png' };
   }
-  const colour = page.kind === 'color';
-  return { data: await image.toColourspace(colour ? 'srgb' : 'b-w').jpeg({ quality: 85, mozjpeg: false }).toBuffer(), mediaType: 'image/jpeg' };
+  return { data: await image.toColourspace(page.kind === 'color' ? 'srgb' : 'b-w').jpeg({ quality: 85, mozjpeg: false }).toBuffer(), mediaType: 'image/jpeg' };
+}
+
+/** The cover: the first page reduced (see `COVER_SIDE`), a JPEG of at most `MAX_COVER_BYTES`. */
+async function encodeCover(page: ProjectPage, path: string): Promise<{ data: Buffer; mediaType: 'image/jpeg' }> {
+  const colour = page.kind === 'color' ? 'srgb' : 'b-w';
+  for (let side = COVER_SIDE; ; side = Math.round(side * COVER_STEP)) {
+    const data = await readImage(path)
+      .flatten({ background: '#ffffff' })
+      .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
+      .toColourspace(colour)
+      .jpeg({ quality: COVER_QUALITY, mozjpeg: false })
+      .toBuffer();
+    if (data.length <= MAX_COVER_BYTES || side < 200) return { data, mediaType: 'image/jpeg' };
+  }
 }
 
 /** Write the EPUB of `structure` (read from `target`'s pages) to `target.path`; returns the size written. */
@@ -70,14 +95,14 @@ export async function writeEpub(target: ExportTarget, structure: DocumentStructu
     const page = pages[figure.page];
     const ocr = target.ocr.get(page.index);
     if (!ocr) continue;
-    const { data, mediaType } = await encodeImage(page, imagePath(page), figure.box, ocr);
+    const { data, mediaType } = await encodeFigure(page, imagePath(page), figure.box, ocr);
     const href = `images/figure-${i + 1}.${mediaType === 'image/png' ? 'png' : 'jpg'}`;
     images.push({ href, mediaType, data });
     const { number, folio } = structure.pages[figure.page];
     hrefOf.set(figure, { href, alt: `Figure on page ${number}${folio !== undefined ? ` (p. ${folio})` : ''}` });
   }
   const coverPage = pages.find((p) => p.kind !== 'pdf');
-  const cover: EpubImage | undefined = coverPage ? { href: 'images/cover.jpg', ...(await encodeImage(coverPage, imagePath(coverPage))) } : undefined;
+  const cover: EpubImage | undefined = coverPage ? { href: 'images/cover.jpg', ...(await encodeCover(coverPage, imagePath(coverPage))) } : undefined;
 
   const content = structureToEpubContent(structure, { title, language: languages[0], figureImage: (figure) => hrefOf.get(figure) });
   const files = epubFiles({ title, authors: options.authors ?? [], languages, content, ...(cover ? { cover } : {}), images, modified: modifiedDate() });

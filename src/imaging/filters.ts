@@ -120,18 +120,58 @@ export function maxFilter(values: Float32Array, width: number, height: number, r
   const r = Math.max(0, Math.floor(radius));
   const out = Float32Array.from(values);
   if (r === 0) return out;
-  const longest = Math.max(width, height) + 2 * r;
-  const pad = new Float32Array(longest);
-  const g = new Float32Array(longest);
-  const h = new Float32Array(longest);
+  const pad = new Float32Array(width + 2 * r);
+  const g = new Float32Array(width + 2 * r);
+  const h = new Float32Array(width + 2 * r);
   for (let y = 0; y < height; y++) lineMax(out, y * width, 1, width, r, out, pad, g, h);
-  for (let x = 0; x < width; x++) lineMax(out, x, width, height, r, out, pad, g, h);
+  columnsMax(out, width, height, r);
   return out;
+}
+
+/**
+ * The running maximum of `lineMax` down every column at once, in place: the same blocks and comparisons, worked a
+ * whole row at a time so memory is read in order (column by column, each value was a cache miss: twice as slow).
+ */
+function columnsMax(data: Float32Array, width: number, height: number, r: number): void {
+  const w = 2 * r + 1;
+  const len = height + 2 * r;
+  const g = new Float32Array(len * width);
+  const h = new Float32Array(len * width);
+  for (let start = 0; start < len; start += w) {
+    const end = Math.min(len, start + w);
+    paddedRow(data, width, height, r, start, g);
+    for (let p = start + 1; p < end; p++) {
+      paddedRow(data, width, height, r, p, g);
+      for (let o = p * width, x = 0; x < width; x++) if (g[o - width + x] > g[o + x]) g[o + x] = g[o - width + x];
+    }
+    paddedRow(data, width, height, r, end - 1, h);
+    for (let p = end - 2; p >= start; p--) {
+      paddedRow(data, width, height, r, p, h);
+      for (let o = p * width, x = 0; x < width; x++) if (h[o + width + x] > h[o + x]) h[o + x] = h[o + width + x];
+    }
+  }
+  for (let y = 0; y < height; y++) {
+    const o = y * width;
+    const below = (y + 2 * r) * width;
+    for (let x = 0; x < width; x++) {
+      const a = h[o + x];
+      const b = g[below + x];
+      data[o + x] = a > b ? a : b;
+    }
+  }
+}
+
+/** Row `p` of the grid padded with `r` rows of -Infinity above and below, copied into row `p` of `target`. */
+function paddedRow(data: Float32Array, width: number, height: number, r: number, p: number, target: Float32Array): void {
+  const o = p * width;
+  if (p < r || p >= r + height) target.fill(-Infinity, o, o + width);
+  else target.set(data.subarray((p - r) * width, (p - r + 1) * width), o);
 }
 
 /** Square running minimum (grey erosion), the mirror of `maxFilter`. */
 export function minFilter(values: Float32Array, width: number, height: number, radius: number): Float32Array {
-  const negated = values.map((v) => -v);
+  const negated = new Float32Array(values.length);
+  for (let i = 0; i < values.length; i++) negated[i] = -values[i];
   const out = maxFilter(negated, width, height, radius);
   for (let i = 0; i < out.length; i++) out[i] = -out[i];
   return out;

@@ -34,6 +34,8 @@ export interface BinarizeOptions {
   k?: number;
   /** How much the page was enlarged to reach `dpi` (the resample step's scale): small camera type is sharpened. */
   enlargedBy?: number;
+  /** Make the grey page OCR reads (default true); false when nothing will read it, which saves a pass over the page. */
+  reading?: boolean;
 }
 
 /** Odd window side in pixels for a window of `mm` millimetres at `dpi`. */
@@ -49,7 +51,8 @@ export function thresholdSharpening(scale: number): number {
 }
 
 /**
- * Turn a grey page into black ink on white paper (pixels 0 or 255), and hand back the grey page OCR should read.
+ * Turn a grey page into black ink on white paper (pixels 0 or 255), and hand back the grey page OCR should read
+ * (unless `reading` is false).
  *
  * The page is first divided by its paper brightness (`levelBackground`): light gradients and gutter shadows vanish,
  * every grey of the strokes stays — that levelled page is `reading`, what tesseract reads best (its LSTM reads the
@@ -57,12 +60,12 @@ export function thresholdSharpening(scale: number): number {
  * (see `SHARPEN_AMOUNT`), then Sauvola's local threshold decides, its window given in millimetres so the result
  * does not depend on the resolution, with a contrast floor so empty paper stays white.
  */
-export function binarize(page: GrayImage, options: BinarizeOptions): { image: GrayImage; reading: GrayImage; decision: BinarizeDecision } {
-  const { dpi, windowMm = DEFAULT_WINDOW_MM, enlargedBy = 1 } = options;
+export function binarize(page: GrayImage, options: BinarizeOptions): { image: GrayImage; reading?: GrayImage; decision: BinarizeDecision } {
+  const { dpi, windowMm = DEFAULT_WINDOW_MM, enlargedBy = 1, reading: wantReading = true } = options;
   if (!(dpi > 0)) throw new RangeError(`binarize: dpi must be positive, got ${dpi}`);
   const windowPx = windowPxFor(windowMm, dpi);
   const backgroundPx = windowPxFor(BACKGROUND_MM, dpi);
-  const reading = levelBackground(page, { windowPx, backgroundPx });
+  const reading = wantReading ? levelBackground(page, { windowPx, backgroundPx }) : undefined;
   const amount = thresholdSharpening(enlargedBy);
   // Contrast-adaptive: the more a page is sharpened, the lower k, down to SHARPENED_K.
   const k = options.k ?? Math.round((DEFAULT_K - (DEFAULT_K - SHARPENED_K) * (amount / SHARPEN_AMOUNT)) * 1000) / 1000;
@@ -70,5 +73,5 @@ export function binarize(page: GrayImage, options: BinarizeOptions): { image: Gr
   // The threshold levels the page itself (its contrast floor must see the sensor noise as it is, not amplified).
   const source = amount > 0 ? unsharpMask(page, sigmaPx, amount) : page;
   const image = sauvolaBinarize(source, { windowPx, backgroundPx, k });
-  return { image, reading, decision: { method: 'sauvola', windowMm, windowPx, k, ...(amount > 0 ? { sharpen: { sigmaPx, amount } } : {}) } };
+  return { image, ...(reading ? { reading } : {}), decision: { method: 'sauvola', windowMm, windowPx, k, ...(amount > 0 ? { sharpen: { sigmaPx, amount } } : {}) } };
 }

@@ -5,12 +5,12 @@
  * text block. A group is every page made from camera frames, and for scans, every page whose input had the same
  * physical size, so a document that really mixes page sizes keeps them.
  */
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { decodeGray, placeOnCanvas } from '../imaging/index.js';
+import { readImage, type GrayImage } from '../imaging/index.js';
 import { writePageImage, type ProjectPage } from '../project/index.js';
 import { eachAtOnce } from '../util/index.js';
-import { padForG4 } from './resample.js';
 
 type Page = Omit<ProjectPage, 'index'>;
 
@@ -75,14 +75,38 @@ async function placePage(projectDir: string, page: Page, widthIn: number, height
   if (width <= used && height <= page.height) return;
   const x = Math.max(0, Math.round((width - used) / 2));
   const stem = (file: string): string => join(projectDir, file.replace(/\.[^.]+$/, ''));
-  const image = placeOnCanvas(await decodeGray(join(projectDir, page.file)), width, height, x, 0);
-  const placed = bitonal ? padForG4(image) : image;
+  // A G4 page is padded to whole 16-pixel groups (see `padForG4`).
+  const placedWidth = bitonal ? Math.ceil(width / 16) * 16 : width;
+  const canvas = { page, canvasWidth: width, width: placedWidth, height, x };
+  const placed = await placeFile(join(projectDir, page.file), canvas);
   await writePageImage({ ...placed, channels: 1 }, page.kind as 'bitonal' | 'gray', page.dpi, stem(page.file));
   if (page.ocrImage) {
-    const reading = placeOnCanvas(await decodeGray(join(projectDir, page.ocrImage)), placed.width, placed.height, x, 0);
+    // The reading image has the page image's size; it is set on the placed page's whole width.
+    const reading = await placeFile(join(projectDir, page.ocrImage), { ...canvas, canvasWidth: placedWidth });
     await writePageImage({ ...reading, channels: 1 }, 'gray', page.dpi, stem(page.ocrImage));
   }
   page.width = placed.width;
   page.height = placed.height;
   page.decisions.pageSize = { width: placed.width, height: placed.height, x, y: 0 };
+}
+
+/**
+ * The page image in `file` (of the page's size) set on white at `x` of a `canvasWidth`×`height` canvas (clipped to
+ * it), widened with white to `width`. Decoded, cut and extended by libvips off the main thread: the pages are placed
+ * while nothing else runs, and a copy per pixel in JavaScript kept one core busy here and the other idle.
+ */
+async function placeFile(file: string, canvas: { page: Page; canvasWidth: number; width: number; height: number; x: number }): Promise<GrayImage> {
+  const { page, canvasWidth, width, height, x } = canvas;
+  const visibleWidth = Math.max(1, Math.min(page.width, canvasWidth - x));
+  const visibleHeight = Math.min(page.height, height);
+  // Read as bytes: libvips caches decodes by file name, and this file is rewritten in place.
+  let image = readImage(await readFile(file));
+  if (visibleWidth < page.width || visibleHeight < page.height) image = image.extract({ left: 0, top: 0, width: visibleWidth, height: visibleHeight });
+  const { data, info } = await image
+    .extend({ left: x, top: 0, right: width - x - visibleWidth, bottom: height - visibleHeight, background: { r: 255, g: 255, b: 255 } })
+    .greyscale()
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
 }

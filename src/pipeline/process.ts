@@ -23,6 +23,12 @@ export interface FrameTask {
   marginMm: number;
   /** Project folder; page files go to `pages/`. */
   projectDir: string;
+  /**
+   * Make and store the grey page OCR reads beside the bitonal one (`ocrImage`, default true). A run that reads no
+   * text passes false: that image is then neither computed, nor encoded, nor set on the page size (about a quarter
+   * of a camera page's CPU).
+   */
+  reading?: boolean;
 }
 
 /** A finished page, before its position in the document is known. */
@@ -71,7 +77,7 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
       ...(stated ? { inputSize: { widthMm: round2((gray.width / stated.value) * 25.4), heightMm: round2((gray.height / stated.value) * 25.4) } } : {}),
       split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) },
     };
-    const state: PageState = { image: page, kind: 'gray', dpi: dpi.value, targetDpi: preset.targetDpi ?? dpi.value, marginMm: task.marginMm, decisions };
+    const state: PageState = { image: page, kind: 'gray', dpi: dpi.value, targetDpi: preset.targetDpi ?? dpi.value, marginMm: task.marginMm, makeReading: task.reading ?? true, decisions };
     for (const name of preset.steps) {
       const step = pageStep(name);
       await timed(step.name, () => step.run(state));

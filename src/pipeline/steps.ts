@@ -24,6 +24,8 @@ export interface PageState {
    * same size as `image` (steps that change the geometry change both).
    */
   reading?: GrayImage;
+  /** Whether `reading` is made at all (default true): false when the run reads no text (see `FrameTask.reading`). */
+  makeReading?: boolean;
   decisions: ProjectPage['decisions'];
 }
 
@@ -81,9 +83,9 @@ registerStep({
 registerStep({
   name: 'binarize',
   async run(page) {
-    const clean = binarize(page.image, { dpi: page.dpi, enlargedBy: page.decisions.scale ?? 1 });
+    const clean = binarize(page.image, { dpi: page.dpi, enlargedBy: page.decisions.scale ?? 1, reading: page.makeReading });
     page.image = clean.image;
-    page.reading = clean.reading;
+    if (clean.reading) page.reading = clean.reading;
     page.decisions.binarize = clean.decision;
     page.kind = 'bitonal';
   },

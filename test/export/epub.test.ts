@@ -6,7 +6,7 @@
  * project.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
@@ -177,7 +177,7 @@ describe('the epub export', () => {
     expect(french.opened.text(french.opened.nav)).toContain('<h1>Table des matières</h1>');
   });
 
-  it('has a cover made from the first page', async () => {
+  it('has a cover made from the first page, reduced to a thumbnail of at most 60 KB', async () => {
     for (const book of [greek, french]) {
       const cover = [...book.opened.items.values()].find((i) => i.properties === 'cover-image');
       expect(cover?.mediaType).toBe('image/jpeg');
@@ -185,7 +185,11 @@ describe('the epub export', () => {
       const { width = 0, height = 0, format } = await sharp(image).metadata();
       expect(format).toBe('jpeg');
       const page = book.target.manifest.pages[0];
-      expect(Math.max(width, height)).toBeLessThanOrEqual(1600);
+      expect(Math.max(width, height)).toBeLessThanOrEqual(1000);
+      expect(Math.max(width, height)).toBeGreaterThanOrEqual(400);
+      expect(image.length).toBeLessThanOrEqual(60_000);
+      // The whole book of a few pages, its cover and figure included, is small enough to mail to a reader.
+      expect(statSync(book.epub).size).toBeLessThanOrEqual(150_000);
       expect(width / height).toBeCloseTo(page.width / page.height, 2);
       expect(book.opened.spine[0]).toBe(posix.join(book.opened.root, 'cover.xhtml'));
     }

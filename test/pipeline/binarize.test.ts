@@ -103,8 +103,12 @@ describe('binarize', () => {
     expect(scan.decision.k).toBe(0.25);
     expect(scan.decision.sharpen).toBeUndefined();
     // The page OCR reads: the grey page levelled to white paper, the same size.
-    expect([scan.reading.width, scan.reading.height]).toEqual([page.width, page.height]);
-    expect(scan.reading.data.reduce((m, v) => Math.max(m, v), 0)).toBe(255);
+    expect([scan.reading?.width, scan.reading?.height]).toEqual([page.width, page.height]);
+    expect(scan.reading?.data.reduce((m, v) => Math.max(m, v), 0)).toBe(255);
+    // Not made when nothing will read it; the bitonal page is the same.
+    const unread = binarize(page, { dpi: 300, reading: false });
+    expect(unread.reading).toBeUndefined();
+    expect(unread.image.data).toEqual(scan.image.data);
   });
 
   it('gives the same page at 150 and 300 dpi, up to scale', async () => {
