@@ -76,6 +76,7 @@ try {
     ['side notes set apart (blockquote)', 'sideNotesApart'],
   ];
   const lexiconRows = await lexiconDecisions(exporters);
+  const shortRows = await shortCaptureRows(exporters);
 
   console.log(`\nMarkdown of a synthetic book (${corpus.pages.length} A5 pages, French and Latin), scored against its truth`);
   console.log(`| measure | ${columns.map((c) => c.label).join(' | ')} |`);
@@ -83,6 +84,10 @@ try {
   for (const [label, measure] of rows) {
     console.log(`| ${label} | ${columns.map((c) => `${c.scores[measure].right}/${c.scores[measure].total}`).join(' | ')} |`);
   }
+  console.log(`\nShort captures (test/export/short-captures.ts: 1 to 4 pages, too few for a running head to recur), words as set`);
+  console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
+  console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
+  for (const row of shortRows) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
   console.log(`\nLine-end hyphens decided on French dictionary words (npm dictionary-fr), split where a typesetter would`);
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
@@ -120,6 +125,26 @@ async function lexiconDecisions(exporters) {
   ];
 }
 
+/**
+ * Short captures, typeset: titles kept as headings on documents of two and three pages (pages opening with the same
+ * title included), running heads gone from the text on one-, two- and four-page captures, printed page numbers in
+ * the page markers (misread ones mended from the sequence).
+ */
+async function shortCaptureRows(exporters) {
+  const { shortCaptures, scoreCapture } = await server.ssrLoadModule('/test/export/short-captures.ts');
+  const captures = shortCaptures();
+  const sum = (scores) => scores.reduce(([r, t], [right, total]) => [r + right, t + total], [0, 0]);
+  const scored = exporters.map((e) => captures.map((c) => ({ pages: c.pages.length, ...scoreCapture(e.untitledMarkdown(c.pages), c) })));
+  const row = (label, pick, pages) => ({ label, scores: scored.map((s) => sum(s.filter((c) => pages === undefined || c.pages === pages).map(pick))) });
+  return [
+    row('titles kept as headings (2 and 3 pages, the same title opening two pages)', (c) => c.titles),
+    row('running heads dropped, 1-page captures', (c) => c.heads, 1),
+    row('running heads dropped, 2-page capture', (c) => c.heads, 2),
+    row('running heads dropped, 4-page capture', (c) => c.heads, 4),
+    row('printed page numbers right (read, or mended from the sequence)', (c) => c.folios),
+  ];
+}
+
 /** The Markdown export of the sources under `src` (this tree's, or a commit's), as the exporter runs it. */
 async function markdownOf(src) {
   const markdown = await server.ssrLoadModule(`${src}/export/markdown.ts`);
@@ -130,6 +155,8 @@ async function markdownOf(src) {
   const text = await server.ssrLoadModule(`${src}/export/${current ? 'structure-text' : 'markdown-text'}.ts`);
   return {
     toMarkdown: (pages) => markdown.documentToMarkdown(pages, { title: 'Les Confessions', ...(isWord ? { isWord } : {}) }),
+    // A capture with no title known (as a bundle of photos named by the user).
+    untitledMarkdown: (pages) => markdown.documentToMarkdown(pages, isWord ? { isWord } : {}),
     // The line-end hyphen decision alone, with the French lexicon (an older export takes a word count instead).
     joinHyphen: current ? (first, second) => text.joinHyphenated(first, second, { counts: new Map(), isWord: french }) : (first, second) => text.joinHyphenated(first, second, new Map()),
   };
