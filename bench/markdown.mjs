@@ -77,6 +77,7 @@ try {
   ];
   const lexiconRows = await lexiconDecisions(exporters);
   const shortRows = await shortCaptureRows(exporters);
+  const marginRows = await marginCaptureRows(exporters);
 
   console.log(`\nMarkdown of a synthetic book (${corpus.pages.length} A5 pages, French and Latin), scored against its truth`);
   console.log(`| measure | ${columns.map((c) => c.label).join(' | ')} |`);
@@ -84,10 +85,10 @@ try {
   for (const [label, measure] of rows) {
     console.log(`| ${label} | ${columns.map((c) => `${c.scores[measure].right}/${c.scores[measure].total}`).join(' | ')} |`);
   }
-  console.log(`\nShort captures (test/export/short-captures.ts: 1 to 4 pages, too few for a running head to recur), words as set`);
+  console.log(`\nShort captures (test/export/short-captures.ts: 1 to 4 pages, too few for a running head to recur; test/export/margin-captures.ts: margins the engine read with the text), words as set`);
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
-  for (const row of shortRows) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
+  for (const row of [...shortRows, ...marginRows]) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
   console.log(`\nLine-end hyphens decided on French dictionary words (npm dictionary-fr), split where a typesetter would`);
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
@@ -142,6 +143,16 @@ async function shortCaptureRows(exporters) {
     row('running heads dropped, 2-page capture', (c) => c.heads, 2),
     row('running heads dropped, 4-page capture', (c) => c.heads, 4),
     row('printed page numbers right (read, or mended from the sequence)', (c) => c.folios),
+  ];
+}
+
+/** A critical text's line numbers set close to it (read right, as letters, glued to a hyphen), a side note read with its lines. */
+async function marginCaptureRows(exporters) {
+  const { marginPage, sideNotePage, scoreMargins } = await server.ssrLoadModule('/test/export/margin-captures.ts');
+  const scored = exporters.map((e) => scoreMargins(e.untitledMarkdown([marginPage()]), e.untitledMarkdown([sideNotePage()])));
+  return [
+    { label: 'line numbers set half an em off the text, kept out of the words', scores: scored.map((s) => s.numbersOut) },
+    { label: 'side note read with its body lines, set apart (blockquote)', scores: scored.map((s) => s.sideNoteApart) },
   ];
 }
 

@@ -1,0 +1,41 @@
+/**
+ * Margins read with the text by the engine: line numbers set close to a critical text (read right, read as letters,
+ * glued to a hyphen) and a side note set close beside a chapter's first lines. What a reader finds in the Markdown.
+ */
+import { describe, expect, it } from 'vitest';
+import { documentToMarkdown } from '../../src/export/index.js';
+import { PageSetter } from './markdown-builder.js';
+import { MARGIN_TEXT, SIDE_NOTE, SIDE_NOTE_TEXT, marginPage, sideNotePage } from './margin-captures.js';
+
+/** The Markdown's blocks, the page marker left out. */
+const blocks = (markdown: string): string[] =>
+  markdown
+    .trim()
+    .split('\n\n')
+    .filter((b) => !b.startsWith('<!--'));
+
+describe('margins read with the text', () => {
+  it('takes line numbers set half an em off the text out of the words, however the OCR read them', () => {
+    // Beside lines 5, 10, 15, 20: `5`, `jd`, `15`, and `?$` glued to `cor-`.
+    expect(blocks(documentToMarkdown([marginPage()]))).toEqual([MARGIN_TEXT]);
+  });
+
+  it('keeps the numbers that end lines of a ragged page, past where most lines end, in the text', () => {
+    const lines = [
+      'The harvest of that year was the worst anyone',
+      'remembered, and the granary held less than',
+      'it had held in 1816',
+      'when the summer never came; the miller said so',
+      'often, and pointed to the marks on his door, at 12',
+      'and 15 inches, where the flood had stood in',
+      'the spring before, and nobody argued with him.',
+    ];
+    const setter = new PageSetter();
+    lines.forEach((line) => setter.body(line, { end: true }));
+    expect(blocks(documentToMarkdown([setter.page()]))).toEqual([lines.join(' ')]);
+  });
+
+  it('sets a side note read with the body lines beside it apart, as a blockquote before its paragraph', () => {
+    expect(blocks(documentToMarkdown([sideNotePage()]))).toEqual([`> ${SIDE_NOTE}`, SIDE_NOTE_TEXT]);
+  });
+});
