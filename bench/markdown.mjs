@@ -146,13 +146,14 @@ async function shortCaptureRows(exporters) {
   ];
 }
 
-/** A critical text's line numbers set close to it (read right, as letters, glued to a hyphen), a side note read with its lines. */
+/** A critical text's line numbers set close to it (read right, as letters, glued to a hyphen), a side note read with its lines, an apparatus. */
 async function marginCaptureRows(exporters) {
-  const { marginPage, sideNotePage, scoreMargins } = await server.ssrLoadModule('/test/export/margin-captures.ts');
+  const { marginPage, sideNotePage, apparatusPage, scoreMargins, scoreApparatus } = await server.ssrLoadModule('/test/export/margin-captures.ts');
   const scored = exporters.map((e) => scoreMargins(e.untitledMarkdown([marginPage()]), e.untitledMarkdown([sideNotePage()])));
   return [
     { label: 'line numbers set half an em off the text, kept out of the words', scores: scored.map((s) => s.numbersOut) },
     { label: 'side note read with its body lines, set apart (blockquote)', scores: scored.map((s) => s.sideNoteApart) },
+    { label: 'apparatus lines (lemma brackets read as parentheses) in the fenced apparatus block', scores: exporters.map((e) => scoreApparatus(e.untitledMarkdown([apparatusPage()]))) },
   ];
 }
 

@@ -108,3 +108,32 @@ export function sideNotePage(): OcrPage {
   });
   return page;
 }
+
+/** A critical text's apparatus as the OCR read it: `]` kept on the first line, read `)` on the others. */
+export const APPARATUS = ['5 quale] quales CM quare P 7 aliquid om. B', '12 certus) certum CM 15 eram) erat P', '18 corporum) corporis CMP 19 tamen om. C'];
+/** The footnote below the rule. */
+export const APPARATUS_NOTE = '1. Voir plus haut, livre III, 7, où la même difficulté est déjà notée.';
+
+/**
+ * A page of a critical text: its Latin, then the apparatus set small between the text and the notes, a short rule
+ * and one footnote.
+ */
+export function apparatusPage(): OcrPage {
+  const setter = new PageSetter();
+  LINES.slice(0, 12).forEach((line, i) => setter.body(i === 11 ? 'tabilem totis medullis credebam.' : line, { end: i === 11 }));
+  setter.skip(1.5);
+  for (const line of APPARATUS) setter.body(line, { size: 34, end: true });
+  setter.skip(0.5).body('————', { size: 34, end: true });
+  setter.body(APPARATUS_NOTE, { size: 34, end: true });
+  return setter.page();
+}
+
+/** The Latin of the apparatus page, as the book prints it. */
+export const APPARATUS_TEXT = `${LINES.slice(0, 11).join(' ')} tabilem totis medullis credebam.`.replace(/- /gu, '');
+
+/** The apparatus lines of the apparatus page's Markdown found inside its fenced block, one to a line. */
+export function scoreApparatus(markdown: string): [number, number] {
+  const fenced = /<!-- apparatus -->\n([\s\S]*?)\n<!-- \/apparatus -->/u.exec(markdown)?.[1] ?? '';
+  const lines = fenced.split('\\\n');
+  return [APPARATUS.filter((line) => lines.includes(line)).length, APPARATUS.length];
+}

@@ -1,18 +1,19 @@
 /**
  * Margins read with the text by the engine: line numbers set close to a critical text (read right, read as letters,
- * glued to a hyphen) and a side note set close beside a chapter's first lines. What a reader finds in the Markdown.
+ * glued to a hyphen) and a side note set close beside a chapter's first lines; and a critical apparatus whose lemma
+ * brackets the OCR read as parentheses. What a reader finds in the Markdown.
  */
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown } from '../../src/export/index.js';
 import { PageSetter } from './markdown-builder.js';
-import { MARGIN_TEXT, SIDE_NOTE, SIDE_NOTE_TEXT, marginPage, sideNotePage } from './margin-captures.js';
+import { APPARATUS, APPARATUS_NOTE, APPARATUS_TEXT, MARGIN_TEXT, SIDE_NOTE, SIDE_NOTE_TEXT, apparatusPage, marginPage, sideNotePage } from './margin-captures.js';
 
 /** The Markdown's blocks, the page marker left out. */
 const blocks = (markdown: string): string[] =>
   markdown
     .trim()
     .split('\n\n')
-    .filter((b) => !b.startsWith('<!--'));
+    .filter((b) => !b.startsWith('<!-- page'));
 
 describe('margins read with the text', () => {
   it('takes line numbers set half an em off the text out of the words, however the OCR read them', () => {
@@ -37,5 +38,13 @@ describe('margins read with the text', () => {
 
   it('sets a side note read with the body lines beside it apart, as a blockquote before its paragraph', () => {
     expect(blocks(documentToMarkdown([sideNotePage()]))).toEqual([`> ${SIDE_NOTE}`, SIDE_NOTE_TEXT]);
+  });
+});
+
+describe('the critical apparatus', () => {
+  it('keeps the apparatus together after the text, fenced, one entry line per line, never footnotes, whatever the OCR made of its brackets', () => {
+    const markdown = documentToMarkdown([apparatusPage()]);
+    // The note’s call was not printed: it is called at the end of the page’s last sentence.
+    expect(blocks(markdown)).toEqual([`${APPARATUS_TEXT}[^1]`, `<!-- apparatus -->\n${APPARATUS.join('\\\n')}\n<!-- /apparatus -->`, `[^1]: ${APPARATUS_NOTE.slice(3)}`]);
   });
 });
