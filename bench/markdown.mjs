@@ -78,6 +78,7 @@ try {
   const lexiconRows = await lexiconDecisions(exporters);
   const shortRows = await shortCaptureRows(exporters);
   const marginRows = await marginCaptureRows(exporters);
+  const reconverted = await reconversionRow(exporters, corpus.pages.map((p) => p.ocr));
 
   console.log(`\nMarkdown of a synthetic book (${corpus.pages.length} A5 pages, French and Latin), scored against its truth`);
   console.log(`| measure | ${columns.map((c) => c.label).join(' | ')} |`);
@@ -88,7 +89,7 @@ try {
   console.log(`\nShort captures (test/export/short-captures.ts: 1 to 4 pages, too few for a running head to recur; test/export/margin-captures.ts: margins the engine read with the text), words as set`);
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
-  for (const row of [...shortRows, ...marginRows]) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
+  for (const row of [...shortRows, ...marginRows, reconverted]) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
   console.log(`\nLine-end hyphens decided on French dictionary words (npm dictionary-fr), split where a typesetter would`);
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
@@ -155,6 +156,34 @@ async function marginCaptureRows(exporters) {
     { label: 'side note read with its body lines, set apart (blockquote)', scores: scored.map((s) => s.sideNoteApart) },
     { label: 'apparatus lines (lemma brackets read as parentheses) in the fenced apparatus block', scores: exporters.map((e) => scoreApparatus(e.untitledMarkdown([apparatusPage()]))) },
   ];
+}
+
+/**
+ * Quire's own searchable PDF converted again: the synthetic book's pages written as a PDF with their text layer (on
+ * blank page images), its text layer read back as the PDF input does, and the blocks of the Markdown from it that are
+ * the same as the Markdown of the pages themselves.
+ */
+async function reconversionRow(exporters, pages) {
+  const { writePdf } = await server.ssrLoadModule('/src/export/pdf.ts');
+  const { writePageImage } = await server.ssrLoadModule('/src/project/index.ts');
+  const { openPdf } = await server.ssrLoadModule('/src/ingest/pdf.ts');
+  const inputs = [];
+  for (const [i, ocr] of pages.entries()) {
+    const white = new Uint8Array(ocr.width * ocr.height).fill(255);
+    const file = await writePageImage({ data: white, width: ocr.width, height: ocr.height, channels: 1 }, 'bitonal', ocr.dpi, join(work, `blank-${i + 1}`));
+    inputs.push({ file, kind: 'bitonal', width: ocr.width, height: ocr.height, dpi: ocr.dpi, ocr });
+  }
+  const pdf = join(work, 'book.pdf');
+  await writePdf(inputs, pdf);
+  const opened = await openPdf(pdf, 'book.pdf');
+  const again = await Promise.all(opened.frames.map((frame) => frame.textLayer.textContent()));
+  await opened.close?.();
+  const scores = exporters.map((e) => {
+    const want = e.toMarkdown(pages).split('\n\n');
+    const got = new Set(e.toMarkdown(again).split('\n\n'));
+    return [want.filter((block) => got.has(block)).length, want.length];
+  });
+  return { label: 'Quire’s own PDF converted again: Markdown blocks the same as from its pages', scores };
 }
 
 /** The Markdown export of the sources under `src` (this tree's, or a commit's), as the exporter runs it. */
