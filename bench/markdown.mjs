@@ -11,9 +11,11 @@
 // --compare  also score the Markdown export of that commit on the same inputs, side by side (e.g. the commit before
 //            a change); its sources are extracted from git into .bench/ and removed afterwards
 // --no-ocr   skip the drawn and OCR'd pages (the slow half)
+// --no-real  skip the real capture (../shared/samples/athanase.aglbundle, scored against ../shared/gt/athanase/,
+//            read at run time only, when they are there; about a minute and a half of OCR)
 // --keep <dir>  write each column's Markdown there, to read
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const compareRef = args.includes('--compare') ? args[args.indexOf('--compare') + 1] : undefined;
 const withOcr = !args.includes('--no-ocr');
+const withReal = !args.includes('--no-real');
 const keepDir = args.includes('--keep') ? args[args.indexOf('--keep') + 1] : undefined;
 
 const server = await createServer({
@@ -79,6 +82,7 @@ try {
   const shortRows = await shortCaptureRows(exporters);
   const marginRows = await marginCaptureRows(exporters);
   const reconverted = await reconversionRow(exporters, corpus.pages.map((p) => p.ocr));
+  const realRows = withReal ? await realCaptureRows(exporters) : [];
 
   console.log(`\nMarkdown of a synthetic book (${corpus.pages.length} A5 pages, French and Latin), scored against its truth`);
   console.log(`| measure | ${columns.map((c) => c.label).join(' | ')} |`);
@@ -90,6 +94,12 @@ try {
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
   for (const row of [...shortRows, ...marginRows, reconverted]) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
+  if (realRows.length) {
+    console.log(`\nA real capture (../shared/samples/athanase.aglbundle, 4 pages, OCR by this build), against ../shared/gt/athanase/`);
+    console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
+    console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
+    for (const row of realRows) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
+  }
   console.log(`\nLine-end hyphens decided on French dictionary words (npm dictionary-fr), split where a typesetter would`);
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
@@ -186,6 +196,69 @@ async function reconversionRow(exporters, pages) {
   return { label: 'Quire’s own PDF converted again: Markdown blocks the same as from its pages', scores };
 }
 
+/**
+ * The real capture of the reading issue's benchmark, converted by this build (`bin/quire.js`, OCR auto) with its
+ * project kept; each exporter writes the Markdown of the project's OCR pages. Per page: the running head removed (no
+ * run of three of its words left in the page's Markdown), the notes linked (`[^N]` called and defined for each note
+ * number the page prints), and the body words lost: words of the page's body that the OCR read but the Markdown does
+ * not hold (what the structure dropped, misreadings aside).
+ */
+async function realCaptureRows(exporters) {
+  const shared = [join(root, '..', 'shared'), '/work/shared'].find((dir) => existsSync(join(dir, 'gt', 'athanase')) && existsSync(join(dir, 'samples', 'athanase.aglbundle')));
+  if (!shared) {
+    console.error('(no ../shared/gt/athanase: the real capture is left out)');
+    return [];
+  }
+  const out = join(work, 'real');
+  const project = join(work, 'real-project');
+  const t0 = performance.now();
+  execFileSync(process.execPath, [join(root, 'bin', 'quire.js'), 'run', join(shared, 'samples', 'athanase.aglbundle'), '--ocr', 'auto', '--export', 'md', '-o', out, '--keep-project', project], { stdio: 'ignore' });
+  console.error(`(real capture converted in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8'));
+  const files = readdirSync(join(project, 'ocr')).filter((f) => f.endsWith('.json')).sort();
+  const pages = files.map((f) => JSON.parse(readFileSync(join(project, 'ocr', f), 'utf8')));
+  const stems = ['athanase_150_L', 'athanase_150_R', 'athanase_151_L', 'athanase_151_R'];
+  const gt = (stem, kind) => readFileSync(join(shared, 'gt', 'athanase', `${stem}.${kind}.txt`), 'utf8');
+  // Note calls (`vérité³`, `vérité[^3]`) are not part of the word.
+  const wordsOf = (text) => text.normalize('NFC').replace(/['’]/gu, '’').replace(/[⁰¹²³⁴⁵⁶⁷⁸⁹]+|\[\^[^\]]+\]/gu, ' ').match(/[\p{L}\p{N}’]+/gu) ?? [];
+  const bag = (words) => words.reduce((m, w) => m.set(w, (m.get(w) ?? 0) + 1), new Map());
+  const ocrWords = pages.map((page) => page.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words.map((w) => w.text)))).join(' '));
+  const scores = exporters.map((e) => {
+    const markdown = e.markdownWith(pages, { title: manifest.name });
+    // The page's Markdown: from its marker to the next (a page begun inside a paragraph is marked after it).
+    const segments = markdown.split(/<!-- page \d+[^>]*-->/u).slice(1);
+    let heads = 0;
+    let notes = 0;
+    let noteTotal = 0;
+    let lost = 0;
+    let bodyTotal = 0;
+    stems.forEach((stem, i) => {
+      const head = wordsOf(gt(stem, 'header')).filter((w) => /\p{L}{2}/u.test(w)).map((w) => w.toLowerCase());
+      const text = wordsOf(segments[i] ?? '').map((w) => w.toLowerCase()).join(' ');
+      const runs = head.slice(0, -2).map((_, k) => head.slice(k, k + 3).join(' '));
+      if (!runs.some((run) => text.includes(run))) heads++;
+      for (const m of gt(stem, 'notes').matchAll(/^(\d+)\. /gmu)) {
+        noteTotal++;
+        if (markdown.includes(`[^${m[1]}]:`) && new RegExp(`\\[\\^${m[1]}\\](?!:)`, 'u').test(markdown)) notes++;
+      }
+      const body = bag(wordsOf(gt(stem, 'body').replace(/-\n/gu, '')));
+      const read = bag(wordsOf(ocrWords[i].replace(/-\s/gu, '')));
+      const written = bag(wordsOf(markdown));
+      for (const [word, count] of body) {
+        const inOcr = Math.min(count, read.get(word) ?? 0);
+        bodyTotal += inOcr;
+        lost += Math.max(0, inOcr - (written.get(word) ?? 0));
+      }
+    });
+    return { heads: [heads, stems.length], notes: [notes, noteTotal], lost: [lost, bodyTotal] };
+  });
+  return [
+    { label: 'running heads removed (pages)', scores: scores.map((s) => s.heads) },
+    { label: 'notes linked (called and defined)', scores: scores.map((s) => s.notes) },
+    { label: 'body words lost by the structure (of the body words the OCR read)', scores: scores.map((s) => s.lost) },
+  ];
+}
+
 /** The Markdown export of the sources under `src` (this tree's, or a commit's), as the exporter runs it. */
 async function markdownOf(src) {
   const markdown = await server.ssrLoadModule(`${src}/export/markdown.ts`);
@@ -198,6 +271,7 @@ async function markdownOf(src) {
     toMarkdown: (pages) => markdown.documentToMarkdown(pages, { title: 'Les Confessions', ...(isWord ? { isWord } : {}) }),
     // A capture with no title known (as a bundle of photos named by the user).
     untitledMarkdown: (pages) => markdown.documentToMarkdown(pages, isWord ? { isWord } : {}),
+    markdownWith: (pages, options) => markdown.documentToMarkdown(pages, { ...options, ...(isWord ? { isWord } : {}) }),
     // The line-end hyphen decision alone, with the French lexicon (an older export takes a word count instead).
     joinHyphen: current ? (first, second) => text.joinHyphenated(first, second, { counts: new Map(), isWord: french }) : (first, second) => text.joinHyphenated(first, second, new Map()),
   };
