@@ -198,8 +198,10 @@ function withMarginsCut(lines: Line[]): Line[] {
   const usualLeft = median(long.map((l) => l.x0));
   const usualRight = median(long.map((l) => l.x1));
   const column = lineNumberColumn(lines, usualRight, em);
+  const leftColumn = leftNumberColumn(lines, usualLeft, em);
   return lines.flatMap((original) => {
-    const line = column ? withoutLineNumber(original, column, em(original)) : original;
+    const cut = column ? withoutLineNumber(original, column, em(original)) : original;
+    const line = leftColumn ? withoutLeftLineNumber(cut, leftColumn, em(original)) : cut;
     if (line.words.length === 0) return [];
     const note = sideNoteWords(line.words, usualLeft, usualRight, em(line), NOTE_WIDTH * measure);
     return note ? [lineOf(note.words), lineOf(note.rest)] : [line];
@@ -313,6 +315,33 @@ function lineNumberColumn(lines: Line[], usualRight: number, em: (l: Line) => nu
   });
   if (numbers.length < 2) return null;
   return { x0: median(numbers.map((w) => w.x0)), x1: median(numbers.map((w) => w.x1)) };
+}
+
+/** The first word of a line when it stands left of the text block's left edge, apart from the word after it. */
+function pastLeftEdge(line: Line, usualLeft: number, em: number): Word | null {
+  const { words } = line;
+  if (words.length < 2) return null;
+  const [first, after] = [words[0], words[1]];
+  return first.x1 < usualLeft - 0.3 * em && after.x0 - first.x1 > 0.4 * em ? first : null;
+}
+
+/** A column of line numbers set close to the left of the text block (a verso's): as {@link lineNumberColumn}. */
+function leftNumberColumn(lines: Line[], usualLeft: number, em: (l: Line) => number): NumberColumn | null {
+  const numbers = lines.flatMap((line) => {
+    const word = pastLeftEdge(line, usualLeft, em(line));
+    return word && /^\d{1,4}$/u.test(word.text) ? [word] : [];
+  });
+  if (numbers.length < 2) return null;
+  return { x0: median(numbers.map((w) => w.x0)), x1: median(numbers.map((w) => w.x1)) };
+}
+
+/** The line without its line number from the column left of it: a short token ending in the column, however read. */
+function withoutLeftLineNumber(line: Line, column: NumberColumn, em: number): Line {
+  const { words } = line;
+  if (words.length < 2) return line;
+  const first = words[0];
+  const inColumn = Math.abs(first.x1 - column.x1) < 0.8 * em && words[1].x0 - first.x1 > 0.4 * em;
+  return first.text.length <= 3 && inColumn ? lineOf(words.slice(1)) : line;
 }
 
 /**

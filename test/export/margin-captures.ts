@@ -58,6 +58,28 @@ export function scoreMargins(lineNumbered: string, sideNoted: string): { numbers
   return { numbersOut: [numbersOut, Object.keys(READINGS).length], sideNoteApart: [apart, 1] };
 }
 
+/**
+ * The same text on a verso: the line numbers in the left margin, set small half an em from the text, one read as
+ * letters (`jd` for 10).
+ */
+export function leftMarginPage(): OcrPage {
+  const setter = new PageSetter({ ...A5, left: 320 });
+  LINES.forEach((line, i) => setter.body(line, { end: i === LINES.length - 1 }));
+  const page = setter.page();
+  const { left, size } = setter.frame;
+  page.blocks[0].paragraphs[0].lines.forEach((line, i) => {
+    const reading = READINGS[i + 1];
+    if (!reading) return;
+    const text = reading.glued ? String(i + 1) : reading.text;
+    const x1 = left - NUMBER_GAP * size;
+    const x0 = x1 - 0.5 * NUMBER_SIZE * text.length;
+    const first = line.words[0];
+    line.words.unshift({ text, box: { x0: Math.round(x0), y0: Math.round(first.box.y1 - 0.72 * NUMBER_SIZE), x1: Math.round(x1), y1: first.box.y1 }, confidence: 60 });
+    line.box = { ...line.box, x0: Math.round(x0) };
+  });
+  return page;
+}
+
 export function marginPage(): OcrPage {
   const setter = new PageSetter();
   LINES.forEach((line, i) => setter.body(line, { end: i === LINES.length - 1 }));

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown } from '../../src/export/index.js';
 import { PageSetter } from './markdown-builder.js';
-import { APPARATUS, APPARATUS_NOTE, APPARATUS_TEXT, MARGIN_TEXT, SIDE_NOTE, SIDE_NOTE_TEXT, apparatusPage, marginPage, sideNotePage } from './margin-captures.js';
+import { APPARATUS, APPARATUS_NOTE, APPARATUS_TEXT, MARGIN_TEXT, SIDE_NOTE, SIDE_NOTE_TEXT, apparatusPage, leftMarginPage, marginPage, sideNotePage } from './margin-captures.js';
 
 /** The Markdown's blocks, the page marker left out. */
 const blocks = (markdown: string): string[] =>
@@ -19,6 +19,11 @@ describe('margins read with the text', () => {
   it('takes line numbers set half an em off the text out of the words, however the OCR read them', () => {
     // Beside lines 5, 10, 15, 20: `5`, `jd`, `15`, and `?$` glued to `cor-`.
     expect(blocks(documentToMarkdown([marginPage()]))).toEqual([MARGIN_TEXT]);
+  });
+
+  it('takes a verso’s line numbers set half an em left of the text out of the words, one read as letters', () => {
+    // Beside lines 5, 10, 15, 20: `5`, `jd`, `15`, `20`, each the first word of its line as the engine read it.
+    expect(blocks(documentToMarkdown([leftMarginPage()]))).toEqual([MARGIN_TEXT]);
   });
 
   it('keeps the numbers that end lines of a ragged page, past where most lines end, in the text', () => {
