@@ -262,7 +262,7 @@ export function structureToEpubContent(structure: DocumentStructure, options: Ep
           break;
         }
         case 'apparatus':
-          body.push(`<p class="apparatus">${block.lines.map(inline).join('<br/>\n')}</p>`);
+          body.push(`<aside class="apparatus"><p>${block.lines.map(inline).join('<br/>\n')}</p></aside>`);
           break;
         case 'figure': {
           const image = options.figureImage?.(block, ++figureCount.n);

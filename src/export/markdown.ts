@@ -83,7 +83,8 @@ export function structureToMarkdown(structure: DocumentStructure, options: Pick<
         break;
       }
       case 'apparatus':
-        out.push(block.lines.map((line) => escapeLineStart(inline(line))).join('\\\n'));
+        // Fenced by comments, so that a reader (and a converter) sees where the apparatus starts and ends.
+        out.push(`<!-- apparatus -->\n${block.lines.map((line) => escapeLineStart(inline(line))).join('\\\n')}\n<!-- /apparatus -->`);
         break;
       case 'figure':
         if (pageMarkers) out.push(`<!-- figure on ${pageName(block.page)} -->`);

@@ -107,7 +107,26 @@ export function isApparatusLine(text: string): boolean {
   const opened = (text.match(/\[/gu) ?? []).length;
   const closed = (text.match(/\]/gu) ?? []).length;
   if (closed > opened) return true;
-  return /[|‖]/u.test(text) && /(?:^|\s)(?:om|add|codd?|del|corr|transp|scr|leg|coni|praem|inv|mg|ras|edd?)\./u.test(text);
+  return (/[|‖]/u.test(text) && EDITORIAL.test(text)) || isSiglaEntry(text);
+}
+
+/** The editors' abbreviations in an apparatus: omitted, added, manuscripts, deleted, corrected … */
+const EDITORIAL = /(?:^|\s)(?:om|add|codd?|del|corr|transp|scr|leg|coni|praem|inv|mg|ras|edd?)\./u;
+/** A manuscript's siglum (`P`, `CM`, `B2`); roman numerals of two letters or more are chapter numbers, not sigla. */
+const SIGLUM = /^[A-Z]{1,4}\d?[.,;:]?$/u;
+const ROMAN_NUMBER = /^[IVXLC]{2,}[.,;:]?$/u;
+
+/**
+ * Apparatus entries whose lemma bracket the OCR lost (`5 quale) quales CM quare P`): the line starts with a line
+ * number and names two manuscripts or more, with an editor's abbreviation, a lemma closed by a parenthesis nothing
+ * opened, or a third siglum.
+ */
+function isSiglaEntry(text: string): boolean {
+  const words = text.split(/\s+/u);
+  if (!/^\d{1,4}$/u.test(words[0])) return false;
+  const sigla = words.filter((w) => SIGLUM.test(w) && !ROMAN_NUMBER.test(w)).length;
+  const lemma = (text.match(/\p{Ll}\)/gu) ?? []).length > (text.match(/\(/gu) ?? []).length;
+  return sigla >= 2 && (EDITORIAL.test(text) || lemma || sigla >= 3);
 }
 
 /**

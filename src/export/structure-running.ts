@@ -1,11 +1,12 @@
 /**
- * The document's structure, step 2: running heads, running feet and page numbers, found by recurrence across pages
- * (OCR reads them a little differently on every page), dropped from the text and kept as what they say about each
- * page: its printed number (folio) and its running head.
+ * The document's structure, step 2: running heads, running feet and page numbers, found by their look (a short line
+ * at the top, a page number standing off, small capitals) and confirmed by recurrence across pages (OCR reads them a
+ * little differently on every page), dropped from the text and kept as what they say about each page: its printed
+ * number (folio) and its running head. Titles are never dropped, however often they repeat.
  */
 import { median } from '../util/index.js';
 import { isolatedBelow, isTall, type Metrics, type Row } from './structure-rows.js';
-import { isPageNumberText, isRomanNumeral, runningKey } from './structure-text.js';
+import { hasLetter, isAllCaps, isPageNumberText, isRomanNumeral, runningKey } from './structure-text.js';
 import { editDistance } from '../util/index.js';
 
 /** A page number stands this far (in ems) from the title in a running head. */
@@ -14,6 +15,16 @@ const RUNNING_NUMBER_GAP = 2;
 const RUNNING_WINDOW = 4;
 /** Page numbers in sequence are looked for this many pages either side. */
 const FOLIO_WINDOW = 6;
+/** A line set this much larger than the body is a title, never a running head. */
+const TITLE_SIZE = 1.08;
+/** A chapter opens this far down its page (in pitches) below where the other pages' text starts. */
+const SINK_PITCHES = 2.5;
+/** …or, whatever the other pages do, this far down the page (a fraction of its height). */
+const SINK_PAGE = 0.15;
+/** A running head is set smaller than this (in body sizes) when it is told by its size alone… */
+const HEAD_SMALL = 0.9;
+/** …on a capture of this many pages or fewer: on longer ones its recurrence says it (a small-capitals subhead stays). */
+const SHORT_CAPTURE = 4;
 
 /** What a page's running head and page number say about it. */
 export interface PageFurniture {
@@ -44,10 +55,18 @@ function similarKeys(a: string, b: string): boolean {
   return long.length >= 8 && long.length <= 120 && long.length - short.length <= allowed && editDistance(a, b) <= allowed;
 }
 
-/** The digits of a number word with its decorations (`[305]`, `- 17 -`, `305.`), or null. */
+/** Letters OCR reads for digits in a page number (`l44`, `S78`, `1O2`). */
+const DIGIT_LOOKALIKES: Record<string, string> = { l: '1', I: '1', i: '1', '!': '1', O: '0', o: '0', S: '5', s: '5', B: '8', Z: '2', z: '2' };
+
+/**
+ * A page number as a number: its digits, decorations around them left out (`[305]`, `- 17 -`, `305.`), and letters OCR
+ * reads for digits taken as those digits when at least one real digit is there (`l44` is 144, `S78` is 578). Null for
+ * anything else (`1-2` is a range, not a page number).
+ */
 function numberIn(text: string): number | null {
-  const core = text.replace(/[-–—.·•()[\]|]/gu, '');
-  return /^\d{1,4}$/u.test(core) ? Number(core) : null;
+  const core = text.replace(/^[-–—.·•()[\]|]+|[-–—.·•()[\]|]+$/gu, '');
+  if (!/^[\dlIi!OoSsBZz]{1,4}$/u.test(core) || !/\d/u.test(core)) return null;
+  return Number([...core].map((ch) => DIGIT_LOOKALIKES[ch] ?? ch).join(''));
 }
 
 /** The number at either end of a row (`304 L'UNITÉ …`, `… SYNODES 305`), with the word it is. */
@@ -69,6 +88,18 @@ function standsOff(row: Row, word: number): boolean {
   return b.x0 - a.x1 > row.size;
 }
 
+/**
+ * The word at one end of a row stands off from the rest, by more than an em and twice the row's usual space: a page
+ * number beside its running head, not the last word of a loosely justified line.
+ */
+function setOff(row: Row, word: number): boolean {
+  const { words } = row;
+  if (!standsOff(row, word) || words.length < 2) return false;
+  const gaps = words.slice(1).map((w, k) => w.x0 - words[k].x1);
+  const end = word === 0 ? gaps.shift() : gaps.pop();
+  return gaps.length === 0 || (end as number) > 2 * median(gaps);
+}
+
 /** `2      PRIDE AND PREJUDICE` or `CHAPTER I      3`: a number at one end, far from the short title. */
 function hasPageNumberAtEnd(row: Row): boolean {
   const { words } = row;
@@ -81,8 +112,9 @@ function hasPageNumberAtEnd(row: Row): boolean {
 
 /**
  * Running heads, running feet and page numbers, to be dropped, and each page's printed number and running head.
- * Looks at the first two and last two rows of each page (the second only when the first is running). A row is
- * running when it is
+ * Looks at the first two and last two rows of each page (the second only when the first is running). A title (set
+ * larger than the body, or opening a chapter below white space) is never running. Otherwise a row is running when it
+ * is
  * - a lone page number (arabic or roman, decorations allowed) not set larger than a heading;
  * - a short row with a number standing off at one end that follows the sequence of the numbers at the same place
  *   on nearby pages (page 3 says 304, page 5 says 306);
@@ -97,11 +129,27 @@ function hasPageNumberAtEnd(row: Row): boolean {
  *   edge while the others do (the chapter's own title on its first page);
  * - or, at the top and set apart from the text below (or crowded), a short line with a page number far from its
  *   other words;
+ * - or, by its look alone (a head too few or too garbled to recur), the page's first row, short, set apart or
+ *   crowded, with a page number set off at one end, or set small in capitals on a capture of four pages or fewer;
  * - or, when most pages carry a running head, a page's short first row set apart with a number standing off at
  *   one end (a head the OCR garbled beyond recognition).
  */
-export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string): RunningRows {
+export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string, pageHeights: number[] = []): RunningRows {
   const titleKey = title ? runningKey(title) : '';
+  // Where the text starts on most pages: a chapter's first page starts lower, below white space.
+  const firstTops = pages.flatMap((rows) => (rows.length ? [rows[0].top] : []));
+  /**
+   * A title, never a running head however often it repeats: text set larger than the body, or a page's first row
+   * opening a chapter with white space above it (well below where the other pages start, or low on its page).
+   */
+  const isTitle = (row: Row): boolean => {
+    if (!hasLetter(row.text) || isPageNumberText(row.text)) return false;
+    if (row.size >= TITLE_SIZE * metrics.bodySize) return true;
+    if (row !== pages[row.page][0]) return false;
+    const others = firstTops.filter((_, p) => p !== row.page);
+    const height = pageHeights[row.page];
+    return (others.length > 0 && row.top - median(others) > SINK_PITCHES * metrics.pitch) || (height !== undefined && row.top > SINK_PAGE * height);
+  };
   const tallKeys = new Set(pages.flat().filter((r) => isTall(r, metrics) && !isPageNumberText(r.text)).map((r) => runningKey(r.text)));
   const edges = (rows: Row[]): { top: Row[]; bottom: Row[] } => ({ top: rows.slice(0, 2), bottom: rows.slice(-2) });
 
@@ -149,6 +197,16 @@ export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string
     return kept;
   };
 
+  /**
+   * A running head by its look alone, for heads too few or too garbled to recur: a short line at the top of the page
+   * (above all its other rows) with a page number set off at one end, or, on a short capture, set small in capitals.
+   */
+  const looksLikeHead = (row: Row, edge: 'top' | 'bottom'): boolean => {
+    if (edge !== 'top' || row.words.length > 12 || row !== pages[row.page].find((r) => r.column === row.column || r.column === 'full')) return false;
+    if (endNumbers(row).some((n) => setOff(row, n.word))) return true;
+    return pages.length <= SHORT_CAPTURE && row.size < HEAD_SMALL * metrics.bodySize && isAllCaps(row.text);
+  };
+
   const narrow = (row: Row): boolean => {
     const widths = pages[row.page].map((r) => r.x1 - r.x0);
     return row.x1 - row.x0 < 0.7 * median(widths);
@@ -162,12 +220,13 @@ export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string
       // A roman numeral may be a chapter number: only when set apart and not larger than the text.
       return isRomanNumeral(row.text) ? apart && row.size < 1.15 * metrics.bodySize : row.size < 1.3 * metrics.bodySize;
     }
-    if (isTall(row, metrics)) return false;
+    if (isTall(row, metrics) || isTitle(row)) return false;
     if (row.words.length <= 12 && endNumbers(row).some((n) => standsOff(row, n.word) && inSequence(row, n.value, edge))) return true;
     const key = runningKey(row.text);
     // A head the text below crowds: the page's first row, narrower than the text or with a word standing off at one
     // end (its page number).
     const crowded = edge === 'top' && row === pages[row.page][0] && (narrow(row) || standsOff(row, 0) || standsOff(row, row.words.length - 1));
+    if (key.length >= 2 && (apart || crowded) && looksLikeHead(row, edge)) return true;
     if (key.length >= 2) {
       if (key === titleKey || tallKeys.has(key)) return true;
       // Read a little differently by the OCR: only when set like a running head.
@@ -193,7 +252,7 @@ export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string
   if (pages.length >= 3 && headed >= 0.6 * pages.length) {
     for (const rows of pages) {
       const [first, next] = rows;
-      if (!first || running.has(first) || titles.has(first) || !next || isTall(first, metrics) || first.words.length > 10) continue;
+      if (!first || running.has(first) || titles.has(first) || !next || isTall(first, metrics) || isTitle(first) || first.words.length > 10) continue;
       const numbered = endNumbers(first).some((n) => standsOff(first, n.word));
       if (numbered && apartFrom(first, 'top', next) && narrow(first)) running.add(first);
     }
@@ -214,7 +273,7 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
       .filter((t) => t !== '');
     return { folio, runningHead: words.length ? words.join(' ') : undefined };
   });
-  const arabic = read.map((r) => (r.folio !== undefined && /^\d+$/u.test(r.folio) ? Number(r.folio) : null));
+  const arabic = mendFromNeighbours(read.map((r) => (r.folio !== undefined ? numberIn(r.folio) : null)));
   // A number is misread when it breaks the order of its neighbours' numbers, or when those two agree with the
   // pages between them and it does not. Pages may be missing from a capture: numbers further apart are fine.
   const misread = (p: number): boolean => {
@@ -229,7 +288,7 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
   const valid = arabic.map((n, p) => (n !== null && !misread(p) ? n : null));
   const known = valid.flatMap((n, p) => (n !== null ? [p] : []));
   return read.map((r, p) => {
-    let folio = r.folio !== undefined && (arabic[p] === null || valid[p] !== null) ? r.folio : undefined;
+    let folio = valid[p] !== null ? String(valid[p]) : arabic[p] === null ? r.folio : undefined;
     if (folio === undefined) {
       // Between two pages whose numbers agree with the pages between them (a chapter's first page often prints
       // none). Not beyond the first or last number read: the capture may skip pages or join two books.
@@ -245,4 +304,31 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
     const head = words.filter((w, k) => !((k === 0 || k === words.length - 1) && words.length > 1 && misread(w))).join(' ');
     return { ...(folio !== undefined ? { folio } : {}), ...(head !== '' ? { runningHead: head } : {}) };
   });
+}
+
+/**
+ * Page numbers one misread digit away from what their neighbours say (`516` before 577 and 578, which agree with
+ * their distance): consecutive pages have consecutive numbers, so the number is the one the sequence gives. Looks
+ * at the two nearest read numbers on either side, so the first and last pages of a capture are mended too.
+ */
+function mendFromNeighbours(numbers: (number | null)[]): (number | null)[] {
+  const read = numbers.flatMap((n, p) => (n !== null ? [p] : []));
+  return numbers.map((n, p) => {
+    if (n === null) return n;
+    const after = read.filter((q) => q > p).slice(0, 2);
+    const before = read.filter((q) => q < p).slice(-2);
+    for (const [b, c] of [after, before.reverse()]) {
+      if (b === undefined || c === undefined) continue;
+      const [nb, nc] = [numbers[b] as number, numbers[c] as number];
+      const expected = nb - (b - p);
+      if (nc - nb === c - b && expected > 0 && oneDigitApart(n, expected)) return expected;
+    }
+    return n;
+  });
+}
+
+/** Two numbers of the same length that differ in one digit (`516`, `576`). */
+function oneDigitApart(a: number, b: number): boolean {
+  const [x, y] = [String(a), String(b)];
+  return x.length === y.length && [...x].filter((ch, k) => ch !== y[k]).length === 1;
 }

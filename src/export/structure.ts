@@ -121,8 +121,11 @@ export async function openWordCheck(languages: string[]): Promise<((word: string
  */
 export function readPrintedPages(pages: OcrPage[], options: Pick<StructureOptions, 'title'> = {}): { folio?: string; runningHead?: string }[] {
   const rowsByPage = pages.map((page, i) => pageRegions(page, i).rows);
-  return findRunningRows(rowsByPage, measureDocument(rowsByPage), options.title).furniture;
+  return findRunningRows(rowsByPage, measureDocument(rowsByPage), options.title, pages.map(pageHeight)).furniture;
 }
+
+/** A page's height in points. */
+const pageHeight = (page: OcrPage): number => (page.height * 72) / (page.dpi > 0 ? page.dpi : 72);
 
 /** The structure of a whole document, pages in order. Pure: OCR pages in, structure out. */
 export function readStructure(ocrPages: OcrPage[], options: StructureOptions = {}): DocumentStructure {
@@ -130,13 +133,13 @@ export function readStructure(ocrPages: OcrPage[], options: StructureOptions = {
   const regions = pages.map((page, i) => pageRegions(page, i));
   const rowsByPage = regions.map((r) => r.rows);
   const metrics = measureDocument(rowsByPage);
-  const { running, furniture } = findRunningRows(rowsByPage, metrics, options.title);
+  const { running, furniture } = findRunningRows(rowsByPage, metrics, options.title, pages.map(pageHeight));
   options.folios?.forEach((folio, i) => {
     if (folio !== undefined && furniture[i]) furniture[i] = { ...furniture[i], folio };
   });
   const content = rowsByPage.map((rows) => rows.filter((r) => !running.has(r)));
   const textWidth = usualTextWidth(content, metrics);
-  const layouts = content.map((rows, i) => layoutPage(rows, metrics, (pages[i].height * 72) / (pages[i].dpi > 0 ? pages[i].dpi : 72), textWidth));
+  const layouts = content.map((rows, i) => layoutPage(rows, metrics, pageHeight(pages[i]), textWidth));
   const headings = layouts.flatMap((l) => l.items.flatMap((item) => (item.kind === 'heading' ? [item] : [])));
   const levelOf = headingLevels(headings, metrics.bodySize);
   const margins = regions.map((r) => sideNotes(r.margin));

@@ -122,8 +122,8 @@ describe('text', () => {
       ],
     };
     const { chapters, pages } = structureToEpubContent(structure, { title: 'T', language: 'la' });
-    expect(outline(chapters[0].xhtml)).toEqual(['page xiv', 'aside.sidenote: In the margin.', 'p: Before after.', 'p.apparatus: 3 a] b P\n4 c om. Q']);
-    expect(chapters[0].xhtml).toContain('<p class="apparatus">3 a] b P<br/>\n4 c om. Q</p>');
+    expect(outline(chapters[0].xhtml)).toEqual(['page xiv', 'aside.sidenote: In the margin.', 'p: Before after.', 'aside.apparatus: 3 a] b P\n4 c om. Q']);
+    expect(chapters[0].xhtml).toContain('<aside class="apparatus"><p>3 a] b P<br/>\n4 c om. Q</p></aside>');
     expect(pages).toEqual([{ label: 'xiv', href: 'chapter-1.xhtml#page-1' }]);
     expect(chapters[0].xhtml).toContain('lang="la" xml:lang="la"');
   });

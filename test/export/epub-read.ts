@@ -164,8 +164,9 @@ function markdownText(text: string): string {
 export function markdownTextBlocks(markdown: string): string[] {
   return markdown
     .split(/\n{2,}/u)
-    .map((b) => b.trim())
-    .filter((b) => b !== '' && !/^<!--.*-->$/u.test(b) && !/^\[\^[^\]]+\]: /u.test(b))
+    // Comments are not read: page markers, and the fences of an apparatus.
+    .map((b) => b.replace(/^<!--.*-->$/gmu, '').trim())
+    .filter((b) => b !== '' && !/^\[\^[^\]]+\]: /u.test(b))
     .map((b) => markdownText(b.replace(/^#{1,3} /u, '').replace(/^> /u, '')));
 }
 

@@ -146,6 +146,13 @@ export class PageSetter {
     return this;
   }
 
+  /** A row of pieces at given places, `x` in ems from the text block's left edge (a folio an em or two off its head). */
+  pieces(parts: { text: string; x: number }[], size = this.frame.size): this {
+    for (const part of parts) this.record(setWords(part.text, this.frame.left + part.x * size, this.baseline, size), size, false);
+    this.baseline += this.frame.pitch * (size / this.frame.size);
+    return this;
+  }
+
   /** Move to an absolute baseline (the foot of the page). */
   at(baseline: number): this {
     this.baseline = baseline;

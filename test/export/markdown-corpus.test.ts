@@ -45,7 +45,7 @@ describe('the Markdown of a synthetic book', () => {
   it('leaves the page markers out with pageMarkers: false, and nothing else', () => {
     const withMarkers = documentToMarkdown(pages, { title: 'Les Confessions', isWord });
     const without = documentToMarkdown(pages, { title: 'Les Confessions', isWord, pageMarkers: false });
-    expect(without).not.toContain('<!--');
+    expect(without).not.toContain('<!-- page');
     expect(without).toBe(withMarkers.replace(/<!-- page [^>]* -->\n\n/gu, ''));
   });
 

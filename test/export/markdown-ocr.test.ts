@@ -78,8 +78,10 @@ describe('documentToMarkdown on pages of a French book read by tesseract', () =>
     const latin = blocks.find((b) => b.startsWith('Quid ergo amo')) ?? '';
     expect(latin).toMatch(/non haec amo, cum amo deum meum\.$/u);
     expect(latin).not.toMatch(/\b(35|40)\b/u);
-    // The apparatus: its two lines in one block, never a list.
-    expect(blocks.find((b) => b.startsWith('35 candorem]'))?.split('\\\n')).toHaveLength(2);
+    // The apparatus: its two lines in one block between its fences, never a list.
+    const apparatus = blocks.find((b) => b.startsWith('<!-- apparatus -->\n35 candorem]')) ?? '';
+    expect(apparatus.split('\n').slice(1, -1).join('\n').split('\\\n')).toHaveLength(2);
+    expect(apparatus).toMatch(/\n<!-- \/apparatus -->$/u);
     expect(markdown).not.toMatch(/^\d+\. /mu);
   });
 });
