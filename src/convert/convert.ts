@@ -123,6 +123,14 @@ export async function convert(input: string | string[], options: ConvertOptions 
   }
 }
 
+/**
+ * Whether anything may read this document's text: this run's OCR, or a later one on the project it keeps (kept
+ * folder, slim export). Otherwise the pipeline makes no grey reading page.
+ */
+function mayReadText(plan: CheckedDocument): boolean {
+  return plan.readsText || plan.projectDir !== undefined || plan.requests.some((r) => r.format === 'slim');
+}
+
 async function convertChecked(plan: CheckedDocument, options: ConvertOptions, t0: number): Promise<ConvertResult> {
   const { requests, outDir, ocr: ocrSpec } = plan;
   // Between documents of a run the disk may have filled up: looked at again, it costs one statfs.
@@ -137,7 +145,11 @@ async function convertChecked(plan: CheckedDocument, options: ConvertOptions, t0
       // Pages are read as the pipeline makes them where the engine and languages allow it.
       const asMade = ocrSpec ? await startRecognitionAsMade(doc.dir, ocrSpec, recognizeOptionsOf(options)) : undefined;
       const t0Pages = performance.now();
-      ({ ms: pipeline, steps } = await processPages(doc, { ...options, ...(asMade ? { onPages: (pages) => asMade.add(pages), settle: () => asMade.settle() } : {}) }));
+      ({ ms: pipeline, steps } = await processPages(doc, {
+        ...options,
+        reading: mayReadText(plan),
+        ...(asMade ? { onPages: (pages) => asMade.add(pages), settle: () => asMade.settle() } : {}),
+      }));
       if (asMade) {
         await asMade.finish(doc.manifest);
         await finishText(doc, correct);

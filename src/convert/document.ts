@@ -180,6 +180,11 @@ export interface ProcessOptions {
   onPages?: (pages: readonly FramePage[]) => void;
   /** Awaited once every frame is done, before the pages get their final size (the OCR of them finishing). */
   settle?: () => Promise<void>;
+  /**
+   * Make the grey page OCR reads beside each bitonal page (default true). False where nothing will read it — no OCR
+   * in this run, no project kept for a later one — saves about a quarter of a camera page's CPU.
+   */
+  reading?: boolean;
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
@@ -277,6 +282,7 @@ async function runFrames(
         ...(options.dpi ? { dpiOption: options.dpi } : {}),
         marginMm: options.marginMm ?? DEFAULT_MARGIN_MM,
         projectDir,
+        ...(options.reading === false ? { reading: false } : {}),
       };
       const result = await pool.run(task);
       results[i] = result.pages;

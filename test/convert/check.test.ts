@@ -50,6 +50,16 @@ describe('the plan checkConversions makes for each document', () => {
     });
   });
 
+  it('makes the grey page OCR reads for a project kept without OCR, so that a later OCR of it has that page', async () => {
+    await withTempDir(async (dir) => {
+      const project = join(dir, 'project');
+      await convert(join('examples', 'sample.aglbundle'), { exports: 'pdf', outDir: join(dir, 'out'), keepProject: project });
+      const manifest = JSON.parse(await readFile(join(project, 'project.json'), 'utf8')) as ProjectManifest;
+      expect(manifest.pages.length).toBeGreaterThan(0);
+      for (const page of manifest.pages) expect(existsSync(join(project, page.ocrImage ?? 'none'))).toBe(true);
+    });
+  });
+
   it('refuses, before any work, a project whose OCR batch is not finished when an export needs its text', async () => {
     await withTempDir(async (dir) => {
       const slim = join(dir, 'proof.quire');
