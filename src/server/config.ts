@@ -167,8 +167,12 @@ export interface ServerLimits {
   /** Uploads streaming in at once, per key and in all. */
   uploadsPerKey: number;
   uploadsTotal: number;
-  /** An upload that sends nothing for this long is cut; so is one whose key has not arrived by then. */
+  /** An upload that sends nothing for this long is cut. */
   uploadIdleMs: number;
+  /** A connection to `/run` that has not shown a valid key within this long is closed; it holds no upload slot till then. */
+  uploadKeyMs: number;
+  /** Uploads from one address that have not shown their key yet, at once. */
+  unverifiedUploadsPerAddress: number;
   /** No upload may take longer than this, however steadily it trickles. */
   uploadDeadlineMs: number;
   /** Jobs one key may have waiting to run. */
@@ -184,6 +188,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   uploadsPerKey: 4,
   uploadsTotal: 32,
   uploadIdleMs: 30_000,
+  uploadKeyMs: 5_000,
+  unverifiedUploadsPerAddress: 4,
   uploadDeadlineMs: 60 * 60_000,
   queuedJobsPerKey: 50,
   storedBytesPerKey: 20 * 1024 ** 3,
@@ -204,6 +210,8 @@ const LIMIT_FIELDS = {
   uploads_per_key: 'count',
   uploads_total: 'count',
   upload_idle_seconds: 'count',
+  upload_key_seconds: 'count',
+  unverified_uploads_per_address: 'count',
   upload_deadline_minutes: 'count',
   queued_jobs_per_key: 'count',
   stored_bytes_per_key: 'size',
@@ -245,6 +253,8 @@ export function parseLimits(text: string): ServerLimits {
     uploadsPerKey: get('uploads_per_key', d.uploadsPerKey),
     uploadsTotal: get('uploads_total', d.uploadsTotal),
     uploadIdleMs: get('upload_idle_seconds', d.uploadIdleMs / 1000) * 1000,
+    uploadKeyMs: get('upload_key_seconds', d.uploadKeyMs / 1000) * 1000,
+    unverifiedUploadsPerAddress: get('unverified_uploads_per_address', d.unverifiedUploadsPerAddress),
     uploadDeadlineMs: get('upload_deadline_minutes', d.uploadDeadlineMs / 60_000) * 60_000,
     queuedJobsPerKey: get('queued_jobs_per_key', d.queuedJobsPerKey),
     storedBytesPerKey: get('stored_bytes_per_key', d.storedBytesPerKey),
@@ -260,6 +270,8 @@ function showLimits(l: ServerLimits): Record<string, string | number> {
     uploads_per_key: l.uploadsPerKey,
     uploads_total: l.uploadsTotal,
     upload_idle_seconds: l.uploadIdleMs / 1000,
+    upload_key_seconds: l.uploadKeyMs / 1000,
+    unverified_uploads_per_address: l.unverifiedUploadsPerAddress,
     upload_deadline_minutes: l.uploadDeadlineMs / 60_000,
     queued_jobs_per_key: l.queuedJobsPerKey,
     stored_bytes_per_key: formatBytes(l.storedBytesPerKey),

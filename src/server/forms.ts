@@ -109,8 +109,10 @@ export interface RunFormOptions {
   keyKnown: boolean;
   /** Check the form's api_key (and what the key may do); throws to refuse the upload. */
   checkKey: (apiKey: string) => Promise<void>;
-  /** Nothing arrived for this long, or no key by then: the upload is cut. */
+  /** Nothing arrived for this long: the upload is cut. */
   idleMs: number;
+  /** No valid key by then: the upload is refused and its connection closed. */
+  keyWaitMs: number;
   /** The whole upload may not take longer than this. */
   deadlineMs: number;
 }
@@ -118,7 +120,7 @@ export interface RunFormOptions {
 /**
  * Read `/run`'s form, streaming the file to `tempDir`. The key must be known before the file: from a header, or
  * the `api_key` field sent before it; a file part before a verified key is refused at once, unread. An upload that
- * stalls (`idleMs`), trickles past `deadlineMs`, or has sent no key within `idleMs` is cut. Any failure (bad
+ * stalls (`idleMs`), trickles past `deadlineMs`, or has sent no key within `keyWaitMs` is cut. Any failure (bad
  * extension, size limit, full disk, dropped connection, refused key, timeout) removes the partial file before it
  * propagates.
  */
@@ -137,7 +139,7 @@ export async function readRunForm(request: FastifyRequest, options: RunFormOptio
     clearTimeout(idle);
     idle = setTimeout(() => stop(apiError('upload_timeout', `The upload stalled: nothing arrived for ${Math.round(options.idleMs / 1000)} seconds.`)), options.idleMs);
   };
-  const keyDeadline = keyChecked ? undefined : setTimeout(() => stop(apiError('unauthorized', KEY_FIRST)), options.idleMs);
+  const keyDeadline = keyChecked ? undefined : setTimeout(() => stop(apiError('unauthorized', KEY_FIRST)), options.keyWaitMs);
   const deadline = setTimeout(() => stop(apiError('upload_timeout', `The upload took longer than the ${Math.round(options.deadlineMs / 60_000)} minutes this server allows one.`)), options.deadlineMs);
   const aborted = new Promise<never>((_resolve, reject) => cut.signal.addEventListener('abort', () => reject(cut.signal.reason as Error), { once: true }));
   // Only ever rejects; a race that lost to it is not an unhandled rejection.

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
+import { declaredLength, FORM_OVERHEAD, headerKey, type Pass, type Slot } from './admission.js';
 import type { ServerContext } from './context.js';
 import { isDiskFull } from './disk.js';
 import { sendArtifact } from './download.js';
@@ -140,6 +140,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         'too_large',
         'rate_limited',
         'too_many_uploads',
+        'too_many_unverified',
         'queue_full',
         'storage_full',
         'busy',
@@ -153,8 +154,10 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     if (ctx.draining()) throw apiError('shutting_down');
     const declared = declaredLength(request.headers);
     if (declared !== null && declared > ctx.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
-    // Everything that can be refused without the body is refused before a byte of it is read.
-    const slot = admission.enter();
+    // Everything that can be refused without the body is refused before a byte of it is read. An upload slot is
+    // taken only once the key is verified: a connection without one holds nothing but its address's pass.
+    let slot: Slot | null = null;
+    let pass: Pass | null = null;
     try {
       await admission.checkDisk(declared);
       let key: ApiKey | null = null;
@@ -162,17 +165,21 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         const k = await authenticate(raw);
         await ctx.checkRunRate(request, k);
         await admission.checkKey(k, declared);
+        slot = admission.enter();
         slot.bind(k);
+        pass?.leave();
         key = k;
       };
       const fromHeader = headerKey(request.headers);
       if (fromHeader !== null) await admit(fromHeader);
+      else pass = admission.awaitKey(request.ip);
       const form = await readRunForm(request, {
         tempDir: uploadsDir(dataDir),
         maxUpload: ctx.maxUpload,
         keyKnown: fromHeader !== null,
         checkKey: admit,
         idleMs: ctx.limits.uploadIdleMs,
+        keyWaitMs: ctx.limits.uploadKeyMs,
         deadlineMs: ctx.limits.uploadDeadlineMs,
       });
       // Set inside admit, which TypeScript cannot follow.
@@ -207,7 +214,8 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         throw e;
       }
     } finally {
-      slot.leave();
+      (slot as Slot | null)?.leave();
+      (pass as Pass | null)?.leave();
     }
   });
 

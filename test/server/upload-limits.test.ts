@@ -16,7 +16,7 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   t = await testServer({
-    limits: { uploadIdleMs: 600, uploadDeadlineMs: 2_500, uploadsPerKey: 2, uploadsTotal: 3, minFreeDisk: 0 },
+    limits: { uploadIdleMs: 600, uploadKeyMs: 600, unverifiedUploadsPerAddress: 3, uploadDeadlineMs: 2_500, uploadsPerKey: 2, uploadsTotal: 3, minFreeDisk: 0 },
     logger: { level: 'info', stream: { write: (l) => void lines.push(l) } },
   });
   key = await t.newKey('a@example.org');
@@ -112,6 +112,44 @@ describe('authentication before the body', () => {
       const answer = await c.answer;
       expect(answer.status, answer.body).toBe(200);
       expect(JSON.parse(answer.body)).toMatchObject({ status: 'pending' });
+    }
+  });
+});
+
+describe('connections without a key', () => {
+  it('hold no upload slot: a keyed upload goes through while every slot’s worth wait keyless; an address gets 3; each is closed once its key is late', async () => {
+    // As many keyless connections as there are upload slots, dribbling a field that is not the key.
+    const waiting = [0, 1, 2].map(() => {
+      const c = open({ ...multipartType, 'Content-Length': 10_000 });
+      c.socket.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="note"\r\n\r\n`);
+      return { c, stop: trickle(c.socket, 100) };
+    });
+    try {
+      const fourth = open({ ...multipartType, 'Content-Length': 10_000 });
+      const refused = await fourth.answer;
+      fourth.socket.destroy();
+      expect(refused.status).toBe(429);
+      expect(JSON.parse(refused.body).error.code).toBe('too_many_unverified');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+
+      const body = fileHead('a.pdf') + '%PDF-1.4\n%%EOF\n' + tail;
+      const keyed = open({ ...multipartType, 'X-API-Key': key, 'Content-Length': Buffer.byteLength(body) });
+      keyed.socket.write(body);
+      const answer = await keyed.answer;
+      keyed.socket.destroy();
+      expect(answer.status, answer.body).toBe(200);
+
+      for (const { c } of waiting) {
+        const late = await c.answer;
+        expect(late.status).toBe(401);
+        expect(late.headers.connection).toBe('close');
+        await c.closed;
+      }
+    } finally {
+      for (const { c, stop } of waiting) {
+        stop();
+        c.socket.destroy();
+      }
     }
   });
 });
