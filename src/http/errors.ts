@@ -121,12 +121,23 @@ const DEFAULT_WORDS: ErrorWords = {
   rateLimited: 'Too many requests; wait a little and try again.',
 };
 
+/** The multipart parser's own errors for a body that is not a well-formed form: no boundary, or it ends early. */
+const MALFORMED_FORM = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)$/;
+
+/** A request body that is not a well-formed multipart form: the client's fault, answered 400 and logged as information. */
+export function isMalformedForm(error: unknown): boolean {
+  return error instanceof Error && MALFORMED_FORM.test(error.message);
+}
+
 /** The answer for any thrown value, as status and body; 5xx bodies never carry internals. */
 export function describeFailure(error: unknown, words: ErrorWords = DEFAULT_WORDS): { status: number; body: ErrorBody; headers?: Record<string, string> } {
   if (error instanceof HttpError) return { status: error.statusCode, body: errorBody(error.code, error.message, error.missing), ...(error.headers ? { headers: error.headers } : {}) };
   if (isQuireError(error)) {
     const status = statusOfQuireError(error.code);
     return { status, body: errorBody(error.code, status === 500 ? words.internal : error.message) };
+  }
+  if (isMalformedForm(error)) {
+    return { status: 400, body: errorBody('bad_request', 'The request body is not a well-formed multipart form: its boundary is missing or it ends before the form does.') };
   }
   // fastify's and its plugins' own errors: bad content type, body too large, multipart limits, schema validation.
   const fastify = (error ?? {}) as Partial<FastifyError>;

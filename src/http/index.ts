@@ -2,6 +2,7 @@
 export {
   clientWentAway,
   createErrorHandler,
+  isMalformedForm,
   DEFAULT_RETRY_AFTER_S,
   describeFailure,
   errorBody,
