@@ -128,6 +128,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
         description: 'No valid secret or session: a page saying how to sign in (a browser), else the error admin_unauthorized.',
         content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: errorSchema } },
       },
+      405: errorResponses()[405],
       500: errorResponses()[500],
     },
   };

@@ -8,7 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { ConvertEngine } from '../convert/index.js';
 import { describeError } from '../errors.js';
-import { DEFAULT_RETRY_AFTER_S, describeFailure, errorBody } from '../http/index.js';
+import { clientErrorHandler, createFrameworkErrorHandler, DEFAULT_RETRY_AFTER_S, describeFailure, errorBody } from '../http/index.js';
 import { appDataDir } from '../project/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { createAdmission, declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
@@ -27,13 +27,13 @@ import {
 } from './config.js';
 import type { ServerContext } from './context.js';
 import { createEngine } from './engine.js';
-import { apiError, errorHandler, HTTP_ERRORS } from './http-errors.js';
+import { apiError, ERROR_WORDS, errorHandler, HTTP_ERRORS } from './http-errors.js';
 import { registerJobRoutes } from './job-routes.js';
 import { jobDir, uploadsDir } from './layout.js';
 import { loggerOptions } from './logging.js';
 import { completionMailer } from './mailer.js';
 import { renderMetrics } from './metrics.js';
-import { registerOpenApi } from './openapi.js';
+import { errorResponses, registerOpenApi } from './openapi.js';
 import { openPgStore } from './pg-store.js';
 import { startPresence, type Presence } from './presence.js';
 import { createProcessor, type OcrBatch, type Processor } from './processor.js';
@@ -174,6 +174,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     connectionTimeout: Math.max(120_000, limits.uploadIdleMs * 2),
     requestTimeout: 0,
     bodyLimit: 64 * 1024,
+    // Every refusal, fastify's and Node's own included, answers {"error":{code,message}}; shutdown's 503 is ours too.
+    frameworkErrors: createFrameworkErrorHandler(ERROR_WORDS),
+    clientErrorHandler,
+    return503OnClosing: false,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   storeError = (e) => app.log.warn({ err: describeError(e) }, 'database connection lost; reconnecting');
@@ -185,6 +189,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   app.setErrorHandler(errorHandler);
+  let httpClosing = false;
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!httpClosing) return;
+    // Sent as text: the route's own response schema (say /health's 503) must not reshape it.
+    const body = JSON.stringify(errorBody('shutting_down', HTTP_ERRORS.shutting_down.message));
+    return reply.code(503).type('application/json; charset=utf-8').headers({ connection: 'close', 'retry-after': String(DEFAULT_RETRY_AFTER_S) }).send(body);
+  });
   const routes: Array<{ method: string; pattern: RegExp }> = [];
   app.addHook('onRoute', (route) => {
     const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
@@ -316,6 +327,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
         properties: { ok: { type: 'boolean', const: false }, error: { ...errorSchema.properties.error, description: `\`database_unavailable\`: ${HTTP_ERRORS.database_unavailable.message}` } },
         required: ['ok', 'error'],
       },
+      ...errorResponses(),
     },
   };
   app.get('/health', { schema: healthSchema }, async (_request, reply) => {
@@ -330,7 +342,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const metricsSchema = {
     summary: 'Prometheus metrics of the whole cluster (jobs, queue wait, processing time, pages, workers)',
     tags: ['service'],
-    response: { 200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    response: { 200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses() },
   };
   app.get('/metrics', { schema: metricsSchema }, async (_request, reply) =>
     reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(await renderMetrics(store)),
@@ -338,7 +350,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const openApiSchema = {
     summary: 'This document: the API as OpenAPI 3.1',
     tags: ['service'],
-    response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+    response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses() },
   };
   app.get('/openapi.json', { schema: openApiSchema }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
   registerJobRoutes(app, ctx);
@@ -398,6 +410,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       await engine?.close();
       await Promise.race([Promise.allSettled([...mails]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       // Requests in flight get a moment to end; an upload still streaming after it is cut (its partial file is removed).
+      httpClosing = true;
       const closed = app.close();
       const cut = setTimeout(() => app.server.closeAllConnections(), Math.min(graceMs, 5_000));
       await closed;
