@@ -46,8 +46,11 @@ export function signWebhook(secret: string, body: string, unixSeconds: number): 
 /** Whether an address is one on the public internet (not loopback, private, link-local, unique-local, reserved…). */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is.
+  // An IPv4-mapped address (::ffff:127.0.0.1) is judged as the IPv4 address it is.
   const parsed = ipaddr.process(address);
+  // IPv4-compatible addresses (::/96: ::127.0.0.1, written ::7f00:1, or ::a9fe:a9fe) are deprecated and no public
+  // host has one; some stacks still reach the IPv4 address inside, so none is posted to.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return false;
   return parsed.range() === 'unicast';
 }
 
