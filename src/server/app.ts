@@ -221,8 +221,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     const socket = request.raw.socket;
     if (typeof header !== 'string' || !trusted || !socket?.remoteAddress || !trusted(socket.remoteAddress, 0)) return '';
     const prefix = header.split(',')[0].trim().replace(/\/+$/, '');
-    // A path and nothing else: it is written into links and a cookie.
-    return /^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$/.test(prefix) && !prefix.split('/').includes('..') ? prefix : '';
+    // A path and nothing else: it is written into links and into a cookie's Path, where ; or , would start another
+    // attribute (Domain=…), so only unreserved characters and percent-escapes pass.
+    return /^(\/([A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})+)*$/.test(prefix) && !prefix.split('/').some((s) => s === '..' || s === '.') ? prefix : '';
   };
 
   let draining = false;

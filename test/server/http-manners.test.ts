@@ -108,6 +108,15 @@ describe('methods, validators and a proxy prefix', () => {
     const page = await t.server.app.inject({ url: '/admin', headers: { ...behind, cookie: String(visit.headers['set-cookie']).split(';')[0] }, remoteAddress: '127.0.0.1' });
     expect(page.body).toContain('action="/books/quire/admin/keys"');
 
+    // A prefix that would add cookie attributes, or climb out, is not believed: no prefix at all.
+    for (const prefix of ['/x;Domain=evil.example;Path=/', '/x;quire_admin=1', '/x/../y', '/x y', '/x"', '/x%3']) {
+      const bad = await t.server.app.inject({ url: `/admin?secret=${t.server.adminSecret}`, headers: { ...behind, 'x-forwarded-prefix': prefix }, remoteAddress: '127.0.0.1' });
+      expect(bad.headers.location, prefix).toBe('/admin');
+      const cookie = String(bad.headers['set-cookie']);
+      expect(cookie, prefix).toMatch(/^quire_admin=[^;]+; Path=\/admin; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
+      expect(cookie.toLowerCase(), prefix).not.toContain('domain');
+    }
+
     const untrusted = await t.server.app.inject({ url: `/get/${jobId}?api_key=${key}`, headers: behind, remoteAddress: '10.1.2.3' });
     expect(untrusted.json().pdf_url).not.toContain('/books/quire');
     expect(untrusted.json().pdf_url).not.toContain('example.org');
