@@ -189,6 +189,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   app.setErrorHandler(errorHandler);
+  // Answers carry keys, webhook secrets, download links (the job id is their credential) and CSRF tokens: no cache
+  // keeps them, and no browser reads them as anything but their declared type. A download sets its own caching.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
   let httpClosing = false;
   app.addHook('onRequest', async (_request, reply) => {
     if (!httpClosing) return;
