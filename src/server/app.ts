@@ -41,6 +41,7 @@ import { hashKey, jobTag, newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { DEFAULT_LEASE_MS, type ApiKey, type JobStore } from './store.js';
 import { sweepLeftovers } from './sweep.js';
+import { createAuthThrottle } from './throttle.js';
 import { errorSchema } from './views.js';
 import { createWebhookSender, type WebhookSender } from './webhooks.js';
 
@@ -292,6 +293,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const clientPollEveryMs = options.clientPollEveryMs ?? 10_000;
 
   const admission = createAdmission(store, dataDir, () => limits);
+  const authThrottle = createAuthThrottle({ maxFailures: limits.failedAuthPerMinute, windowMs: 60_000, clock });
   const ctx: ServerContext = {
     store,
     processor,
@@ -299,6 +301,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     maxUpload,
     limits,
     admission,
+    authThrottle,
     draining: () => draining,
     webhookPolicy: { allowPrivate: options.allowPrivateWebhooks === true },
     requestPoll(job) {
@@ -438,8 +441,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       await context.admission.checkDisk(declared);
       const raw = headerKey(req.headers);
       if (raw !== null) {
+        const address = req.socket.remoteAddress ?? '';
+        context.authThrottle.check(address);
         const key = await context.store.findActiveKey(hashKey(raw));
-        if (!key) throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+        if (!key) {
+          context.authThrottle.failed(address);
+          throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+        }
         await context.admission.checkKey(key, declared);
       }
       return null;

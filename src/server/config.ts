@@ -173,6 +173,8 @@ export interface ServerLimits {
   uploadKeyMs: number;
   /** Uploads from one address that have not shown their key yet, at once. */
   unverifiedUploadsPerAddress: number;
+  /** Wrong API keys or admin secrets one address may send in a minute before it is refused for the rest of it. */
+  failedAuthPerMinute: number;
   /** No upload may take longer than this, however steadily it trickles. */
   uploadDeadlineMs: number;
   /** Jobs one key may have waiting to run. */
@@ -190,6 +192,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   uploadIdleMs: 30_000,
   uploadKeyMs: 5_000,
   unverifiedUploadsPerAddress: 4,
+  failedAuthPerMinute: 30,
   uploadDeadlineMs: 60 * 60_000,
   queuedJobsPerKey: 50,
   storedBytesPerKey: 20 * 1024 ** 3,
@@ -212,6 +215,7 @@ const LIMIT_FIELDS = {
   upload_idle_seconds: 'count',
   upload_key_seconds: 'count',
   unverified_uploads_per_address: 'count',
+  failed_auth_per_minute: 'count',
   upload_deadline_minutes: 'count',
   queued_jobs_per_key: 'count',
   stored_bytes_per_key: 'size',
@@ -255,6 +259,7 @@ export function parseLimits(text: string): ServerLimits {
     uploadIdleMs: get('upload_idle_seconds', d.uploadIdleMs / 1000) * 1000,
     uploadKeyMs: get('upload_key_seconds', d.uploadKeyMs / 1000) * 1000,
     unverifiedUploadsPerAddress: get('unverified_uploads_per_address', d.unverifiedUploadsPerAddress),
+    failedAuthPerMinute: get('failed_auth_per_minute', d.failedAuthPerMinute),
     uploadDeadlineMs: get('upload_deadline_minutes', d.uploadDeadlineMs / 60_000) * 60_000,
     queuedJobsPerKey: get('queued_jobs_per_key', d.queuedJobsPerKey),
     storedBytesPerKey: get('stored_bytes_per_key', d.storedBytesPerKey),
@@ -272,6 +277,7 @@ function showLimits(l: ServerLimits): Record<string, string | number> {
     upload_idle_seconds: l.uploadIdleMs / 1000,
     upload_key_seconds: l.uploadKeyMs / 1000,
     unverified_uploads_per_address: l.unverifiedUploadsPerAddress,
+    failed_auth_per_minute: l.failedAuthPerMinute,
     upload_deadline_minutes: l.uploadDeadlineMs / 60_000,
     queued_jobs_per_key: l.queuedJobsPerKey,
     stored_bytes_per_key: formatBytes(l.storedBytesPerKey),

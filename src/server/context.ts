@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Admission } from './admission.js';
 import type { ServerLimits } from './config.js';
 import type { Processor } from './processor.js';
+import type { AuthThrottle } from './throttle.js';
 import type { ApiKey, Job, JobStore } from './store.js';
 import type { WebhookPolicy } from './webhooks.js';
 
@@ -13,6 +14,8 @@ export interface ServerContext {
   maxUpload: number;
   limits: ServerLimits;
   admission: Admission;
+  /** Wrong keys and admin secrets, counted per client address. */
+  authThrottle: AuthThrottle;
   /** True once shutdown began: `/run` takes no more uploads. */
   draining(): boolean;
   /** Prefix of download links: `base_url`, else the request's own origin (and a trusted proxy's prefix), else the listening address. */

@@ -84,17 +84,22 @@ export function decodeCursor(cursor: string): number | null {
 export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const { store, dataDir, admission } = ctx;
 
-  async function authenticate(raw: unknown): Promise<ApiKey> {
+  /** The key `raw` names; a wrong one counts against the caller's address, which is refused once over its allowance. */
+  async function authenticate(raw: unknown, request: FastifyRequest): Promise<ApiKey> {
+    ctx.authThrottle.check(request.ip);
     if (typeof raw !== 'string' || raw === '') throw apiError('unauthorized');
     const key = await store.findActiveKey(hashKey(raw));
-    if (!key) throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+    if (!key) {
+      ctx.authThrottle.failed(request.ip);
+      throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+    }
     return key;
   }
 
   /** The key of a GET: a header, else the `api_key` query parameter. */
-  const queryKey = (request: FastifyRequest<{ Querystring: { api_key?: string } }>): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? request.query.api_key);
+  const queryKey = (request: FastifyRequest<{ Querystring: { api_key?: string } }>): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? request.query.api_key, request);
   /** The key of a small POST: a header, else the form's `api_key`. */
-  const formKey = async (request: FastifyRequest): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? (await readFields(request)).api_key);
+  const formKey = async (request: FastifyRequest): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? (await readFields(request)).api_key, request);
 
   /** The caller's job; another key's job is answered exactly like one that does not exist. */
   async function ownJob(jobId: string, key: ApiKey): Promise<Job> {
@@ -136,6 +141,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         'missing_file',
         'bad_webhook',
         'unauthorized',
+        'auth_throttled',
         'upload_timeout',
         'too_large',
         'rate_limited',
@@ -162,7 +168,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
       await admission.checkDisk(declared);
       let key: ApiKey | null = null;
       const admit = async (raw: string): Promise<void> => {
-        const k = await authenticate(raw);
+        const k = await authenticate(raw, request);
         await ctx.checkRunRate(request, k);
         await admission.checkKey(k, declared);
         slot = admission.enter();
@@ -234,7 +240,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
             cursor: { type: 'string', maxLength: 64, description: 'The next value of the page before.' },
           },
         },
-        response: { 200: { ...listSchema, description: 'A page of jobs; next is there when another page follows.' }, ...errorResponses('bad_request', 'unauthorized') },
+        response: { 200: { ...listSchema, description: 'A page of jobs; next is there when another page follows.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled') },
       },
     },
     async (request, reply) => {
@@ -257,7 +263,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         security: SECURED,
         params: jobParams,
         querystring: apiKeyQuery,
-        response: { 200: { ...checkSchema, description: 'The job as it is now.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found') },
+        response: { 200: { ...checkSchema, description: 'The job as it is now.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found') },
       },
     },
     async (request) => jobCheck(await currentJob(request)),
@@ -272,7 +278,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         security: SECURED,
         params: jobParams,
         querystring: apiKeyQuery,
-        response: { 200: { ...getSchema, description: 'The job as it is now; links only to files that exist.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found') },
+        response: { 200: { ...getSchema, description: 'The job as it is now; links only to files that exist.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found') },
       },
     },
     async (request) => jobGet(await currentJob(request), await ctx.linkBase(request)),
@@ -321,7 +327,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         security: SECURED,
         params: jobParams,
         'x-form': KEY_FORM,
-        response: { 200: { ...runSchema, description: 'The job is cancelled.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found', 'not_cancellable') },
+        response: { 200: { ...runSchema, description: 'The job is cancelled.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found', 'not_cancellable') },
       }),
     },
     async (request) => {
@@ -351,7 +357,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         'x-form': KEY_FORM,
         response: {
           200: { type: 'object', properties: { deleted: { type: 'boolean' } }, required: ['deleted'], description: 'The job and its files are gone.' },
-          ...errorResponses('bad_request', 'unauthorized', 'not_found'),
+          ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found'),
         },
       }),
     },
