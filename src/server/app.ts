@@ -40,6 +40,7 @@ import { createProcessor, type OcrBatch, type Processor } from './processor.js';
 import { hashKey, jobTag, newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
 import { DEFAULT_LEASE_MS, type ApiKey, type JobStore } from './store.js';
+import { DATABASE_RETRY_S, storeForRequests } from './store-outage.js';
 import { sweepLeftovers } from './sweep.js';
 import { createAuthThrottle } from './throttle.js';
 import { errorSchema } from './views.js';
@@ -182,6 +183,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   storeError = (e) => app.log.warn({ err: describeError(e) }, 'database connection lost; reconnecting');
+  // The routes' store: a database that does not answer is a 503 with Retry-After, not a 500.
+  const requestStore = storeForRequests(store, (detail, message) => app.log.warn(detail, message));
   await registerOpenApi(app);
   await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(rateLimit, { global: false });
@@ -237,7 +240,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   let draining = false;
   const mails = new Set<Promise<void>>();
   const linkBase = async (request?: FastifyRequest): Promise<string> => {
-    const stored = await store.getConfig('base_url');
+    const stored = await requestStore.getConfig('base_url');
     if (stored) return stored;
     if (request && (trusted || !app.server.address())) return `${request.protocol}://${request.host}${pathPrefix(request)}`;
     const address = app.server.address();
@@ -292,10 +295,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const pollAsked = new Map<string, number>();
   const clientPollEveryMs = options.clientPollEveryMs ?? 10_000;
 
-  const admission = createAdmission(store, dataDir, () => limits);
+  const admission = createAdmission(requestStore, dataDir, () => limits);
   const authThrottle = createAuthThrottle({ maxFailures: limits.failedAuthPerMinute, windowMs: 60_000, clock });
   const ctx: ServerContext = {
-    store,
+    store: requestStore,
     processor,
     dataDir,
     maxUpload,
@@ -331,6 +334,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     summary: 'Liveness: the server answers and its database does',
     tags: ['service'],
     response: {
+      ...errorResponses(),
       200: { type: 'object', properties: { ok: { type: 'boolean', const: true } }, required: ['ok'], description: 'Up.' },
       503: {
         type: 'object',
@@ -338,7 +342,6 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
         properties: { ok: { type: 'boolean', const: false }, error: { ...errorSchema.properties.error, description: `\`database_unavailable\`: ${HTTP_ERRORS.database_unavailable.message}` } },
         required: ['ok', 'error'],
       },
-      ...errorResponses(),
     },
   };
   app.get('/health', { schema: healthSchema }, async (_request, reply) => {
@@ -347,7 +350,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       return { ok: true };
     } catch (e) {
       app.log.warn({ err: describeError(e) }, 'health: the database does not answer');
-      return reply.code(503).send({ ok: false, ...errorBody('database_unavailable', HTTP_ERRORS.database_unavailable.message) });
+      return reply.code(503).header('retry-after', String(DATABASE_RETRY_S)).send({ ok: false, ...errorBody('database_unavailable', HTTP_ERRORS.database_unavailable.message) });
     }
   });
   const metricsSchema = {
@@ -356,7 +359,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     response: { 200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses() },
   };
   app.get('/metrics', { schema: metricsSchema }, async (_request, reply) =>
-    reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(await renderMetrics(store)),
+    reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(await renderMetrics(requestStore)),
   );
   const openApiSchema = {
     summary: 'This document: the API as OpenAPI 3.1',
