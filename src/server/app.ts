@@ -39,7 +39,7 @@ import { startPresence, type Presence } from './presence.js';
 import { createProcessor, type OcrBatch, type Processor } from './processor.js';
 import { hashKey, jobTag, newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
-import { DEFAULT_LEASE_MS, type ApiKey, type JobStore } from './store.js';
+import { DEFAULT_LEASE_MS, type ApiKey, type Job, type JobStore } from './store.js';
 import { DATABASE_RETRY_S, storeForRequests } from './store-outage.js';
 import { sweepLeftovers } from './sweep.js';
 import { createAuthThrottle } from './throttle.js';
@@ -295,6 +295,20 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const pollAsked = new Map<string, number>();
   const clientPollEveryMs = options.clientPollEveryMs ?? 10_000;
 
+  /**
+   * A cancelled or deleted parked job's leftovers, in the background: its remote OCR batch is cancelled (which may
+   * take as long as the OCR service's deadline), then its folder removed. The request that ended the job has its
+   * answer by then; the row already says what happened. A folder left by a crash meanwhile is swept later.
+   */
+  const cleanups = new Set<Promise<void>>();
+  const cleanUp = (job: Job): void => {
+    const work = (async () => {
+      await processor.cancelBatch(job);
+      await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+    })().catch((e: unknown) => app.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'a cancelled job could not be cleaned up'));
+    cleanups.add(work);
+    void work.finally(() => cleanups.delete(work));
+  };
   const admission = createAdmission(requestStore, dataDir, () => limits);
   const authThrottle = createAuthThrottle({ maxFailures: limits.failedAuthPerMinute, windowMs: 60_000, clock });
   const ctx: ServerContext = {
@@ -324,9 +338,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     },
     async stopJobs(jobs) {
       for (const job of jobs) {
-        if (job.status === 'ocr_pending') await processor.cancelBatch(job);
         processor.abort(job.jobId);
-        await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+        // A parked job's folder is what its batch is cancelled from: both go in the background. Any other job's folder
+        // goes now, before the answer.
+        if (job.status === 'ocr_pending') cleanUp(job);
+        else await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
       }
     },
   };
@@ -422,7 +438,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       await presence?.stop();
       await webhooks.stop();
       await engine?.close();
-      await Promise.race([Promise.allSettled([...mails]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await Promise.race([Promise.allSettled([...mails, ...cleanups]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       // Requests in flight get a moment to end; an upload still streaming after it is cut (its partial file is removed).
       httpClosing = true;
       const closed = app.close();

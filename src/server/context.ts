@@ -31,6 +31,10 @@ export interface ServerContext {
    * whichever worker ticks next.
    */
   requestPoll(job: Job): void;
-  /** Stop these jobs (already cancelled in the store): a running one at its next frame, a parked one's batch; files removed. */
+  /**
+   * Stop these jobs (already cancelled or deleted in the store): a running one at its next frame, its files removed;
+   * a parked one's batch is cancelled and its files removed in the background, so the caller answers without
+   * waiting on the OCR service.
+   */
   stopJobs(jobs: Job[]): Promise<void>;
 }

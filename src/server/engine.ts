@@ -32,6 +32,25 @@ export interface EngineOptions {
   childScript?: string;
   /** Keep one job process started ahead (default true); a server that runs no jobs (`--no-worker`) keeps none. */
   warm?: boolean;
+  /** A poll or cancel of an OCR batch ends by then, however the OCR service behaves; default 2 minutes. */
+  ocrDeadlineMs?: number;
+}
+
+/** The default deadline of one poll or cancel of an OCR batch (the remote client's own timeouts and retries fit in it). */
+export const OCR_DEADLINE_MS = 120_000;
+
+function ocrLate(ms: number): QuireError {
+  return new QuireError(ERROR_CODES.REMOTE_OCR_FAILED, `The OCR service did not answer within ${Math.round(ms / 1000)} seconds; try again later.`, 'the OCR batch: deadline passed');
+}
+
+/** `promise`, or a rejection with {@link ocrLate} once `ms` have passed. */
+function byDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(ocrLate(ms)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** The conversion verbs, each call in a process of its own. */
@@ -55,12 +74,13 @@ export interface Engine extends ConvertEngine {
  */
 export function createEngine(options: EngineOptions = {}): Engine {
   const memoryLimit = options.memoryLimit ?? DEFAULT_JOB_MEMORY;
+  const ocrDeadlineMs = options.ocrDeadlineMs ?? OCR_DEADLINE_MS;
   const script = options.childScript ?? fileURLToPath(new URL('./job-child.js', import.meta.url));
   if (!options.childScript && import.meta.url.endsWith('.ts')) {
     return {
       convert: async (input, opts) => (await import('../convert/index.js')).convert(input, opts),
-      checkOcr: async (projectDir) => (await import('../convert/index.js')).checkProjectOcr(projectDir),
-      cancelOcr: async (projectDir) => (await import('../convert/index.js')).cancelProjectOcr(projectDir),
+      checkOcr: async (projectDir) => byDeadline((await import('../convert/index.js')).checkProjectOcr(projectDir), ocrDeadlineMs),
+      cancelOcr: async (projectDir) => byDeadline((await import('../convert/index.js')).cancelProjectOcr(projectDir), ocrDeadlineMs),
       close: async () => {},
     };
   }
@@ -96,7 +116,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return child;
   };
 
-  function run<T>(request: ChildRequest, label: string, onProgress?: (e: ProgressEvent) => void, signal?: AbortSignal): Promise<T> {
+  function run<T>(request: ChildRequest, label: string, onProgress?: (e: ProgressEvent) => void, signal?: AbortSignal, deadlineMs?: number): Promise<T> {
     const child = take();
     children.add(child);
     let stderr = '';
@@ -113,6 +133,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
       }
     }, 250);
     watchdog.unref();
+    let late = false;
+    // A call to a peer (the OCR service) ends by its deadline, whatever the peer does: its process is killed.
+    const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
+      late = true;
+      child.kill('SIGKILL');
+    }, deadlineMs);
+    deadline?.unref();
     return new Promise<T>((resolve, reject) => {
       let answered = false;
       child.on('message', (msg: ChildReply) => {
@@ -125,9 +152,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
       });
       child.once('exit', (code, sig) => {
         clearInterval(watchdog);
+        clearTimeout(deadline);
         children.delete(child);
         signal?.removeEventListener('abort', abort);
         if (answered) return;
+        if (late) return reject(ocrLate(deadlineMs!));
         if (overMemory || sig === 'SIGKILL' || outOfMemory(stderr)) reject(memoryError(label, memoryLimit, `exit ${code ?? sig}; ${stderr.slice(-500)}`));
         else reject(new QuireError(ERROR_CODES.INTERNAL, 'The conversion stopped unexpectedly.', `job process exited with ${code ?? sig}: ${stderr.slice(-1000)}`));
       });
@@ -151,8 +180,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const { signal, onProgress, ...plain } = opts;
       return run<ConvertResult>({ type: 'run', input, options: plain }, opts.label ?? String(input), onProgress, signal);
     },
-    checkOcr: (projectDir) => run<OcrCheck>({ type: 'check-ocr', projectDir }, 'the OCR batch'),
-    cancelOcr: (projectDir) => run<void>({ type: 'cancel-ocr', projectDir }, 'the OCR batch'),
+    checkOcr: (projectDir) => run<OcrCheck>({ type: 'check-ocr', projectDir }, 'the OCR batch', undefined, undefined, ocrDeadlineMs),
+    cancelOcr: (projectDir) => run<void>({ type: 'cancel-ocr', projectDir }, 'the OCR batch', undefined, undefined, ocrDeadlineMs),
     async close() {
       closed = true;
       spare?.kill('SIGKILL');

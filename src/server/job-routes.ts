@@ -334,13 +334,12 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
       const key = await formKey(request);
       const job = await ownJob(request.params.job_id, key);
       if (!ACTIVE_STATUSES.includes(job.status)) throw apiError('not_cancellable');
-      if (job.status === 'ocr_pending') await ctx.processor.cancelBatch(job);
+      // The intent is recorded first and answered at once; a running job stops at its next frame boundary, and a
+      // parked one's batch is cancelled in the background (the OCR service may be slow, or not answer at all).
       const before = await store.cancelJob(job.jobId, key.keyId, Date.now());
       if (!before) throw apiError('not_found');
       if (!ACTIVE_STATUSES.includes(before.status)) throw apiError('not_cancellable');
-      // A running job stops at its next frame boundary; its worker removes what it wrote after this.
-      ctx.processor.abort(job.jobId);
-      await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+      await ctx.stopJobs([before]);
       request.log.info({ job: jobTag(job.jobId), was: before.status }, 'job cancelled');
       return { job_id: job.jobId, status: 'cancelled' };
     },
@@ -364,10 +363,9 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     async (request) => {
       const key = await formKey(request);
       const job = await ownJob(request.params.job_id, key);
-      if (job.status === 'ocr_pending') await ctx.processor.cancelBatch(job);
-      if (!(await store.deleteJob(job.jobId, key.keyId))) throw apiError('not_found');
-      ctx.processor.abort(job.jobId);
-      await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+      const before = await store.deleteJob(job.jobId, key.keyId);
+      if (!before) throw apiError('not_found');
+      await ctx.stopJobs([before]);
       request.log.info({ job: jobTag(job.jobId), was: job.status }, 'job deleted');
       return { deleted: true };
     },
