@@ -213,19 +213,24 @@ export function residentBytes(pid: number | undefined): number | null {
   }
 }
 
-/** What V8, libvips and the C library say when an allocation fails. */
+/**
+ * What V8, libvips and the C library say when an allocation fails, and Node when a thread cannot start for want of
+ * memory (under `ulimit -d` a thread's stack is refused like any other allocation).
+ */
 function outOfMemory(text: string): boolean {
-  return /out of memory|allocation failed|heap limit|ENOMEM|Cannot allocate memory|std::bad_alloc/i.test(text);
+  return /out of memory|allocation failed|heap limit|ENOMEM|Cannot allocate memory|std::bad_alloc|ERR_WORKER_OUT_OF_MEMORY|ERR_WORKER_INIT_FAILED|reaching memory limit|pthread_create|Resource temporarily unavailable/i.test(text);
 }
 
-function memoryError(label: string, limit: number, detail: string): QuireError {
-  return new QuireError(ERROR_CODES.RESOURCE_LIMIT, `${label} needed more than the ${formatBytes(limit)} of memory this server gives a job, so Quire stopped converting it.`, detail);
+/** The sentence of a job that needed more memory than its ceiling, whoever noticed it (the watchdog, V8, a decoder). */
+export function memoryError(label: string, limit: number, detail: string): QuireError {
+  return new QuireError(ERROR_CODES.RESOURCE_LIMIT, `${label} needed more memory than the job limit of ${formatBytes(limit)}, so Quire stopped converting it.`, detail);
 }
 
 /** The error a job's process reported, as a `QuireError` when it was one; an allocation failure says so plainly. */
 function errorOf(error: Extract<ChildReply, { type: 'error' }>['error'], label: string, limit: number): Error {
+  // A decoder that could not allocate says its image is unreadable: the memory is the cause, and it is named so.
+  if (error.code !== ERROR_CODES.CANCELLED && outOfMemory(`${error.message} ${error.detail ?? ''} ${error.errno ?? ''}`)) return memoryError(label, limit, error.detail ?? error.message);
   if (error.code && error.code !== ERROR_CODES.INTERNAL) return new QuireError(error.code, error.message, error.detail);
-  if (outOfMemory(`${error.message} ${error.detail ?? ''}`)) return memoryError(label, limit, error.detail ?? error.message);
   if (error.code) return new QuireError(error.code, error.message, error.detail);
   const e = new Error(error.message) as NodeJS.ErrnoException;
   if (error.errno) e.code = error.errno;

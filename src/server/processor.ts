@@ -284,9 +284,9 @@ export function createProcessor(options: ProcessorOptions): Processor {
     timer.unref();
     const progress = progressTracker((p) => renew(p));
     log.info({ job: jobTag(job.jobId), attempt: job.attempts }, 'job started');
-    try {
-      // Messages and the document name come from the name the file was uploaded under, never the server's path.
-      const result = await options.engine.convert(input, {
+    // Messages and the document name come from the name the file was uploaded under, never the server's path.
+    const convertOnce = (workers: number | undefined) =>
+      options.engine.convert(input, {
         label: job.uploadName,
         exports: wantsMarkdown(job.ocr) ? 'pdf+md' : 'pdf',
         outDir: dir,
@@ -294,10 +294,21 @@ export function createProcessor(options: ProcessorOptions): Processor {
         keepProject: proj,
         ...(job.dpi ? { dpi: { value: job.dpi, force: true } } : {}),
         ...(job.ocr ? { ocr: job.ocr } : {}),
-        ...(options.workers ? { workers: options.workers } : {}),
+        ...(workers ? { workers } : {}),
         signal: controller.signal,
         onProgress: progress,
       });
+    try {
+      let result: ConvertResult;
+      try {
+        result = await convertOnce(options.workers);
+      } catch (e) {
+        if (controller.signal.aborted || !isQuireError(e) || e.code !== ERROR_CODES.RESOURCE_LIMIT) throw e;
+        // Out of memory: once more with one page at a time, which needs a fraction of it, before failing for good.
+        log.warn({ job: jobTag(job.jobId), err: e.detail ?? e.message }, 'job needed more memory than its limit; converting it again one page at a time');
+        await rm(proj, { recursive: true, force: true });
+        result = await convertOnce(1);
+      }
       // A shutdown that came after the last frame does not waste the finished work; a cancel or a lost job does.
       if (controller.signal.aborted && run.reason !== 'shutdown') return await settleStopped(run);
       if (result.ocrPending) return await park(run, result.ocrPending.batchIds);
