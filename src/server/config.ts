@@ -177,6 +177,8 @@ export interface ServerLimits {
   failedAuthPerMinute: number;
   /** No upload may take longer than this, however steadily it trickles. */
   uploadDeadlineMs: number;
+  /** An upload must bring at least this many bytes a second, counted over each `uploadIdleMs`, or it is cut. */
+  uploadMinBytesPerSecond: number;
   /** Jobs one key may have waiting to run. */
   queuedJobsPerKey: number;
   /** Bytes one key's jobs may keep on disk (uploads and outputs). */
@@ -194,6 +196,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   unverifiedUploadsPerAddress: 4,
   failedAuthPerMinute: 30,
   uploadDeadlineMs: 60 * 60_000,
+  uploadMinBytesPerSecond: 1024,
   queuedJobsPerKey: 50,
   storedBytesPerKey: 20 * 1024 ** 3,
   minFreeDisk: 1024 ** 3,
@@ -217,6 +220,7 @@ const LIMIT_FIELDS = {
   unverified_uploads_per_address: 'count',
   failed_auth_per_minute: 'count',
   upload_deadline_minutes: 'count',
+  upload_min_bytes_per_second: 'count',
   queued_jobs_per_key: 'count',
   stored_bytes_per_key: 'size',
   min_free_disk: 'size0',
@@ -261,6 +265,7 @@ export function parseLimits(text: string): ServerLimits {
     unverifiedUploadsPerAddress: get('unverified_uploads_per_address', d.unverifiedUploadsPerAddress),
     failedAuthPerMinute: get('failed_auth_per_minute', d.failedAuthPerMinute),
     uploadDeadlineMs: get('upload_deadline_minutes', d.uploadDeadlineMs / 60_000) * 60_000,
+    uploadMinBytesPerSecond: get('upload_min_bytes_per_second', d.uploadMinBytesPerSecond),
     queuedJobsPerKey: get('queued_jobs_per_key', d.queuedJobsPerKey),
     storedBytesPerKey: get('stored_bytes_per_key', d.storedBytesPerKey),
     minFreeDisk: get('min_free_disk', d.minFreeDisk),
@@ -279,6 +284,7 @@ function showLimits(l: ServerLimits): Record<string, string | number> {
     unverified_uploads_per_address: l.unverifiedUploadsPerAddress,
     failed_auth_per_minute: l.failedAuthPerMinute,
     upload_deadline_minutes: l.uploadDeadlineMs / 60_000,
+    upload_min_bytes_per_second: l.uploadMinBytesPerSecond,
     queued_jobs_per_key: l.queuedJobsPerKey,
     stored_bytes_per_key: formatBytes(l.storedBytesPerKey),
     min_free_disk: formatBytes(l.minFreeDisk),

@@ -187,6 +187,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         idleMs: ctx.limits.uploadIdleMs,
         keyWaitMs: ctx.limits.uploadKeyMs,
         deadlineMs: ctx.limits.uploadDeadlineMs,
+        minBytesPerSecond: ctx.limits.uploadMinBytesPerSecond,
       });
       // Set inside admit, which TypeScript cannot follow.
       const owner = key as ApiKey | null;
