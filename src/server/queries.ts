@@ -46,7 +46,8 @@ export const Q = {
   // The first job of the page after: the cursor of that page.
   pageAfter: 'SELECT seq FROM jobs WHERE key_id = @keyId AND seq <= @from ORDER BY seq DESC LIMIT 1 OFFSET @limit',
   countByStatus: 'SELECT status, COUNT(*) AS n FROM jobs GROUP BY status',
-  keyUsage: `SELECT COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0) AS queued,
+  // A job parked on an OCR batch still waits for its turn to end: it counts against the key's queue.
+  keyUsage: `SELECT COALESCE(SUM(CASE WHEN status IN ('pending', 'ocr_pending') THEN 1 ELSE 0 END), 0) AS queued,
       COALESCE(SUM(input_bytes + output_bytes), 0) AS stored
     FROM jobs WHERE key_id = @keyId`,
   listProcessing: "SELECT * FROM jobs WHERE status = 'processing'",
