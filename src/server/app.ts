@@ -66,6 +66,8 @@ export interface CreateAppOptions {
   appData?: string;
   /** `postgres://…`: the PostgreSQL store instead of the SQLite file at `dbPath` (several workers, several machines). */
   databaseUrl?: string;
+  /** PostgreSQL: a statement not done by then is cancelled (and the request answered 503); default 30 s. */
+  statementTimeoutMs?: number;
   /** Another store instead of either. */
   store?: JobStore;
   /** Run the background ticker (default true); with false a test drives `processor.tick()` by hand. */
@@ -154,7 +156,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   let storeError = (_e: Error): void => undefined;
   const store =
     options.store ??
-    (options.databaseUrl ? await openPgStore(options.databaseUrl, { onError: (e) => storeError(e) }) : openSqliteStore(dbPath));
+    (options.databaseUrl ? await openPgStore(options.databaseUrl, { onError: (e) => storeError(e), ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}) }) : openSqliteStore(dbPath));
   const runsJobs = options.worker !== false;
   const clock = options.clock ?? Date.now;
   const settings: ServerSettings = { store, secrets: serverSecrets(options.appData ?? (options.dbPath ? dirname(options.dbPath) : appDataDir())) };

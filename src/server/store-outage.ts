@@ -6,7 +6,7 @@ import type { JobStore } from './store.js';
 export const DATABASE_RETRY_S = 10;
 
 /** Errors that say the database cannot be reached or is not taking queries now, not that a query is wrong. */
-const PG_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|08\d{3}|57P0[123]|53300)$/;
+const PG_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|08\d{3}|57P0[123]|57014|53300)$/;
 const SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR)/;
 const PG_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Query read timeout|The database connection is not open/i;
 

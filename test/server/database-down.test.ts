@@ -6,6 +6,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { multipart, testServer, type TestServer } from './helpers.js';
 import { databaseUrlFor, STORE } from './stores.js';
@@ -96,4 +97,34 @@ it('answers 503 database_unavailable with Retry-After on API routes while the da
   const cancelled = await server.server.app.inject({ method: 'POST', url: `/cancel/${job}`, headers: { 'x-api-key': key } });
   expect(cancelled.statusCode, cancelled.body).toBe(200);
   expect((await server.server.app.inject({ url: '/health' })).statusCode).toBe(200);
+});
+
+it('gives up on a statement another connection holds up, by its timeout, with 503 database_unavailable', async () => {
+  t = await testServer({ statementTimeoutMs: 500 });
+  const server = t;
+  const key = await server.newKey();
+  let hold: () => Promise<void>;
+  let release: () => Promise<void>;
+  if (STORE === 'postgres') {
+    const other = new pg.Client(server.databaseUrl);
+    await other.connect();
+    cleanups.push(() => other.end());
+    hold = async () => void (await other.query('BEGIN; LOCK TABLE jobs IN ACCESS EXCLUSIVE MODE'));
+    release = async () => void (await other.query('COMMIT'));
+  } else {
+    // SQLite's busy timeout (5 s) plays the statement timeout's part for a write held up by another's.
+    const other = new Database(join(server.dir, 'quire-server.db'));
+    cleanups.push(() => void other.close());
+    hold = async () => void other.exec('BEGIN IMMEDIATE');
+    release = async () => void other.exec('COMMIT');
+  }
+  const job = (await server.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'a.pdf', data: PDF }]]) })).json<{ job_id: string }>().job_id;
+  await hold();
+  const started = Date.now();
+  const res = await server.server.app.inject({ method: 'POST', url: `/cancel/${job}`, headers: { 'x-api-key': key } });
+  expect(res.statusCode, res.body).toBe(503);
+  expect(res.json().error.code).toBe('database_unavailable');
+  expect(Date.now() - started).toBeLessThan(15_000);
+  await release();
+  expect((await server.server.app.inject({ method: 'POST', url: `/cancel/${job}`, headers: { 'x-api-key': key } })).statusCode).toBe(200);
 });
