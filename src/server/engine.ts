@@ -22,6 +22,9 @@ export type ChildReply =
   | { type: 'cancelled' }
   | { type: 'error'; error: { code: ErrorCode | null; message: string; detail?: string | undefined; errno?: string | undefined } };
 
+/** How much lower a job process's CPU priority is than the server's (added to its niceness). */
+export const JOB_NICENESS = 10;
+
 /** The default memory ceiling of one job's process. */
 export const DEFAULT_JOB_MEMORY = 1.5 * 1024 ** 3;
 
@@ -199,7 +202,9 @@ function spawnJob(script: string, memoryLimit: number): ChildProcess {
   const stdio: ['ignore', 'ignore', 'pipe', 'ipc'] = ['ignore', 'ignore', 'pipe', 'ipc'];
   if (process.platform === 'win32') return spawn(node[0], node.slice(1), { stdio });
   const kb = Math.floor(memoryLimit / 1024);
-  return spawn('/bin/sh', ['-c', `ulimit -d ${kb} 2>/dev/null; exec "$@"`, 'quire-job', ...node], { stdio });
+  // A lower CPU priority than the HTTP process (nice 10 more): a conversion takes what the API leaves, so requests
+  // stay fast while jobs run on every core.
+  return spawn('/bin/sh', ['-c', `ulimit -d ${kb} 2>/dev/null; command -v nice >/dev/null && exec nice -n ${JOB_NICENESS} "$@"; exec "$@"`, 'quire-job', ...node], { stdio });
 }
 
 /** A process's resident size from /proc (Linux), or null where there is none. */

@@ -1,10 +1,11 @@
 /**
  * A job that runs out of memory: named as such (not as the image its decoder could not allocate for), converted once
- * more with one page at a time, and failed only if that does not fit either. The job's process is a real child
+ * more with one page at a time, and failed only if that does not fit either; and, like every job process, it runs
+ * at a lower CPU priority than the server. The job's process is a real child
  * process, a stand-in for `job-child.js` that fails its decoding the way libvips does.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,7 +34,10 @@ async function runHeavy(fits: boolean): Promise<{ status: string; error: string 
   const id = res.json<{ job_id: string }>().job_id;
   await t.server.processor.runNext();
   const job = (await t.server.app.inject({ url: `/check/${id}`, headers: { 'x-api-key': key } })).json<{ status: string; error: string | null }>();
-  const tries = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as unknown);
+  const lines = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { workers: number | null; nice: number });
+  // Every job process runs at a lower CPU priority than the server, so the API stays fast while it converts.
+  for (const line of lines) expect(line.nice).toBe(Math.min(19, getPriority() + 10));
+  const tries = lines.map((l) => l.workers);
   return { status: job.status, error: job.error, tries };
 }
 
