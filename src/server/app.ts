@@ -388,6 +388,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   registerJobRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   await app.ready();
+  // Each connection costs a socket and memory whatever it sends: past the cap, Node closes new ones at once.
+  app.server.maxConnections = limits.maxConnections;
 
   // A client that asks before sending its body (`Expect: 100-continue`) is answered before it sends one byte when
   // the answer is a refusal; Node would otherwise say "continue" to every request.

@@ -175,6 +175,8 @@ export interface ServerLimits {
   unverifiedUploadsPerAddress: number;
   /** Wrong API keys or admin secrets one address may send in a minute before it is refused for the rest of it. */
   failedAuthPerMinute: number;
+  /** Connections the server holds open at once; past it a new one is closed at once, before it costs anything. */
+  maxConnections: number;
   /** No upload may take longer than this, however steadily it trickles. */
   uploadDeadlineMs: number;
   /** An upload must bring at least this many bytes a second, counted over each `uploadIdleMs`, or it is cut. */
@@ -195,6 +197,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   uploadKeyMs: 5_000,
   unverifiedUploadsPerAddress: 4,
   failedAuthPerMinute: 30,
+  maxConnections: 1024,
   uploadDeadlineMs: 60 * 60_000,
   uploadMinBytesPerSecond: 1024,
   queuedJobsPerKey: 50,
@@ -219,6 +222,7 @@ const LIMIT_FIELDS = {
   upload_key_seconds: 'count',
   unverified_uploads_per_address: 'count',
   failed_auth_per_minute: 'count',
+  max_connections: 'count',
   upload_deadline_minutes: 'count',
   upload_min_bytes_per_second: 'count',
   queued_jobs_per_key: 'count',
@@ -264,6 +268,7 @@ export function parseLimits(text: string): ServerLimits {
     uploadKeyMs: get('upload_key_seconds', d.uploadKeyMs / 1000) * 1000,
     unverifiedUploadsPerAddress: get('unverified_uploads_per_address', d.unverifiedUploadsPerAddress),
     failedAuthPerMinute: get('failed_auth_per_minute', d.failedAuthPerMinute),
+    maxConnections: get('max_connections', d.maxConnections),
     uploadDeadlineMs: get('upload_deadline_minutes', d.uploadDeadlineMs / 60_000) * 60_000,
     uploadMinBytesPerSecond: get('upload_min_bytes_per_second', d.uploadMinBytesPerSecond),
     queuedJobsPerKey: get('queued_jobs_per_key', d.queuedJobsPerKey),
@@ -283,6 +288,7 @@ function showLimits(l: ServerLimits): Record<string, string | number> {
     upload_key_seconds: l.uploadKeyMs / 1000,
     unverified_uploads_per_address: l.unverifiedUploadsPerAddress,
     failed_auth_per_minute: l.failedAuthPerMinute,
+    max_connections: l.maxConnections,
     upload_deadline_minutes: l.uploadDeadlineMs / 60_000,
     upload_min_bytes_per_second: l.uploadMinBytesPerSecond,
     queued_jobs_per_key: l.queuedJobsPerKey,

@@ -137,3 +137,36 @@ describe('a request that comes while the server shuts down', () => {
     }
   });
 });
+
+describe('connections past the cap', () => {
+  it('are closed at once, before they cost anything; room comes back as others close', async () => {
+    const s = await testServer({ limits: { maxConnections: 3 } });
+    const sPort = Number(new URL(await s.server.app.listen({ host: '127.0.0.1', port: 0 })).port);
+    const opened: Array<import('node:net').Socket> = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const c = connect(sPort, '127.0.0.1');
+        c.on('error', () => undefined);
+        await new Promise<void>((resolve) => c.once('connect', () => resolve()));
+        opened.push(c);
+      }
+      await waitFor(async () => (await new Promise<number>((r) => s.server.app.server.getConnections((_e, n) => r(n)))) === 3, 5_000, 10);
+      // A fourth is closed by the server without an answer.
+      const fourth = connect(sPort, '127.0.0.1');
+      fourth.on('error', () => undefined);
+      let answered = '';
+      fourth.on('data', (d: Buffer) => void (answered += d.toString()));
+      fourth.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await new Promise<void>((resolve) => fourth.once('close', () => resolve()));
+      expect(answered).toBe('');
+      // One goes; the next is served.
+      opened.shift()!.destroy();
+      await waitFor(async () => (await new Promise<number>((r) => s.server.app.server.getConnections((_e, n) => r(n)))) === 2, 5_000, 10);
+      const answer = await exchange('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', sPort);
+      expect(answer.status).toBe(200);
+    } finally {
+      opened.forEach((c) => c.destroy());
+      await s.close();
+    }
+  });
+});
