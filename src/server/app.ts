@@ -269,6 +269,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     engine: options.engine ?? engine!,
     log: app.log,
     minFreeDisk: limits.minFreeDisk,
+    jobTimeMs: limits.jobTimeMs,
     retention,
     ...(options.retryMs ? { retryMs: options.retryMs } : {}),
     ...(options.clientPollEveryMs !== undefined ? { clientPollEveryMs: options.clientPollEveryMs } : {}),

@@ -164,6 +164,8 @@ export async function showServerConfig(settings: ServerSettings, key: string): P
 export interface ServerLimits {
   /** Memory ceiling of one job's process, bytes. */
   jobMemory: number;
+  /** A job still converting after this long is stopped and failed. */
+  jobTimeMs: number;
   /** Uploads streaming in at once, per key and in all. */
   uploadsPerKey: number;
   uploadsTotal: number;
@@ -191,6 +193,7 @@ export interface ServerLimits {
 
 export const DEFAULT_LIMITS: ServerLimits = {
   jobMemory: DEFAULT_JOB_MEMORY,
+  jobTimeMs: 360 * 60_000,
   uploadsPerKey: 4,
   uploadsTotal: 32,
   uploadIdleMs: 30_000,
@@ -216,6 +219,7 @@ export const DEFAULT_RETENTION: Retention = { inputsMs: 0, outputsMs: 30 * 86_40
 
 const LIMIT_FIELDS = {
   job_memory: 'size',
+  job_minutes: 'count',
   uploads_per_key: 'count',
   uploads_total: 'count',
   upload_idle_seconds: 'count',
@@ -262,6 +266,7 @@ export function parseLimits(text: string): ServerLimits {
   const d = DEFAULT_LIMITS;
   const limits: ServerLimits = {
     jobMemory: get('job_memory', d.jobMemory),
+    jobTimeMs: get('job_minutes', d.jobTimeMs / 60_000) * 60_000,
     uploadsPerKey: get('uploads_per_key', d.uploadsPerKey),
     uploadsTotal: get('uploads_total', d.uploadsTotal),
     uploadIdleMs: get('upload_idle_seconds', d.uploadIdleMs / 1000) * 1000,
@@ -282,6 +287,7 @@ export function parseLimits(text: string): ServerLimits {
 function showLimits(l: ServerLimits): Record<string, string | number> {
   return {
     job_memory: formatBytes(l.jobMemory),
+    job_minutes: l.jobTimeMs / 60_000,
     uploads_per_key: l.uploadsPerKey,
     uploads_total: l.uploadsTotal,
     upload_idle_seconds: l.uploadIdleMs / 1000,

@@ -70,6 +70,8 @@ export interface ProcessorOptions {
   housekeeping?: boolean;
   /** Pipeline threads per job; default the number of cores. */
   workers?: number;
+  /** A job still converting after this long is stopped at its next frame and failed; default none. */
+  jobTimeMs?: number;
   /** Stands in for the processor's own batch poller (tests). */
   ocrBatch?: OcrBatch;
   /** The clock of the OCR batch schedule (default `Date.now`): tests run the whole schedule in milliseconds. */
@@ -133,7 +135,7 @@ export interface Processor {
   stop(graceMs: number): Promise<void>;
 }
 
-type StopReason = 'cancel' | 'shutdown' | 'lost';
+type StopReason = 'cancel' | 'shutdown' | 'lost' | 'timeout';
 
 interface Running {
   job: Job;
@@ -282,6 +284,9 @@ export function createProcessor(options: ProcessorOptions): Processor {
     await rm(proj, { recursive: true, force: true });
     const timer = setInterval(() => renew(), heartbeatMs);
     timer.unref();
+    // No job holds a worker for ever: past its time it stops at the next frame and fails, saying so.
+    const overtime = options.jobTimeMs === undefined ? undefined : setTimeout(() => stop('timeout'), options.jobTimeMs);
+    overtime?.unref();
     const progress = progressTracker((p) => renew(p));
     log.info({ job: jobTag(job.jobId), attempt: job.attempts }, 'job started');
     // Messages and the document name come from the name the file was uploaded under, never the server's path.
@@ -352,6 +357,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
       return { jobId: job.jobId, status: 'failed' };
     } finally {
       clearInterval(timer);
+      clearTimeout(overtime);
     }
   }
 
@@ -519,6 +525,18 @@ export function createProcessor(options: ProcessorOptions): Processor {
       await store.requeueJob(job.jobId, workerId, Date.now(), true);
       log.info({ job: jobTag(job.jobId) }, 'job put back to pending for the next start');
       return { jobId: job.jobId, status: 'pending' };
+    }
+    if (run.reason === 'timeout') {
+      await removeWork(job.jobId);
+      const ms = options.jobTimeMs!;
+      const [n, unit] = ms >= 60_000 ? [Math.round(ms / 60_000), 'minute'] : [Math.round(ms / 1000), 'second'];
+      const error = `${job.uploadName} took longer than the ${n} ${unit}${n === 1 ? '' : 's'} a job may take on this server, so Quire stopped converting it.`;
+      if (await store.finishJob(job.jobId, workerId, { status: 'failed', error }, Date.now())) {
+        log.warn({ job: jobTag(job.jobId), limitMs: ms }, 'job stopped: past its time limit');
+        await metric(recordEnd(store, job, 'failed', 0));
+        await ended(job.jobId);
+        return { jobId: job.jobId, status: 'failed' };
+      }
     }
     const now = await store.getJob(job.jobId);
     if (now === null || now.status === 'cancelled') {
