@@ -115,8 +115,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
   };
 
   const pageOf = async (request: FastifyRequest, session: AdminSession): Promise<string> => {
-    const [counts, keys] = await Promise.all([store.countJobsByStatus(), store.listKeys()]);
-    return adminPage(ctx.pathPrefix(request), session.csrf, counts, keys);
+    const [counts, keys, workers] = await Promise.all([store.countJobsByStatus(), store.listKeys(), store.listWorkers(Date.now())]);
+    return adminPage(ctx.pathPrefix(request), session.csrf, counts, keys, workers);
   };
 
   const adminPageSchema = {

@@ -202,6 +202,15 @@ describe('the admin page', () => {
     expect(after.body).toContain('/admin?secret=');
   });
 
+  it('lists the workers with their last heartbeat', async () => {
+    const page = async () => (await t.server.app.inject({ url: '/admin', headers: { authorization: `Bearer ${t.server.adminSecret}` } })).body;
+    expect(await page()).toContain('No worker is running');
+    const beat = Date.UTC(2030, 0, 2, 3, 4, 5);
+    await t.server.store.workerAlive({ workerId: 'scanner-b:4242:ab', host: 'scanner-b', pid: 4242, concurrency: 2, startedAt: beat - 60_000, heartbeat: beat, leaseUntil: Date.now() + 60_000 });
+    const html = await page();
+    expect(html).toMatch(/<tr><td>scanner-b<\/td><td class="n">4242<\/td><td class="n">2<\/td><td>2030-01-02 03:03:05 UTC<\/td><td>2030-01-02 03:04:05 UTC<\/td><\/tr>/);
+  });
+
   it('takes the secret in a header, for programs, and never in a form post without it', async () => {
     const secret = t.server.adminSecret!;
     const form = (email: string) => multipart([['email', email]]);
