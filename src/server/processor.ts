@@ -320,7 +320,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
       const hasMd = hasMarkdown(result);
       await rm(proj, { recursive: true, force: true });
       const docName = result.name;
-      const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages, outputBytes: outputBytes(result) };
+      const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages, outputBytes: outputBytes(result), ...(result.outOfFocus ? { outOfFocus: result.outOfFocus } : {}) };
       if (!(await store.finishJob(job.jobId, workerId, outcome, Date.now()))) return await settleStopped(run);
       await metric(recordEnd(store, job, 'done', result.pages));
       log.info({ job: jobTag(job.jobId), pages: result.pages }, 'job done');
@@ -427,7 +427,8 @@ export function createProcessor(options: ProcessorOptions): Processor {
         log.warn({ job: jobTag(jobId), err: check.detail ?? check.message }, 'OCR batch failed');
         return await endParked(job, { status: 'failed', error: check.message });
       }
-      return await endParked(job, { status: 'done', docName: check.result.name, hasMd: hasMarkdown(check.result), pages: check.result.pages, outputBytes: outputBytes(check.result) });
+      const r = check.result;
+      return await endParked(job, { status: 'done', docName: r.name, hasMd: hasMarkdown(r), pages: r.pages, outputBytes: outputBytes(r), ...(r.outOfFocus ? { outOfFocus: r.outOfFocus } : {}) });
     } catch (e) {
       // The job went from under the poll (deleted), or its store failed: nothing is left half-done.
       log.warn({ job: jobTag(jobId), err: describeError(e) }, 'OCR batch could not be finished');

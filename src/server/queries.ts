@@ -58,7 +58,7 @@ export const Q = {
   progress: `UPDATE jobs SET heartbeat_at = @now, lease_until = @leaseUntil, updated_at = @iso, pages_done = @pagesDone, pages_total = @pagesTotal,
       progress_step = COALESCE(@step, progress_step)
     WHERE job_id = @jobId AND status = 'processing' AND worker_id = @workerId`,
-  finishDone: `UPDATE jobs SET status = 'done', error = NULL, doc_name = @docName, has_md = @hasMd, pages_done = @pages, pages_total = @pages,
+  finishDone: `UPDATE jobs SET status = 'done', error = NULL, doc_name = @docName, has_md = @hasMd, out_of_focus = @outOfFocus, pages_done = @pages, pages_total = @pages,
       output_bytes = @outputBytes, ${LET_GO}, ocr_next_poll_at = NULL, updated_at = @iso, ended_at = @now, ${WEBHOOK_DUE}
     WHERE job_id = @jobId AND status IN ('processing', 'ocr_pending') AND worker_id = @workerId`,
   finishFailed: `UPDATE jobs SET status = 'failed', error = @error, output_bytes = 0, ${LET_GO}, ocr_next_poll_at = NULL,
