@@ -28,6 +28,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 if (process.argv[2] === '--serve') await serve(process.argv[3]);
 else if (process.argv[2] === '--baseline') await baseline(process.argv[3]);
 else if (process.argv[2] === '--cluster') printRows(await clusterRows());
+else if (process.argv[2] === '--http') printRows(await httpRows());
 else await main();
 
 /**
@@ -155,6 +156,73 @@ async function main() {
   if (postgresBin() !== null) rows.push(...(await clusterRows()));
   else rows.push(['PostgreSQL with 1, 2, 4 workers', 'not measured', '', 'PostgreSQL is not installed (apt-get install postgresql)']);
   printRows(rows);
+}
+
+/**
+ * `--http`: the /run rows alone, side by side in one run — bare fastify + multipart (the floor), Quire's /run with
+ * its worker paused, while jobs convert (in processes of their own), and while 64 connections from one address hold
+ * /run open without a key, dribbling a field (the unauthenticated flood). Goal: /run p99 while converting ≤ 1.5× the
+ * floor's; keyed uploads unhurt by the flood.
+ */
+async function httpRows() {
+  const { connect } = await import('node:net');
+  const home = await mkdtemp(join(tmpdir(), 'quire-bench-http-'));
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', home], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const rows = [];
+  try {
+    const { address, secret } = await firstLine(child);
+    const apiKey = (await json(`${address}/admin/keys?secret=${secret}&email=bench@example.org`, 'POST')).api_key;
+    const { body, contentType } = multipartBuffer(apiKey, 'bench.zip', randomBytes(MB));
+    const uploads = async (label, target = { address }) => {
+      await cannon({ url: `${target.address}/run`, method: 'POST', headers: { 'content-type': contentType }, body, connections: 16, amount: 32 });
+      const run = await cannon({ url: `${target.address}/run`, method: 'POST', headers: { 'content-type': contentType }, body, connections: 16, amount: 16 * 20 });
+      rows.push([`POST /run, 1 MB, 16 clients, ${label}`, `p50 ${run.latency.p50} ms`, `p99 ${run.latency.p99} ms`, `${fmt(run.requests.average)} uploads/s${run.non2xx ? `, ${run.non2xx} non-2xx` : ''}`]);
+      return run.latency.p99;
+    };
+    const floorProcess = spawn(process.execPath, [fileURLToPath(import.meta.url), '--baseline', await mkdtemp(join(home, 'baseline-'))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let floor;
+    try {
+      floor = await uploads('bare fastify + multipart to disk (floor)', { address: (await firstLine(floorProcess)).address });
+    } finally {
+      floorProcess.kill('SIGTERM');
+    }
+    await uploads('worker paused');
+    await cancelQueued(home, apiKey);
+
+    // 64 keyless connections from another address (127.0.0.2), each dribbling a field: they hold no slot (and past the per-address
+    // allowance are refused), so keyed uploads go on.
+    const url = new URL(address);
+    const keyless = [];
+    for (let i = 0; i < 64; i++) {
+      const socket = connect({ port: Number(url.port), host: url.hostname, localAddress: '127.0.0.2' });
+      socket.on('error', () => undefined);
+      socket.write(`POST /run HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name="note"\r\n\r\n`);
+      keyless.push(socket);
+    }
+    const drip = setInterval(() => keyless.forEach((s) => s.destroyed || s.write('x')), 500);
+    try {
+      await uploads('while 64 keyless connections hold /run open');
+    } finally {
+      clearInterval(drip);
+      keyless.forEach((s) => s.destroy());
+    }
+    await cancelQueued(home, apiKey);
+
+    child.stdin.write('start worker\n');
+    const other = (await json(`${address}/admin/keys?secret=${secret}&email=bench2@example.org`, 'POST')).api_key;
+    const converting = [];
+    for (let i = 0; i < 4; i++) converting.push(await submitSmall(address, other));
+    while ((await json(`${address}/check/${converting[0]}?api_key=${other}`)).status !== 'processing') await new Promise((r) => setTimeout(r, 50));
+    const busy = await uploads('while a job converts');
+    rows[rows.length - 1][3] += `; ${fmt(busy / floor)}× the floor's p99 (goal ≤ 1.5×)`;
+    await cancelQueued(home, apiKey);
+    for (const id of converting) while (!['done', 'failed'].includes((await json(`${address}/check/${id}?api_key=${other}`)).status)) await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await rm(home, { recursive: true, force: true });
+  }
+  return rows;
 }
 
 function printRows(rows) {

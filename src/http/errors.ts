@@ -121,12 +121,23 @@ const DEFAULT_WORDS: ErrorWords = {
   rateLimited: 'Too many requests; wait a little and try again.',
 };
 
+/** The multipart parser's own errors for a body that is not a well-formed form: no boundary, or it ends early. */
+const MALFORMED_FORM = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)$/;
+
+/** A request body that is not a well-formed multipart form: the client's fault, answered 400 and logged as information. */
+export function isMalformedForm(error: unknown): boolean {
+  return error instanceof Error && MALFORMED_FORM.test(error.message);
+}
+
 /** The answer for any thrown value, as status and body; 5xx bodies never carry internals. */
 export function describeFailure(error: unknown, words: ErrorWords = DEFAULT_WORDS): { status: number; body: ErrorBody; headers?: Record<string, string> } {
   if (error instanceof HttpError) return { status: error.statusCode, body: errorBody(error.code, error.message, error.missing), ...(error.headers ? { headers: error.headers } : {}) };
   if (isQuireError(error)) {
     const status = statusOfQuireError(error.code);
     return { status, body: errorBody(error.code, status === 500 ? words.internal : error.message) };
+  }
+  if (isMalformedForm(error)) {
+    return { status: 400, body: errorBody('bad_request', 'The request body is not a well-formed multipart form: its boundary is missing or it ends before the form does.') };
   }
   // fastify's and its plugins' own errors: bad content type, body too large, multipart limits, schema validation.
   const fastify = (error ?? {}) as Partial<FastifyError>;
@@ -164,4 +175,50 @@ export function createErrorHandler(words: ErrorWords = DEFAULT_WORDS): (error: u
     if (status === 413 || ((request.method === 'POST' || request.method === 'PUT') && !request.raw.readableEnded)) lingeringClose(request, reply);
     void reply.code(status).send(body);
   };
+}
+
+/**
+ * fastify's `frameworkErrors`: the refusals fastify makes before any route runs, in this vocabulary. An address that
+ * is not valid percent-encoding is a 400, a path segment longer than the router takes a 414.
+ */
+export function createFrameworkErrorHandler(words: ErrorWords = DEFAULT_WORDS): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    if (error.code === 'FST_ERR_BAD_URL') {
+      request.log.info({ code: 'bad_url', status: 400 }, 'request refused');
+      return void reply.code(400).send(errorBody('bad_url', 'The address is not valid: a % in it must start a percent-encoded UTF-8 character.'));
+    }
+    if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      request.log.info({ code: 'uri_too_long', status: 414 }, 'request refused');
+      return void reply.code(414).send(errorBody('uri_too_long', 'The address is longer than this server takes.'));
+    }
+    request.log.error({ err: describeError(error) }, 'request failed');
+    void reply.code(500).send(errorBody('internal', words.internal));
+  };
+}
+
+/** Node's own refusals of a request it could not parse, by the error it raises. */
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request did not arrive in time.' },
+  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'headers_too_large', message: 'The request line and headers are larger than this server takes.' },
+};
+const CLIENT_ERROR_DEFAULT = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'The request is not valid HTTP.' };
+
+/** The raw HTTP answer to a request Node could not parse (a 400, 408 or 431), in the `{"error":{code,message}}` shape. */
+export function clientErrorAnswer(error: { code?: string }): string {
+  const { status, reason, code, message } = CLIENT_ERRORS[error.code ?? ''] ?? CLIENT_ERROR_DEFAULT;
+  const body = JSON.stringify(errorBody(code, message));
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/**
+ * fastify's `clientErrorHandler`: Node's own 400, 408 and 431 with the error shape every other answer has. Logged
+ * at debug level only: a client that sends garbage must not fill the log.
+ */
+export function clientErrorHandler(this: { log: { debug(o: object, m: string): void } }, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  this.log.debug({ err: describeError(error) }, 'unparsable request refused');
+  if (!socket.writable) return void socket.destroy();
+  // Closed once the answer is out; a client that never reads it is dropped soon after.
+  socket.end(clientErrorAnswer(error));
+  socket.setTimeout(5_000, () => socket.destroy());
 }

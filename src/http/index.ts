@@ -1,7 +1,11 @@
 /** HTTP: the error vocabulary the job server and the web app answer in. */
 export {
+  clientErrorAnswer,
+  clientErrorHandler,
   clientWentAway,
   createErrorHandler,
+  createFrameworkErrorHandler,
+  isMalformedForm,
   DEFAULT_RETRY_AFTER_S,
   describeFailure,
   errorBody,

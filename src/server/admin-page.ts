@@ -1,4 +1,4 @@
-import { JOB_STATUSES, type ApiKeyRow, type JobStatus } from './store.js';
+import { JOB_STATUSES, type ApiKeyRow, type JobStatus, type WorkerRow } from './store.js';
 
 /** Text made safe inside HTML element content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -23,8 +23,21 @@ function date(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 }
 
-/** The admin page: job counts by status and the key table, with plain forms to create and revoke keys (no script). */
-export function adminPage(prefix: string, csrf: string, counts: Record<JobStatus, number>, keys: ApiKeyRow[]): string {
+function seconds(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+}
+
+/** The workers converting jobs, with their last heartbeat: one that stopped beating has died or lost the database. */
+function workerTable(workers: WorkerRow[]): string {
+  if (workers.length === 0) return '<p>No worker is running: jobs wait until one starts.</p>';
+  const rows = workers
+    .map((w) => `<tr><td>${escapeHtml(w.host)}</td><td class="n">${w.pid}</td><td class="n">${w.concurrency}</td><td>${seconds(w.startedAt)}</td><td>${seconds(w.heartbeat)}</td></tr>`)
+    .join('');
+  return `<table><thead><tr><th>Host</th><th>Process</th><th>Jobs at once</th><th>Started</th><th>Last heartbeat</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** The admin page: job counts by status, the workers and the key table, with plain forms to create and revoke keys (no script). */
+export function adminPage(prefix: string, csrf: string, counts: Record<JobStatus, number>, keys: ApiKeyRow[], workers: WorkerRow[]): string {
   const token = `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
   const countRows = JOB_STATUSES.map((st) => `<tr><td>${st}</td><td class="n">${counts[st]}</td></tr>`).join('');
   const keyRows = keys
@@ -41,6 +54,8 @@ export function adminPage(prefix: string, csrf: string, counts: Record<JobStatus
     `<h1>Quire server</h1>
 <h2>Jobs</h2>
 <table><thead><tr><th>Status</th><th>Jobs</th></tr></thead><tbody>${countRows}</tbody></table>
+<h2>Workers</h2>
+${workerTable(workers)}
 <h2>API keys</h2>
 ${keys.length === 0 ? '<p>No API keys yet.</p>' : `<table><thead><tr><th>Id</th><th>Email</th><th>State</th><th>Created</th><th>Jobs</th><th></th></tr></thead><tbody>${keyRows}</tbody></table>`}
 <p>Revoking a key also cancels its jobs that have not ended.</p>

@@ -74,6 +74,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
   // Checked before any body is read: a caller without the secret or a session costs nothing. The hash is read each
   // time, so a secret rotated by another process takes effect at once.
   const requireAdmin = async (request: AdminRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    ctx.authThrottle.check(request.ip);
     const stored = await store.getConfig(ADMIN_SECRET_HASH_KEY);
     const fromHeader = headerSecret(request);
     let auth: AdminAuth | null = null;
@@ -88,6 +89,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
       auths.set(request, auth);
       return undefined;
     }
+    // A secret or a session that was given and is wrong counts against the address; a first visit with none does not.
+    if (fromHeader !== undefined || request.query.secret !== undefined || cookieValue(request.headers.cookie, SESSION_COOKIE) !== undefined) ctx.authThrottle.failed(request.ip);
     if (request.method === 'GET' && wantsHtml(request)) return htmlHeaders(reply).code(401).send(signInPage());
     throw apiError('admin_unauthorized');
   };
@@ -112,8 +115,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
   };
 
   const pageOf = async (request: FastifyRequest, session: AdminSession): Promise<string> => {
-    const [counts, keys] = await Promise.all([store.countJobsByStatus(), store.listKeys()]);
-    return adminPage(ctx.pathPrefix(request), session.csrf, counts, keys);
+    const [counts, keys, workers] = await Promise.all([store.countJobsByStatus(), store.listKeys(), store.listWorkers(Date.now())]);
+    return adminPage(ctx.pathPrefix(request), session.csrf, counts, keys, workers);
   };
 
   const adminPageSchema = {
@@ -128,6 +131,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
         description: 'No valid secret or session: a page saying how to sign in (a browser), else the error admin_unauthorized.',
         content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: errorSchema } },
       },
+      405: errorResponses()[405],
+      429: errorResponses('auth_throttled')[429],
       500: errorResponses()[500],
     },
   };
@@ -156,7 +161,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
             properties: { key_id: { type: 'integer' }, email: { type: 'string' }, api_key: { type: 'string' }, webhook_secret: { type: 'string' } },
             required: ['key_id', 'email', 'api_key', 'webhook_secret'],
           },
-          ...errorResponses('bad_request', 'admin_unauthorized', 'bad_csrf'),
+          ...errorResponses('bad_request', 'admin_unauthorized', 'auth_throttled', 'bad_csrf'),
         },
       }),
       preHandler: requireAdmin,
@@ -194,7 +199,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
             required: ['key_id', 'revoked', 'cancelled_jobs'],
           },
           303: redirect('From the admin page: back to it.'),
-          ...errorResponses('admin_unauthorized', 'bad_csrf', 'no_key'),
+          ...errorResponses('admin_unauthorized', 'auth_throttled', 'bad_csrf', 'no_key'),
         },
       }),
       preHandler: requireAdmin,
@@ -222,7 +227,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     response: {
       200: { type: 'object', properties: { signed_out: { type: 'boolean' } }, required: ['signed_out'], description: 'Signed out.' },
       303: redirect('From the admin page: back to it.'),
-      ...errorResponses('admin_unauthorized', 'bad_csrf'),
+      ...errorResponses('admin_unauthorized', 'auth_throttled', 'bad_csrf'),
     },
   };
   app.post<{ Querystring: { secret?: string } }>('/admin/logout', { schema: logoutSchema, preHandler: requireAdmin }, async (request, reply) => {

@@ -47,8 +47,17 @@ export interface Admission {
   checkKey(key: ApiKey, declared: number | null): Promise<void>;
   /** Refusals for this key's allowance: its waiting jobs, and its stored bytes with `bytes` more. */
   checkQuota(key: ApiKey, bytes: number): Promise<void>;
-  /** Take an upload slot for as long as the request streams; refuses with 503 when none is free. */
+  /** Take an upload slot for as long as the request streams, once its key is verified; refuses with 503 when none is free. */
   enter(): Slot;
+  /**
+   * Count a `/run` from `address` that has not shown its key yet (it holds no upload slot); refuses with 429 past
+   * `unverifiedUploadsPerAddress`, so no one address can keep many connections open without a key.
+   */
+  awaitKey(address: string): Pass;
+}
+
+export interface Pass {
+  leave(): void;
 }
 
 export interface Slot {
@@ -60,6 +69,7 @@ export interface Slot {
 export function createAdmission(store: JobStore, dataDir: string, limits: () => ServerLimits): Admission {
   let total = 0;
   const perKey = new Map<number, number>();
+  const unverified = new Map<string, number>();
 
   const diskRoom = async (declared: number | null): Promise<void> => {
     const free = await freeBytes(dataDir);
@@ -104,6 +114,21 @@ export function createAdmission(store: JobStore, dataDir: string, limits: () => 
           const n = (perKey.get(bound) ?? 1) - 1;
           if (n <= 0) perKey.delete(bound);
           else perKey.set(bound, n);
+        },
+      };
+    },
+    awaitKey(address) {
+      const n = unverified.get(address) ?? 0;
+      if (n >= limits().unverifiedUploadsPerAddress) throw retryLater('too_many_unverified', Math.ceil(limits().uploadKeyMs / 1000));
+      unverified.set(address, n + 1);
+      let left = false;
+      return {
+        leave() {
+          if (left) return;
+          left = true;
+          const m = (unverified.get(address) ?? 1) - 1;
+          if (m <= 0) unverified.delete(address);
+          else unverified.set(address, m);
         },
       };
     },

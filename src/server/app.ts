@@ -8,7 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { ConvertEngine } from '../convert/index.js';
 import { describeError } from '../errors.js';
-import { DEFAULT_RETRY_AFTER_S, describeFailure, errorBody } from '../http/index.js';
+import { clientErrorHandler, createFrameworkErrorHandler, DEFAULT_RETRY_AFTER_S, describeFailure, errorBody } from '../http/index.js';
 import { appDataDir } from '../project/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { createAdmission, declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
@@ -27,20 +27,22 @@ import {
 } from './config.js';
 import type { ServerContext } from './context.js';
 import { createEngine } from './engine.js';
-import { apiError, errorHandler, HTTP_ERRORS } from './http-errors.js';
+import { apiError, ERROR_WORDS, errorHandler, HTTP_ERRORS } from './http-errors.js';
 import { registerJobRoutes } from './job-routes.js';
 import { jobDir, uploadsDir } from './layout.js';
 import { loggerOptions } from './logging.js';
 import { completionMailer } from './mailer.js';
 import { renderMetrics } from './metrics.js';
-import { registerOpenApi } from './openapi.js';
+import { errorResponses, registerOpenApi } from './openapi.js';
 import { openPgStore } from './pg-store.js';
 import { startPresence, type Presence } from './presence.js';
 import { createProcessor, type OcrBatch, type Processor } from './processor.js';
 import { hashKey, jobTag, newAdminSecret } from './secrets.js';
 import { openSqliteStore } from './sqlite-store.js';
-import { DEFAULT_LEASE_MS, type ApiKey, type JobStore } from './store.js';
+import { DEFAULT_LEASE_MS, type ApiKey, type Job, type JobStore } from './store.js';
+import { DATABASE_RETRY_S, storeForRequests } from './store-outage.js';
 import { sweepLeftovers } from './sweep.js';
+import { createAuthThrottle } from './throttle.js';
 import { errorSchema } from './views.js';
 import { createWebhookSender, type WebhookSender } from './webhooks.js';
 
@@ -64,6 +66,8 @@ export interface CreateAppOptions {
   appData?: string;
   /** `postgres://…`: the PostgreSQL store instead of the SQLite file at `dbPath` (several workers, several machines). */
   databaseUrl?: string;
+  /** PostgreSQL: a statement not done by then is cancelled (and the request answered 503); default 30 s. */
+  statementTimeoutMs?: number;
   /** Another store instead of either. */
   store?: JobStore;
   /** Run the background ticker (default true); with false a test drives `processor.tick()` by hand. */
@@ -152,7 +156,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   let storeError = (_e: Error): void => undefined;
   const store =
     options.store ??
-    (options.databaseUrl ? await openPgStore(options.databaseUrl, { onError: (e) => storeError(e) }) : openSqliteStore(dbPath));
+    (options.databaseUrl ? await openPgStore(options.databaseUrl, { onError: (e) => storeError(e), ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}) }) : openSqliteStore(dbPath));
   const runsJobs = options.worker !== false;
   const clock = options.clock ?? Date.now;
   const settings: ServerSettings = { store, secrets: serverSecrets(options.appData ?? (options.dbPath ? dirname(options.dbPath) : appDataDir())) };
@@ -174,9 +178,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     connectionTimeout: Math.max(120_000, limits.uploadIdleMs * 2),
     requestTimeout: 0,
     bodyLimit: 64 * 1024,
+    // Every refusal, fastify's and Node's own included, answers {"error":{code,message}}; shutdown's 503 is ours too.
+    frameworkErrors: createFrameworkErrorHandler(ERROR_WORDS),
+    clientErrorHandler,
+    return503OnClosing: false,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   storeError = (e) => app.log.warn({ err: describeError(e) }, 'database connection lost; reconnecting');
+  // The routes' store: a database that does not answer is a 503 with Retry-After, not a 500.
+  const requestStore = storeForRequests(store, (detail, message) => app.log.warn(detail, message));
   await registerOpenApi(app);
   await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(rateLimit, { global: false });
@@ -185,6 +195,20 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   app.setErrorHandler(errorHandler);
+  // Answers carry keys, webhook secrets, download links (the job id is their credential) and CSRF tokens: no cache
+  // keeps them, and no browser reads them as anything but their declared type. A download sets its own caching.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+  let httpClosing = false;
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!httpClosing) return;
+    // Sent as text: the route's own response schema (say /health's 503) must not reshape it.
+    const body = JSON.stringify(errorBody('shutting_down', HTTP_ERRORS.shutting_down.message));
+    return reply.code(503).type('application/json; charset=utf-8').headers({ connection: 'close', 'retry-after': String(DEFAULT_RETRY_AFTER_S) }).send(body);
+  });
   const routes: Array<{ method: string; pattern: RegExp }> = [];
   app.addHook('onRoute', (route) => {
     const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
@@ -210,14 +234,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     const socket = request.raw.socket;
     if (typeof header !== 'string' || !trusted || !socket?.remoteAddress || !trusted(socket.remoteAddress, 0)) return '';
     const prefix = header.split(',')[0].trim().replace(/\/+$/, '');
-    // A path and nothing else: it is written into links and a cookie.
-    return /^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$/.test(prefix) && !prefix.split('/').includes('..') ? prefix : '';
+    // A path and nothing else: it is written into links and into a cookie's Path, where ; or , would start another
+    // attribute (Domain=…), so only unreserved characters and percent-escapes pass.
+    return /^(\/([A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})+)*$/.test(prefix) && !prefix.split('/').some((s) => s === '..' || s === '.') ? prefix : '';
   };
 
   let draining = false;
   const mails = new Set<Promise<void>>();
   const linkBase = async (request?: FastifyRequest): Promise<string> => {
-    const stored = await store.getConfig('base_url');
+    const stored = await requestStore.getConfig('base_url');
     if (stored) return stored;
     if (request && (trusted || !app.server.address())) return `${request.protocol}://${request.host}${pathPrefix(request)}`;
     const address = app.server.address();
@@ -244,6 +269,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     engine: options.engine ?? engine!,
     log: app.log,
     minFreeDisk: limits.minFreeDisk,
+    jobTimeMs: limits.jobTimeMs,
     retention,
     ...(options.retryMs ? { retryMs: options.retryMs } : {}),
     ...(options.clientPollEveryMs !== undefined ? { clientPollEveryMs: options.clientPollEveryMs } : {}),
@@ -272,14 +298,30 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const pollAsked = new Map<string, number>();
   const clientPollEveryMs = options.clientPollEveryMs ?? 10_000;
 
-  const admission = createAdmission(store, dataDir, () => limits);
+  /**
+   * A cancelled or deleted parked job's leftovers, in the background: its remote OCR batch is cancelled (which may
+   * take as long as the OCR service's deadline), then its folder removed. The request that ended the job has its
+   * answer by then; the row already says what happened. A folder left by a crash meanwhile is swept later.
+   */
+  const cleanups = new Set<Promise<void>>();
+  const cleanUp = (job: Job): void => {
+    const work = (async () => {
+      await processor.cancelBatch(job);
+      await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+    })().catch((e: unknown) => app.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'a cancelled job could not be cleaned up'));
+    cleanups.add(work);
+    void work.finally(() => cleanups.delete(work));
+  };
+  const admission = createAdmission(requestStore, dataDir, () => limits);
+  const authThrottle = createAuthThrottle({ maxFailures: limits.failedAuthPerMinute, windowMs: 60_000, clock });
   const ctx: ServerContext = {
-    store,
+    store: requestStore,
     processor,
     dataDir,
     maxUpload,
     limits,
     admission,
+    authThrottle,
     draining: () => draining,
     webhookPolicy: { allowPrivate: options.allowPrivateWebhooks === true },
     requestPoll(job) {
@@ -299,9 +341,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     },
     async stopJobs(jobs) {
       for (const job of jobs) {
-        if (job.status === 'ocr_pending') await processor.cancelBatch(job);
         processor.abort(job.jobId);
-        await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+        // A parked job's folder is what its batch is cancelled from: both go in the background. Any other job's folder
+        // goes now, before the answer.
+        if (job.status === 'ocr_pending') cleanUp(job);
+        else await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
       }
     },
   };
@@ -309,6 +353,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     summary: 'Liveness: the server answers and its database does',
     tags: ['service'],
     response: {
+      ...errorResponses(),
       200: { type: 'object', properties: { ok: { type: 'boolean', const: true } }, required: ['ok'], description: 'Up.' },
       503: {
         type: 'object',
@@ -324,26 +369,28 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       return { ok: true };
     } catch (e) {
       app.log.warn({ err: describeError(e) }, 'health: the database does not answer');
-      return reply.code(503).send({ ok: false, ...errorBody('database_unavailable', HTTP_ERRORS.database_unavailable.message) });
+      return reply.code(503).header('retry-after', String(DATABASE_RETRY_S)).send({ ok: false, ...errorBody('database_unavailable', HTTP_ERRORS.database_unavailable.message) });
     }
   });
   const metricsSchema = {
     summary: 'Prometheus metrics of the whole cluster (jobs, queue wait, processing time, pages, workers)',
     tags: ['service'],
-    response: { 200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    response: { 200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses() },
   };
   app.get('/metrics', { schema: metricsSchema }, async (_request, reply) =>
-    reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(await renderMetrics(store)),
+    reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(await renderMetrics(requestStore)),
   );
   const openApiSchema = {
     summary: 'This document: the API as OpenAPI 3.1',
     tags: ['service'],
-    response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+    response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses() },
   };
   app.get('/openapi.json', { schema: openApiSchema }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
   registerJobRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   await app.ready();
+  // Each connection costs a socket and memory whatever it sends: past the cap, Node closes new ones at once.
+  app.server.maxConnections = limits.maxConnections;
 
   // A client that asks before sending its body (`Expect: 100-continue`) is answered before it sends one byte when
   // the answer is a refusal; Node would otherwise say "continue" to every request.
@@ -396,8 +443,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       await presence?.stop();
       await webhooks.stop();
       await engine?.close();
-      await Promise.race([Promise.allSettled([...mails]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await Promise.race([Promise.allSettled([...mails, ...cleanups]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       // Requests in flight get a moment to end; an upload still streaming after it is cut (its partial file is removed).
+      httpClosing = true;
       const closed = app.close();
       const cut = setTimeout(() => app.server.closeAllConnections(), Math.min(graceMs, 5_000));
       await closed;
@@ -417,8 +465,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       await context.admission.checkDisk(declared);
       const raw = headerKey(req.headers);
       if (raw !== null) {
+        const address = req.socket.remoteAddress ?? '';
+        context.authThrottle.check(address);
         const key = await context.store.findActiveKey(hashKey(raw));
-        if (!key) throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+        if (!key) {
+          context.authThrottle.failed(address);
+          throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+        }
         await context.admission.checkKey(key, declared);
       }
       return null;

@@ -164,13 +164,25 @@ export async function showServerConfig(settings: ServerSettings, key: string): P
 export interface ServerLimits {
   /** Memory ceiling of one job's process, bytes. */
   jobMemory: number;
+  /** A job still converting after this long is stopped and failed. */
+  jobTimeMs: number;
   /** Uploads streaming in at once, per key and in all. */
   uploadsPerKey: number;
   uploadsTotal: number;
-  /** An upload that sends nothing for this long is cut; so is one whose key has not arrived by then. */
+  /** An upload that sends nothing for this long is cut. */
   uploadIdleMs: number;
+  /** A connection to `/run` that has not shown a valid key within this long is closed; it holds no upload slot till then. */
+  uploadKeyMs: number;
+  /** Uploads from one address that have not shown their key yet, at once. */
+  unverifiedUploadsPerAddress: number;
+  /** Wrong API keys or admin secrets one address may send in a minute before it is refused for the rest of it. */
+  failedAuthPerMinute: number;
+  /** Connections the server holds open at once; past it a new one is closed at once, before it costs anything. */
+  maxConnections: number;
   /** No upload may take longer than this, however steadily it trickles. */
   uploadDeadlineMs: number;
+  /** An upload must bring at least this many bytes a second, counted over each `uploadIdleMs`, or it is cut. */
+  uploadMinBytesPerSecond: number;
   /** Jobs one key may have waiting to run. */
   queuedJobsPerKey: number;
   /** Bytes one key's jobs may keep on disk (uploads and outputs). */
@@ -181,10 +193,16 @@ export interface ServerLimits {
 
 export const DEFAULT_LIMITS: ServerLimits = {
   jobMemory: DEFAULT_JOB_MEMORY,
+  jobTimeMs: 360 * 60_000,
   uploadsPerKey: 4,
   uploadsTotal: 32,
   uploadIdleMs: 30_000,
+  uploadKeyMs: 5_000,
+  unverifiedUploadsPerAddress: 4,
+  failedAuthPerMinute: 30,
+  maxConnections: 1024,
   uploadDeadlineMs: 60 * 60_000,
+  uploadMinBytesPerSecond: 1024,
   queuedJobsPerKey: 50,
   storedBytesPerKey: 20 * 1024 ** 3,
   minFreeDisk: 1024 ** 3,
@@ -201,10 +219,16 @@ export const DEFAULT_RETENTION: Retention = { inputsMs: 0, outputsMs: 30 * 86_40
 
 const LIMIT_FIELDS = {
   job_memory: 'size',
+  job_minutes: 'count',
   uploads_per_key: 'count',
   uploads_total: 'count',
   upload_idle_seconds: 'count',
+  upload_key_seconds: 'count',
+  unverified_uploads_per_address: 'count',
+  failed_auth_per_minute: 'count',
+  max_connections: 'count',
   upload_deadline_minutes: 'count',
+  upload_min_bytes_per_second: 'count',
   queued_jobs_per_key: 'count',
   stored_bytes_per_key: 'size',
   min_free_disk: 'size0',
@@ -242,10 +266,16 @@ export function parseLimits(text: string): ServerLimits {
   const d = DEFAULT_LIMITS;
   const limits: ServerLimits = {
     jobMemory: get('job_memory', d.jobMemory),
+    jobTimeMs: get('job_minutes', d.jobTimeMs / 60_000) * 60_000,
     uploadsPerKey: get('uploads_per_key', d.uploadsPerKey),
     uploadsTotal: get('uploads_total', d.uploadsTotal),
     uploadIdleMs: get('upload_idle_seconds', d.uploadIdleMs / 1000) * 1000,
+    uploadKeyMs: get('upload_key_seconds', d.uploadKeyMs / 1000) * 1000,
+    unverifiedUploadsPerAddress: get('unverified_uploads_per_address', d.unverifiedUploadsPerAddress),
+    failedAuthPerMinute: get('failed_auth_per_minute', d.failedAuthPerMinute),
+    maxConnections: get('max_connections', d.maxConnections),
     uploadDeadlineMs: get('upload_deadline_minutes', d.uploadDeadlineMs / 60_000) * 60_000,
+    uploadMinBytesPerSecond: get('upload_min_bytes_per_second', d.uploadMinBytesPerSecond),
     queuedJobsPerKey: get('queued_jobs_per_key', d.queuedJobsPerKey),
     storedBytesPerKey: get('stored_bytes_per_key', d.storedBytesPerKey),
     minFreeDisk: get('min_free_disk', d.minFreeDisk),
@@ -257,10 +287,16 @@ export function parseLimits(text: string): ServerLimits {
 function showLimits(l: ServerLimits): Record<string, string | number> {
   return {
     job_memory: formatBytes(l.jobMemory),
+    job_minutes: l.jobTimeMs / 60_000,
     uploads_per_key: l.uploadsPerKey,
     uploads_total: l.uploadsTotal,
     upload_idle_seconds: l.uploadIdleMs / 1000,
+    upload_key_seconds: l.uploadKeyMs / 1000,
+    unverified_uploads_per_address: l.unverifiedUploadsPerAddress,
+    failed_auth_per_minute: l.failedAuthPerMinute,
+    max_connections: l.maxConnections,
     upload_deadline_minutes: l.uploadDeadlineMs / 60_000,
+    upload_min_bytes_per_second: l.uploadMinBytesPerSecond,
     queued_jobs_per_key: l.queuedJobsPerKey,
     stored_bytes_per_key: formatBytes(l.storedBytesPerKey),
     min_free_disk: formatBytes(l.minFreeDisk),

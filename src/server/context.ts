@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Admission } from './admission.js';
 import type { ServerLimits } from './config.js';
 import type { Processor } from './processor.js';
+import type { AuthThrottle } from './throttle.js';
 import type { ApiKey, Job, JobStore } from './store.js';
 import type { WebhookPolicy } from './webhooks.js';
 
@@ -13,6 +14,8 @@ export interface ServerContext {
   maxUpload: number;
   limits: ServerLimits;
   admission: Admission;
+  /** Wrong keys and admin secrets, counted per client address. */
+  authThrottle: AuthThrottle;
   /** True once shutdown began: `/run` takes no more uploads. */
   draining(): boolean;
   /** Prefix of download links: `base_url`, else the request's own origin (and a trusted proxy's prefix), else the listening address. */
@@ -28,6 +31,10 @@ export interface ServerContext {
    * whichever worker ticks next.
    */
   requestPoll(job: Job): void;
-  /** Stop these jobs (already cancelled in the store): a running one at its next frame, a parked one's batch; files removed. */
+  /**
+   * Stop these jobs (already cancelled or deleted in the store): a running one at its next frame, its files removed;
+   * a parked one's batch is cancelled and its files removed in the background, so the caller answers without
+   * waiting on the OCR service.
+   */
   stopJobs(jobs: Job[]): Promise<void>;
 }

@@ -22,6 +22,9 @@ export type ChildReply =
   | { type: 'cancelled' }
   | { type: 'error'; error: { code: ErrorCode | null; message: string; detail?: string | undefined; errno?: string | undefined } };
 
+/** How much lower a job process's CPU priority is than the server's (added to its niceness). */
+export const JOB_NICENESS = 10;
+
 /** The default memory ceiling of one job's process. */
 export const DEFAULT_JOB_MEMORY = 1.5 * 1024 ** 3;
 
@@ -32,6 +35,25 @@ export interface EngineOptions {
   childScript?: string;
   /** Keep one job process started ahead (default true); a server that runs no jobs (`--no-worker`) keeps none. */
   warm?: boolean;
+  /** A poll or cancel of an OCR batch ends by then, however the OCR service behaves; default 2 minutes. */
+  ocrDeadlineMs?: number;
+}
+
+/** The default deadline of one poll or cancel of an OCR batch (the remote client's own timeouts and retries fit in it). */
+export const OCR_DEADLINE_MS = 120_000;
+
+function ocrLate(ms: number): QuireError {
+  return new QuireError(ERROR_CODES.REMOTE_OCR_FAILED, `The OCR service did not answer within ${Math.round(ms / 1000)} seconds; try again later.`, 'the OCR batch: deadline passed');
+}
+
+/** `promise`, or a rejection with {@link ocrLate} once `ms` have passed. */
+function byDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(ocrLate(ms)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** The conversion verbs, each call in a process of its own. */
@@ -55,12 +77,13 @@ export interface Engine extends ConvertEngine {
  */
 export function createEngine(options: EngineOptions = {}): Engine {
   const memoryLimit = options.memoryLimit ?? DEFAULT_JOB_MEMORY;
+  const ocrDeadlineMs = options.ocrDeadlineMs ?? OCR_DEADLINE_MS;
   const script = options.childScript ?? fileURLToPath(new URL('./job-child.js', import.meta.url));
   if (!options.childScript && import.meta.url.endsWith('.ts')) {
     return {
       convert: async (input, opts) => (await import('../convert/index.js')).convert(input, opts),
-      checkOcr: async (projectDir) => (await import('../convert/index.js')).checkProjectOcr(projectDir),
-      cancelOcr: async (projectDir) => (await import('../convert/index.js')).cancelProjectOcr(projectDir),
+      checkOcr: async (projectDir) => byDeadline((await import('../convert/index.js')).checkProjectOcr(projectDir), ocrDeadlineMs),
+      cancelOcr: async (projectDir) => byDeadline((await import('../convert/index.js')).cancelProjectOcr(projectDir), ocrDeadlineMs),
       close: async () => {},
     };
   }
@@ -96,7 +119,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return child;
   };
 
-  function run<T>(request: ChildRequest, label: string, onProgress?: (e: ProgressEvent) => void, signal?: AbortSignal): Promise<T> {
+  function run<T>(request: ChildRequest, label: string, onProgress?: (e: ProgressEvent) => void, signal?: AbortSignal, deadlineMs?: number): Promise<T> {
     const child = take();
     children.add(child);
     let stderr = '';
@@ -113,6 +136,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
       }
     }, 250);
     watchdog.unref();
+    let late = false;
+    // A call to a peer (the OCR service) ends by its deadline, whatever the peer does: its process is killed.
+    const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
+      late = true;
+      child.kill('SIGKILL');
+    }, deadlineMs);
+    deadline?.unref();
     return new Promise<T>((resolve, reject) => {
       let answered = false;
       child.on('message', (msg: ChildReply) => {
@@ -125,9 +155,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
       });
       child.once('exit', (code, sig) => {
         clearInterval(watchdog);
+        clearTimeout(deadline);
         children.delete(child);
         signal?.removeEventListener('abort', abort);
         if (answered) return;
+        if (late) return reject(ocrLate(deadlineMs!));
         if (overMemory || sig === 'SIGKILL' || outOfMemory(stderr)) reject(memoryError(label, memoryLimit, `exit ${code ?? sig}; ${stderr.slice(-500)}`));
         else reject(new QuireError(ERROR_CODES.INTERNAL, 'The conversion stopped unexpectedly.', `job process exited with ${code ?? sig}: ${stderr.slice(-1000)}`));
       });
@@ -151,8 +183,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const { signal, onProgress, ...plain } = opts;
       return run<ConvertResult>({ type: 'run', input, options: plain }, opts.label ?? String(input), onProgress, signal);
     },
-    checkOcr: (projectDir) => run<OcrCheck>({ type: 'check-ocr', projectDir }, 'the OCR batch'),
-    cancelOcr: (projectDir) => run<void>({ type: 'cancel-ocr', projectDir }, 'the OCR batch'),
+    checkOcr: (projectDir) => run<OcrCheck>({ type: 'check-ocr', projectDir }, 'the OCR batch', undefined, undefined, ocrDeadlineMs),
+    cancelOcr: (projectDir) => run<void>({ type: 'cancel-ocr', projectDir }, 'the OCR batch', undefined, undefined, ocrDeadlineMs),
     async close() {
       closed = true;
       spare?.kill('SIGKILL');
@@ -170,7 +202,9 @@ function spawnJob(script: string, memoryLimit: number): ChildProcess {
   const stdio: ['ignore', 'ignore', 'pipe', 'ipc'] = ['ignore', 'ignore', 'pipe', 'ipc'];
   if (process.platform === 'win32') return spawn(node[0], node.slice(1), { stdio });
   const kb = Math.floor(memoryLimit / 1024);
-  return spawn('/bin/sh', ['-c', `ulimit -d ${kb} 2>/dev/null; exec "$@"`, 'quire-job', ...node], { stdio });
+  // A lower CPU priority than the HTTP process (nice 10 more): a conversion takes what the API leaves, so requests
+  // stay fast while jobs run on every core.
+  return spawn('/bin/sh', ['-c', `ulimit -d ${kb} 2>/dev/null; command -v nice >/dev/null && exec nice -n ${JOB_NICENESS} "$@"; exec "$@"`, 'quire-job', ...node], { stdio });
 }
 
 /** A process's resident size from /proc (Linux), or null where there is none. */
@@ -184,19 +218,24 @@ export function residentBytes(pid: number | undefined): number | null {
   }
 }
 
-/** What V8, libvips and the C library say when an allocation fails. */
+/**
+ * What V8, libvips and the C library say when an allocation fails, and Node when a thread cannot start for want of
+ * memory (under `ulimit -d` a thread's stack is refused like any other allocation).
+ */
 function outOfMemory(text: string): boolean {
-  return /out of memory|allocation failed|heap limit|ENOMEM|Cannot allocate memory|std::bad_alloc/i.test(text);
+  return /out of memory|allocation failed|heap limit|ENOMEM|Cannot allocate memory|std::bad_alloc|ERR_WORKER_OUT_OF_MEMORY|ERR_WORKER_INIT_FAILED|reaching memory limit|pthread_create|Resource temporarily unavailable/i.test(text);
 }
 
-function memoryError(label: string, limit: number, detail: string): QuireError {
-  return new QuireError(ERROR_CODES.RESOURCE_LIMIT, `${label} needed more than the ${formatBytes(limit)} of memory this server gives a job, so Quire stopped converting it.`, detail);
+/** The sentence of a job that needed more memory than its ceiling, whoever noticed it (the watchdog, V8, a decoder). */
+export function memoryError(label: string, limit: number, detail: string): QuireError {
+  return new QuireError(ERROR_CODES.RESOURCE_LIMIT, `${label} needed more memory than the job limit of ${formatBytes(limit)}, so Quire stopped converting it.`, detail);
 }
 
 /** The error a job's process reported, as a `QuireError` when it was one; an allocation failure says so plainly. */
 function errorOf(error: Extract<ChildReply, { type: 'error' }>['error'], label: string, limit: number): Error {
+  // A decoder that could not allocate says its image is unreadable: the memory is the cause, and it is named so.
+  if (error.code !== ERROR_CODES.CANCELLED && outOfMemory(`${error.message} ${error.detail ?? ''} ${error.errno ?? ''}`)) return memoryError(label, limit, error.detail ?? error.message);
   if (error.code && error.code !== ERROR_CODES.INTERNAL) return new QuireError(error.code, error.message, error.detail);
-  if (outOfMemory(`${error.message} ${error.detail ?? ''}`)) return memoryError(label, limit, error.detail ?? error.message);
   if (error.code) return new QuireError(error.code, error.message, error.detail);
   const e = new Error(error.message) as NodeJS.ErrnoException;
   if (error.errno) e.code = error.errno;

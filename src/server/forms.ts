@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
+import { formatBytes } from '../util/index.js';
 import { isDiskFull } from './disk.js';
 import { apiError } from './http-errors.js';
 
@@ -109,16 +110,20 @@ export interface RunFormOptions {
   keyKnown: boolean;
   /** Check the form's api_key (and what the key may do); throws to refuse the upload. */
   checkKey: (apiKey: string) => Promise<void>;
-  /** Nothing arrived for this long, or no key by then: the upload is cut. */
+  /** Nothing arrived for this long: the upload is cut. */
   idleMs: number;
+  /** No valid key by then: the upload is refused and its connection closed. */
+  keyWaitMs: number;
   /** The whole upload may not take longer than this. */
   deadlineMs: number;
+  /** Fewer bytes than this a second, over any `idleMs`, and the upload is cut: a trickle holds a slot for nothing. */
+  minBytesPerSecond: number;
 }
 
 /**
  * Read `/run`'s form, streaming the file to `tempDir`. The key must be known before the file: from a header, or
  * the `api_key` field sent before it; a file part before a verified key is refused at once, unread. An upload that
- * stalls (`idleMs`), trickles past `deadlineMs`, or has sent no key within `idleMs` is cut. Any failure (bad
+ * stalls (`idleMs`), trickles past `deadlineMs`, or has sent no key within `keyWaitMs` is cut. Any failure (bad
  * extension, size limit, full disk, dropped connection, refused key, timeout) removes the partial file before it
  * propagates.
  */
@@ -137,7 +142,18 @@ export async function readRunForm(request: FastifyRequest, options: RunFormOptio
     clearTimeout(idle);
     idle = setTimeout(() => stop(apiError('upload_timeout', `The upload stalled: nothing arrived for ${Math.round(options.idleMs / 1000)} seconds.`)), options.idleMs);
   };
-  const keyDeadline = keyChecked ? undefined : setTimeout(() => stop(apiError('unauthorized', KEY_FIRST)), options.idleMs);
+  const keyDeadline = keyChecked ? undefined : setTimeout(() => stop(apiError('unauthorized', KEY_FIRST)), options.keyWaitMs);
+  // Counted window by window: a client sending a byte now and then is as stalled as one sending nothing.
+  let windowBytes = 0;
+  const windowMin = (options.minBytesPerSecond * options.idleMs) / 1000;
+  const received = (chunk: Buffer): void => {
+    windowBytes += chunk.length;
+    touch();
+  };
+  const rate = setInterval(() => {
+    if (windowBytes < windowMin) stop(apiError('upload_timeout', `The upload came slower than ${formatBytes(options.minBytesPerSecond)} a second, the least this server takes.`));
+    windowBytes = 0;
+  }, options.idleMs);
   const deadline = setTimeout(() => stop(apiError('upload_timeout', `The upload took longer than the ${Math.round(options.deadlineMs / 60_000)} minutes this server allows one.`)), options.deadlineMs);
   const aborted = new Promise<never>((_resolve, reject) => cut.signal.addEventListener('abort', () => reject(cut.signal.reason as Error), { once: true }));
   // Only ever rejects; a race that lost to it is not an unhandled rejection.
@@ -145,7 +161,7 @@ export async function readRunForm(request: FastifyRequest, options: RunFormOptio
   try {
     const parts = request.parts({ limits: { ...FIELD_LIMITS, files: 1, fileSize: options.maxUpload } });
     touch();
-    request.raw.on('data', touch);
+    request.raw.on('data', received);
     const iterator = parts[Symbol.asyncIterator]();
     for (;;) {
       const next = iterator.next();
@@ -188,7 +204,8 @@ export async function readRunForm(request: FastifyRequest, options: RunFormOptio
     clearTimeout(idle);
     clearTimeout(keyDeadline);
     clearTimeout(deadline);
-    request.raw.off('data', touch);
+    clearInterval(rate);
+    request.raw.off('data', received);
   }
 }
 

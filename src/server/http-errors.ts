@@ -16,6 +16,8 @@ export const HTTP_ERRORS = {
   method_not_allowed: { status: 405, message: 'This address does not take this method.' },
   upload_timeout: { status: 408, message: 'The upload stalled.' },
   bad_request: { status: 400, message: 'The request is not valid.' },
+  bad_url: { status: 400, message: 'The address is not valid: a % in it must start a percent-encoded UTF-8 character.' },
+  uri_too_long: { status: 414, message: 'The address is longer than this server takes.' },
   bad_kind: { status: 400, message: 'The file kind must be pdf or md.' },
   bad_webhook: { status: 400, message: 'webhook_url is not an address this server posts to.' },
   unsupported_file: { status: 400, message: 'The file must be a scan bundle (.aglbundle or .zip) or a PDF (.pdf).' },
@@ -25,6 +27,8 @@ export const HTTP_ERRORS = {
   not_cancellable: { status: 409, message: 'The job has already ended, so it cannot be cancelled.' },
   rate_limited: { status: 429, message: 'Too many jobs submitted with this API key; wait a little and try again.' },
   too_many_uploads: { status: 429, message: 'This API key is already sending as many uploads at once as this server takes; wait for one to finish.' },
+  auth_throttled: { status: 429, message: 'Too many wrong API keys or admin secrets came from this address; wait a little and try again.' },
+  too_many_unverified: { status: 429, message: 'This address already has as many uploads waiting for their API key as this server takes; send the key in a header.' },
   queue_full: { status: 429, message: 'This API key already has as many jobs waiting as this server takes; submit more once some are done.' },
   storage_full: { status: 429, message: 'The jobs of this API key already keep as much on the server as it allows; delete some jobs and try again.' },
   busy: { status: 503, message: 'The server is receiving as many uploads at once as it takes; try again in a moment.' },
@@ -46,9 +50,12 @@ export function retryLater(code: HttpErrorCode, seconds: number, message?: strin
   return apiError(code, message, { 'retry-after': String(Math.max(1, Math.ceil(seconds))) });
 }
 
-/** The shared error handler, in the job server's words. */
-export const errorHandler = createErrorHandler({
+/** The job server's words for the shared handler's generic refusals. */
+export const ERROR_WORDS = {
   internal: HTTP_ERRORS.internal.message,
   tooLarge: HTTP_ERRORS.too_large.message,
   rateLimited: HTTP_ERRORS.rate_limited.message,
-});
+};
+
+/** The shared error handler, in the job server's words. */
+export const errorHandler = createErrorHandler(ERROR_WORDS);

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
+import { declaredLength, FORM_OVERHEAD, headerKey, type Pass, type Slot } from './admission.js';
 import type { ServerContext } from './context.js';
 import { isDiskFull } from './disk.js';
 import { sendArtifact } from './download.js';
@@ -84,17 +84,22 @@ export function decodeCursor(cursor: string): number | null {
 export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const { store, dataDir, admission } = ctx;
 
-  async function authenticate(raw: unknown): Promise<ApiKey> {
+  /** The key `raw` names; a wrong one counts against the caller's address, which is refused once over its allowance. */
+  async function authenticate(raw: unknown, request: FastifyRequest): Promise<ApiKey> {
+    ctx.authThrottle.check(request.ip);
     if (typeof raw !== 'string' || raw === '') throw apiError('unauthorized');
     const key = await store.findActiveKey(hashKey(raw));
-    if (!key) throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+    if (!key) {
+      ctx.authThrottle.failed(request.ip);
+      throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
+    }
     return key;
   }
 
   /** The key of a GET: a header, else the `api_key` query parameter. */
-  const queryKey = (request: FastifyRequest<{ Querystring: { api_key?: string } }>): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? request.query.api_key);
+  const queryKey = (request: FastifyRequest<{ Querystring: { api_key?: string } }>): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? request.query.api_key, request);
   /** The key of a small POST: a header, else the form's `api_key`. */
-  const formKey = async (request: FastifyRequest): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? (await readFields(request)).api_key);
+  const formKey = async (request: FastifyRequest): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? (await readFields(request)).api_key, request);
 
   /** The caller's job; another key's job is answered exactly like one that does not exist. */
   async function ownJob(jobId: string, key: ApiKey): Promise<Job> {
@@ -136,10 +141,12 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         'missing_file',
         'bad_webhook',
         'unauthorized',
+        'auth_throttled',
         'upload_timeout',
         'too_large',
         'rate_limited',
         'too_many_uploads',
+        'too_many_unverified',
         'queue_full',
         'storage_full',
         'busy',
@@ -153,27 +160,34 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     if (ctx.draining()) throw apiError('shutting_down');
     const declared = declaredLength(request.headers);
     if (declared !== null && declared > ctx.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
-    // Everything that can be refused without the body is refused before a byte of it is read.
-    const slot = admission.enter();
+    // Everything that can be refused without the body is refused before a byte of it is read. An upload slot is
+    // taken only once the key is verified: a connection without one holds nothing but its address's pass.
+    let slot: Slot | null = null;
+    let pass: Pass | null = null;
     try {
       await admission.checkDisk(declared);
       let key: ApiKey | null = null;
       const admit = async (raw: string): Promise<void> => {
-        const k = await authenticate(raw);
+        const k = await authenticate(raw, request);
         await ctx.checkRunRate(request, k);
         await admission.checkKey(k, declared);
+        slot = admission.enter();
         slot.bind(k);
+        pass?.leave();
         key = k;
       };
       const fromHeader = headerKey(request.headers);
       if (fromHeader !== null) await admit(fromHeader);
+      else pass = admission.awaitKey(request.ip);
       const form = await readRunForm(request, {
         tempDir: uploadsDir(dataDir),
         maxUpload: ctx.maxUpload,
         keyKnown: fromHeader !== null,
         checkKey: admit,
         idleMs: ctx.limits.uploadIdleMs,
+        keyWaitMs: ctx.limits.uploadKeyMs,
         deadlineMs: ctx.limits.uploadDeadlineMs,
+        minBytesPerSecond: ctx.limits.uploadMinBytesPerSecond,
       });
       // Set inside admit, which TypeScript cannot follow.
       const owner = key as ApiKey | null;
@@ -207,7 +221,8 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         throw e;
       }
     } finally {
-      slot.leave();
+      (slot as Slot | null)?.leave();
+      (pass as Pass | null)?.leave();
     }
   });
 
@@ -226,7 +241,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
             cursor: { type: 'string', maxLength: 64, description: 'The next value of the page before.' },
           },
         },
-        response: { 200: { ...listSchema, description: 'A page of jobs; next is there when another page follows.' }, ...errorResponses('bad_request', 'unauthorized') },
+        response: { 200: { ...listSchema, description: 'A page of jobs; next is there when another page follows.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled') },
       },
     },
     async (request, reply) => {
@@ -249,7 +264,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         security: SECURED,
         params: jobParams,
         querystring: apiKeyQuery,
-        response: { 200: { ...checkSchema, description: 'The job as it is now.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found') },
+        response: { 200: { ...checkSchema, description: 'The job as it is now.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found') },
       },
     },
     async (request) => jobCheck(await currentJob(request)),
@@ -264,7 +279,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         security: SECURED,
         params: jobParams,
         querystring: apiKeyQuery,
-        response: { 200: { ...getSchema, description: 'The job as it is now; links only to files that exist.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found') },
+        response: { 200: { ...getSchema, description: 'The job as it is now; links only to files that exist.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found') },
       },
     },
     async (request) => jobGet(await currentJob(request), await ctx.linkBase(request)),
@@ -313,20 +328,19 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         security: SECURED,
         params: jobParams,
         'x-form': KEY_FORM,
-        response: { 200: { ...runSchema, description: 'The job is cancelled.' }, ...errorResponses('bad_request', 'unauthorized', 'not_found', 'not_cancellable') },
+        response: { 200: { ...runSchema, description: 'The job is cancelled.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found', 'not_cancellable') },
       }),
     },
     async (request) => {
       const key = await formKey(request);
       const job = await ownJob(request.params.job_id, key);
       if (!ACTIVE_STATUSES.includes(job.status)) throw apiError('not_cancellable');
-      if (job.status === 'ocr_pending') await ctx.processor.cancelBatch(job);
+      // The intent is recorded first and answered at once; a running job stops at its next frame boundary, and a
+      // parked one's batch is cancelled in the background (the OCR service may be slow, or not answer at all).
       const before = await store.cancelJob(job.jobId, key.keyId, Date.now());
       if (!before) throw apiError('not_found');
       if (!ACTIVE_STATUSES.includes(before.status)) throw apiError('not_cancellable');
-      // A running job stops at its next frame boundary; its worker removes what it wrote after this.
-      ctx.processor.abort(job.jobId);
-      await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+      await ctx.stopJobs([before]);
       request.log.info({ job: jobTag(job.jobId), was: before.status }, 'job cancelled');
       return { job_id: job.jobId, status: 'cancelled' };
     },
@@ -343,17 +357,16 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
         'x-form': KEY_FORM,
         response: {
           200: { type: 'object', properties: { deleted: { type: 'boolean' } }, required: ['deleted'], description: 'The job and its files are gone.' },
-          ...errorResponses('bad_request', 'unauthorized', 'not_found'),
+          ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found'),
         },
       }),
     },
     async (request) => {
       const key = await formKey(request);
       const job = await ownJob(request.params.job_id, key);
-      if (job.status === 'ocr_pending') await ctx.processor.cancelBatch(job);
-      if (!(await store.deleteJob(job.jobId, key.keyId))) throw apiError('not_found');
-      ctx.processor.abort(job.jobId);
-      await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
+      const before = await store.deleteJob(job.jobId, key.keyId);
+      if (!before) throw apiError('not_found');
+      await ctx.stopJobs([before]);
       request.log.info({ job: jobTag(job.jobId), was: job.status }, 'job deleted');
       return { deleted: true };
     },

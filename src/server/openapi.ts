@@ -29,7 +29,9 @@ export function withForm(schema: FastifySchema & { 'x-form': FormDoc }): Fastify
 /** The error answers a route gives, one response per status, naming the codes it may carry. */
 export function errorResponses(...codes: HttpErrorCode[]): Record<string, object> {
   const byStatus = new Map<number, HttpErrorCode[]>();
-  for (const code of [...codes, 'internal' as const]) {
+  // Any address answers 405 (with Allow) to a method it does not take, 503 while its database does not answer, and
+  // 500 when something breaks.
+  for (const code of [...codes, 'method_not_allowed' as const, 'database_unavailable' as const, 'internal' as const]) {
     const status = HTTP_ERRORS[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }

@@ -59,7 +59,15 @@ export interface PgStoreOptions {
   maxConnections?: number;
   /** Told of errors of idle connections (the database restarted); they are replaced on the next query. */
   onError?: (e: Error) => void;
+  /**
+   * A statement the database has not finished by then is cancelled there (`statement_timeout`), and one whose answer
+   * does not come (a network that hangs) is given up here a little later; default 30 s.
+   */
+  statementTimeoutMs?: number;
 }
+
+/** The default statement timeout: far above any of the store's statements, far below a client's patience. */
+export const STATEMENT_TIMEOUT_MS = 30_000;
 
 /** `postgres://` or `postgresql://`: what `--database-url` selects PostgreSQL with. */
 export function isPostgresUrl(url: string): boolean {
@@ -69,7 +77,16 @@ export function isPostgresUrl(url: string): boolean {
 /** Open the PostgreSQL store at `url` and bring its schema up to date (the same migrations as SQLite). */
 export async function openPgStore(url: string, options: PgStoreOptions = {}): Promise<JobStore> {
   if (!isPostgresUrl(url)) throw new QuireError(ERROR_CODES.USAGE, 'The database URL must start with postgres:// or postgresql://.');
-  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000, types });
+  const statementMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: statementMs,
+    query_timeout: statementMs + 5_000,
+    types,
+  });
   pool.on('error', (e) => options.onError?.(e));
   try {
     await migrate(pool);
@@ -351,6 +368,7 @@ class PgJobStore implements JobStore {
         ? await this.run(Q.finishDone, {
             docName: outcome.docName,
             hasMd: outcome.hasMd ? 1 : 0,
+            outOfFocus: outcome.outOfFocus && outcome.outOfFocus.length > 0 ? JSON.stringify(outcome.outOfFocus) : null,
             pages: outcome.pages,
             outputBytes: outcome.outputBytes ?? 0,
             iso: iso(now),

@@ -70,6 +70,8 @@ export interface ProcessorOptions {
   housekeeping?: boolean;
   /** Pipeline threads per job; default the number of cores. */
   workers?: number;
+  /** A job still converting after this long is stopped at its next frame and failed; default none. */
+  jobTimeMs?: number;
   /** Stands in for the processor's own batch poller (tests). */
   ocrBatch?: OcrBatch;
   /** The clock of the OCR batch schedule (default `Date.now`): tests run the whole schedule in milliseconds. */
@@ -133,7 +135,7 @@ export interface Processor {
   stop(graceMs: number): Promise<void>;
 }
 
-type StopReason = 'cancel' | 'shutdown' | 'lost';
+type StopReason = 'cancel' | 'shutdown' | 'lost' | 'timeout';
 
 interface Running {
   job: Job;
@@ -282,11 +284,14 @@ export function createProcessor(options: ProcessorOptions): Processor {
     await rm(proj, { recursive: true, force: true });
     const timer = setInterval(() => renew(), heartbeatMs);
     timer.unref();
+    // No job holds a worker for ever: past its time it stops at the next frame and fails, saying so.
+    const overtime = options.jobTimeMs === undefined ? undefined : setTimeout(() => stop('timeout'), options.jobTimeMs);
+    overtime?.unref();
     const progress = progressTracker((p) => renew(p));
     log.info({ job: jobTag(job.jobId), attempt: job.attempts }, 'job started');
-    try {
-      // Messages and the document name come from the name the file was uploaded under, never the server's path.
-      const result = await options.engine.convert(input, {
+    // Messages and the document name come from the name the file was uploaded under, never the server's path.
+    const convertOnce = (workers: number | undefined) =>
+      options.engine.convert(input, {
         label: job.uploadName,
         exports: wantsMarkdown(job.ocr) ? 'pdf+md' : 'pdf',
         outDir: dir,
@@ -294,17 +299,28 @@ export function createProcessor(options: ProcessorOptions): Processor {
         keepProject: proj,
         ...(job.dpi ? { dpi: { value: job.dpi, force: true } } : {}),
         ...(job.ocr ? { ocr: job.ocr } : {}),
-        ...(options.workers ? { workers: options.workers } : {}),
+        ...(workers ? { workers } : {}),
         signal: controller.signal,
         onProgress: progress,
       });
+    try {
+      let result: ConvertResult;
+      try {
+        result = await convertOnce(options.workers);
+      } catch (e) {
+        if (controller.signal.aborted || !isQuireError(e) || e.code !== ERROR_CODES.RESOURCE_LIMIT) throw e;
+        // Out of memory: once more with one page at a time, which needs a fraction of it, before failing for good.
+        log.warn({ job: jobTag(job.jobId), err: e.detail ?? e.message }, 'job needed more memory than its limit; converting it again one page at a time');
+        await rm(proj, { recursive: true, force: true });
+        result = await convertOnce(1);
+      }
       // A shutdown that came after the last frame does not waste the finished work; a cancel or a lost job does.
       if (controller.signal.aborted && run.reason !== 'shutdown') return await settleStopped(run);
       if (result.ocrPending) return await park(run, result.ocrPending.batchIds);
       const hasMd = hasMarkdown(result);
       await rm(proj, { recursive: true, force: true });
       const docName = result.name;
-      const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages, outputBytes: outputBytes(result) };
+      const outcome = { status: 'done' as const, docName, hasMd, pages: result.pages, outputBytes: outputBytes(result), ...(result.outOfFocus ? { outOfFocus: result.outOfFocus } : {}) };
       if (!(await store.finishJob(job.jobId, workerId, outcome, Date.now()))) return await settleStopped(run);
       await metric(recordEnd(store, job, 'done', result.pages));
       log.info({ job: jobTag(job.jobId), pages: result.pages }, 'job done');
@@ -341,6 +357,7 @@ export function createProcessor(options: ProcessorOptions): Processor {
       return { jobId: job.jobId, status: 'failed' };
     } finally {
       clearInterval(timer);
+      clearTimeout(overtime);
     }
   }
 
@@ -410,7 +427,8 @@ export function createProcessor(options: ProcessorOptions): Processor {
         log.warn({ job: jobTag(jobId), err: check.detail ?? check.message }, 'OCR batch failed');
         return await endParked(job, { status: 'failed', error: check.message });
       }
-      return await endParked(job, { status: 'done', docName: check.result.name, hasMd: hasMarkdown(check.result), pages: check.result.pages, outputBytes: outputBytes(check.result) });
+      const r = check.result;
+      return await endParked(job, { status: 'done', docName: r.name, hasMd: hasMarkdown(r), pages: r.pages, outputBytes: outputBytes(r), ...(r.outOfFocus ? { outOfFocus: r.outOfFocus } : {}) });
     } catch (e) {
       // The job went from under the poll (deleted), or its store failed: nothing is left half-done.
       log.warn({ job: jobTag(jobId), err: describeError(e) }, 'OCR batch could not be finished');
@@ -508,6 +526,18 @@ export function createProcessor(options: ProcessorOptions): Processor {
       await store.requeueJob(job.jobId, workerId, Date.now(), true);
       log.info({ job: jobTag(job.jobId) }, 'job put back to pending for the next start');
       return { jobId: job.jobId, status: 'pending' };
+    }
+    if (run.reason === 'timeout') {
+      await removeWork(job.jobId);
+      const ms = options.jobTimeMs!;
+      const [n, unit] = ms >= 60_000 ? [Math.round(ms / 60_000), 'minute'] : [Math.round(ms / 1000), 'second'];
+      const error = `${job.uploadName} took longer than the ${n} ${unit}${n === 1 ? '' : 's'} a job may take on this server, so Quire stopped converting it.`;
+      if (await store.finishJob(job.jobId, workerId, { status: 'failed', error }, Date.now())) {
+        log.warn({ job: jobTag(job.jobId), limitMs: ms }, 'job stopped: past its time limit');
+        await metric(recordEnd(store, job, 'failed', 0));
+        await ended(job.jobId);
+        return { jobId: job.jobId, status: 'failed' };
+      }
     }
     const now = await store.getJob(job.jobId);
     if (now === null || now.status === 'cancelled') {

@@ -46,7 +46,8 @@ export const Q = {
   // The first job of the page after: the cursor of that page.
   pageAfter: 'SELECT seq FROM jobs WHERE key_id = @keyId AND seq <= @from ORDER BY seq DESC LIMIT 1 OFFSET @limit',
   countByStatus: 'SELECT status, COUNT(*) AS n FROM jobs GROUP BY status',
-  keyUsage: `SELECT COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0) AS queued,
+  // A job parked on an OCR batch still waits for its turn to end: it counts against the key's queue.
+  keyUsage: `SELECT COALESCE(SUM(CASE WHEN status IN ('pending', 'ocr_pending') THEN 1 ELSE 0 END), 0) AS queued,
       COALESCE(SUM(input_bytes + output_bytes), 0) AS stored
     FROM jobs WHERE key_id = @keyId`,
   listProcessing: "SELECT * FROM jobs WHERE status = 'processing'",
@@ -57,7 +58,7 @@ export const Q = {
   progress: `UPDATE jobs SET heartbeat_at = @now, lease_until = @leaseUntil, updated_at = @iso, pages_done = @pagesDone, pages_total = @pagesTotal,
       progress_step = COALESCE(@step, progress_step)
     WHERE job_id = @jobId AND status = 'processing' AND worker_id = @workerId`,
-  finishDone: `UPDATE jobs SET status = 'done', error = NULL, doc_name = @docName, has_md = @hasMd, pages_done = @pages, pages_total = @pages,
+  finishDone: `UPDATE jobs SET status = 'done', error = NULL, doc_name = @docName, has_md = @hasMd, out_of_focus = @outOfFocus, pages_done = @pages, pages_total = @pages,
       output_bytes = @outputBytes, ${LET_GO}, ocr_next_poll_at = NULL, updated_at = @iso, ended_at = @now, ${WEBHOOK_DUE}
     WHERE job_id = @jobId AND status IN ('processing', 'ocr_pending') AND worker_id = @workerId`,
   finishFailed: `UPDATE jobs SET status = 'failed', error = @error, output_bytes = 0, ${LET_GO}, ocr_next_poll_at = NULL,

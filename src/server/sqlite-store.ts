@@ -240,6 +240,7 @@ class SqliteJobStore implements JobStore {
         ? this.run(Q.finishDone, {
             docName: outcome.docName,
             hasMd: outcome.hasMd ? 1 : 0,
+            outOfFocus: outcome.outOfFocus && outcome.outOfFocus.length > 0 ? JSON.stringify(outcome.outOfFocus) : null,
             pages: outcome.pages,
             outputBytes: outcome.outputBytes ?? 0,
             iso: iso(now),

@@ -12,6 +12,7 @@ export interface JobRow {
   upload_name: string;
   input_ext: 'zip' | 'pdf';
   doc_name: string | null;
+  out_of_focus: string | null;
   has_md: number;
   pages_done: number;
   pages_total: number | null;
@@ -73,6 +74,7 @@ export function toJob(r: JobRow): Job {
     uploadName: r.upload_name,
     inputExt: r.input_ext,
     docName: r.doc_name,
+    outOfFocus: r.out_of_focus ? (JSON.parse(r.out_of_focus) as number[]) : null,
     hasMd: r.has_md === 1,
     pagesDone: r.pages_done,
     pagesTotal: r.pages_total,

@@ -36,6 +36,8 @@ export interface Job {
   inputExt: 'zip' | 'pdf';
   /** The document's name, known once the job is done. */
   docName: string | null;
+  /** Pages of a done job that look out of focus or shaken (1-based), for the person to take again; null: none. */
+  outOfFocus: number[] | null;
   hasMd: boolean;
   pagesDone: number;
   pagesTotal: number | null;
@@ -143,7 +145,7 @@ export const DEFAULT_LEASE_MS = 60_000;
 
 /** How a worker ends a job it holds. */
 export type JobOutcome =
-  | { status: 'done'; docName: string; hasMd: boolean; pages: number; outputBytes?: number }
+  | { status: 'done'; docName: string; hasMd: boolean; pages: number; outputBytes?: number; outOfFocus?: number[] }
   | { status: 'failed'; error: string };
 
 export interface JobStore {

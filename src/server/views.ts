@@ -29,6 +29,8 @@ export interface JobGetView extends JobCheckView {
   md_url: string | null;
   /** Only once retention removed the files of a done job. */
   expired?: true;
+  /** Only for a done job with pages that look out of focus or shaken (1-based). */
+  out_of_focus_pages?: number[];
   /** Only when the job was submitted with a `webhook_url`: where it goes and every delivery attempt so far. */
   webhook?: WebhookView;
 }
@@ -67,7 +69,13 @@ export function jobCheck(job: Job): JobCheckView {
 export function jobGet(job: Job, base: string): JobGetView {
   const done = job.status === 'done' && !job.expired;
   const link = (kind: string): string => `${base}/download/${job.jobId}/${kind}`;
-  const view: JobGetView = { ...jobCheck(job), pdf_url: done ? link('pdf') : null, md_url: done && job.hasMd ? link('md') : null, ...(job.expired ? { expired: true as const } : {}) };
+  const view: JobGetView = {
+    ...jobCheck(job),
+    pdf_url: done ? link('pdf') : null,
+    md_url: done && job.hasMd ? link('md') : null,
+    ...(job.expired ? { expired: true as const } : {}),
+    ...(job.status === 'done' && job.outOfFocus ? { out_of_focus_pages: job.outOfFocus } : {}),
+  };
   if (job.webhook) {
     const w = job.webhook;
     const time = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -112,6 +120,7 @@ export const getSchema = {
     pdf_url: nullableString,
     md_url: nullableString,
     expired: { type: 'boolean' },
+    out_of_focus_pages: { type: 'array', items: { type: 'integer' }, description: 'Pages (1-based) that look out of focus or shaken: take them again for a better text. Only when there are any.' },
     webhook: {
       type: 'object',
       description: 'Only for a job submitted with webhook_url.',

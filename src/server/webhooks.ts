@@ -8,7 +8,7 @@ import { VERSION } from '../version.js';
 import { apiError } from './http-errors.js';
 import type { ProcessorLog } from './processor.js';
 import { jobTag } from './secrets.js';
-import type { Job, JobStore, WebhookAttempt } from './store.js';
+import type { DueWebhook, Job, JobStore, WebhookAttempt } from './store.js';
 
 /**
  * Webhooks: a client gives `webhook_url` on `/run`; when its job ends (done, failed, cancelled) a sender POSTs the
@@ -25,6 +25,8 @@ import type { Job, JobStore, WebhookAttempt } from './store.js';
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [5_000, 15_000, 30_000, 60_000, 90_000, 120_000];
 /** One attempt may take this long, connection and answer together. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Deliveries posted at once, in all: the lanes wait past it. */
+const MAX_IN_FLIGHT = 32;
 /** A sender holds a delivery this long: longer than an attempt, so no other takes it meanwhile. */
 const DELIVERY_LEASE_MS = 60_000;
 export const SIGNATURE_HEADER = 'x-quire-signature';
@@ -46,8 +48,11 @@ export function signWebhook(secret: string, body: string, unixSeconds: number): 
 /** Whether an address is one on the public internet (not loopback, private, link-local, unique-local, reserved…). */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is.
+  // An IPv4-mapped address (::ffff:127.0.0.1) is judged as the IPv4 address it is.
   const parsed = ipaddr.process(address);
+  // IPv4-compatible addresses (::/96: ::127.0.0.1, written ::7f00:1, or ::a9fe:a9fe) are deprecated and no public
+  // host has one; some stacks still reach the IPv4 address inside, so none is posted to.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return false;
   return parsed.range() === 'unicast';
 }
 
@@ -172,11 +177,38 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     }
   }
 
-  /** Deliver one held webhook and record the attempt; false when none was due. */
+  /** Deliveries being posted, and how many per receiving host. */
+  const inFlight = new Set<Promise<void>>();
+  const perHost = new Map<string, number>();
+
+  /**
+   * Claim one due webhook and post it; false when none was due. A lane waits for its post only when its receiver has
+   * nothing else in flight: further deliveries to a receiver that is slow (or never answers) go on beside the lanes,
+   * so one such receiver holds up at most one lane, never everyone's deliveries. At most {@link MAX_IN_FLIGHT} at once.
+   */
   async function deliverOne(): Promise<boolean> {
     const now = Date.now();
     const due = await store.claimWebhook(senderId, now, DELIVERY_LEASE_MS);
     if (!due) return false;
+    const host = new URL(due.job.webhook!.url).host;
+    const busy = (perHost.get(host) ?? 0) > 0;
+    perHost.set(host, (perHost.get(host) ?? 0) + 1);
+    const work = attempt(due, now)
+      .catch((e: unknown) => log.warn({ job: jobTag(due.job.jobId), err: describeError(e) }, 'webhook attempt could not be recorded'))
+      .finally(() => {
+      const n = (perHost.get(host) ?? 1) - 1;
+      if (n <= 0) perHost.delete(host);
+      else perHost.set(host, n);
+      inFlight.delete(work);
+    });
+    inFlight.add(work);
+    if (!busy) await work;
+    while (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+    return true;
+  }
+
+  /** Post one claimed webhook and record the attempt. */
+  async function attempt(due: DueWebhook, now: number): Promise<void> {
     const { job, secret } = due;
     const webhook = job.webhook!;
     const attempts = webhook.attempts;
@@ -199,7 +231,6 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     if (next.state === 'delivered') log.info(logged, 'webhook delivered');
     else if (next.state === 'pending') log.warn(logged, 'webhook not delivered; will try again');
     else log.warn(logged, 'webhook not delivered; given up');
-    return true;
   }
 
   async function deliverDue(): Promise<number> {
@@ -211,16 +242,20 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     return attempted;
   }
 
+  /** The lanes' claiming, once at a time; posts left in flight by it are not waited for. */
+  const claimDue = (): Promise<number> => (running ??= deliverDue().finally(() => (running = null)));
+
   return {
-    deliverDue() {
-      running ??= deliverDue().finally(() => (running = null));
-      return running;
+    async deliverDue() {
+      const attempted = await claimDue();
+      await Promise.allSettled([...inFlight]);
+      return attempted;
     },
     start(intervalMs) {
       if (timer) return;
       timer = setInterval(() => {
         if (running) return;
-        this.deliverDue().catch((e: unknown) => log.error({ err: describeError(e) }, 'webhook delivery failed'));
+        claimDue().catch((e: unknown) => log.error({ err: describeError(e) }, 'webhook delivery failed'));
       }, intervalMs);
       timer.unref();
     },
@@ -228,6 +263,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       if (timer) clearInterval(timer);
       timer = null;
       await running?.catch(() => undefined);
+      await Promise.allSettled([...inFlight]);
       await agent.close().catch(() => undefined);
     },
   };

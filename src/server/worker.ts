@@ -81,6 +81,7 @@ export async function startWorker(options: WorkerOptions): Promise<QuireWorker> 
       leaseMs,
       heartbeatMs,
       minFreeDisk: limits.minFreeDisk,
+      jobTimeMs: limits.jobTimeMs,
       retention,
       housekeeping: slot === 0,
       ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey, secretMatches } from '../../src/server/secrets.js';
 import { redactUrl } from '../../src/server/logging.js';
-import { listTree, multipart, testServer, type TestServer } from './helpers.js';
+import { adminSecretOf, listTree, multipart, testServer, type TestServer } from './helpers.js';
 
 const PDF = Buffer.from('%PDF-1.4\n%%EOF\n');
 
@@ -202,6 +202,15 @@ describe('the admin page', () => {
     expect(after.body).toContain('/admin?secret=');
   });
 
+  it('lists the workers with their last heartbeat', async () => {
+    const page = async () => (await t.server.app.inject({ url: '/admin', headers: { authorization: `Bearer ${t.server.adminSecret}` } })).body;
+    expect(await page()).toContain('No worker is running');
+    const beat = Date.UTC(2030, 0, 2, 3, 4, 5);
+    await t.server.store.workerAlive({ workerId: 'scanner-b:4242:ab', host: 'scanner-b', pid: 4242, concurrency: 2, startedAt: beat - 60_000, heartbeat: beat, leaseUntil: Date.now() + 60_000 });
+    const html = await page();
+    expect(html).toMatch(/<tr><td>scanner-b<\/td><td class="n">4242<\/td><td class="n">2<\/td><td>2030-01-02 03:03:05 UTC<\/td><td>2030-01-02 03:04:05 UTC<\/td><\/tr>/);
+  });
+
   it('takes the secret in a header, for programs, and never in a form post without it', async () => {
     const secret = t.server.adminSecret!;
     const form = (email: string) => multipart([['email', email]]);
@@ -253,5 +262,45 @@ describe('logs', () => {
     expect(redactUrl('/a?x=1&api%5Fkey=abc#f')).toBe('/a?x=1&api%5Fkey=[redacted]#f');
     expect(redactUrl('/admin?SECRET=abc')).toBe('/admin?SECRET=[redacted]');
     expect(redactUrl('/health')).toBe('/health');
+  });
+});
+
+describe('failed authentication', () => {
+  let t: TestServer;
+  let now = 1_800_000_000_000;
+  beforeAll(async () => {
+    t = await testServer({ clock: () => now, limits: { failedAuthPerMinute: 5 } });
+  });
+  afterAll(() => t.close());
+
+  const check = (key: string, from: string) => t.server.app.inject({ url: '/list', headers: { 'x-api-key': key }, remoteAddress: from });
+
+  it('is throttled per address: past the allowance even the right key waits until the minute is over; other addresses are not touched', async () => {
+    const key = await t.newKey();
+    for (let i = 0; i < 5; i++) expect((await check(`wrong-${i}`, '203.0.113.7')).statusCode).toBe(401);
+    const refused = await check('wrong-again', '203.0.113.7');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.code).toBe('auth_throttled');
+    expect(Number(refused.headers['retry-after'])).toBe(60);
+    // The right key from that address is refused too (guessing must not go on); from elsewhere it works.
+    expect((await check(key, '203.0.113.7')).statusCode).toBe(429);
+    expect((await check(key, '198.51.100.2')).statusCode).toBe(200);
+    now += 30_000;
+    expect(Number((await check(key, '203.0.113.7')).headers['retry-after'])).toBe(30);
+    now += 30_000;
+    expect((await check(key, '203.0.113.7')).statusCode).toBe(200);
+  });
+
+  it('counts wrong admin secrets too; a visit with none does not count', async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=x%40example.org', headers: { authorization: `Bearer wrong-${i}` }, remoteAddress: '192.0.2.9' });
+      expect(res.statusCode).toBe(401);
+    }
+    const res = await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=x%40example.org', headers: { authorization: `Bearer ${adminSecretOf(t)}` }, remoteAddress: '192.0.2.9' });
+    expect(res.statusCode).toBe(429);
+    expect(res.json().error.code).toBe('auth_throttled');
+    // A first visit with nothing to check is not a failure.
+    for (let i = 0; i < 8; i++) expect((await t.server.app.inject({ url: '/admin', headers: { accept: 'text/html' }, remoteAddress: '192.0.2.10' })).statusCode).toBe(401);
+    expect((await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=y%40example.org', headers: { authorization: `Bearer ${adminSecretOf(t)}` }, remoteAddress: '192.0.2.10' })).statusCode).toBe(200);
   });
 });

@@ -17,6 +17,8 @@ export class FakeEngine implements ConvertEngine {
   /** The document's own name (a bundle's project name); null: none, so it is named after the input, as convert does. */
   name: string | null = 'Fake book';
   frames = 3;
+  /** Pages the conversion finds out of focus (as convert's `outOfFocus`); none by default. */
+  outOfFocus: number[] | null = null;
   private release: (() => void) | null = null;
   private arrivals: Array<() => void> = [];
 
@@ -42,7 +44,7 @@ export class FakeEngine implements ConvertEngine {
       outputs.push({ format: 'md', path: join(outDir, `${stem}.md`), bytes: 8 });
       await writeFile(outputs[1].path, '# Fake\n\ntext');
     }
-    return { name, outputs, frames: this.frames, pages: this.frames * 2, timings: { total: 1, pipeline: 1, ocr: 0, export: 0, steps: {} } };
+    return { name, outputs, frames: this.frames, pages: this.frames * 2, timings: { total: 1, pipeline: 1, ocr: 0, export: 0, steps: {} }, ...(this.outOfFocus ? { outOfFocus: this.outOfFocus } : {}) };
   };
 
   /** The fake never submits an OCR batch; a parked job (a test parks one by hand) is polled by the real verb. */

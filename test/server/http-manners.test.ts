@@ -1,7 +1,7 @@
 /** HTTP details a client or a reverse proxy relies on: pages of /list, 405, validators on downloads, a path prefix. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEngine } from './fake-engine.js';
-import { multipart, testServer, type TestServer } from './helpers.js';
+import { adminSecretOf, multipart, testServer, type TestServer } from './helpers.js';
 
 const PDF = Buffer.from('%PDF-1.4\n%%EOF\n');
 
@@ -69,6 +69,24 @@ describe('methods, validators and a proxy prefix', () => {
   });
   afterAll(() => t.close());
 
+  it('marks answers that carry a key, a webhook secret or download links no-store and nosniff', async () => {
+    const made = await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=c%40example.org', headers: { authorization: `Bearer ${adminSecretOf(t)}` } });
+    const got = await t.server.app.inject({ url: `/get/${jobId}`, headers: { 'x-api-key': key } });
+    const listed = await t.server.app.inject({ url: '/list', headers: { 'x-api-key': key } });
+    const submitted = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'b.pdf', data: PDF }]]) });
+    const refused = await t.server.app.inject({ url: `/check/${jobId}?api_key=wrong` });
+    expect(made.json()).toHaveProperty('webhook_secret');
+    expect(got.json().pdf_url).toContain('/download/');
+    for (const [name, res] of Object.entries({ made, got, listed, submitted, refused })) {
+      expect(res.headers['cache-control'], name).toBe('no-store');
+      expect(res.headers['x-content-type-options'], name).toBe('nosniff');
+    }
+    // A download keeps its validators (a client may keep the file and ask again with If-None-Match).
+    const file = await t.server.app.inject({ url: `/download/${jobId}/pdf` });
+    expect(file.headers['cache-control']).toBe('private, no-cache');
+    expect(file.headers['x-content-type-options']).toBe('nosniff');
+  });
+
   it('answers 405 with Allow to a method an address does not take, 404 to an address that does not exist', async () => {
     const run = await t.server.app.inject({ method: 'GET', url: '/run' });
     expect(run.statusCode).toBe(405);
@@ -107,6 +125,15 @@ describe('methods, validators and a proxy prefix', () => {
     expect(String(visit.headers['set-cookie'])).toMatch(/; Path=\/books\/quire\/admin; .*; Secure$/);
     const page = await t.server.app.inject({ url: '/admin', headers: { ...behind, cookie: String(visit.headers['set-cookie']).split(';')[0] }, remoteAddress: '127.0.0.1' });
     expect(page.body).toContain('action="/books/quire/admin/keys"');
+
+    // A prefix that would add cookie attributes, or climb out, is not believed: no prefix at all.
+    for (const prefix of ['/x;Domain=evil.example;Path=/', '/x;quire_admin=1', '/x/../y', '/x y', '/x"', '/x%3']) {
+      const bad = await t.server.app.inject({ url: `/admin?secret=${t.server.adminSecret}`, headers: { ...behind, 'x-forwarded-prefix': prefix }, remoteAddress: '127.0.0.1' });
+      expect(bad.headers.location, prefix).toBe('/admin');
+      const cookie = String(bad.headers['set-cookie']);
+      expect(cookie, prefix).toMatch(/^quire_admin=[^;]+; Path=\/admin; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
+      expect(cookie.toLowerCase(), prefix).not.toContain('domain');
+    }
 
     const untrusted = await t.server.app.inject({ url: `/get/${jobId}?api_key=${key}`, headers: behind, remoteAddress: '10.1.2.3' });
     expect(untrusted.json().pdf_url).not.toContain('/books/quire');

@@ -91,7 +91,7 @@ describe('a hostile input fails its job, never the server', () => {
     const heavyJob = await submit(server, key, 'heavy.aglbundle', heavy);
     expect(await ended(server, key, heavyJob)).toEqual({
       status: 'failed',
-      error: 'heavy.aglbundle needed more than the 300.0 MiB of memory this server gives a job, so Quire stopped converting it.',
+      error: 'heavy.aglbundle needed more memory than the job limit of 300.0 MiB, so Quire stopped converting it.',
     });
 
     // 3. The server is as it was: alive, answering, and its own peak memory never went near either.

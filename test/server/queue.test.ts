@@ -75,6 +75,15 @@ describe('the queue', () => {
     expect(await listTree(join(t.dataDir, '.uploads'))).toEqual([]);
   });
 
+  it('counts jobs parked on an OCR batch against the key’s waiting jobs', async () => {
+    const { t } = await setup({ limits: { queuedJobsPerKey: 2 } });
+    const a = await t.newKey();
+    for (let i = 0; i < 2; i++) await t.sql("UPDATE jobs SET status = 'ocr_pending' WHERE job_id = ?", [await submitted(t, a)]);
+    const third = await submit(t, a);
+    expect(third.statusCode).toBe(429);
+    expect(third.json().error.code).toBe('queue_full');
+  });
+
   it('says when to come back after too many submissions a minute', async () => {
     const { t } = await setup({ runRateLimit: { max: 1, timeWindowMs: 60_000 } });
     const a = await t.newKey();

@@ -206,7 +206,7 @@ describe('remoteocr on the server', () => {
     expect(nextOcrPoll(T0, T0 + 1023 * MIN)).toBeNull();
   });
 
-  it('cancels the batch first when an ocr_pending job is deleted or cancelled', async () => {
+  it('cancels the batch when an ocr_pending job is deleted or cancelled, then removes its folder', async () => {
     fake.holdRunning = true;
     const { t, key } = await setup();
     const a = await parked(t, key);
@@ -214,12 +214,13 @@ describe('remoteocr on the server', () => {
     const idsA = (await t.server.store.getJob(a))!.ocrBatchIds!;
     const idsB = (await t.server.store.getJob(b))!.ocrBatchIds!;
     const earlier = fake.cancelled.length;
+    // The answer comes at once; the batch is cancelled and the folder removed right after, in the background.
     expect((await post(t, key, `/delete/${a}`)).json()).toEqual({ deleted: true });
+    await waitFor(async () => !existsSync(join(t.dataDir, a)), 10_000, 20);
     expect(fake.cancelled.slice(earlier)).toEqual(idsA);
-    expect(existsSync(join(t.dataDir, a))).toBe(false);
     expect((await post(t, key, `/cancel/${b}`)).json()).toEqual({ job_id: b, status: 'cancelled' });
+    await waitFor(async () => !existsSync(join(t.dataDir, b)), 10_000, 20);
     expect(fake.cancelled.slice(earlier)).toEqual([...idsA, ...idsB]);
-    expect(existsSync(join(t.dataDir, b))).toBe(false);
     // Neither is polled again.
     now = T0 + 10 * MIN;
     const looks = fake.seen('GET', /^\/v1\/batch\/jobs\//).length;

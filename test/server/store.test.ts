@@ -53,7 +53,7 @@ describe(`the ${STORE === 'postgres' ? 'PostgreSQL' : 'SQLite'} store`, () => {
           : await sqlIn(dir, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
       expect(tables.map((r) => r.name)).toEqual(TABLES);
       expect(await sqlIn(dir, 'SELECT version FROM schema_migrations ORDER BY version')).toEqual(loadMigrations().map((m) => ({ version: m.version })));
-      expect(loadMigrations().map((m) => m.version)).toEqual([1, 2, 3, 4]);
+      expect(loadMigrations().map((m) => m.version)).toEqual([1, 2, 3, 4, 5]);
       if (STORE === 'sqlite') {
         const db = new Database(join(dir, 'quire-server.db'), { readonly: true });
         expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -66,7 +66,7 @@ describe(`the ${STORE === 'postgres' ? 'PostgreSQL' : 'SQLite'} store`, () => {
     await withTempDir(async (dir) => {
       const stores = await Promise.all([openStore(dir), openStore(dir), openStore(dir)]);
       await Promise.all(stores.map((s) => s.close()));
-      expect(await sqlIn(dir, 'SELECT COUNT(*) AS n FROM schema_migrations')).toEqual([{ n: 4 }]);
+      expect(await sqlIn(dir, 'SELECT COUNT(*) AS n FROM schema_migrations')).toEqual([{ n: 5 }]);
     });
   });
 

@@ -16,7 +16,7 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   t = await testServer({
-    limits: { uploadIdleMs: 600, uploadDeadlineMs: 2_500, uploadsPerKey: 2, uploadsTotal: 3, minFreeDisk: 0 },
+    limits: { uploadIdleMs: 600, uploadMinBytesPerSecond: 1, uploadKeyMs: 600, unverifiedUploadsPerAddress: 3, uploadDeadlineMs: 2_500, uploadsPerKey: 2, uploadsTotal: 3, minFreeDisk: 0 },
     logger: { level: 'info', stream: { write: (l) => void lines.push(l) } },
   });
   key = await t.newKey('a@example.org');
@@ -34,8 +34,8 @@ interface Answer {
 }
 
 /** A raw HTTP/1.1 client: writes what the test says, when it says, and reads the answer as it comes. */
-function open(headers: Record<string, string | number>, path = '/run'): { socket: Socket; answer: Promise<Answer>; closed: Promise<void>; received: () => string } {
-  const socket = connect(port, '127.0.0.1');
+function open(headers: Record<string, string | number>, path = '/run', at = port): { socket: Socket; answer: Promise<Answer>; closed: Promise<void>; received: () => string } {
+  const socket = connect(at, '127.0.0.1');
   socket.on('error', () => undefined);
   let raw = '';
   socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
@@ -116,6 +116,44 @@ describe('authentication before the body', () => {
   });
 });
 
+describe('connections without a key', () => {
+  it('hold no upload slot: a keyed upload goes through while every slot’s worth wait keyless; an address gets 3; each is closed once its key is late', async () => {
+    // As many keyless connections as there are upload slots, dribbling a field that is not the key.
+    const waiting = [0, 1, 2].map(() => {
+      const c = open({ ...multipartType, 'Content-Length': 10_000 });
+      c.socket.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="note"\r\n\r\n`);
+      return { c, stop: trickle(c.socket, 100) };
+    });
+    try {
+      const fourth = open({ ...multipartType, 'Content-Length': 10_000 });
+      const refused = await fourth.answer;
+      fourth.socket.destroy();
+      expect(refused.status).toBe(429);
+      expect(JSON.parse(refused.body).error.code).toBe('too_many_unverified');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+
+      const body = fileHead('a.pdf') + '%PDF-1.4\n%%EOF\n' + tail;
+      const keyed = open({ ...multipartType, 'X-API-Key': key, 'Content-Length': Buffer.byteLength(body) });
+      keyed.socket.write(body);
+      const answer = await keyed.answer;
+      keyed.socket.destroy();
+      expect(answer.status, answer.body).toBe(200);
+
+      for (const { c } of waiting) {
+        const late = await c.answer;
+        expect(late.status).toBe(401);
+        expect(late.headers.connection).toBe('close');
+        await c.closed;
+      }
+    } finally {
+      for (const { c, stop } of waiting) {
+        stop();
+        c.socket.destroy();
+      }
+    }
+  });
+});
+
 describe('uploads that trickle', () => {
   it('cuts uploads that stall (the idle time) and removes their partial files', async () => {
     const clients = [key, other, other].map((k) => {
@@ -151,6 +189,42 @@ describe('uploads that trickle', () => {
     } finally {
       stop();
       c.socket.destroy();
+    }
+  });
+});
+
+describe('uploads slower than the least rate', () => {
+  it('cuts an upload that brings fewer bytes a second than the limit, however steadily; a faster one goes through', async () => {
+    const s = await testServer({ limits: { uploadIdleMs: 500, uploadMinBytesPerSecond: 1000, uploadDeadlineMs: 60_000, minFreeDisk: 0 } });
+    try {
+      const k = await s.newKey();
+      const at = Number(new URL(await s.server.app.listen({ host: '127.0.0.1', port: 0 })).port);
+      // 100 bytes a second: never idle, never near the deadline, and holding a slot for an hour on a big file.
+      const slow = open({ ...multipartType, 'X-API-Key': k, 'Content-Length': 1_000_000 }, '/run', at);
+      slow.socket.write(fileHead('slow.pdf') + '%PDF-1.4 ');
+      const timer = setInterval(() => void (slow.socket.destroyed || slow.socket.write('x'.repeat(10))), 100);
+      try {
+        const answer = await slow.answer;
+        expect(answer.status).toBe(408);
+        expect(JSON.parse(answer.body).error).toEqual({ code: 'upload_timeout', message: 'The upload came slower than 1000 bytes a second, the least this server takes.' });
+      } finally {
+        clearInterval(timer);
+        slow.socket.destroy();
+      }
+      await waitFor(async () => (await listTree(`${s.dataDir}/.uploads`)).length === 0, 5_000, 20);
+
+      // 20 KB a second, in pieces as small: within the limit.
+      const body = Buffer.concat([Buffer.from(fileHead('fast.pdf') + '%PDF-1.4\n'), Buffer.alloc(30_000, 0x20), Buffer.from('%%EOF\n' + tail)]);
+      const fast = open({ ...multipartType, 'X-API-Key': k, 'Content-Length': body.length }, '/run', at);
+      for (let i = 0; i < body.length; i += 2_000) {
+        fast.socket.write(body.subarray(i, i + 2_000));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const ok = await fast.answer;
+      fast.socket.destroy();
+      expect(ok.status, ok.body).toBe(200);
+    } finally {
+      await s.close();
     }
   });
 });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CreateAppOptions } from '../../src/server/index.js';
 import { FakeEngine } from './fake-engine.js';
-import { adminSecretOf, multipart, testServer, type TestServer } from './helpers.js';
+import { adminSecretOf, multipart, testServer, waitFor, type TestServer } from './helpers.js';
 
 const PDF = Buffer.from('%PDF-1.4\n%%EOF\n');
 let open: Array<{ close(): Promise<unknown> }> = [];
@@ -130,6 +130,11 @@ describe('webhooks', () => {
       ['http://192.168.1.20/hook', /loopback or private address/],
       ['http://[::1]/hook', /loopback or private address/],
       ['http://[::ffff:127.0.0.1]/hook', /loopback or private address/],
+      ['http://[::ffff:a9fe:a9fe]/latest/meta-data', /loopback or private address/],
+      ['http://[0:0:0:0:0:ffff:7f00:1]/hook', /loopback or private address/],
+      ['http://[::127.0.0.1]/hook', /loopback or private address/],
+      ['http://[::a9fe:a9fe]/latest/meta-data', /loopback or private address/],
+      ['http://[::8.8.8.8]/hook', /loopback or private address/],
       ['http://169.254.169.254/latest/meta-data', /loopback or private address/],
       ['ftp://files.example.org/hook', /http:\/\/ or https:\/\//],
       ['https://user:secret@hooks.example.org/', /user name or password/],
@@ -149,5 +154,31 @@ describe('webhooks', () => {
     await t.server.processor.tick();
     expect(await t.server.webhooks.deliverDue()).toBe(1);
     expect((await get(t, key, id)).webhook).toMatchObject({ state: 'delivered' });
+  });
+
+  it('to a receiver that never answers hold up no one else’s: another receiver’s is posted at once', async () => {
+    const held: Array<import('node:net').Socket> = [];
+    const silent = createServer((req) => {
+      held.push(req.socket);
+      req.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    open.push({ close: () => new Promise((resolve) => { held.forEach((s) => s.destroy()); silent.close(resolve); }) });
+    const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks`;
+    const good = await receiver([200]);
+    const { t, key } = await setup({ allowPrivateWebhooks: true });
+    // Six deliveries to the silent receiver are due before the good one: more than the sender's four lanes.
+    for (let i = 0; i < 6; i++) await submit(t, key, silentUrl);
+    const id = await submit(t, key, good.url);
+    while (await t.server.processor.runNext());
+    const started = Date.now();
+    const sending = t.server.webhooks.deliverDue();
+    await waitFor(async () => good.posts.length === 1, 8_000, 20);
+    // Posted well within one attempt's 10 s, while the silent receiver still holds its requests.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(held.some((s) => !s.destroyed)).toBe(true);
+    expect(JSON.parse(good.posts[0].body)).toMatchObject({ job_id: id, status: 'done' });
+    held.forEach((s) => s.destroy());
+    await sending;
   });
 });

@@ -37,6 +37,39 @@ function deadPid(): number {
   return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 }
 
+describe('pages out of focus', () => {
+  it('are named on /get of a done job, as the CLI and the web app name them; a job without any says nothing', async () => {
+    const { t, engine, key } = await setup({ limits: { minFreeDisk: 0 } });
+    engine.auto = true;
+    engine.outOfFocus = [2, 5];
+    const blurred = await submit(t, key);
+    await t.server.processor.runNext();
+    engine.outOfFocus = null;
+    const sharp = await submit(t, key);
+    await t.server.processor.runNext();
+    const got = async (id: string) => (await t.server.app.inject({ url: `/get/${id}`, headers: { 'x-api-key': key } })).json<Record<string, unknown>>();
+    expect(await got(blurred)).toMatchObject({ status: 'done', out_of_focus_pages: [2, 5] });
+    expect(await got(sharp)).not.toHaveProperty('out_of_focus_pages');
+  });
+});
+
+describe('a job past its time limit', () => {
+  it('is stopped at its next frame and failed, saying so; its files go and the next job runs', async () => {
+    const { t, engine, key } = await setup({ limits: { jobTimeMs: 2_000, minFreeDisk: 0 } });
+    const slow = await submit(t, key, [], 'slow.pdf');
+    // The fake waits at every frame boundary until the limit stops it.
+    expect(await t.server.processor.runNext()).toEqual({ jobId: slow, status: 'failed' });
+    expect(await check(t, key, slow)).toMatchObject({
+      status: 'failed',
+      error: 'slow.pdf took longer than the 2 seconds a job may take on this server, so Quire stopped converting it.',
+    });
+    expect(await listTree(join(t.dataDir, slow))).toEqual([]);
+    engine.auto = true;
+    const next = await submit(t, key);
+    expect(await t.server.processor.runNext()).toEqual({ jobId: next, status: 'done' });
+  });
+});
+
 describe('pending → processing → done', () => {
   it('reports progress in pages as frames complete, with a project folder only while processing', async () => {
     const { t, engine, key } = await setup();
