@@ -9,6 +9,7 @@ import { pluginsCommand } from './commands/plugins.js';
 import { serverCommand } from './commands/server.js';
 import { workerCommand } from './commands/worker.js';
 import { runCommand } from './commands/run.js';
+import { dropOutputOnClosedPipe } from './closed-pipe.js';
 import { asQuireError, Reported } from './failure.js';
 import { printable, printableJson } from './print.js';
 import { closeOcrEngines } from '../ocr/index.js';
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
  * `[{"error":{"code","message"}}]`, with the same exit code.
  */
 export async function main(argv: string[]): Promise<number> {
+  dropOutputOnClosedPipe();
   const wantsJson = argv.includes('--json');
   const fail = (code: string, message: string, exitCode: number, detail?: string): number => {
     if (wantsJson) process.stdout.write(printableJson([{ error: { code, message } }]) + '\n');
