@@ -31,9 +31,11 @@ export function buildProgram(): Command {
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);
   }));
-  // What commander prints comes partly from the command line (an unknown option, an argument): escaped like the rest.
+  // What commander prints comes partly from the command line (an unknown option, an argument): escaped like the rest,
+  // line by line (its own line breaks are kept), and said in Quire's one voice.
   const output = {
-    outputError: (text: string, write: (s: string) => void) => write(`${printable(text.replace(/\n$/, ''))}\n`),
+    outputError: (text: string, write: (s: string) => void) =>
+      write(`${text.replace(/\n$/, '').replace(/^error: /, 'quire: ').split('\n').map(printable).join('\n')}\n`),
   };
   const configure = (cmd: Command): void => {
     cmd.exitOverride().configureOutput(output);

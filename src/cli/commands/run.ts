@@ -122,7 +122,8 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
             outcome.error = stopped ?? (await asQuireError(e));
             if (stopped) break;
             // Said as it happens, --json or not (stdout keeps the JSON; it has the error too).
-            process.stderr.write(`quire: ${documents.length > 1 ? `${printable(outcome.inputs.join(' '))}: ` : ''}${printable(outcome.error.message)}\n`);
+            const named = documents.length === 1 || outcome.inputs.some((p) => outcome.error!.message.includes(p));
+            process.stderr.write(`quire: ${named ? '' : `${printable(outcome.inputs.join(' '))}: `}${printable(outcome.error.message)}\n`);
             if (outcome.error.detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(outcome.error.detail)}\n`);
           }
         }
