@@ -1,4 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, refusedInputs, send as sendTo, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
@@ -79,7 +81,7 @@ interface Outcome {
  */
 export async function runConversion(inputs: string[], flags: ConversionFlags): Promise<void> {
   if (flags.checkOcr) return checkOcr(inputs, flags);
-  const documents = groupInputs(inputs);
+  const documents = groupInputs(withoutRepeats(inputs));
   const refuse = (e: unknown): Promise<never> => refuseRun(e, documents, flags.json === true);
   const requests = await Promise.resolve()
     .then(() => parseExportList(flags.export)) // usage errors before any work
@@ -223,6 +225,31 @@ async function send(result: ConvertResult, slugs: string[], quiet: boolean): Pro
   const failed = outcomes.filter((o) => !o.result.ok);
   if (failed.length > 0) {
     throw new QuireError(ERROR_CODES.SEND_FAILED, `${failed.length} of ${outcomes.length} sends failed: ${failed.map((o) => `${o.slug}: ${o.result.message}`).join(' ')}`);
+  }
+}
+
+/** The inputs, each once: one given twice (under any spelling of its path) is converted once, and the user told. */
+function withoutRepeats(inputs: string[]): string[] {
+  const seen = new Map<string, string>();
+  const kept: string[] = [];
+  for (const input of inputs) {
+    const key = realPathOf(input);
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, input);
+      kept.push(input);
+    } else {
+      process.stderr.write(`quire: ${printable(input)} ${input === first ? 'is given twice' : `is ${printable(first)} again`}; it is converted once.\n`);
+    }
+  }
+  return kept;
+}
+
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
   }
 }
 
