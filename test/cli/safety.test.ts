@@ -106,9 +106,9 @@ describe('outputs as transactions', () => {
       const out = join(dir, 'out');
       const r = await runQuire(['run', ...inputs, '--pipeline', 'flat', '-o', out, '--json']);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout) as Array<{ input: string; file_stem: string; renamed?: string; outputs: Array<{ path: string }> }>;
+      const summary = JSON.parse(r.stdout) as Array<{ input: string; file_stem: string; renamed: string | null; outputs: Array<{ path: string }> }>;
       expect(summary.map((s) => [s.input, s.file_stem, s.renamed])).toEqual([
-        [inputs[0], 'Bad test', undefined],
+        [inputs[0], 'Bad test', null],
         [inputs[1], 'Bad test (2)', 'taken'],
         [inputs[2], 'Bad test (3)', 'taken'],
       ]);
