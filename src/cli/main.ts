@@ -9,7 +9,9 @@ import { pluginsCommand } from './commands/plugins.js';
 import { serverCommand } from './commands/server.js';
 import { workerCommand } from './commands/worker.js';
 import { runCommand } from './commands/run.js';
+import { dropOutputOnClosedPipe } from './closed-pipe.js';
 import { asQuireError, Reported } from './failure.js';
+import { documentReport } from './json-report.js';
 import { printable, printableJson } from './print.js';
 import { closeOcrEngines } from '../ocr/index.js';
 
@@ -29,9 +31,11 @@ export function buildProgram(): Command {
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);
   }));
-  // What commander prints comes partly from the command line (an unknown option, an argument): escaped like the rest.
+  // What commander prints comes partly from the command line (an unknown option, an argument): escaped like the rest,
+  // line by line (its own line breaks are kept), and said in Quire's one voice.
   const output = {
-    outputError: (text: string, write: (s: string) => void) => write(`${printable(text.replace(/\n$/, ''))}\n`),
+    outputError: (text: string, write: (s: string) => void) =>
+      write(`${text.replace(/\n$/, '').replace(/^error: /, 'quire: ').split('\n').map(printable).join('\n')}\n`),
   };
   const configure = (cmd: Command): void => {
     cmd.exitOverride().configureOutput(output);
@@ -43,13 +47,14 @@ export function buildProgram(): Command {
 
 /**
  * Run the CLI; returns the exit code: 0 ok, 2 usage error, 1 conversion error, 130/143 stopped by SIGINT/SIGTERM.
- * With `--json`, a failure before any document (a usage error included) is printed on stdout as
- * `[{"error":{"code","message"}}]`, with the same exit code.
+ * With `--json`, a failure before any input was read (a usage error included) is printed on stdout as one
+ * document report with `"input": null`, `"status": "failed"` and its `error`, with the same exit code.
  */
 export async function main(argv: string[]): Promise<number> {
+  dropOutputOnClosedPipe();
   const wantsJson = argv.includes('--json');
   const fail = (code: string, message: string, exitCode: number, detail?: string): number => {
-    if (wantsJson) process.stdout.write(printableJson([{ error: { code, message } }]) + '\n');
+    if (wantsJson) process.stdout.write(printableJson([documentReport(null, 'failed', { error: { code, message } })]) + '\n');
     process.stderr.write(`quire: ${printable(message)}\n`);
     if (detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(detail)}\n`);
     return exitCode;
@@ -62,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof CommanderError) {
       // Help and version end here too, with code 0; commander has already printed them, and the error on stderr.
       if (e.exitCode === 0) return 0;
-      if (wantsJson) process.stdout.write(printableJson([{ error: { code: ERROR_CODES.USAGE, message: e.message.replace(/^error: /, '') } }]) + '\n');
+      if (wantsJson) process.stdout.write(printableJson([documentReport(null, 'failed', { error: { code: ERROR_CODES.USAGE, message: e.message.replace(/^error: /, '') } })]) + '\n');
       return 2;
     }
     const error = await asQuireError(e);

@@ -119,7 +119,15 @@ export async function checkConversions(documents: ReadonlyArray<string | string[
   /** The output folder, when the check made it. */
   let created: string | undefined;
   try {
-    for (const [i, doc] of documents.entries()) inspected.push(await inspect(Array.isArray(doc) ? doc : [doc], options, ocr, keepTextPages, i === 0, projectDir === undefined));
+    for (const [i, doc] of documents.entries()) {
+      const inputs = Array.isArray(doc) ? doc : [doc];
+      try {
+        inspected.push(await inspect(inputs, options, ocr, keepTextPages, i === 0, projectDir === undefined));
+      } catch (e) {
+        if (typeof e === 'object' && e !== null) refused.set(e, inputs);
+        throw e;
+      }
+    }
     await checkOcr(ocr, needsText, inspected);
     if (!(await stat(outDir).then(() => true, () => false))) created = outDir;
     const stems = await checkOutputs(outDir, requests, inspected, options);
@@ -182,6 +190,14 @@ interface Inspected {
 async function closeAll(docs: Inspected[]): Promise<void> {
   await Promise.all(docs.map((d) => (d.opened?.kind === 'project' ? d.opened.document.close() : d.opened?.input.close())));
   for (const d of docs) d.opened = undefined;
+}
+
+/** The inputs of the document each error thrown by `checkConversions` was about, when it was about one. */
+const refused = new WeakMap<object, string[]>();
+
+/** The inputs (one, or images given together) of the document `checkConversions` refused with `error`; undefined when the error was about the whole run. */
+export function refusedInputs(error: unknown): string[] | undefined {
+  return typeof error === 'object' && error !== null ? refused.get(error) : undefined;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { describeError, ERROR_CODES, QuireError } from '../errors.js';
+import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.js';
 import { inputType, openImages, openInput, openSlim, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
 import { createFramePool, matchPageSizes, type FramePage, type FrameTask } from '../pipeline/index.js';
 import {
@@ -44,6 +44,8 @@ export interface OpenOptions {
 /** A document opened for conversion: its project folder and manifest, and the input its pages come from. */
 export interface OpenedDocument {
   name: string;
+  /** How the user knows the input (its path, an upload's name): named in the failure of one of its bundle's images. */
+  label?: string;
   /** The project folder (`project.json`, `pages/`, `ocr/`). */
   dir: string;
   manifest: ProjectManifest;
@@ -85,6 +87,7 @@ export async function openDocument(input: string | string[], options: OpenOption
     const made = folder;
     return {
       name,
+      label: inputs.length === 1 && options.label ? options.label : inputs.join(' '),
       dir,
       manifest,
       source: opened,
@@ -206,7 +209,7 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   const stop = (): void => void pool.close();
   options.signal?.addEventListener('abort', stop, { once: true });
   try {
-    const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs);
+    const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs, doc.label);
     await options.settle?.();
     const t1 = performance.now();
     await matchPageSizes(doc.dir, pages);
@@ -249,6 +252,7 @@ async function runFrames(
   projectDir: string,
   options: ProcessOptions,
   kept: ReadonlyMap<string, string>,
+  label: string | undefined,
 ): Promise<{ pages: FramePage[]; steps: Record<string, number> }> {
   const total = opened.frames.length;
   const results: FramePage[][] = new Array(total);
@@ -299,8 +303,17 @@ async function runFrames(
     }),
   );
   await Promise.all(lanes);
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw namingTheBundle(failure, opened, label);
   return { pages: results.flat(), steps };
+}
+
+/**
+ * A bundle's frames are known by their file inside it (`images/0003.jpg`): a failure of one names the bundle too, as
+ * the checks before the conversion do ("book.aglbundle: images/0003.jpg is not an image Quire can read.").
+ */
+function namingTheBundle(e: unknown, opened: OpenedInput, label: string | undefined): unknown {
+  if (opened.kind !== 'bundle' || !label || !isQuireError(e) || e.code === ERROR_CODES.CANCELLED || e.message.includes(label)) return e;
+  return new QuireError(e.code, `${label}: ${e.message}`, e.detail);
 }
 
 /** `<outDir>/<name>-project`, or `-project-2`, … when taken: a batch's project never lands on another's. */

@@ -18,7 +18,7 @@ export {
   type OcrPending,
 } from './convert.js';
 export type { RecognizeOptions } from './recognize.js';
-export { checkConversions, type CheckedDocument, type CheckedRun, type CheckOptions, type OpenedSource } from './check.js';
+export { checkConversions, refusedInputs, type CheckedDocument, type CheckedRun, type CheckOptions, type OpenedSource } from './check.js';
 export { DEFAULT_MARGIN_MM, openDocument, processPages, type OpenedDocument, type OpenOptions, type ProcessOptions } from './document.js';
 export type { ProgressEvent } from './progress.js';
 export { send, type Sendable } from './send.js';

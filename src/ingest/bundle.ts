@@ -3,7 +3,7 @@ import { ERROR_CODES, QuireError } from '../errors.js';
 import { checkImagePixels } from '../imaging/index.js';
 import { formatBytes } from '../util/index.js';
 import { unsafeEntryReason } from '../project/index.js';
-import { sniffImage } from './sniff.js';
+import { declaredImageSize, sniffImage } from './sniff.js';
 import type { OpenedInput, SourceFrame } from './types.js';
 
 /**
@@ -196,8 +196,10 @@ async function checkPageImage(source: BundleSource, prefix: string, page: Bundle
 
 /** Width and height as the image's header declares them (no pixel is decoded); null when the header cannot be read. */
 async function imageSize(bytes: Buffer): Promise<{ width: number; height: number } | null> {
+  const declared = declaredImageSize(bytes);
+  if (declared && declared.width > 0 && declared.height > 0) return declared;
   try {
-    const { width, height } = await sharp(bytes).metadata();
+    const { width, height } = await sharp(bytes, { limitInputPixels: false }).metadata();
     return width && height ? { width, height } : null;
   } catch {
     return null;

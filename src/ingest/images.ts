@@ -4,7 +4,7 @@ import sharp, { type Metadata } from 'sharp';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { checkImagePixels } from '../imaging/index.js';
 import { hasCameraExif } from './exif.js';
-import { readHead, sniffImage } from './sniff.js';
+import { declaredImageSize, readHead, sniffImage } from './sniff.js';
 import type { FrameKind, OpenedInput, SourceFrame } from './types.js';
 
 /** A resolution outside this range is not a page scan (or is a placeholder). */
@@ -28,6 +28,9 @@ export async function openImageFiles(paths: string[], label?: string): Promise<O
   return { name: documentName(paths.length === 1 && label ? [label] : paths), kind: 'images', frames, close: async () => undefined };
 }
 
+/** Enough of a file for its header's size: a JPEG's frame header comes after its EXIF (at most 64 KiB). */
+const IMAGE_HEAD_BYTES = 128 * 1024;
+
 async function describeImageFile(path: string, label: string): Promise<SourceFrame[]> {
   const notImage = (detail?: string) =>
     new QuireError(ERROR_CODES.BAD_IMAGE, `${label} is not an image Quire can read (JPEG, PNG, TIFF or WebP).`, detail);
@@ -38,16 +41,20 @@ async function describeImageFile(path: string, label: string): Promise<SourceFra
     throw new QuireError(ERROR_CODES.INPUT_NOT_FOUND, `${label} was not found.`, describeError(e));
   }
   if (!info.isFile()) throw notImage('not a regular file');
-  const format = sniffImage(await readHead(path, 16));
+  const head = await readHead(path, IMAGE_HEAD_BYTES);
+  const format = sniffImage(head);
   if (!format) throw notImage();
+  const name = basename(label);
+  // The header's size, checked before anything decodes it, and before a decoder refuses a size it cannot hold.
+  const declared = declaredImageSize(head);
+  if (declared) checkImagePixels(name, declared.width, declared.height);
   let meta: Metadata;
   try {
-    meta = await sharp(path).metadata();
+    // Metadata reads no pixel: no limit here, the size is checked just below.
+    meta = await sharp(path, { limitInputPixels: false }).metadata();
   } catch (e) {
     throw notImage(describeError(e));
   }
-  const name = basename(label);
-  // The header's size, checked before anything decodes it (sharp's metadata reads no pixel).
   checkImagePixels(name, meta.width, meta.pageHeight ?? meta.height);
   const pages = format === 'tiff' ? Math.max(1, meta.pages ?? 1) : 1;
   if (pages === 1) {

@@ -58,3 +58,29 @@ export function readHeadSync(path: string, length = SNIFF_BYTES): Buffer {
     closeSync(fd);
   }
 }
+
+/**
+ * Width and height as a PNG's IHDR or a JPEG's frame header declares them, read from the bytes themselves: the
+ * decoders refuse some sizes outright (libjpeg past 65500 pixels, sharp past its own pixel limit) before saying
+ * them, and a size too large must still be told as one. Undefined for other formats, or a header not within `head`.
+ */
+export function declaredImageSize(head: Buffer): { width: number; height: number } | undefined {
+  const format = sniffImage(head);
+  if (format === 'png') return head.length >= 24 && ascii(head, 12, 4) === 'IHDR' ? { width: head.readUInt32BE(16), height: head.readUInt32BE(20) } : undefined;
+  if (format !== 'jpeg') return undefined;
+  let at = 2;
+  while (at + 9 <= head.length && head[at] === 0xff) {
+    const marker = head[at + 1];
+    if (marker === 0xff) {
+      at += 1; // fill byte
+      continue;
+    }
+    // SOF0–SOF15, less DHT (C4), JPG (C8) and DAC (CC): precision, then height and width.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { width: head.readUInt16BE(at + 7), height: head.readUInt16BE(at + 5) };
+    }
+    if (marker === 0xd9 || marker === 0xda) return undefined;
+    at += 2 + head.readUInt16BE(at + 2);
+  }
+  return undefined;
+}

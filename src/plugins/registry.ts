@@ -239,7 +239,15 @@ export interface RemoveReport {
  */
 export async function removePlugin(slug: string, options: PluginHostOptions = {}): Promise<RemoveReport> {
   const host = resolveHostOptions(options);
-  if (!SLUG_PATTERN.test(slug)) throw pluginError(PLUGIN_ERRORS.NOT_READY, `No plugin called ${slug} is installed.`);
+  // A folder placed by hand under a name that is no slug (`Echo_Dest`, `echo.old`) is listed, refused: it can be removed
+  // too. Only its code: nothing was ever stored under such a name.
+  if (!SLUG_PATTERN.test(slug)) {
+    if (!listedFolder(slug, host)) throw pluginError(PLUGIN_ERRORS.NOT_READY, `No plugin called ${slug} is installed.`);
+    const codeDir = join(destinationsDir(host.appData), slug);
+    if (isLink(codeDir)) unlinkSync(codeDir);
+    rmSync(codeDir, { recursive: true, force: true });
+    return { code: true, data: false };
+  }
   const paths = pluginPaths(slug, host.appData);
   const hasCode = existsSync(paths.codeDir) || isLink(paths.codeDir);
   const hasData = existsSync(paths.dataDir);
@@ -250,6 +258,16 @@ export async function removePlugin(slug: string, options: PluginHostOptions = {}
   rmSync(paths.codeDir, { recursive: true, force: true });
   rmSync(paths.dataDir, { recursive: true, force: true });
   return { code: hasCode, data: hasData };
+}
+
+/** `name` is a folder (or a link) right in the destinations folder, as discovery lists them. */
+function listedFolder(name: string, host: ResolvedHostOptions): boolean {
+  if (name === '' || name.startsWith('.') || /[\\/\0]/.test(name)) return false;
+  try {
+    return readdirSync(destinationsDir(host.appData), { withFileTypes: true }).some((d) => d.name === name && (d.isDirectory() || d.isSymbolicLink()));
+  } catch {
+    return false;
+  }
 }
 
 function isLink(path: string): boolean {

@@ -73,6 +73,7 @@ describe('quire run on PDFs and images', () => {
       const r = await runQuire(['run', a, b, '-o', join(dir, 'out'), '--json']);
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout)[0];
+      expect(summary.input).toEqual([a, b]);
       expect(summary.pages).toBe(2);
       expect(pdfPageCount(summary.outputs[0].path)).toBe(2);
     });

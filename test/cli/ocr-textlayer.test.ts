@@ -126,7 +126,7 @@ describe('quire ocr on a PDF whose pages already have text', () => {
       const r = await runQuire(['ocr', input, '--force-ocr', '--ocr-lang', 'en', '-o', join(dir, 'forced'), '--json']);
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout)[0];
-      expect(summary.kept_pages).toBeUndefined();
+      expect(summary.kept_pages).toBe(0);
       const pdf = summary.outputs[0].path;
       qpdfCheck(pdf);
       expect(imagePages(pdf)).toEqual([1, 2, 3]);
@@ -150,7 +150,7 @@ describe('quire ocr on a PDF whose pages already have text', () => {
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout)[0];
       expect(summary).toMatchObject({ pages: 2, kept_pages: 2 });
-      expect(summary.ocr).toBeUndefined();
+      expect(summary.ocr).toBeNull();
       const [pdf, md] = summary.outputs.map((o: { path: string }) => o.path) as string[];
       qpdfCheck(pdf);
       expect(textOf(pdf, 1, 2)).toBe(textOf(input, 1, 2));

@@ -106,9 +106,9 @@ describe('outputs as transactions', () => {
       const out = join(dir, 'out');
       const r = await runQuire(['run', ...inputs, '--pipeline', 'flat', '-o', out, '--json']);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout) as Array<{ input: string; file_stem: string; renamed?: string; outputs: Array<{ path: string }> }>;
+      const summary = JSON.parse(r.stdout) as Array<{ input: string; file_stem: string; renamed: string | null; outputs: Array<{ path: string }> }>;
       expect(summary.map((s) => [s.input, s.file_stem, s.renamed])).toEqual([
-        [inputs[0], 'Bad test', undefined],
+        [inputs[0], 'Bad test', null],
         [inputs[1], 'Bad test (2)', 'taken'],
         [inputs[2], 'Bad test (3)', 'taken'],
       ]);
@@ -164,8 +164,8 @@ describe('check before work', () => {
       const r = await runQuire(['run', broken, good, '--pipeline', 'flat', '-o', out, '--json']);
       expect(r.code).toBe(1);
       const [failed, done] = JSON.parse(r.stdout);
-      expect(failed).toEqual({ input: broken, error: { code: 'bad_image', message: expect.stringMatching(/is not an image Quire can read\.$/) } });
-      expect(done).toMatchObject({ input: good, name: 'Good' });
+      expect(failed).toMatchObject({ input: broken, status: 'failed', outputs: [], error: { code: 'bad_image', message: expect.stringMatching(/is not an image Quire can read\.$/) } });
+      expect(done).toMatchObject({ input: good, status: 'done', name: 'Good', error: null });
       expect(readdirSync(out)).toEqual(['Good.pdf']);
       expect(r.stderr).toMatch(new RegExp(`^quire: ${broken}: .*is not an image Quire can read\\.\nquire: 1 document of 2 failed\\.\n$`));
     });
@@ -176,7 +176,7 @@ describe('check before work', () => {
       const input = await bundle(join(dir, 'book'), 'Book');
       const none = await runQuire(['run', input, '--ocr', 'none', '-e', 'md', '-o', join(dir, 'out'), '--json']);
       expect(none.code).toBe(2);
-      expect(JSON.parse(none.stdout)).toEqual([{ error: { code: 'usage', message: expect.stringMatching(/--ocr none/) } }]);
+      expect(JSON.parse(none.stdout)).toMatchObject([{ input, status: 'failed', error: { code: 'usage', message: expect.stringMatching(/--ocr none/) } }]);
       expect(existsSync(join(dir, 'out'))).toBe(false);
 
       const pdf = join(dir, 'scan.pdf');
@@ -229,7 +229,7 @@ describe('check before work', () => {
         async (mnt) => {
           const r = await runQuire(['run', input, '-o', mnt, '--json']);
           expect(r.code).toBe(1);
-          expect(JSON.parse(r.stdout)).toEqual([{ error: { code: 'output', message: `Could not write ${mnt}: the file system is read-only.` } }]);
+          expect(JSON.parse(r.stdout)).toMatchObject([{ input, status: 'failed', error: { code: 'output', message: `Could not write ${mnt}: the file system is read-only.` } }]);
         },
         { readOnly: true },
       );
@@ -353,6 +353,8 @@ describe('PDF pass-through', () => {
   }, 300_000);
 });
 
+const REPORT_KEYS = ['error', 'file_stem', 'frames', 'input', 'kept_pages', 'name', 'ocr', 'ocr_pending', 'out_of_focus_pages', 'outputs', 'pages', 'pages_per_second', 'project', 'renamed', 'status', 'timings_ms'];
+
 describe('scripting with --json', () => {
   it('prints an array for one document, for a usage error, and for quire list', async () => {
     await withTempDir(async (dir) => {
@@ -362,14 +364,22 @@ describe('scripting with --json', () => {
       const parsed = JSON.parse(one.stdout);
       expect(Array.isArray(parsed)).toBe(true);
       expect(parsed).toHaveLength(1);
-      expect(parsed[0]).toMatchObject({ input, name: 'Book', file_stem: 'Book', frames: 1, pages: 1 });
+      expect(parsed[0]).toMatchObject({ input, status: 'done', name: 'Book', file_stem: 'Book', frames: 1, pages: 1 });
+      // Every field is there, empty or null when it has nothing: a script never tests whether a key exists.
+      expect(Object.keys(parsed[0]).sort()).toEqual(REPORT_KEYS);
+      expect(parsed[0]).toMatchObject({ ocr: null, out_of_focus_pages: [], kept_pages: 0, project: null, ocr_pending: null, error: null });
 
       const usage = await runQuire(['run', input, '--frobnicate', '--json']);
       expect(usage.code).toBe(2);
-      expect(JSON.parse(usage.stdout)).toEqual([{ error: { code: 'usage', message: "unknown option '--frobnicate'" } }]);
-      const missing = await runQuire(['run', join(dir, 'nope.pdf'), '--json']);
+      expect(JSON.parse(usage.stdout)).toEqual([expect.objectContaining({ input: null, status: 'failed', outputs: [], error: { code: 'usage', message: "unknown option '--frobnicate'" } })]);
+      // An input refused before any work is named; the others are skipped, not converted.
+      const missing = await runQuire(['run', input, join(dir, 'nope.pdf'), '-o', join(dir, 'none'), '--json']);
       expect(missing.code).toBe(1);
-      expect(JSON.parse(missing.stdout)).toEqual([{ error: { code: 'input_not_found', message: expect.stringContaining('nope.pdf') } }]);
+      const [skipped, refused] = JSON.parse(missing.stdout);
+      expect(refused).toMatchObject({ input: join(dir, 'nope.pdf'), status: 'failed', outputs: [], out_of_focus_pages: [], error: { code: 'input_not_found', message: expect.stringContaining('nope.pdf') } });
+      expect(Object.keys(refused).sort()).toEqual(REPORT_KEYS);
+      expect(skipped).toMatchObject({ input, status: 'skipped', outputs: [], error: null });
+      expect(existsSync(join(dir, 'none'))).toBe(false);
     });
     for (const what of ['pipelines', 'exports', 'ocr']) {
       const r = await runQuire(['list', what, '--json']);

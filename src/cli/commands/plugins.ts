@@ -209,9 +209,23 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
   plugins
     .command('list')
     .description('list installed destinations, and why any is refused')
-    .action(async () => {
+    .option('--json', 'print a JSON array, one object per installed destination (slug, version, display, accepts, first_party, state, reason)')
+    .action(async (flags: { json?: boolean }) => {
       const { host, out } = io(deps);
       const found = await discoverDestinations(host);
+      if (flags.json) {
+        const list = found.map((d) => ({
+          slug: d.slug,
+          version: d.manifest?.version ?? null,
+          display: d.state === 'usable' ? d.descriptor.display : null,
+          accepts: d.state === 'usable' ? d.descriptor.accepts : [],
+          first_party: installRecord(d.slug, host.appData)?.first_party === true,
+          state: d.state,
+          reason: d.state === 'refused' ? d.reason : null,
+        }));
+        out(printableJson(list) + '\n');
+        return;
+      }
       out(`${describeIsolation(await pluginIsolation(host))}\n`);
       if (found.length === 0) out('No destination is installed; see quire plugins available.\n');
       for (const d of found) {
@@ -226,13 +240,20 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
     .command('available')
     .description('list the destinations a registry offers')
     .option('--registry <dir|url>', 'registry folder or URL (default: the one shipped with Quire, or QUIRE_REGISTRY)')
-    .action(async (flags: { registry?: string }) => {
+    .option('--json', 'print a JSON array, one object per destination offered (slug, version, first_party, description, installed)')
+    .action(async (flags: { registry?: string; json?: boolean }) => {
       const { host, out } = io(deps);
       const location = flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry();
       const index = await readRegistry(location);
+      const isInstalled = (slug: string): boolean => existsSync(`${host.appData}/plugins/destinations/${slug}`);
+      if (flags.json) {
+        const list = index.destinations.map((e) => ({ slug: e.slug, version: e.version, first_party: e.first_party === true, description: e.description, installed: isInstalled(e.slug) }));
+        out(printableJson(list) + '\n');
+        return;
+      }
       if (index.destinations.length === 0) out(`The registry at ${location} offers no destination.\n`);
       for (const entry of index.destinations) {
-        const installed = existsSync(`${host.appData}/plugins/destinations/${entry.slug}`) ? ' [installed]' : '';
+        const installed = isInstalled(entry.slug) ? ' [installed]' : '';
         out(`${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${entry.description}${installed}\n`);
       }
       out(secretStoreLine(host));

@@ -1,5 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, send as sendTo, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, refusedInputs, send as sendTo, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
@@ -9,6 +11,7 @@ import type { PresetName } from '../../project/index.js';
 import { formatBytes } from '../../util/index.js';
 import { asQuireError, Reported } from '../failure.js';
 import { Interrupted, interruptionOf, withInterruption } from '../interrupt.js';
+import { documentReport, errorJson, type DocumentReport } from '../json-report.js';
 import { count, printable, printableJson } from '../print.js';
 import { progressReporter } from '../progress.js';
 
@@ -65,7 +68,7 @@ export function addSharedOptions(cmd: Command): Command {
 
 /** The outcome of one document of a run, as `--json` prints it. */
 interface Outcome {
-  input: string;
+  inputs: string[];
   /** Set when the document was converted (its files are written, even if sending them failed). */
   converted?: { result: ConvertResult; checked: CheckedDocument };
   error?: QuireError;
@@ -78,11 +81,14 @@ interface Outcome {
  */
 export async function runConversion(inputs: string[], flags: ConversionFlags): Promise<void> {
   if (flags.checkOcr) return checkOcr(inputs, flags);
-  const requests = parseExportList(flags.export); // usage errors before any work
-  const sendTo = flags.sendTo ? parseSendTo(flags.sendTo) : [];
+  const documents = groupInputs(withoutRepeats(inputs));
+  const refuse = (e: unknown): Promise<never> => refuseRun(e, documents, flags.json === true);
+  const requests = await Promise.resolve()
+    .then(() => parseExportList(flags.export)) // usage errors before any work
+    .catch(refuse);
+  const sendTo = flags.sendTo ? await Promise.resolve().then(() => parseSendTo(flags.sendTo!)).catch(refuse) : [];
   // A destination that is missing or not set up fails the run before any work.
-  if (sendTo.length > 0) await checkSendTargets(sendTo, requests.map((r) => r.format), { plaintextSecrets: true });
-  const documents = groupInputs(inputs);
+  if (sendTo.length > 0) await checkSendTargets(sendTo, requests.map((r) => r.format), { plaintextSecrets: true }).catch(refuse);
   const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
   const options: ConvertOptions = {
     exports: requests,
@@ -102,10 +108,10 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
   const outcomes: Outcome[] = [];
   await withInterruption(
     async (signal) => {
-      const run = await checkConversions(documents, options);
+      const run = await checkConversions(documents, options).catch(refuse);
       try {
         for (const checked of run.documents) {
-          const outcome: Outcome = { input: checked.inputs.join(' ') };
+          const outcome: Outcome = { inputs: checked.inputs };
           outcomes.push(outcome);
           try {
             const result = await convert(checked.inputs, { ...options, checked, signal, onProgress: progressReporter(mode) });
@@ -118,7 +124,8 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
             outcome.error = stopped ?? (await asQuireError(e));
             if (stopped) break;
             // Said as it happens, --json or not (stdout keeps the JSON; it has the error too).
-            process.stderr.write(`quire: ${documents.length > 1 ? `${printable(outcome.input)}: ` : ''}${printable(outcome.error.message)}\n`);
+            const named = documents.length === 1 || outcome.inputs.some((p) => outcome.error!.message.includes(p));
+            process.stderr.write(`quire: ${named ? '' : `${printable(outcome.inputs.join(' '))}: `}${printable(outcome.error.message)}\n`);
             if (outcome.error.detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(outcome.error.detail)}\n`);
           }
         }
@@ -143,12 +150,29 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
 }
 
 /** One document in the --json array: its summary when it was converted, its error when something failed (both when sending failed). */
-function outcomeJson(o: Outcome): object {
-  return {
-    input: o.input,
+function outcomeJson(o: Outcome): DocumentReport {
+  const status = o.error instanceof Interrupted ? 'stopped' : o.error ? 'failed' : o.converted?.result.ocrPending ? 'ocr_pending' : 'done';
+  return documentReport(o.inputs, status, {
     ...(o.converted ? summary(o.converted.result, o.converted.checked) : {}),
-    ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
-  };
+    ...(o.error ? { error: errorJson(o.error) } : {}),
+  });
+}
+
+/**
+ * A run refused before any work: with --json, every document is in the array, the one refused (or all, when the
+ * reason is the whole run's, such as an unknown export) with the error, the others skipped.
+ */
+async function refuseRun(e: unknown, documents: string[][], json: boolean): Promise<never> {
+  if (!json) throw e;
+  const error = await asQuireError(e);
+  const refused = refusedInputs(e);
+  const reports = documents.map((inputs) =>
+    !refused || refused.join('\0') === inputs.join('\0') ? documentReport(inputs, 'failed', { error: errorJson(error) }) : documentReport(inputs, 'skipped'),
+  );
+  process.stdout.write(printableJson(reports) + '\n');
+  process.stderr.write(`quire: ${refused && documents.length > 1 ? `${printable(refused.join(' '))}: ` : ''}${printable(error.message)}\n`);
+  if (error.detail && process.env.QUIRE_DEBUG) process.stderr.write(`  ${printable(error.detail)}\n`);
+  throw new Reported(error.exitCode);
 }
 
 /**
@@ -164,13 +188,13 @@ async function checkOcr(inputs: string[], flags: ConversionFlags): Promise<void>
   const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
   const check = await checkProjectOcr(inputs[0], { onProgress: progressReporter(mode) });
   if (check.state === 'pending') {
-    if (flags.json) process.stdout.write(printableJson([pendingSummary(check)]) + '\n');
+    if (flags.json) process.stdout.write(printableJson([documentReport(inputs, 'ocr_pending', pendingSummary(check))]) + '\n');
     else process.stdout.write(`${printable(pendingSentence(check))}\n`);
     return;
   }
   if (check.state === 'failed') throw new QuireError(ERROR_CODES.REMOTE_OCR_FAILED, check.message, check.detail);
   const result = check.result;
-  if (flags.json) process.stdout.write(printableJson([{ input: inputs[0], ...summary(result) }]) + '\n');
+  if (flags.json) process.stdout.write(printableJson([documentReport(inputs, 'done', summary(result))]) + '\n');
   else printSummary(result);
   if (sendTo.length > 0) {
     await checkSendTargets(sendTo, result.outputs.map((o) => o.format), { plaintextSecrets: true });
@@ -184,7 +208,7 @@ function pendingSentence(check: Extract<OcrCheck, { state: 'pending' }>): string
   return `${check.name}: the OCR batch is still running (${check.status}, submitted ${since}); check again later with: quire run ${shellQuote(check.projectDir)} --check-ocr`;
 }
 
-function pendingSummary(check: Extract<OcrCheck, { state: 'pending' }>): object {
+function pendingSummary(check: Extract<OcrCheck, { state: 'pending' }>): Partial<DocumentReport> {
   return { name: check.name, project: check.projectDir, ocr_pending: { engine: check.pending.engine, status: check.status, batch_ids: check.pending.batchIds, submitted_at: check.pending.submittedAt } };
 }
 
@@ -204,6 +228,31 @@ async function send(result: ConvertResult, slugs: string[], quiet: boolean): Pro
   }
 }
 
+/** The inputs, each once: one given twice (under any spelling of its path) is converted once, and the user told. */
+function withoutRepeats(inputs: string[]): string[] {
+  const seen = new Map<string, string>();
+  const kept: string[] = [];
+  for (const input of inputs) {
+    const key = realPathOf(input);
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, input);
+      kept.push(input);
+    } else {
+      process.stderr.write(`quire: ${printable(input)} ${input === first ? 'is given twice' : `is ${printable(first)} again`}; it is converted once.\n`);
+    }
+  }
+  return kept;
+}
+
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 /** Image files given together make one document; every other input is a document of its own. */
 export function groupInputs(inputs: string[]): string[][] {
   const images = inputs.filter((p) => inputType(p) === 'image');
@@ -211,7 +260,7 @@ export function groupInputs(inputs: string[]): string[][] {
   return images.length > 0 ? [...others, images] : others;
 }
 
-function summary(r: ConvertResult, checked?: CheckedDocument): object {
+function summary(r: ConvertResult, checked?: CheckedDocument): Partial<DocumentReport> {
   const round = (n: number): number => Math.round(n);
   return {
     name: r.name,
