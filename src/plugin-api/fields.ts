@@ -2,17 +2,21 @@
  * Settings a destination declares: ordinary ones (`CONFIG_FIELDS`, kept in the plugin's own
  * `config.db`) and credentials (`SECRET_FIELDS`, kept in the OS keychain).
  */
+import { parseBaseUrl } from './url.js';
 
 /**
  * How a field is edited and stored:
  * `str` text, `int` whole number, `bool` yes/no, `choice` one of `choices`, `secret` a
- * credential (rendered masked, stored in the keychain, never printed).
+ * credential (rendered masked, stored in the keychain, never printed); and the kinds a value is
+ * checked against when it is set (a value that does not fit is refused, never stored):
+ * `url` an http or https address (stored without its trailing slash), `port` a TCP port 1–65535,
+ * `email` a mail address, `duration` a whole number of seconds between `min` (default 1) and `max`.
  *
- * @since API 1
+ * @since API 1 (`url`, `port`, `email`, `duration` since Quire 1.x, still API 1)
  */
-export type FieldKind = 'str' | 'int' | 'bool' | 'choice' | 'secret';
+export type FieldKind = 'str' | 'int' | 'bool' | 'choice' | 'secret' | 'url' | 'port' | 'email' | 'duration';
 
-/** The value a setting reads as: text for `str`/`choice`/`secret`, a number for `int`, a boolean for `bool`. @since API 1 */
+/** The value a setting reads as: a number for `int`, `port`, `duration`, a boolean for `bool`, text otherwise. @since API 1 */
 export type FieldValue = string | number | boolean;
 
 /** The options of {@link Field} beyond id, label, kind and default. @since API 1 */
@@ -25,6 +29,10 @@ export interface FieldOptions {
   help?: string;
   /** For `str`: the value may span several lines (the `headers` setting). */
   multiline?: boolean;
+  /** For `int` and `duration`: the smallest value allowed (a `duration` is at least 1 second whatever this says). */
+  min?: number;
+  /** For `int` and `duration`: the largest value allowed. A `duration` without one takes at most a day (86400 s). */
+  max?: number;
 }
 
 /**
@@ -49,9 +57,24 @@ export interface Field {
   readonly help: string;
   /** For `str`: the value may span several lines. */
   readonly multiline: boolean;
+  /** For `int`, `port`, `duration`: the smallest value allowed; `null` for none. */
+  readonly min: number | null;
+  /** For `int`, `port`, `duration`: the largest value allowed; `null` for none. */
+  readonly max: number | null;
 }
 
-const FIELD_KINDS: readonly FieldKind[] = ['str', 'int', 'bool', 'choice', 'secret'];
+const FIELD_KINDS: readonly FieldKind[] = ['str', 'int', 'bool', 'choice', 'secret', 'url', 'port', 'email', 'duration'];
+const NUMBER_KINDS: readonly FieldKind[] = ['int', 'port', 'duration'];
+/** The longest `duration` a field may declare when it says no `max`: one day. */
+const DAY_SECONDS = 86_400;
+
+/** The bounds of a numeric field: a port is 1–65535, a duration at least 1 s and at most its `max` (a day unless said). */
+function boundsOf(kind: FieldKind, options: FieldOptions): { min: number | null; max: number | null } {
+  if (kind === 'port') return { min: 1, max: 65_535 };
+  if (kind === 'duration') return { min: Math.max(1, options.min ?? 1), max: options.max ?? DAY_SECONDS };
+  if (kind === 'int') return { min: options.min ?? null, max: options.max ?? null };
+  return { min: null, max: null };
+}
 const FIELD_ID = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**
@@ -73,15 +96,18 @@ export function Field(id: string, label: string, kind: FieldKind, defaultValue?:
   if (!FIELD_KINDS.includes(kind)) throw new TypeError(`field "${id}": kind "${String(kind)}" is not one of ${FIELD_KINDS.join(', ')}`);
   const choices = Object.freeze([...(options.choices ?? [])]);
   if (kind === 'choice' && choices.length === 0) throw new TypeError(`field "${id}": a choice needs its choices`);
-  const fallback: FieldValue = kind === 'int' ? 0 : kind === 'bool' ? false : kind === 'choice' ? choices[0] : '';
+  const { min, max } = boundsOf(kind, options);
+  if (min !== null && max !== null && !(min <= max)) throw new TypeError(`field "${id}": its min ${min} is above its max ${max}`);
+  const numeric = NUMBER_KINDS.includes(kind);
+  const fallback: FieldValue = numeric ? (min ?? 0) : kind === 'bool' ? false : kind === 'choice' ? choices[0] : '';
   const value = defaultValue ?? fallback;
-  const wanted = kind === 'int' ? 'number' : kind === 'bool' ? 'boolean' : 'string';
-  if (typeof value !== wanted || (kind === 'int' && !Number.isInteger(value))) {
-    throw new TypeError(`field "${id}": the default of a ${kind} field must be a ${kind === 'int' ? 'whole number' : wanted}`);
+  const wanted = numeric ? 'number' : kind === 'bool' ? 'boolean' : 'string';
+  if (typeof value !== wanted || (numeric && !Number.isInteger(value))) {
+    throw new TypeError(`field "${id}": the default of a ${kind} field must be a ${numeric ? 'whole number' : wanted}`);
   }
   if (kind === 'choice' && !choices.includes(value as string)) throw new TypeError(`field "${id}": default "${String(value)}" is not one of its choices`);
   if (kind === 'secret' && value !== '') throw new TypeError(`field "${id}": a secret cannot have a default`);
-  return Object.freeze({
+  const field: Field = Object.freeze({
     id,
     label,
     kind,
@@ -90,7 +116,18 @@ export function Field(id: string, label: string, kind: FieldKind, defaultValue?:
     choices,
     help: options.help ?? '',
     multiline: options.multiline === true,
+    min,
+    max,
   });
+  // A default must itself be a value the field accepts (an empty text stands for "unset").
+  if (value !== '' && kind !== 'secret') {
+    try {
+      parseFieldValue(field, String(value));
+    } catch (e) {
+      throw new TypeError(`field "${id}": its default does not fit: ${(e as Error).message}`, { cause: e });
+    }
+  }
+  return field;
 }
 
 /**
@@ -127,30 +164,62 @@ export function parseHeaderLines(text: string): Record<string, string> {
 }
 
 /**
- * Read a stored text as the field's kind: `int` → number, `bool` → boolean, others unchanged.
- * Throws a `TypeError` saying what is expected when the text does not fit.
+ * Read a text as the field's kind: `int`, `port`, `duration` → number (within the field's bounds),
+ * `bool` → boolean, `url` → the address without its trailing slash, others unchanged. Throws a
+ * `TypeError` saying what is expected (`smtp_port must be a port number from 1 to 65535`) when the
+ * text does not fit; `name` is how the message calls the setting (default its id). The one check of
+ * a setting: `quire plugins config --set`, the web app's settings and `quire config set` all store
+ * through it, and a stored text that no longer fits makes the destination "need" that setting.
  *
  * @since API 1
  */
-export function parseFieldValue(field: Field, text: string): FieldValue {
+export function parseFieldValue(field: Field, text: string, name: string = field.id): FieldValue {
   switch (field.kind) {
-    case 'int': {
-      const t = text.trim();
-      if (!/^[+-]?\d+$/.test(t)) throw new TypeError(`${field.id} must be a whole number`);
-      return Number.parseInt(t, 10);
-    }
+    case 'int':
+    case 'port':
+    case 'duration':
+      return parseNumber(field, text, name);
     case 'bool': {
       const t = text.trim().toLowerCase();
       if (['1', 'true', 'yes', 'on'].includes(t)) return true;
       if (['0', 'false', 'no', 'off', ''].includes(t)) return false;
-      throw new TypeError(`${field.id} must be yes or no`);
+      throw new TypeError(`${name} must be yes or no`);
     }
     case 'choice':
-      if (!field.choices.includes(text)) throw new TypeError(`${field.id} must be one of: ${field.choices.join(', ')}`);
+      if (!field.choices.includes(text)) throw new TypeError(`${name} must be one of: ${field.choices.join(', ')}`);
       return text;
+    case 'url': {
+      const parsed = parseBaseUrl(text);
+      if (parsed.url === undefined) {
+        const extra = parsed.problem === 'extra_parts' ? ', without a user name, query or #part' : '';
+        throw new TypeError(`${name} must be an http or https URL such as https://example.org${extra}`);
+      }
+      return parsed.url;
+    }
+    case 'email': {
+      const t = text.trim();
+      if (!EMAIL.test(t)) throw new TypeError(`${name} must be an e-mail address such as name@example.org`);
+      return t;
+    }
     default:
       return text;
   }
+}
+
+/** One `@`, no space, angle bracket, comma or control character; a dot in the domain (or `localhost`, for a server on this machine). */
+const EMAIL = /^[^\s@<>,;:"()[\]\\\p{Cc}]+@(?:[^\s@<>,;:"()[\]\\\p{Cc}.]+\.)+[^\s@<>,;:"()[\]\\\p{Cc}.]+$|^[^\s@<>,;:"()[\]\\\p{Cc}]+@localhost$/u;
+
+/** A whole number within the field's bounds; the sentence names what is expected. */
+function parseNumber(field: Field, text: string, name: string): number {
+  const unit = field.kind === 'duration' ? ' of seconds' : '';
+  const what = field.kind === 'port' ? 'a port number' : `a whole number${unit}`;
+  const range = field.min !== null && field.max !== null ? ` from ${field.min} to ${field.max}` : field.min !== null ? ` of at least ${field.min}` : field.max !== null ? ` of at most ${field.max}` : '';
+  const t = text.trim();
+  const n = /^[+-]?\d{1,15}$/.test(t) ? Number.parseInt(t, 10) : Number.NaN;
+  if (!Number.isSafeInteger(n) || (field.min !== null && n < field.min) || (field.max !== null && n > field.max)) {
+    throw new TypeError(`${name} must be ${what}${range}`);
+  }
+  return n;
 }
 
 /** True when a setting counts as not given: no value, or empty text. */

@@ -160,10 +160,15 @@ export function readPluginCode(dir: string, directoryName = basename(dir)): { ma
   return { manifest, plugin: { slug: manifest.slug, codeDir: realDir, source, imports: scan.imports } };
 }
 
+/** The declared `min`/`max` of a field as the plugin sent it (a number, or absent). */
+function bounds(f: Field): { min?: number; max?: number } {
+  return { ...(typeof f.min === 'number' ? { min: f.min } : {}), ...(typeof f.max === 'number' ? { max: f.max } : {}) };
+}
+
 /** Check what the plugin said about itself, as the host: rebuild each Field through its checks. */
 export function checkDescriptor(raw: DestinationDescriptor): DestinationDescriptor {
   const rebuild = (f: Field, secret: boolean): Field => {
-    const field = makeField(f.id, f.label, f.kind, f.default, { required: f.required, choices: f.choices, help: f.help, multiline: f.multiline });
+    const field = makeField(f.id, f.label, f.kind, f.default, { required: f.required, choices: f.choices, help: f.help, multiline: f.multiline, ...bounds(f) });
     if (secret !== (field.kind === 'secret')) {
       throw new TypeError(secret ? `its SECRET_FIELDS holds "${f.id}", which is not a secret field` : `its CONFIG_FIELDS holds "${f.id}", a secret field`);
     }

@@ -72,7 +72,7 @@ export function hostOfSetting(text: string): AllowedHost | undefined {
 }
 
 /**
- * The policy of one run: the hosts named by the plugin's text settings that have a value (what the
+ * The policy of one run: the hosts named by the plugin's text and address settings that have a value (what the
  * user typed or imported; a default the plugin declared does not count).
  */
 export function networkPolicy(declared: boolean, configFields: readonly Field[], settings: Readonly<Record<string, FieldValue>>): NetworkPolicy {
@@ -80,7 +80,7 @@ export function networkPolicy(declared: boolean, configFields: readonly Field[],
   if (declared) {
     for (const field of configFields) {
       const value = settings[field.id];
-      if (field.kind !== 'str' || typeof value !== 'string') continue;
+      if ((field.kind !== 'str' && field.kind !== 'url') || typeof value !== 'string') continue;
       const named = hostOfSetting(value);
       if (named) hosts.push(named);
     }

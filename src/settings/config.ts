@@ -16,6 +16,8 @@ export interface SettingsDescriptor {
   name: string;
   configFields: readonly Field[];
   secretFields: readonly Field[];
+  /** How the user names a setting in messages, before its id: `remoteocr.` for Quire's own; none for a plugin's. */
+  keyPrefix?: string;
 }
 
 /** A setting or secret given by the user does not fit: a usage error. */
@@ -47,10 +49,13 @@ function storedText(value: FieldValue): string {
   return typeof value === 'string' ? value : String(value);
 }
 
-/** Check `value` against the field and return the text to store; a usage error naming the key otherwise. */
-export function settingText(field: Field, value: string | number | boolean): string {
+/**
+ * Check `value` against the field's kind and return the text to store; a usage error saying what is
+ * expected otherwise. Every way a setting is stored goes through here.
+ */
+export function settingText(field: Field, value: string | number | boolean, name: string = field.id): string {
   try {
-    return storedText(parseFieldValue(field, String(value)));
+    return storedText(parseFieldValue(field, String(value), name));
   } catch (e) {
     throw settingError(`${e instanceof Error ? e.message : String(e)}.`);
   }
@@ -81,7 +86,7 @@ export function applySettings(descriptor: SettingsDescriptor, pairs: ReadonlyArr
   const host = resolveSettingsOptions(options);
   const checked = pairs.map(([key, value]) => {
     const field = configField(descriptor, key);
-    return { key, text: value === '' ? undefined : settingText(field, value) };
+    return { key, text: value.trim() === '' ? undefined : settingText(field, value, `${descriptor.keyPrefix ?? ''}${key}`) };
   });
   const settings = PluginSettings.open(settingsPaths(descriptor.name, host.appData).configDb);
   try {
@@ -104,6 +109,8 @@ export interface SettingView {
   value?: FieldValue;
   /** Config: the default applies. */
   isDefault?: boolean;
+  /** Config: the stored text, when it does not fit the field (saved before it was checked, or edited by hand), and what is expected. */
+  invalid?: { text: string; expected: string };
   /** Secrets: `set` or `not set`, and where. */
   secret?: { set: boolean; store?: string; unreachable?: string };
 }
@@ -111,17 +118,23 @@ export interface SettingView {
 /** The settings as `quire plugins config <slug>` prints them: secrets as set / not set, never their values. */
 export function viewSettings(descriptor: SettingsDescriptor, options: SettingsOptions = {}): SettingView[] {
   const host = resolveSettingsOptions(options);
-  const typed = typedSettings(descriptor.configFields, storedSettings(descriptor.name, host));
+  const stored = storedSettings(descriptor.name, host);
+  const typed = typedSettings(descriptor.configFields, stored);
+  const invalid = new Map(invalidSettings(descriptor, stored).map((i) => [i.id, i]));
   const secrets = secretsOf(descriptor.name, host);
   return [
-    ...descriptor.configFields.map((f) => ({
-      id: f.id,
-      label: f.label,
-      kind: f.kind,
-      required: f.required,
-      value: typed[f.id] ?? f.default,
-      isDefault: typed[f.id] === undefined,
-    })),
+    ...descriptor.configFields.map((f) => {
+      const bad = invalid.get(f.id);
+      return {
+        id: f.id,
+        label: f.label,
+        kind: f.kind,
+        required: f.required,
+        value: typed[f.id] ?? f.default,
+        isDefault: typed[f.id] === undefined,
+        ...(bad ? { invalid: { text: bad.text, expected: bad.expected } } : {}),
+      };
+    }),
     ...descriptor.secretFields.map((f) => {
       const read = secrets.read(f.id);
       return {
@@ -157,7 +170,7 @@ export function handedConfig(
   for (const [key, value] of Object.entries(form.settings ?? {})) {
     const field = configField(descriptor, key);
     if (value === '') delete stored[key];
-    else stored[key] = settingText(field, value);
+    else stored[key] = settingText(field, value, `${descriptor.keyPrefix ?? ''}${key}`);
   }
   for (const [key, value] of Object.entries(form.secrets ?? {})) {
     secretField(descriptor, key);
@@ -166,19 +179,38 @@ export function handedConfig(
   return { settings: typedSettings(descriptor.configFields, stored), secrets: values, store: secrets.store };
 }
 
+/** Stored settings whose text does not fit their field (saved before it was checked, or edited by hand), with what is expected. */
+function invalidSettings(descriptor: SettingsDescriptor, stored: Readonly<Record<string, string>>): Array<{ id: string; label: string; text: string; expected: string }> {
+  return descriptor.configFields.flatMap((f) => {
+    const text = stored[f.id];
+    if (text === undefined) return [];
+    try {
+      parseFieldValue(f, text, `${descriptor.keyPrefix ?? ''}${f.id}`);
+      return [];
+    } catch (e) {
+      return [{ id: f.id, label: f.label, text, expected: e instanceof Error ? e.message : String(e) }];
+    }
+  });
+}
+
 /**
- * Labels of the required settings and secrets still empty; `[]` when the destination is ready. A
- * secret its store cannot give now (a keychain that cannot be opened) is not missing: see
- * {@link unreadableSecrets}.
+ * What the destination still needs; `[]` when it is ready: the labels of the required settings and
+ * secrets still empty, and of each stored setting that does not fit its field, as `a valid <label>`
+ * (never "ready" with a setting it cannot use). A secret its store cannot give now (a keychain that
+ * cannot be opened) is not missing: see {@link unreadableSecrets}.
  */
 export function missingSettings(descriptor: SettingsDescriptor, options: SettingsOptions = {}): string[] {
   const host = resolveSettingsOptions(options);
-  const typed = typedSettings(descriptor.configFields, storedSettings(descriptor.name, host));
+  const stored = storedSettings(descriptor.name, host);
+  const typed = typedSettings(descriptor.configFields, stored);
   const secrets = secretsOf(descriptor.name, host);
-  return missingFieldLabels(descriptor.configFields, descriptor.secretFields, typed, (id) => {
+  const invalid = invalidSettings(descriptor, stored);
+  const empty = missingFieldLabels(descriptor.configFields, descriptor.secretFields, typed, (id) => {
     const read = secrets.read(id);
     return read.unreachable !== undefined || (read.value?.trim() ?? '') !== '';
   });
+  const invalidLabels = new Set(invalid.map((i) => i.label));
+  return [...invalid.map((i) => `a valid ${i.label}`), ...empty.filter((label) => !invalidLabels.has(label))];
 }
 
 /** Secrets that are stored but cannot be read now, with why (`the keychain could not be opened: …`). */

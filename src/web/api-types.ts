@@ -332,7 +332,7 @@ export interface RegistryDetail extends RegistryEntryView {
 export interface FieldView {
   id: string;
   label: string;
-  kind: 'str' | 'int' | 'bool' | 'choice' | 'secret';
+  kind: 'str' | 'int' | 'bool' | 'choice' | 'secret' | 'url' | 'port' | 'email' | 'duration';
   required: boolean;
   help: string;
   multiline: boolean;

@@ -1,5 +1,6 @@
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runQuire, withTempDir } from '../helpers.js';
@@ -38,6 +39,61 @@ describe('quire plugins, as a script reads it', () => {
       expect(outside.code).not.toBe(0);
       expect(outside.stderr).toBe('quire: No plugin called ../destinations is installed.\n');
       expect(readdirSync(destinations)).toEqual(['send-to-library']);
+    });
+  });
+});
+
+describe('a destination setting, checked by its declared kind when it is set', () => {
+  it('refuses an address that is not one and stores nothing of that command; a saved one that does not fit shows "needs …", never "ready"', async () => {
+    await withTempDir(async (dir) => {
+      const home = join(dir, 'home');
+      const env = { QUIRE_HOME: home };
+      const quire = (...args: string[]) => runQuire(['plugins', ...args], { env });
+      expect((await quire('install', 'send-to-library')).code).toBe(0);
+      writeFileSync(join(home, '.env'), 'QUIRE_PLUGIN__SEND_TO_LIBRARY__PASSWORD="pw"\n', { mode: 0o600 });
+
+      const refused = await quire('config', 'send-to-library', '--set', 'username=alice', '--set', 'base_url=notaurl');
+      expect({ code: refused.code, stderr: refused.stderr, stdout: refused.stdout }).toEqual({
+        code: 2,
+        stderr: 'quire: base_url must be an http or https URL such as https://example.org.\n',
+        stdout: '',
+      });
+      const shown = (await quire('config', 'send-to-library')).stdout;
+      expect(shown).toMatch(/^ {2}base_url\s+\(empty\) \(default\)/m);
+      expect(shown).toMatch(/^ {2}username\s+\(empty\) \(default\)/m);
+      expect((await quire('list')).stdout).toMatch(/^send-to-library\s+1\.0\.0\s+Send to library \(first-party\) — needs Server address, User name$/m);
+
+      const saved = await quire('config', 'send-to-library', '--set', 'username=alice', '--set', 'base_url=http://localhost:8080/');
+      expect(saved.stdout).toBe('Saved 2 settings for send-to-library.\n');
+      expect((await quire('config', 'send-to-library')).stdout).toMatch(/^ {2}base_url\s+http:\/\/localhost:8080\s+Server address \[required\]$/m);
+      expect((await quire('list')).stdout).toMatch(/^send-to-library\s+1\.0\.0\s+Send to library \(first-party\) — ready$/m);
+
+      // Saved before settings were checked, or edited by hand: the destination needs a valid one, and says which.
+      const db = new Database(join(home, 'plugins', 'data', 'send-to-library', 'config.db'));
+      db.prepare("UPDATE settings SET value = 'notaurl' WHERE key = 'base_url'").run();
+      db.close();
+      const listed = (await quire('list')).stdout;
+      expect(listed).toMatch(/^send-to-library\s+1\.0\.0\s+Send to library \(first-party\) — needs a valid Server address$/m);
+      expect(listed).not.toMatch(/ready/);
+      const config = (await quire('config', 'send-to-library')).stdout;
+      expect(config).toMatch(/^ {2}base_url\s+notaurl \(not used: base_url must be an http or https URL such as https:\/\/example\.org\)/m);
+      expect(config).toContain('Not set up yet; missing: a valid Server address.');
+      expect((await runQuire(['list', 'destinations'], { env })).stdout).toMatch(/^send-to-library\s+Send to library — accepts pdf, md, txt — missing: a valid Server address$/m);
+      // The plugin is never handed the value it cannot use: its check asks for the address.
+      const check = await quire('check', 'send-to-library');
+      expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 1, stderr: 'quire: send-to-library: Missing setting — Send to library is not set up yet: set Server address.\n' });
+    });
+  });
+
+  it('refuses a port out of range with the sentence saying what is expected', async () => {
+    await withTempDir(async (dir) => {
+      const env = { QUIRE_HOME: join(dir, 'home') };
+      expect((await runQuire(['plugins', 'install', 'send-to-ereader'], { env })).code).toBe(0);
+      for (const port of ['0', '70000', '-25', 'smtp']) {
+        const r = await runQuire(['plugins', 'config', 'send-to-ereader', '--set', `smtp_port=${port}`], { env });
+        expect({ port, code: r.code, stderr: r.stderr }).toEqual({ port, code: 2, stderr: 'quire: smtp_port must be a port number from 1 to 65535.\n' });
+      }
+      expect((await runQuire(['plugins', 'config', 'send-to-ereader'], { env })).stdout).toMatch(/^ {2}smtp_port\s+587 \(default\)/m);
     });
   });
 });

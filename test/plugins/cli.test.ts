@@ -48,7 +48,7 @@ describe('quire plugins', () => {
     expect(installed.out).toContain('Installed echo-dest 1.0.0 (Echo; accepts pdf, md).');
     expect(installed.out).toContain('missing: Shelf name, Access token');
     expect((await quire('available', '--registry', registry)).out).toMatch(/\[installed\]/);
-    expect((await quire('list')).out).toMatch(/^echo-dest\s+1\.0\.0\s+Echo \(first-party\)$/m);
+    expect((await quire('list')).out).toMatch(/^echo-dest\s+1\.0\.0\s+Echo \(first-party\) — needs Shelf name, Access token$/m);
 
     const before = await quire('config', 'echo-dest');
     expect(before.out).toMatch(/^ {2}port\s+587 \(default\)\s+Port$/m);

@@ -21,7 +21,7 @@ const CONTRACT: Record<string, { accepts: string[]; config: Array<[string, strin
   'send-to-library': {
     accepts: ['pdf', 'md', 'txt'],
     config: [
-      ['base_url', 'str', '', true, []],
+      ['base_url', 'url', '', true, []],
       ['url_prefix', 'str', '', false, []],
       ['library_id', 'str', '', false, []],
       ['username', 'str', '', true, []],
@@ -34,7 +34,7 @@ const CONTRACT: Record<string, { accepts: string[]; config: Array<[string, strin
     accepts: ['pdf', 'epub', 'txt', 'md', 'docx'],
     config: [
       ['smtp_host', 'str', '', true, []],
-      ['smtp_port', 'int', 587, false, []],
+      ['smtp_port', 'port', 587, false, []],
       ['smtp_security', 'choice', 'starttls', false, ['starttls', 'tls', 'none']],
       ['smtp_user', 'str', '', true, []],
       ['from_address', 'str', '', true, []],
@@ -46,7 +46,7 @@ const CONTRACT: Record<string, { accepts: string[]; config: Array<[string, strin
   'send-to-corpus': {
     accepts: ['pdf', 'md', 'txt', 'epub', 'html', 'textpack'],
     config: [
-      ['base_url', 'str', '', true, []],
+      ['base_url', 'url', '', true, []],
       ['headers', 'str', '', false, []],
     ],
     secrets: [['api_key', true]],

@@ -126,8 +126,9 @@ describe('send-to-corpus with the documented corpus API', () => {
     configure(inst, {});
     expect(await check(inst)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'Send to corpus is not set up yet: set Corpus address, API key.' });
     const before = corpus.requests.length;
-    setUp({ base_url: 'corpus.example.org' });
-    expect(await check(inst)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'The corpus address "corpus.example.org" is not a web address such as https://corpus.example.org.' });
+    // An address that is not one is refused when it is set, and nothing is stored.
+    expect(() => setUp({ base_url: 'corpus.example.org' })).toThrow('base_url must be an http or https URL such as https://example.org.');
+    expect(await check(inst)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'Send to corpus is not set up yet: set Corpus address, API key.' });
     setUp({ headers: 'X-Proxy-Auth let-me-in' });
     const result = await sendOne(inst, exportFile(inst, 'Held.pdf', await onePagePdf('Held')), { title: 'Held' });
     expect(result).toMatchObject({ ok: false, kind: 'CONFIG', message: 'The extra headers setting needs one "Name: value" per line.' });

@@ -153,8 +153,9 @@ describe('send-to-ereader with a real SMTP server', () => {
     setUp({ to_address: 'my device' });
     const result = await sendOne(inst, exportFile(inst, 'Nowhere.pdf', await onePagePdf('Nowhere')), { title: 'Nowhere' });
     expect(result).toMatchObject({ ok: false, kind: 'CONFIG', message: `The e-reader's address "my device" is not a mail address.` });
-    setUp({ smtp_port: '70000' });
-    expect(await check(inst)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'The SMTP port 70000 is not a port number (587 is the usual one).' });
+    // A port out of range is refused when it is set; the setting before it stays.
+    expect(() => setUp({ smtp_port: '70000' })).toThrow('smtp_port must be a port number from 1 to 65535.');
+    expect(viewSettings(inst.destination.descriptor, inst.host).find((s) => s.id === 'to_address')).toMatchObject({ value: 'my device' });
     expect(smtp.connections).toBe(connections);
   });
 });

@@ -184,8 +184,9 @@ describe.skipIf(peerMissing('calibre-server', calibreInstalled(), 'apt-get insta
     expect(await check(inst)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'Send to library is not set up yet: set Server address, User name, Password.' });
 
     const before = digest.requestLines().length;
-    as(alice, { base_url: 'calibre.local:8080' });
-    expect(await check(inst)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'The server address must start with http:// or https://.' });
+    // An address without its scheme is refused when it is set, and nothing is stored.
+    expect(() => as(alice, { base_url: 'calibre.local:8080' })).toThrow('base_url must be an http or https URL such as https://example.org.');
+    expect(await check(inst)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'Send to library is not set up yet: set Server address, User name, Password.' });
     as(alice, { headers: 'X-Proxy-Token secret' });
     const sent = await sendOne(inst, exportFile(inst, 'Not Yet.pdf', await onePagePdf('Not yet')), { title: 'Not Yet' });
     expect(sent).toMatchObject({ ok: false, kind: 'CONFIG', message: 'The extra headers setting needs one "Name: value" per line.' });

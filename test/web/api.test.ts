@@ -134,6 +134,16 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(corpus?.formats).toEqual(['pdf', 'md', 'epub', 'textpack']);
     expect(corpus?.state).toBe('needs-settings');
 
+    // Saved through the same check as the command line: an address that is not one is refused, and nothing is stored.
+    const badAddress = await gui.app.inject({
+      method: 'PUT',
+      url: '/api/plugins/send-to-corpus/settings',
+      headers: auth,
+      payload: { settings: { base_url: 'corpus.example.org' }, secrets: { api_key: 'corpus-secret-41' } },
+    });
+    expect(badAddress.statusCode).toBe(400);
+    expect(badAddress.json().error.message).toBe('base_url must be an http or https URL such as https://example.org.');
+    expect((await gui.app.inject({ method: 'GET', url: '/api/plugins/send-to-corpus/settings', headers: auth })).json().missing).toEqual(['Corpus address', 'API key']);
     const put = await gui.app.inject({
       method: 'PUT',
       url: '/api/plugins/send-to-corpus/settings',

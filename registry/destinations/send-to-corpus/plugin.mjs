@@ -77,7 +77,7 @@ class SendToCorpus extends Destination {
   display = 'Send to corpus';
   description = 'Uploads the book and its metadata to a document corpus.';
   accepts = ['pdf', 'md', 'txt', 'epub', 'html', 'textpack'];
-  CONFIG_FIELDS = [Field('base_url', 'Corpus address', 'str', '', { required: true, help: 'The corpus API\'s address, e.g. https://corpus.example.org.' }), headersField()];
+  CONFIG_FIELDS = [Field('base_url', 'Corpus address', 'url', '', { required: true, help: 'The corpus API\'s address, e.g. https://corpus.example.org.' }), headersField()];
   SECRET_FIELDS = [Field('api_key', 'API key', 'secret', '', { required: true, help: 'The key the corpus gave you; sent as X-API-Key.' })];
 
   /** Address and client from the settings; throws {@link SettingProblem} before any I/O. */

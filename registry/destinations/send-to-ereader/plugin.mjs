@@ -51,7 +51,7 @@ class SendToEreader extends Destination {
   accepts = ['pdf', 'epub', 'txt', 'md', 'docx'];
   CONFIG_FIELDS = [
     Field('smtp_host', 'Mail server (SMTP)', 'str', '', { required: true, help: 'Your provider\'s submission server, e.g. smtp.gmail.com.' }),
-    Field('smtp_port', 'SMTP port', 'int', 587, { help: '587 with STARTTLS, 465 with TLS.' }),
+    Field('smtp_port', 'SMTP port', 'port', 587, { help: '587 with STARTTLS, 465 with TLS.' }),
     Field('smtp_security', 'Connection security', 'choice', 'starttls', { choices: ['starttls', 'tls', 'none'], help: 'none only for a mail server on this machine.' }),
     Field('smtp_user', 'SMTP user name', 'str', '', { required: true, help: 'Usually your full mail address.' }),
     Field('from_address', 'From address', 'str', '', { required: true, help: "Must be on the e-reader mailbox's approved-sender list, or the mail is silently dropped." }),

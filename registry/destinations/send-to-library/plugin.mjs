@@ -154,7 +154,7 @@ class SendToLibrary extends Destination {
   description = 'Adds the book to a calibre library through its content server.';
   accepts = ['pdf', 'md', 'txt'];
   CONFIG_FIELDS = [
-    Field('base_url', 'Server address', 'str', '', { required: true, help: 'Where calibre-server listens, e.g. http://localhost:8080; start it with --enable-auth.' }),
+    Field('base_url', 'Server address', 'url', '', { required: true, help: 'Where calibre-server listens, e.g. http://localhost:8080; start it with --enable-auth.' }),
     Field('url_prefix', 'URL prefix', 'str', '', { help: 'Only when calibre-server runs with --url-prefix, e.g. /calibre.' }),
     Field('library_id', 'Library', 'str', '', { help: "The library's folder name (spaces become _); empty for the server's default library." }),
     Field('username', 'User name', 'str', '', { required: true, help: 'A calibre user who may change the library (not read-only, not restricted to some libraries).' }),

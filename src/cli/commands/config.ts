@@ -38,12 +38,7 @@ export function configCommand(deps: ConfigCliDeps = {}): Command {
     .argument('<value>')
     .action((key: string, value: string) => {
       const id = settingId(key);
-      try {
-        setRemoteOcrSetting(id, value, host());
-      } catch (e) {
-        if (e instanceof RangeError) throw new QuireError(ERROR_CODES.USAGE, `${key} must be an http or https URL: ${e.message}.`);
-        throw e;
-      }
+      setRemoteOcrSetting(id, value, host());
       out(value.trim() === '' ? `${key} is back to its default.\n` : `${key} set.\n`);
     });
   cmd
@@ -104,7 +99,8 @@ function showSettings(host: ResolvedHostOptions, env: NodeJS.ProcessEnv): string
       const state = v.secret.set ? `set (in ${where})` : v.secret.unreachable ? `not readable: ${v.secret.unreachable}` : 'not set';
       lines.push(`${key} ${env[API_KEY_ENV] ? `set by ${API_KEY_ENV} (wins)` : state}`);
     } else {
-      lines.push(`${key} ${String(v.value)}${v.isDefault ? ' (default)' : ''}`);
+      const invalid = v.invalid ? ` — the saved ${JSON.stringify(v.invalid.text)} is not used: ${v.invalid.expected}` : '';
+      lines.push(`${key} ${String(v.value)}${v.isDefault ? ' (default)' : ''}${invalid}`);
     }
   }
   return `${lines.join('\n')}\n`;

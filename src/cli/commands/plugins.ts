@@ -184,7 +184,9 @@ async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDe
     for (const v of viewSettings(descriptor, host)) {
       const what = v.secret
         ? v.secret.set ? `set (in ${storeName(v.secret.store, host)})` : v.secret.unreachable ? `unreadable: ${v.secret.unreachable}` : 'not set'
-        : `${formatValue(v.value)}${v.isDefault ? ' (default)' : ''}`;
+        : v.invalid
+          ? `${formatValue(v.invalid.text)} (not used: ${v.invalid.expected})`
+          : `${formatValue(v.value)}${v.isDefault ? ' (default)' : ''}`;
       out(`  ${v.id.padEnd(16)} ${what}   ${v.label}${v.required ? ' [required]' : ''}\n`);
     }
     const missing = missingSettings(descriptor, host);
@@ -200,6 +202,12 @@ interface ConfigFlags {
   export?: string;
   import?: string;
   withSecrets?: boolean;
+}
+
+/** `ready`, or what the destination needs first (an empty required setting, a saved value that does not fit). */
+function readiness(d: UsableDestination, host: ResolvedHostOptions): string {
+  const missing = missingSettings(d.descriptor, host);
+  return missing.length === 0 ? 'ready' : `needs ${missing.join(', ')}`;
 }
 
 /** `quire plugins …`: list, available, install, remove, check, config. */
@@ -231,7 +239,7 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
       for (const d of found) {
         const record = installRecord(d.slug, host.appData);
         const origin = record?.first_party ? ' (first-party)' : '';
-        if (d.state === 'usable') out(`${d.slug.padEnd(18)} ${d.manifest.version.padEnd(8)} ${d.descriptor.display}${origin}\n`);
+        if (d.state === 'usable') out(`${d.slug.padEnd(18)} ${d.manifest.version.padEnd(8)} ${d.descriptor.display}${origin} — ${readiness(d, host)}\n`);
         else out(`${d.slug.padEnd(18)} refused: ${d.reason}\n`);
       }
     });

@@ -25,11 +25,14 @@ export interface RemoteOcrSettings {
 /** The settings as `quire config` and the settings store see them: named and declared like a destination's. */
 export const REMOTE_OCR_DESCRIPTOR: SettingsDescriptor = {
   name: REMOTE_OCR_SLUG,
+  keyPrefix: `${REMOTE_OCR_SLUG}.`,
   configFields: [
-    Field('base_url', 'Base URL of the OCR service', 'str', DEFAULT_BASE_URL, { help: 'e.g. https://api.mistral.ai' }),
+    Field('base_url', 'Base URL of the OCR service', 'url', DEFAULT_BASE_URL, { help: 'e.g. https://api.mistral.ai' }),
     Field('model', 'OCR model', 'str', DEFAULT_MODEL),
-    Field('connect_timeout', 'Connect timeout (seconds)', 'int', 10, { help: 'how long to wait for the service to accept a connection' }),
-    Field('response_timeout', 'Response timeout (seconds)', 'int', 30, {
+    // Bounds: a connection takes well under a minute to accept; an answer to a short request, a few minutes at most.
+    Field('connect_timeout', 'Connect timeout (seconds)', 'duration', 10, { max: 300, help: 'how long to wait for the service to accept a connection' }),
+    Field('response_timeout', 'Response timeout (seconds)', 'duration', 30, {
+      max: 900,
       help: 'how long to wait for an answer to a short request (a batch status, a cancel); reading a document may take up to 15 minutes',
     }),
   ],
@@ -69,10 +72,13 @@ export function readRemoteOcrTimeouts(host: SettingsOptions = {}): { connectMs: 
   return { connectMs: seconds('connect_timeout', 10_000), otherMs: seconds('response_timeout', 30_000) };
 }
 
-/** Store `base_url` or `model` (an empty value restores the default). Throws a `RangeError` for a bad URL. */
+/**
+ * Store one setting (an empty value restores the default), checked against its field's kind first: a usage error
+ * saying what is expected otherwise (`remoteocr.connect_timeout must be a whole number of seconds from 1 to 300.`),
+ * and nothing is stored.
+ */
 export function setRemoteOcrSetting(key: string, value: string, host: SettingsOptions = {}): void {
-  const text = key === 'base_url' && value.trim() !== '' ? normalizeBaseUrl(value) : value.trim();
-  applySettings(REMOTE_OCR_DESCRIPTOR, [[key, text]], host);
+  applySettings(REMOTE_OCR_DESCRIPTOR, [[key, value.trim()]], host);
 }
 
 /** Store the API key in the secret store the host options choose; returns where it went. */

@@ -45,7 +45,9 @@ function FieldInput({ field, value, onValue }: { field: FieldView; value: string
       input = h('select', { id, value: String(value), onChange: text, 'aria-describedby': described }, field.choices.map((c) => h('option', { value: c }, c)));
       break;
     case 'int':
-      input = h('input', { id, type: 'number', step: 1, inputMode: 'numeric', value: String(value), onInput: text, required: field.required, 'aria-describedby': described });
+    case 'port':
+    case 'duration':
+      input = h('input', { id, type: 'number', step: 1, min: field.kind === 'int' ? undefined : 1, inputMode: 'numeric', value: String(value), onInput: text, required: field.required, 'aria-describedby': described });
       break;
     case 'secret':
       input = h('input', {
