@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { type ExportRequest, type PdfPageInput, writePdf } from '../export/index.js';
 import { turnPage } from '../pipeline/index.js';
-import { alignOntoLayout, bestLocalEngine, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec, warmCorrector } from '../ocr/index.js';
+import { alignOntoLayout, bestLocalEngine, otherPageLanguages, SAMPLE_PAGES, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec, warmCorrector } from '../ocr/index.js';
 import type { ProgressEvent } from './progress.js';
 import { type OcrBox, type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, readOcrPage, visiblePages, writeOcrPage } from '../project/index.js';
 
@@ -100,23 +100,20 @@ async function recognizePages(
   options: RecognizeOptions,
   fileOf: (page: ProjectPage) => string,
 ): Promise<{ languages: string[]; engine: OcrEngine }> {
-  const inputs = pages.map((p) => inputOf(dir, p));
   const signal = options.signal;
-  const done = new Map<number, OcrPage>();
   let languages: string[];
   let engine = first;
   if (wanted === 'auto') {
-    // Sample the start, middle and end: books quote and anthologies change language.
-    const picks = samplePageIndexes(pages.length);
-    const detection = await detectDocumentLanguages(first, picks.map((i) => inputs[i]), signal ? { signal } : {});
-    languages = detection.languages;
+    // Decided on lines of the first pages, as when pages are read as they are made (`languageDecision`); lines of
+    // the page images themselves, the clean black-and-white pages (the grey reading images are larger).
+    const sample = pages.slice(0, SAMPLE_PAGES).map((p) => imageOf(dir, p));
+    languages = (await detectDocumentLanguages(first, sample, signal ? { signal } : {})).languages;
     engine = await pick(languages);
-    // The first pass already read the sample pages with the right languages: keep those results.
-    if (engine === first && languages.join('+') === detection.firstGuess.join('+')) detection.samples.forEach((page, k) => done.set(picks[k], page));
   } else {
     languages = wanted;
   }
   languagesKnown(options, languages);
+  const detected = wanted === 'auto' ? { used: new Set<string>() } : undefined;
 
   let pagesDone = 0;
   const save = async (i: number, result: OcrPage): Promise<void> => {
@@ -133,24 +130,35 @@ async function recognizePages(
     while (next < pages.length) {
       if (signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       const i = next++;
-      await save(i, await readPage(engine, dir, pages[i], languages, options, done.get(i)));
+      await save(i, await readPage(engine, dir, pages[i], languages, options, detected));
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, pages.length) }, lane));
-  return { languages, engine };
+  return { languages: withPageLanguages(languages, detected), engine };
 }
 
 /**
- * Read one page (or take the result read before), and when its text reads as nonsense, ask whether it is the wrong
- * way up: turned, it is read again.
+ * Read one page, and when its text reads as nonsense, ask whether it is the wrong way up: turned, it is read again.
+ * With `auto` languages (`detected` given), a page plainly in another language than the document's is read again in
+ * its own, and the languages it was read with are added to `detected.used`.
  */
-async function readPage(engine: OcrEngine, dir: string, page: ProjectPage, languages: string[], options: RecognizeOptions, read?: OcrPage): Promise<OcrPage> {
+async function readPage(
+  engine: OcrEngine,
+  dir: string,
+  page: ProjectPage,
+  languages: string[],
+  options: RecognizeOptions,
+  detected?: { used: Set<string> },
+): Promise<OcrPage> {
   const signal = options.signal;
-  const input = inputOf(dir, page);
-  const result = read ?? (await recognizePage(engine.recognize.bind(engine), input, languages, signal, page));
-  if (options.rotatePages === false || !engine.detectOrientation || !looksMisoriented(result)) return result;
-  if (!(await turnIfNeeded(dir, page, engine, input, signal))) return result;
-  return recognizePage(engine.recognize.bind(engine), inputOf(dir, page), languages, signal, page);
+  const read = (langs: string[]): Promise<OcrPage> => recognizePage(engine.recognize.bind(engine), inputOf(dir, page), langs, signal, page);
+  let result = await read(languages);
+  const mayTurn = options.rotatePages !== false && engine.detectOrientation && looksMisoriented(result);
+  if (mayTurn && (await turnIfNeeded(dir, page, engine, inputOf(dir, page), signal))) result = await read(languages);
+  const own = detected ? otherPageLanguages(result, languages, engine.languages()) : undefined;
+  if (own) result = await read(own);
+  for (const language of own ?? languages) detected?.used.add(language);
+  return result;
 }
 
 /** A page as the pipeline hands it over: its place in the document is known only once every frame is done. */
@@ -171,19 +179,19 @@ export interface RecognitionAsMade {
 
 /**
  * Start reading pages while the pipeline still makes the others, when that is possible: a page engine (not a
- * whole-document or batch one) and languages named (`auto` needs sample pages from the whole document first).
- * Undefined otherwise: the caller recognises the project once its pages are made. Overlapping the two keeps both
- * cores busy while the pipeline waits on decoding and the OCR on its last pages.
+ * whole-document or batch one). With `auto`, the languages are decided once, from lines of the first pages made
+ * (or of all of them, when the document has fewer), and every page waits for that before it is read. Undefined
+ * otherwise: the caller recognises the project once its pages are made. Overlapping the two keeps both cores busy
+ * while the pipeline waits on decoding and the OCR on its last pages.
  */
 export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options: RecognizeOptions = {}): Promise<RecognitionAsMade | undefined> {
-  if (spec.languages === 'auto' || spec.mode === 'batch') return undefined;
-  const engine = spec.auto ? await bestLocalEngine(spec.languages) : getOcrEngine(spec.engine);
-  if (engine.recognizeDocument) return undefined;
+  if (spec.mode === 'batch') return undefined;
+  const first = spec.auto ? await bestLocalEngine(spec.languages) : getOcrEngine(spec.engine);
+  if (first.recognizeDocument) return undefined;
   // Asked once a page needs reading: pages kept with their own text need no engine at all.
   let ready: Promise<void> | undefined;
-  const readyOnce = (): Promise<void> => (ready ??= assertAvailable(engine).then(() => mkdir(join(dir, 'ocr'), { recursive: true })).then(() => undefined));
-  const languages = spec.languages;
-  languagesKnown(options, languages);
+  const readyOnce = (): Promise<void> => (ready ??= assertAvailable(first).then(() => mkdir(join(dir, 'ocr'), { recursive: true })).then(() => undefined));
+  const decision = languageDecision(dir, first, spec, options);
   const running: Array<Promise<void>> = [];
   /** The size each page had when it was read. */
   const readAt = new Map<MadePage, { width: number; height: number }>();
@@ -195,12 +203,15 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
       for (const page of pages) {
         if (page.kind === 'pdf' || page.hidden) continue;
         pagesKnown++;
+        decision.sample(page as ProjectPage);
         running.push(
           (async () => {
             if (failure !== undefined) return;
             if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
             await readyOnce();
-            const result = await readPage(engine, dir, page as ProjectPage, languages, options);
+            const { engine, languages } = await decision.decided;
+            if (failure !== undefined) return;
+            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected);
             const file = `ocr/${ocrFileStem(page as ProjectPage)}.json`;
             await writeOcrPage(dir, file, result);
             page.ocr = file;
@@ -213,6 +224,8 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
       }
     },
     async settle() {
+      // Every page is made: a document shorter than the sample decides on what it has.
+      decision.allMade();
       await Promise.all(running);
       if (failure !== undefined) throw failure;
     },
@@ -223,8 +236,57 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
         if (!made || !page.ocr || !place || (made[1].width === page.width && made[1].height === page.height)) continue;
         await writeOcrPage(dir, page.ocr, movePage(await readOcrPage(dir, page.ocr, page.index), place));
       }
-      if (pagesKnown > 0) manifest.ocr = { engine: engine.name, languages };
+      if (pagesKnown === 0) return;
+      const { engine, languages } = await decision.decided;
+      manifest.ocr = { engine: engine.name, languages: withPageLanguages(languages, decision.detected) };
     },
+  };
+}
+
+/** The engine and languages pages are read with, decided once for the document. */
+interface LanguageDecision {
+  /** Offer a page as it is made: the first ones are the sample `auto` decides on. */
+  sample(page: ProjectPage): void;
+  /** No more pages will come: decide on the sample as it is. */
+  allMade(): void;
+  readonly decided: Promise<{ engine: OcrEngine; languages: string[] }>;
+  /** With `auto`: the languages pages were read with, a page in another language than the document's included. */
+  readonly detected?: { used: Set<string> };
+}
+
+/** The document's languages, then those a page of another language was read with. */
+function withPageLanguages(languages: string[], detected: { used: Set<string> } | undefined): string[] {
+  return [...new Set([...languages, ...(detected?.used ?? [])])];
+}
+
+function languageDecision(dir: string, first: OcrEngine, spec: OcrSpec, options: RecognizeOptions): LanguageDecision {
+  if (spec.languages !== 'auto') {
+    const languages = spec.languages;
+    languagesKnown(options, languages);
+    const decided = Promise.resolve({ engine: first, languages });
+    return { sample: () => undefined, allMade: () => undefined, decided };
+  }
+  const sample: ProjectPage[] = [];
+  let decide!: () => void;
+  const started = new Promise<void>((resolve) => (decide = resolve));
+  const decided = started.then(async () => {
+    const signal = options.signal;
+    const { languages } = await detectDocumentLanguages(first, sample.map((p) => imageOf(dir, p)), signal ? { signal } : {});
+    languagesKnown(options, languages);
+    // With the engine left to Quire, the languages found may let a faster one read the pages.
+    return { engine: spec.auto ? await bestLocalEngine(languages) : first, languages };
+  });
+  // A failure is the page readers' to report; no rejection goes unheard meanwhile.
+  decided.catch(() => undefined);
+  return {
+    sample(page) {
+      if (sample.length >= SAMPLE_PAGES) return;
+      sample.push(page);
+      if (sample.length === SAMPLE_PAGES) decide();
+    },
+    allMade: () => decide(),
+    decided,
+    detected: { used: new Set<string>() },
   };
 }
 
@@ -450,11 +512,6 @@ async function recognizePage(
     if (e instanceof QuireError) throw e;
     throw new QuireError(ERROR_CODES.INTERNAL, `OCR of page ${page.index} failed.`, describeError(e));
   }
-}
-
-/** Up to three pages spread over the document: first, middle, last. */
-export function samplePageIndexes(count: number): number[] {
-  return [...new Set([0, Math.floor((count - 1) / 2), count - 1])].filter((i) => i >= 0 && i < count);
 }
 
 function ocrFileStem(page: ProjectPage): string {

@@ -1,9 +1,14 @@
 /**
- * Language `auto`: recognise the first page(s) once with a first guess, read the languages off
- * the text, and let the whole document be recognised with them.
+ * Language `auto`: read a sample of lines from the first page(s) with a first guess, read the languages off the
+ * text, and let the whole document be recognised with them.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { detectLanguages } from './detect.js';
 import { languageScript } from './languages.js';
+import { letterCount } from './scripts.js';
+import { writeLineSample } from './sample-lines.js';
 import type { OcrSpec } from './spec.js';
 import { ocrPageText } from './tesseract-result.js';
 import type { OcrEngine, OcrInput } from './types.js';
@@ -16,10 +21,8 @@ const FALLBACK_LANGUAGE = 'eng';
 export interface LanguageDetection {
   /** The languages to recognise the document with, main language first. */
   languages: string[];
-  /** The first guess the sample pages were read with. */
+  /** The first guess the sample lines were read with. */
   firstGuess: string[];
-  /** The sample pages as read with `firstGuess`: reuse them when `languages` equals it. */
-  samples: OcrPage[];
 }
 
 /**
@@ -42,7 +45,11 @@ export function firstGuessLanguages(installed: readonly string[]): string[] {
   return guess.length > 0 ? guess : installed.slice(0, 1);
 }
 
-/** Detect the document's languages from its first pages (see `resolveLanguages`). */
+/**
+ * Detect the document's languages from a sample of lines of its first pages (see `resolveLanguages`): a dozen lines
+ * of each, from the running head to the notes, read once with the first guess. The pages themselves are read
+ * once, afterwards, in the languages found.
+ */
 export async function detectDocumentLanguages(
   engine: OcrEngine,
   samplePages: readonly OcrInput[],
@@ -50,12 +57,30 @@ export async function detectDocumentLanguages(
 ): Promise<LanguageDetection> {
   const installed = engine.languages();
   const firstGuess = firstGuessLanguages(installed);
-  const pages = samplePages.slice(0, SAMPLE_PAGES);
-  const samples = await Promise.all(pages.map((p) => engine.recognize(p, firstGuess, options)));
-  const text = samples.map(ocrPageText).join('\n\n');
+  const text = await readSamples(engine, samplePages.slice(0, SAMPLE_PAGES), firstGuess, options);
   const detected = detectLanguages(text, installed.length > 0 ? { candidates: installed } : {});
   const languages = detected.length > 0 ? detected : [firstGuess[0] ?? FALLBACK_LANGUAGE];
-  return { languages, firstGuess, samples };
+  return { languages, firstGuess };
+}
+
+/** The text of the sample lines of `pages` (a whole page where no lines are found), read with `languages`. */
+async function readSamples(engine: OcrEngine, pages: readonly OcrInput[], languages: string[], options: { signal?: AbortSignal }): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'quire-sample-'));
+  try {
+    const samples = await Promise.all(pages.map((page, k) => writeLineSample(page, folder, `sample-${k}`).catch(() => undefined)));
+    const strips = samples.filter((s): s is OcrInput => s !== undefined);
+    const whole = pages.filter((_, k) => samples[k] === undefined);
+    const read: OcrPage[] = [];
+    if (strips.length > 0) {
+      // One engine call for every strip where the engine reads lists of small images (the model loads once).
+      if (engine.readWords) read.push(...(await engine.readWords(strips, languages, options)));
+      else read.push(...(await Promise.all(strips.map((s) => engine.recognize(s, languages, options)))));
+    }
+    read.push(...(await Promise.all(whole.map((p) => engine.recognize(p, languages, options)))));
+    return read.map(ocrPageText).join('\n\n');
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -73,12 +98,28 @@ export async function resolveLanguages(
 }
 
 /**
- * Recognise one page with its languages detected on the page itself: a first pass with the first
- * guess, then a second with the detected languages when they differ. For single pages and
- * callers without a document; documents should call `resolveLanguages` once instead.
+ * Recognise one page with its languages detected on the page itself: a sample of its lines read with the first
+ * guess, then the page in the languages found. For single pages and callers without a document; documents should
+ * call `resolveLanguages` once instead.
  */
 export async function recognizeAuto(engine: OcrEngine, page: OcrInput, options: { signal?: AbortSignal } = {}): Promise<OcrPage> {
-  const { languages, firstGuess, samples } = await detectDocumentLanguages(engine, [page], options);
-  if (languages.join('+') === firstGuess.join('+')) return samples[0];
+  const { languages } = await detectDocumentLanguages(engine, [page], options);
   return engine.recognize(page, languages, options);
+}
+
+/** Letters a page needs before its own language is trusted over the document's: a short page says too little. */
+const MIN_PAGE_LETTERS = 400;
+
+/**
+ * The languages to read a page again with when its text, read in the document's `languages`, is plainly in another
+ * main language (an anthology's French page in an English book: the document's languages come from its first
+ * pages); undefined when the document's languages suit the page. The page's other scripts stay with the document's.
+ */
+export function otherPageLanguages(page: OcrPage, languages: readonly string[], installed: readonly string[]): string[] | undefined {
+  const text = ocrPageText(page);
+  if (letterCount(text) < MIN_PAGE_LETTERS) return undefined;
+  const found = detectLanguages(text, installed.length > 0 ? { candidates: installed } : {});
+  const main = found[0];
+  if (main === undefined || languages.includes(main)) return undefined;
+  return [...new Set([...found, ...languages.filter((l) => languageScript(l) !== languageScript(main))])];
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectLanguages, firstGuessLanguages } from '../../src/ocr/index.js';
+import { detectLanguages, firstGuessLanguages, otherPageLanguages } from '../../src/ocr/index.js';
+import type { OcrPage } from '../../src/project/index.js';
 
 const INSTALLED = ['deu', 'ell', 'eng', 'fra', 'ita', 'lat', 'por', 'spa'];
 
@@ -95,5 +96,26 @@ describe('firstGuessLanguages', () => {
     expect(firstGuessLanguages(['fra', 'grc', 'ell', 'ukr', 'rus'])).toEqual(['fra', 'ell', 'rus']);
     expect(firstGuessLanguages(['ell'])).toEqual(['ell']);
     expect(firstGuessLanguages([])).toEqual([]);
+  });
+});
+
+/** A page read as `text`, one word per box (the boxes do not matter here). */
+function pageReading(text: string): OcrPage {
+  const box = { x0: 0, y0: 0, x1: 10, y1: 10 };
+  const words = text.split(/\s+/).map((w) => ({ text: w, box, confidence: 90 }));
+  return { width: 10, height: 10, dpi: 300, engine: 'tesseract', languages: ['eng'], blocks: [{ box, paragraphs: [{ box, lines: [{ box, words }] }] }] };
+}
+
+describe('otherPageLanguages', () => {
+  it("reads again in its own language a page plainly in another than the document's, keeping the document's other scripts", () => {
+    // An anthology's French page, read with the English and Greek found on the first pages (accents lost as English reads them).
+    const french = pageReading(`${TEXT.fra} ${TEXT.fra} ${TEXT.fra}`.normalize('NFD').replace(/\p{M}/gu, ''));
+    expect(otherPageLanguages(french, ['eng', 'ell'], INSTALLED)).toEqual(['fra', 'ell']);
+    expect(otherPageLanguages(pageReading(`${TEXT.eng} ${TEXT.eng} ${TEXT.eng}`), ['eng', 'ell'], INSTALLED)).toBeUndefined();
+    expect(otherPageLanguages(pageReading(`${TEXT.fra} ${TEXT.fra} ${TEXT.fra}`), ['fra'], INSTALLED)).toBeUndefined();
+  });
+
+  it('trusts the document on a page with too little text to say', () => {
+    expect(otherPageLanguages(pageReading(TEXT.fra.slice(0, 120)), ['eng'], INSTALLED)).toBeUndefined();
   });
 });

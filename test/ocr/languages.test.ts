@@ -11,6 +11,7 @@ import {
   parseOcrSpec,
   recognizeAuto,
   resolveLanguages,
+  type OcrEngine,
   type OcrInput,
   type TesseractEngine,
 } from '../../src/ocr/index.js';
@@ -67,6 +68,27 @@ describe('languages', () => {
     expect(text).toContain('évangile');
     expect(text).toContain('λόγος');
     expect(cer(pages.FRENCH_WITH_GREEK.text, text)).toBeLessThan(0.02);
+  });
+
+  it('reads a sample of the pages\' lines to detect their languages, never the whole pages twice', async () => {
+    const long = await writePage(dir, 'long.png', await renderTextPage(`${FRENCH} `.repeat(12)));
+    const read: OcrInput[] = [];
+    const counting: OcrEngine = {
+      name: 'counting',
+      display: 'counting',
+      description: 'tesseract.js, recording what it is given',
+      available: () => engine.available(),
+      languages: () => engine.languages(),
+      recognize: (page, languages, options) => {
+        read.push(page);
+        return engine.recognize(page, languages, options);
+      },
+    };
+    const detection = await detectDocumentLanguages(counting, [long, long, long]);
+    expect(detection.languages).toEqual(['fra']);
+    expect(read).toHaveLength(3);
+    // Each is a strip of a dozen lines, much smaller than the page it was cut from.
+    for (const strip of read) expect(strip.height).toBeLessThan(long.height / 2);
   });
 
   it('recognises a single page with its language detected on the page', async () => {
