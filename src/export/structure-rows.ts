@@ -5,18 +5,7 @@
  * is in points (1/72 in), so pages recognised at different resolutions compare.
  */
 import type { OcrPage } from '../project/index.js';
-import { median } from '../util/index.js';
-
-/** Where glyph boxes reach, in ems from the baseline, in usual book faces. */
-const ASCENT_TALL = 0.73; // capitals, digits, ascenders (b d f h k l t), accents, dots of i and j
-const ASCENT_ACCENTED_CAPITAL = 0.9; // É Ê À …: the accent stands above the capital
-const ASCENT_SHORT = 0.52; // x-height letters only (a c e m n o …)
-const DESCENT = 0.22; // g j p q y …
-
-const ASCENDERS = new Set([...'bdfhkltijß', ...'βδζθλξ', ...'бй']);
-const DESCENDERS = new Set([...'gjpqy', ...'βγζημξρςφχψ', ...'дрруфцщ']);
-/** Combining marks drawn above the letter (acute, grave, circumflex, diaeresis, tonos …): they reach ascender height. */
-const MARK_ABOVE = /[\u0300-\u0315\u031A\u033D-\u0344\u0346\u034A-\u034C\u0350-\u0352\u0357\u035B\u0363-\u036F]/u;
+import { ASCENT_TALL, DESCENT, glyphReach, median } from '../util/index.js';
 
 export interface Word {
   text: string;
@@ -67,38 +56,6 @@ interface Line {
   top: number;
   bottom: number;
 }
-
-interface Shape {
-  tall: boolean;
-  /** Reaches above the capitals: an accented capital (`L'UNITÉ`). */
-  taller: boolean;
-  descends: boolean;
-}
-
-/** Punctuation that reaches cap height, and punctuation that hangs below the baseline (`said,` is as deep as `say`). */
-const TALL_MARKS = /[“”‘’'"()[\]{}/|!?&%$#@]/u;
-const DEEP_MARKS = /[,;()[\]{}/|_]/u;
-
-/** How high and how low the glyphs of a word reach; null when it has no letter or digit (a lone mark tells little). */
-export function wordShape(text: string): Shape | null {
-  let seen = false;
-  let tall = false;
-  let taller = false;
-  let descends = false;
-  for (const ch of text) {
-    if (TALL_MARKS.test(ch)) tall = true;
-    if (DEEP_MARKS.test(ch)) descends = true;
-    if (!/[\p{L}\p{N}]/u.test(ch)) continue;
-    seen = true;
-    const cased = ch.toLowerCase() !== ch.toUpperCase();
-    const accented = MARK_ABOVE.test(ch.normalize('NFD'));
-    if (/\p{N}/u.test(ch) || !cased || ch !== ch.toLowerCase() || ASCENDERS.has(ch) || accented) tall = true;
-    if (accented && cased && ch !== ch.toLowerCase()) taller = true;
-    if (DESCENDERS.has(ch)) descends = true;
-  }
-  return seen ? { tall, taller, descends } : null;
-}
-
 
 /** The value at fraction `q` of the sorted values (nearest rank). */
 function quantile(values: number[], q: number): number {
@@ -442,16 +399,12 @@ function mergeRows(lines: Line[]): Line[] {
 }
 
 function toRow(line: Line, page: number, column: Column): Row {
-  const shaped = line.words.map((w) => ({ w, shape: wordShape(w.text) }));
+  const reached = line.words.map((w) => ({ w, reach: glyphReach(w.text) }));
   const ems: number[] = [];
-  for (const { w, shape } of shaped) {
-    if (shape) ems.push((w.bottom - w.top) / ((shape.taller ? ASCENT_ACCENTED_CAPITAL : shape.tall ? ASCENT_TALL : ASCENT_SHORT) + (shape.descends ? DESCENT : 0)));
-  }
+  for (const { w, reach } of reached) if (reach) ems.push((w.bottom - w.top) / (reach.above + reach.below));
   const size = ems.length ? median(ems) : (line.bottom - line.top) / (ASCENT_TALL + DESCENT);
   const baselines: number[] = [];
-  for (const { w, shape } of shaped) {
-    if (shape) baselines.push(w.bottom - (shape.descends ? DESCENT * size : 0));
-  }
+  for (const { w, reach } of reached) if (reach) baselines.push(w.bottom - reach.below * size);
   return {
     page,
     column,

@@ -1,4 +1,5 @@
 import type { OcrBox, OcrLine, OcrPage, OcrWord } from '../project/index.js';
+import { glyphReach } from '../util/index.js';
 import { cidsToHex, FONT_ASCENT, FONT_DESCENT, FONT_UNITS, GLYPH_ADVANCE, type UnicodeCidFont } from './cid-font.js';
 
 /**
@@ -90,21 +91,45 @@ export function placeLine(line: OcrLine, toPage: PageTransform, font: UnicodeCid
   const baseline = usableBaseline(line);
   const slope = baseline ? ((baseline.y1 - baseline.y0) * sy) / ((baseline.x1 - baseline.x0) * sx) : 0;
   const textHeight = Math.max(lineBox.height - Math.abs(slope) * lineBox.width, lineBox.height / 2);
-  const fontSize = (textHeight * FONT_UNITS) / (FONT_ASCENT - FONT_DESCENT);
+  const reach = glyphReach(words.map((w) => w.text).join(' '));
+  // The size the Markdown's structure measures on the page from the ink and the letters in it (a line of capitals
+  // is as tall as its cap height): Quire's own PDF read again sizes its headings and body as its pages did.
+  const fontSize = reach ? textHeight / (reach.above + reach.below) : (textHeight * FONT_UNITS) / (FONT_ASCENT - FONT_DESCENT);
+  // Without a baseline from the engine: as deep under the ink's bottom as the line's letters reach.
+  const belowBaseline = reach ? reach.below : DESCENT_FRACTION;
 
   return words.map((word, i) => {
     const middle = (word.box.x0 + word.box.x1) / 2;
-    const y = baseline
+    const onLine = baseline
       ? pageHeight - (baseline.y0 + ((baseline.y1 - baseline.y0) * (middle - baseline.x0)) / (baseline.x1 - baseline.x0)) * sy
-      : lineBox.bottom + DESCENT_FRACTION * fontSize;
+      : lineBox.bottom + belowBaseline * fontSize;
+    // A superscript (a note call read as a word of its own) keeps its raise and its smaller size: read again, it is
+    // still a call, not a number in the text.
+    const raised = superscript(word, onLine, fontSize, toPage);
+    const size = raised?.fontSize ?? fontSize;
     const wordCids = font.encode(word.text.trim());
     const next = words[i + 1] as OcrWord | undefined;
-    const width = wordWidth(word, next, sx, fontSize);
-    const natural = (wordCids.length * GLYPH_ADVANCE * fontSize) / FONT_UNITS;
+    const width = wordWidth(word, next, sx, size);
+    const natural = (wordCids.length * GLYPH_ADVANCE * size) / FONT_UNITS;
     // The space after the word is left out of the scaling: it falls in the gap to the next word.
     const cids = i < words.length - 1 ? [...wordCids, font.spaceCid] : wordCids;
-    return { x: word.box.x0 * sx, y, fontSize, scale: (100 * width) / natural, cids };
+    return { x: word.box.x0 * sx, y: raised?.y ?? onLine, fontSize: size, scale: (100 * width) / natural, cids };
   });
+}
+
+/** A word set this far above the line's baseline (in its font sizes), and smaller than the line, is a superscript. */
+const RAISE = 0.25;
+const SMALLER = 0.8;
+
+/** The size and baseline of a word set small above the line's baseline; undefined for a word on the line. */
+function superscript(word: OcrWord, lineBaseline: number, lineSize: number, { sy, pageHeight }: PageTransform): { fontSize: number; y: number } | undefined {
+  const reach = glyphReach(word.text);
+  if (!reach) return undefined;
+  const bottom = pageHeight - word.box.y1 * sy;
+  const size = ((word.box.y1 - word.box.y0) * sy) / (reach.above + reach.below);
+  const y = bottom + reach.below * size;
+  if (y - lineBaseline < RAISE * lineSize || size > SMALLER * lineSize) return undefined;
+  return { fontSize: size, y };
 }
 
 /**
@@ -134,10 +159,16 @@ function usableBaseline(line: OcrLine): OcrLine['baseline'] {
   return Math.abs((b.y1 - b.y0) / (b.x1 - b.x0)) <= MAX_BASELINE_SLOPE ? b : undefined;
 }
 
-/** One text object per line: the size once, then each word's scale, position and string. */
+/** One text object per line: the size (again where a superscript changes it), then each word's scale, position and string. */
 function lineOperators(words: PlacedWord[], fontName: string): string {
   const out = [`BT /${fontName} ${num(words[0].fontSize)} Tf`];
-  for (const word of words) out.push(`${num(word.scale)} Tz 1 0 0 1 ${num(word.x)} ${num(word.y)} Tm ${cidsToHex(word.cids)} Tj`);
+  let size = words[0].fontSize;
+  for (const word of words) {
+    // A superscript's own size, and the line's again after it.
+    if (num(word.fontSize) !== num(size)) out.push(`/${fontName} ${num(word.fontSize)} Tf`);
+    size = word.fontSize;
+    out.push(`${num(word.scale)} Tz 1 0 0 1 ${num(word.x)} ${num(word.y)} Tm ${cidsToHex(word.cids)} Tj`);
+  }
   out.push('ET');
   return out.join('\n');
 }

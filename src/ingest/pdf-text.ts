@@ -5,6 +5,7 @@
  * is shared out among its characters by the usual widths of Latin faces: word boxes are close, not exact.
  */
 import type { OcrBlock, OcrBox, OcrLine, OcrPage, OcrWord } from '../project/index.js';
+import { charReach } from '../util/index.js';
 import { multiply, type Matrix } from './pdf-content.js';
 
 /** The parts of a pdfjs text item we read (`getTextContent().items`, marked-content entries have no `str`). */
@@ -143,9 +144,14 @@ function placeItem(item: PdfTextItem, style: PdfTextStyle | undefined, viewport:
   const glyphs = chars.map((text, k): Glyph => {
     const from = at(distance);
     distance += weights[k] * perWeight;
+    // The glyph's ink, as high and as low as its kind of letter reaches (not the font's whole em box): what an OCR
+    // engine's box holds, so the structure measures the text as it would on the page image.
+    const reach = charReach(text);
+    const top = Math.min(reach.above, ascent);
+    const bottom = -Math.min(reach.below, -descent);
     const corners = [from, at(distance)].flatMap((p) => [
-      { x: p.x + up.x * ascent * em, y: p.y + up.y * ascent * em },
-      { x: p.x + up.x * descent * em, y: p.y + up.y * descent * em },
+      { x: p.x + up.x * top * em, y: p.y + up.y * top * em },
+      { x: p.x + up.x * bottom * em, y: p.y + up.y * bottom * em },
     ]);
     return { text, box: boundingBox(corners), breakBefore: false };
   });

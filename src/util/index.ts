@@ -3,3 +3,4 @@ export { formatBytes, parseByteSize } from './bytes.js';
 export { eachAtOnce } from './concurrency.js';
 export { median } from './numbers.js';
 export { editDistance, plainDigits, superscriptDigits } from './text.js';
+export { ASCENT_TALL, charReach, DESCENT, glyphReach } from './glyph-shape.js';

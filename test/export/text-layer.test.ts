@@ -216,8 +216,10 @@ describe('searchable PDF', () => {
     // Small print and large print alike.
     const small = ocrPage(FRENCH, { lineHeight: 30, charWidth: 13, wordGap: 12, lineGap: 14 });
     expectBoxesNear(bboxWords(await pdfWith('boxes-small', [{ ...blank, ocr: small }])), small, 2);
+    // 26 pt of line: the font is sized from the letters' ink (an accented capital reaches above the em box), so the
+    // em box a reader highlights stands off the ink by up to a tenth of the line.
     const large = ocrPage(FRENCH.slice(0, 2), { lineHeight: 110, charWidth: 30, wordGap: 40 });
-    expectBoxesNear(bboxWords(await pdfWith('boxes-large', [{ ...blank, ocr: large }])), large, 2);
+    expectBoxesNear(bboxWords(await pdfWith('boxes-large', [{ ...blank, ocr: large }])), large, 2.6);
   });
 
   it('keeps words whole and in order on a tilted line (baseline slope 1.7°)', async () => {
@@ -381,13 +383,17 @@ describe('placeLine', () => {
     };
     const placed = placeLine(line, { sx: 0.5, sy: 0.5, pageHeight: 500 }, new UnicodeCidFont());
     expect(placed.map((w) => w.cids)).toEqual([[0x61, 0x62, 0x63, 0x20], [0x64, 0x65]]);
-    expect(placed[0]).toMatchObject({ x: 50, y: 430, fontSize: 25 });
-    // 3 glyphs of half an em at 25 pt are 37.5 pt wide; the box is 75 pt.
-    expect(placed[0].scale).toBeCloseTo(200);
-    expect(placed[1].scale).toBeCloseTo(200);
-    // Without a baseline: a fifth of the line height above the line's bottom.
+    // 25 pt of ink from the ascenders of `b` and `d` to the baseline (no descender): 0.73 em, so a 34.2 pt font.
+    expect(placed[0]).toMatchObject({ x: 50, y: 430 });
+    expect(placed[0].fontSize).toBeCloseTo(25 / 0.73, 1);
+    // 3 glyphs of half an em at 34.2 pt are 51.4 pt wide; the box is 75 pt.
+    expect(placed[0].scale).toBeCloseTo((100 * 75) / (1.5 * (25 / 0.73)), 1);
+    // Without a baseline: a line with no descender stands on the bottom of its ink.
     const level = placeLine({ ...line, baseline: undefined }, { sx: 0.5, sy: 0.5, pageHeight: 500 }, new UnicodeCidFont());
-    expect(level[0].y).toBeCloseTo(430);
+    expect(level[0].y).toBeCloseTo(425);
+    // With a descender (and no ascender), as deep under the bottom as the descender reaches (0.22 em).
+    const deep = placeLine({ ...line, baseline: undefined, words: [{ ...line.words[0], text: 'gap' }] }, { sx: 0.5, sy: 0.5, pageHeight: 500 }, new UnicodeCidFont());
+    expect(deep[0].y).toBeCloseTo(425 + 0.22 * (25 / (0.52 + 0.22)), 1);
     const wordless: OcrPage = { width: 10, height: 10, dpi: 72, engine: 'none', languages: [], blocks: [] };
     expect(textLayerContent(wordless, { width: 10, height: 10 }, new UnicodeCidFont(), 'F')).toBe('');
   });

@@ -19,9 +19,10 @@ describe('a PDF page’s text as an OCR result', () => {
     expect(page).toMatchObject({ width: 800, height: 1200, dpi: 144, engine: 'pdf', languages: [] });
     expect(words(page)).toEqual([['Hello', 'wide', 'world']]);
     const line = page.blocks[0].paragraphs[0].lines[0];
-    // The baseline is at y = 500 pt → 1200 − 1000 = 200 px; the font reaches 7.5 pt up and 2.5 pt down (×2 px).
+    // The baseline is at y = 500 pt → 1200 − 1000 = 200 px. The boxes hold the letters' ink, as an OCR engine's do:
+    // up to the capitals' height (0.73 em of 10 pt, ×2 px), and no lower than the baseline (no descender here).
     expect(line.box.y0).toBe(185);
-    expect(line.box.y1).toBe(205);
+    expect(line.box.y1).toBe(200);
     expect(line.baseline).toEqual({ x0: 100, y0: 200, x1: 260, y1: 200 });
     // The item spans 80 pt from x = 50 pt: pixels 100 to 260, the words in order inside it, apart.
     const [hello, wide, world] = line.words;
