@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,37 +14,31 @@ import { registerAdminRoutes } from './admin-routes.js';
 import { createAdmission, declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
 import {
   ADMIN_SECRET_HASH_KEY,
-  DEFAULT_RETENTION,
   LEGACY_ADMIN_SECRET_KEY,
   moveSmtpPassword,
   parseBaseUrl,
-  parseLimits,
-  parseRetention,
   serverSecrets,
   type Retention,
   type ServerLimits,
   type ServerSettings,
 } from './config.js';
 import type { ServerContext } from './context.js';
-import { createEngine } from './engine.js';
 import { apiError, ERROR_WORDS, errorHandler, HTTP_ERRORS } from './http-errors.js';
 import { registerJobRoutes } from './job-routes.js';
-import { jobDir, uploadsDir } from './layout.js';
+import { jobDir } from './layout.js';
 import { loggerOptions } from './logging.js';
-import { completionMailer } from './mailer.js';
 import { renderMetrics } from './metrics.js';
 import { errorResponses, registerOpenApi } from './openapi.js';
-import { openPgStore } from './pg-store.js';
-import { startPresence, type Presence } from './presence.js';
-import { createProcessor, type OcrBatch, type Processor } from './processor.js';
+import { systemClock, type Clock } from './clock.js';
+import { composeWork, openStore, readServerSetup } from './compose.js';
+import type { OcrBatch, Processor } from './processor-types.js';
 import { hashKey, jobTag, newAdminSecret } from './secrets.js';
-import { openSqliteStore } from './sqlite-store.js';
-import { DEFAULT_LEASE_MS, type ApiKey, type Job, type JobStore } from './store.js';
+import type { ApiKey, Job, JobStore } from './store.js';
 import { DATABASE_RETRY_S, storeForRequests } from './store-outage.js';
 import { sweepLeftovers } from './sweep.js';
 import { createAuthThrottle } from './throttle.js';
 import { errorSchema } from './views.js';
-import { createWebhookSender, type WebhookSender } from './webhooks.js';
+import type { WebhookSender } from './webhooks.js';
 
 export const DEFAULT_PORT = 4674;
 export const DEFAULT_MAX_UPLOAD = 2 * 1024 ** 3;
@@ -116,8 +110,11 @@ export interface CreateAppOptions {
   childScript?: string;
   /** Stands in for the processor's own OCR batch poller (tests of the routes alone). */
   ocrBatch?: OcrBatch;
-  /** The clock of the OCR batch schedule (1, 2, 4 … 512 minutes from submission); default `Date.now`. */
-  clock?: () => number;
+  /**
+   * What decides leases, retries, the OCR batch schedule (1, 2, 4 … 512 minutes from submission), retention, webhook
+   * retries and the auth throttle; default the wall clock. A test moves it instead of waiting.
+   */
+  clock?: Clock;
   /** pino through fastify: false (default) for silence, or a level and optionally a stream. */
   logger?: false | { level?: string; stream?: { write(line: string): void } };
 }
@@ -154,20 +151,18 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const dbPath = options.dbPath ?? join(appDataDir(), 'quire-server.db');
   // Errors of idle database connections (a restart) are logged once the logger exists; the next query reconnects.
   let storeError = (_e: Error): void => undefined;
-  const store =
-    options.store ??
-    (options.databaseUrl ? await openPgStore(options.databaseUrl, { onError: (e) => storeError(e), ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}) }) : openSqliteStore(dbPath));
+  const store = options.store ?? (await openStore({ databaseUrl: options.databaseUrl, dbPath, statementTimeoutMs: options.statementTimeoutMs, onError: (e) => storeError(e) }));
   const runsJobs = options.worker !== false;
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const settings: ServerSettings = { store, secrets: serverSecrets(options.appData ?? (options.dbPath ? dirname(options.dbPath) : appDataDir())) };
   const maxUpload = options.maxUpload ?? DEFAULT_MAX_UPLOAD;
   const rate = options.runRateLimit ?? DEFAULT_RUN_RATE;
   const graceMs = options.shutdownGraceMs ?? 10_000;
   const sweepAfterMs = options.sweepAfterMs ?? 15 * 60_000;
   // Configuration is read and checked once, here: a bad setting stops the start with its sentence.
-  const limits: ServerLimits = { ...parseLimits((await store.getConfig('limits')) ?? '{}'), ...options.limits };
-  const retention: Retention = { ...DEFAULT_RETENTION, ...parseRetention((await store.getConfig('retention')) ?? '{}'), ...options.retention };
-  await mkdir(uploadsDir(dataDir), { recursive: true, mode: 0o700 });
+  const setup = await readServerSetup(store, dataDir);
+  const limits: ServerLimits = { ...setup.limits, ...options.limits };
+  const retention: Retention = { ...setup.retention, ...options.retention };
   if (options.publicUrl) await store.setConfig('base_url', parseBaseUrl(options.publicUrl));
   await moveSmtpPassword(settings);
   const adminSecret = await adminSecretAtStart(store, options.rotateAdminSecret === true);
@@ -240,7 +235,6 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   };
 
   let draining = false;
-  const mails = new Set<Promise<void>>();
   const linkBase = async (request?: FastifyRequest): Promise<string> => {
     const stored = await requestStore.getConfig('base_url');
     if (stored) return stored;
@@ -255,45 +249,29 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     return request ? `${request.protocol}://${request.host}` : `http://127.0.0.1:${DEFAULT_PORT}`;
   };
 
-  const sendMail = completionMailer(settings, app.log, () => linkBase());
-
-  // Each job runs in a process of its own; a test may stand in for the engine. A server that runs no jobs only
-  // cancels OCR batches with it, and keeps no process started ahead.
-  const engine = options.engine
-    ? null
-    : createEngine({ memoryLimit: limits.jobMemory, warm: runsJobs, ...(options.childScript ? { childScript: options.childScript } : {}) });
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const processor = createProcessor({
+  const work = composeWork({
     store,
     dataDir,
-    engine: options.engine ?? engine!,
-    log: app.log,
-    minFreeDisk: limits.minFreeDisk,
-    jobTimeMs: limits.jobTimeMs,
+    settings,
+    limits,
     retention,
-    ...(options.retryMs ? { retryMs: options.retryMs } : {}),
-    ...(options.clientPollEveryMs !== undefined ? { clientPollEveryMs: options.clientPollEveryMs } : {}),
-    leaseMs,
-    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
-    ...(options.workers ? { workers: options.workers } : {}),
-    ...(options.ocrBatch ? { ocrBatch: options.ocrBatch } : {}),
-    clock,
-    // The email goes out beside the queue, so a slow mail server never holds up the next job.
-    onDone: async (job) => {
-      if (!job.emailNotif) return;
-      const sending = sendMail(job).catch((e: unknown) => app.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'completion email failed'));
-      mails.add(sending);
-      void sending.finally(() => mails.delete(sending));
-    },
-  });
-
-  const webhooks = createWebhookSender({
-    store,
     log: app.log,
-    policy: { allowPrivate: options.allowPrivateWebhooks === true },
-    senderId: processor.workerId,
-    ...(options.webhookRetryDelaysMs ? { retryDelaysMs: options.webhookRetryDelaysMs } : {}),
+    clock,
+    runsJobs,
+    engine: options.engine,
+    childScript: options.childScript,
+    leaseMs: options.leaseMs,
+    heartbeatMs: options.heartbeatMs,
+    workers: options.workers,
+    retryMs: options.retryMs,
+    clientPollEveryMs: options.clientPollEveryMs,
+    ocrBatch: options.ocrBatch,
+    allowPrivateWebhooks: options.allowPrivateWebhooks,
+    webhookRetryDelaysMs: options.webhookRetryDelaysMs,
+    linkBase: () => linkBase(),
   });
+  const [processor] = work.processors;
+  const webhooks = work.webhooks;
   /** When a client last had each parked job polled through the database (a server without a worker of its own). */
   const pollAsked = new Map<string, number>();
   const clientPollEveryMs = options.clientPollEveryMs ?? 10_000;
@@ -326,7 +304,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     webhookPolicy: { allowPrivate: options.allowPrivateWebhooks === true },
     requestPoll(job) {
       if (runsJobs) return processor.requestPoll(job);
-      const now = Date.now();
+      const now = clock();
       for (const [id, at] of pollAsked) if (now - at >= clientPollEveryMs) pollAsked.delete(id);
       if (pollAsked.has(job.jobId)) return;
       pollAsked.set(job.jobId, now);
@@ -424,14 +402,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     sweepLeftovers(store, dataDir, sweepAfterMs).catch((e: unknown) => app.log.warn({ err: describeError(e) }, 'sweep failed'));
   }, 60 * 60_000);
   sweeper.unref();
-  let presence: Presence | null = null;
-  const startWorker = (): void => {
-    const tickMs = options.tickMs ?? 2_000;
-    webhooks.start(tickMs);
-    if (!runsJobs || presence) return;
-    processor.start(tickMs);
-    presence = startPresence(store, { workerId: processor.workerId, concurrency: 1, leaseMs, heartbeatMs: Math.min(5_000, Math.floor(leaseMs / 3)), log: app.log });
-  };
+  const startWorker = (): void => work.start(options.tickMs ?? 2_000);
   if (options.startWorker !== false) startWorker();
 
   let closing: Promise<void> | null = null;
@@ -439,11 +410,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     (closing ??= (async () => {
       draining = true;
       clearInterval(sweeper);
-      await processor.stop(graceMs);
-      await presence?.stop();
-      await webhooks.stop();
-      await engine?.close();
-      await Promise.race([Promise.allSettled([...mails, ...cleanups]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await work.stop(graceMs);
+      await Promise.race([Promise.allSettled([...cleanups]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       // Requests in flight get a moment to end; an upload still streaming after it is cut (its partial file is removed).
       httpClosing = true;
       const closed = app.close();

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Admission } from './admission.js';
 import type { ServerLimits } from './config.js';
-import type { Processor } from './processor.js';
+import type { Processor } from './processor-types.js';
 import type { AuthThrottle } from './throttle.js';
 import type { ApiKey, Job, JobStore } from './store.js';
 import type { WebhookPolicy } from './webhooks.js';

@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DISK_FULL_NOTICE } from '../../src/server/processor.js';
+import { DISK_FULL_NOTICE } from '../../src/server/job-runner.js';
 import { FakeEngine } from './fake-engine.js';
 import { listTree, multipart, testServer, type TestServer } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CreateAppOptions } from '../../src/server/index.js';
-import { interruptedMessage, progressTracker } from '../../src/server/processor.js';
+import { interruptedMessage, progressTracker } from '../../src/server/job-runner.js';
 import { FakeEngine } from './fake-engine.js';
 import { listTree, multipart, testServer, waitFor, type TestServer } from './helpers.js';
 
