@@ -82,7 +82,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     else if (request.query.secret !== undefined && matchesHash(request.query.secret, stored)) auth = { by: 'secret', via: 'query' };
     else {
       const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
-      const session = token ? await store.getAdminSession(hashKey(token), Date.now()) : null;
+      const session = token ? await store.getAdminSession(hashKey(token), ctx.clock()) : null;
       if (session) auth = { by: 'session', session };
     }
     if (auth) {
@@ -106,7 +106,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
   /** Start a session for a browser that came with the secret; the cookie is scoped to the admin pages. */
   const startSession = async (request: FastifyRequest, reply: FastifyReply): Promise<AdminSession> => {
     const token = newSessionToken();
-    const now = Date.now();
+    const now = ctx.clock();
     const session: AdminSession = { tokenHash: hashKey(token), csrf: newSessionToken(), created: now, expires: now + SESSION_MS };
     await store.createAdminSession(session);
     const secure = request.protocol === 'https' ? '; Secure' : '';
@@ -173,7 +173,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
       if (!isEmailAddress(email)) throw apiError('bad_request', 'Give the email address of the key owner as email.');
       const raw = newApiKey();
       const webhookSecret = newWebhookSecret();
-      const key = await store.createKey(email, hashKey(raw), Date.now(), webhookSecret);
+      const key = await store.createKey(email, hashKey(raw), ctx.clock(), webhookSecret);
       request.log.info({ keyId: key.keyId }, 'API key created');
       const body = { key_id: key.keyId, email: key.email, api_key: raw, webhook_secret: webhookSecret };
       if (wantsHtml(request)) return htmlHeaders(reply).send(keyCreatedPage(ctx.pathPrefix(request), body));
@@ -207,10 +207,10 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     async (request, reply) => {
       checkCsrf(request, await readFields(request));
       const id = Number(request.params.key_id);
-      const key = /^\d{1,15}$/.test(request.params.key_id) ? await store.revokeKey(id, Date.now()) : null;
+      const key = /^\d{1,15}$/.test(request.params.key_id) ? await store.revokeKey(id, ctx.clock()) : null;
       if (!key) throw apiError('no_key');
       // Its jobs that have not ended go with it: a revoked key's queue must not run on.
-      const cancelled = await store.cancelKeyJobs(key.keyId, Date.now());
+      const cancelled = await store.cancelKeyJobs(key.keyId, ctx.clock());
       await ctx.stopJobs(cancelled);
       request.log.info({ keyId: key.keyId, cancelledJobs: cancelled.length }, 'API key revoked');
       if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();

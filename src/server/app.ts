@@ -138,6 +138,8 @@ export interface QuireServer {
    * worker (unless `worker: false`) and the webhook sender.
    */
   startWorker(): void;
+  /** Resolves once the completion emails in flight were handed to the mail server, or failed. */
+  mailsSent(): Promise<void>;
   /** Prefix of links (download links, the admin URL): `base_url`, else the listening address. */
   linkBase(): Promise<string>;
   /** Stop taking uploads, put the running job back to `pending` at a frame boundary, close the server and database. */
@@ -295,6 +297,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const ctx: ServerContext = {
     store: requestStore,
     processor,
+    clock,
     dataDir,
     maxUpload,
     limits,
@@ -420,7 +423,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       clearTimeout(cut);
       await store.close();
     })());
-  return { app, processor, store, webhooks, settings, dataDir, adminSecret, limits, retention, startWorker, linkBase: () => linkBase(), close };
+  return { app, processor, store, webhooks, settings, dataDir, adminSecret, limits, retention, startWorker, mailsSent: () => work.mailsSent(), linkBase: () => linkBase(), close };
 
   /** A `POST /run` refused on its headers alone (shutting down, too large, full, a bad or over-limit key); else null. */
   async function refusalBeforeBody(req: IncomingMessage, context: ServerContext): Promise<Error | null> {

@@ -67,6 +67,8 @@ export interface Work {
   webhooks: WebhookSender;
   /** Start the job loops (when this process runs jobs), the webhook sender and this worker's presence row. */
   start(tickMs: number): void;
+  /** Resolves once the completion emails in flight were handed to the mail server, or failed. */
+  mailsSent(): Promise<void>;
   /** Stop taking jobs, let the running ones reach a frame boundary (at most `graceMs`), sign off, end the job processes and wait for mail in flight. */
   stop(graceMs: number): Promise<void>;
 }
@@ -126,6 +128,9 @@ export function composeWork(options: WorkOptions): Work {
     workerId,
     processors,
     webhooks,
+    async mailsSent() {
+      while (mails.size > 0) await Promise.allSettled([...mails]);
+    },
     start(tickMs) {
       if (started) return;
       started = true;
@@ -138,7 +143,10 @@ export function composeWork(options: WorkOptions): Work {
       await Promise.all(processors.map((p) => p.stop(graceMs)));
       await presence?.stop();
       await webhooks.stop();
+      // Ends the job processes: a run that did not reach a frame boundary in the grace period ends now, and its
+      // project is removed before the database closes, however long its frame would have taken.
       await own?.close();
+      await Promise.all(processors.map((p) => p.finished(graceMs)));
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...mails]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);

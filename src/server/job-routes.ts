@@ -208,7 +208,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
           await rename(upload.tempPath, inputPath(dataDir, { jobId, inputExt: upload.type }));
           // The row comes last: a job exists only once its upload is complete and in place.
           const linkBase = await ctx.linkBase(request);
-          await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, webhookUrl, linkBase, ...options }, Date.now());
+          await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, webhookUrl, linkBase, ...options }, ctx.clock());
         } catch (e) {
           await rm(dir, { recursive: true, force: true });
           throw isDiskFull(e) ? apiError('disk_full') : e;
@@ -337,7 +337,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
       if (!ACTIVE_STATUSES.includes(job.status)) throw apiError('not_cancellable');
       // The intent is recorded first and answered at once; a running job stops at its next frame boundary, and a
       // parked one's batch is cancelled in the background (the OCR service may be slow, or not answer at all).
-      const before = await store.cancelJob(job.jobId, key.keyId, Date.now());
+      const before = await store.cancelJob(job.jobId, key.keyId, ctx.clock());
       if (!before) throw apiError('not_found');
       if (!ACTIVE_STATUSES.includes(before.status)) throw apiError('not_cancellable');
       await ctx.stopJobs([before]);

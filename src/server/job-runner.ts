@@ -35,6 +35,12 @@ export interface RunnerOptions {
 
 type StopReason = 'cancel' | 'shutdown' | 'lost' | 'timeout';
 
+/** What the steps of a run share: the runner's options and its view of the disk. */
+interface RunnerContext extends RunnerOptions {
+  /** True when the data folder has room for `needed` more bytes beside the minimum kept free. */
+  room(needed: number): Promise<boolean>;
+}
+
 interface Running {
   job: Job;
   controller: AbortController;
@@ -48,6 +54,8 @@ export interface JobRunner {
   abort(jobId: string | null, reason: 'cancel' | 'shutdown'): void;
   /** Take no new job from now on. */
   halt(): void;
+  /** Resolves once no run is in flight. */
+  idle(): Promise<void>;
   /**
    * Take no new job; stop the running one and wait at most `graceMs` for it; past that, put it back to `pending`
    * anyway (its next run starts afresh). True when the run in flight, if any, ended in time.
@@ -63,10 +71,11 @@ export function newWorkerId(): string {
 export function createJobRunner(options: RunnerOptions): JobRunner {
   const { ends, leaseMs, maxAttempts, retryMs } = options;
   const { store, dataDir, log, workerId, clock } = ends;
+  const ctx: RunnerContext = { ...options, room: diskWatch(dataDir, options.minFreeDisk, log) };
+  const roomOnDisk = ctx.room;
   let running: Running | null = null;
   let ticking: Promise<TickResult | null> | null = null;
   let stopping = false;
-  let diskShort = false;
 
   async function recoverOrphans(): Promise<void> {
     const now = clock();
@@ -81,18 +90,6 @@ export function createJobRunner(options: RunnerOptions): JobRunner {
         taken === 'failed' ? 'job interrupted too often, failed' : 'job of a stopped worker put back to pending',
       );
     }
-  }
-
-  /** True when the data folder has room for a job to start; said once in the log each time that changes. */
-  async function roomOnDisk(needed: number): Promise<boolean> {
-    const free = await freeBytes(dataDir);
-    const room = free === null || free >= options.minFreeDisk + needed;
-    if (room !== !diskShort) {
-      diskShort = !room;
-      if (diskShort) log.warn({ free, needed: options.minFreeDisk + needed }, 'disk nearly full: jobs wait until there is room');
-      else log.info({ free }, 'disk has room again: jobs start');
-    }
-    return room;
   }
 
   async function claimAndRun(): Promise<TickResult | null> {
@@ -134,105 +131,19 @@ export function createJobRunner(options: RunnerOptions): JobRunner {
     overtime?.unref();
     log.info({ job: jobTag(job.jobId), attempt: job.attempts }, 'job started');
     try {
-      const result = await convertJob(run, progressTracker((p) => lease.renew(p)));
+      const result = await convertJob(ctx, run, progressTracker((p) => lease.renew(p)));
       // A shutdown that came after the last frame does not waste the finished work; a cancel or a lost job does.
-      if (controller.signal.aborted && run.reason !== 'shutdown') return await settleStopped(run);
-      if (result.ocrPending) return await park(run, result.ocrPending.batchIds);
+      if (controller.signal.aborted && run.reason !== 'shutdown') return await settleStopped(ctx, run);
+      if (result.ocrPending) return await park(ctx, run, result.ocrPending.batchIds);
       const outcome = doneOutcome(result);
-      return (await endJob(ends, job, outcome, { level: 'info', fields: { pages: result.pages }, msg: 'job done' })) ?? (await settleStopped(run));
+      return (await endJob(ends, job, outcome, { level: 'info', fields: { pages: result.pages }, msg: 'job done' })) ?? (await settleStopped(ctx, run));
     } catch (e) {
-      if (controller.signal.aborted) return await settleStopped(run);
-      return await failed(run, e);
+      if (controller.signal.aborted) return await settleStopped(ctx, run);
+      return await failed(ctx, run, e);
     } finally {
       lease.release();
       clearTimeout(overtime);
     }
-  }
-
-  /** Convert the job's upload; out of memory, once more with one page at a time, which needs a fraction of it. */
-  async function convertJob(run: Running, onProgress: (e: ProgressEvent) => void): Promise<ConvertResult> {
-    const { job, controller } = run;
-    const proj = projectDir(dataDir, job.jobId);
-    // Messages and the document name come from the name the file was uploaded under, never the server's path.
-    const convertOnce = (workers: number | undefined): Promise<ConvertResult> =>
-      options.engine.convert(inputPath(dataDir, job), {
-        label: job.uploadName,
-        exports: wantsMarkdown(job.ocr) ? 'pdf+md' : 'pdf',
-        outDir: jobDir(dataDir, job.jobId),
-        fileStem: OUTPUT_STEM,
-        keepProject: proj,
-        ...(job.dpi ? { dpi: { value: job.dpi, force: true } } : {}),
-        ...(job.ocr ? { ocr: job.ocr } : {}),
-        ...(workers ? { workers } : {}),
-        signal: controller.signal,
-        onProgress,
-      });
-    try {
-      return await convertOnce(options.workers);
-    } catch (e) {
-      if (controller.signal.aborted || !isQuireError(e) || e.code !== ERROR_CODES.RESOURCE_LIMIT) throw e;
-      log.warn({ job: jobTag(job.jobId), err: e.detail ?? e.message }, 'job needed more memory than its limit; converting it again one page at a time');
-      await rm(proj, { recursive: true, force: true });
-      return convertOnce(1);
-    }
-  }
-
-  /** The conversion failed: a full disk waits for room, a fault of ours is tried again, the input's fault fails the job. */
-  async function failed(run: Running, e: unknown): Promise<TickResult> {
-    const { job } = run;
-    await removeWork(dataDir, job.jobId);
-    const err = isQuireError(e) ? e.detail ?? e.message : describeError(e);
-    // A full disk is no fault of the job's: it waits and runs again, its attempt given back.
-    if (isDiskFull(e) || !(await roomOnDisk(0))) {
-      log.warn({ job: jobTag(job.jobId), err }, 'disk full while converting: job put back to pending');
-      if (!(await store.deferJob(job.jobId, workerId, clock() + retryMs, DISK_FULL_NOTICE, clock()))) return settleStopped(run);
-      return { jobId: job.jobId, status: 'pending' };
-    }
-    const error = failureMessage(e);
-    const code = isQuireError(e) ? e.code : 'unexpected';
-    if (!mayMend(e)) return (await endJob(ends, job, { status: 'failed', error }, { level: 'warn', fields: { code, err }, msg: 'job failed' })) ?? settleStopped(run);
-    // Not the input's fault (a job process that crashed, a fault of the machine's): another attempt may mend it.
-    const now = clock();
-    const next = await store.retryJob(job.jobId, workerId, now, now + retryMs, maxAttempts, error);
-    if (next === null) return settleStopped(run);
-    log.warn({ job: jobTag(job.jobId), code, err, attempt: job.attempts }, next === 'failed' ? 'job failed on its last attempt' : 'job attempt failed; tried again later');
-    if (next === 'failed') await afterEnd(ends, job, { status: 'failed', error });
-    return { jobId: job.jobId, status: next };
-  }
-
-  /** The OCR went to a batch: the job waits in `ocr_pending` with its project, polled on the schedule from now. */
-  async function park(run: Running, batchIds: string[]): Promise<TickResult> {
-    const { job } = run;
-    const submittedAt = clock();
-    const nextPollAt = nextOcrPoll(submittedAt, submittedAt)!;
-    if (!(await store.parkJob(job.jobId, workerId, { batchIds, submittedAt, nextPollAt }, clock()))) {
-      // Cancelled or deleted while submitting: the batch is of no use to anyone.
-      await options.batch.cancel(job);
-      return settleStopped(run);
-    }
-    log.info({ job: jobTag(job.jobId), batchIds }, 'OCR batch submitted; job waits in ocr_pending');
-    return { jobId: job.jobId, status: 'ocr_pending' };
-  }
-
-  /** The run stopped, or found the job no longer its own: leave the job in the state the stop calls for. */
-  async function settleStopped(run: Running): Promise<TickResult> {
-    const { job } = run;
-    if (run.reason === 'shutdown') {
-      await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
-      // Not the job's fault: the attempt is given back. A false here means the grace period ran out and `stop`
-      // already put it back.
-      await store.requeueJob(job.jobId, workerId, clock(), true);
-      log.info({ job: jobTag(job.jobId) }, 'job put back to pending for the next start');
-      return { jobId: job.jobId, status: 'pending' };
-    }
-    if (run.reason === 'timeout') {
-      const ms = options.jobTimeMs!;
-      const [n, unit] = ms >= 60_000 ? [Math.round(ms / 60_000), 'minute'] : [Math.round(ms / 1000), 'second'];
-      const error = `${job.uploadName} took longer than the ${n} ${unit}${n === 1 ? '' : 's'} a job may take on this server, so Quire stopped converting it.`;
-      const ended = await endJob(ends, job, { status: 'failed', error }, { level: 'warn', fields: { limitMs: ms }, msg: 'job stopped: past its time limit' });
-      if (ended) return ended;
-    }
-    return letGo(ends, job);
   }
 
   const runNext = (): Promise<TickResult | null> => {
@@ -256,6 +167,9 @@ export function createJobRunner(options: RunnerOptions): JobRunner {
     halt() {
       stopping = true;
     },
+    async idle() {
+      await ticking?.catch(() => undefined);
+    },
     async stop(graceMs) {
       stopping = true;
       abort(null, 'shutdown');
@@ -271,6 +185,113 @@ export function createJobRunner(options: RunnerOptions): JobRunner {
       log.warn({ job: jobTag(run.job.jobId), graceMs }, 'job did not reach a frame boundary in time; put back to pending');
       return false;
     },
+  };
+}
+
+/** Convert the job's upload; out of memory, once more with one page at a time, which needs a fraction of it. */
+async function convertJob(ctx: RunnerContext, run: Running, onProgress: (e: ProgressEvent) => void): Promise<ConvertResult> {
+  const { dataDir, log } = ctx.ends;
+  const { job, controller } = run;
+  const proj = projectDir(dataDir, job.jobId);
+  // Messages and the document name come from the name the file was uploaded under, never the server's path.
+  const convertOnce = (workers: number | undefined): Promise<ConvertResult> =>
+    ctx.engine.convert(inputPath(dataDir, job), {
+      label: job.uploadName,
+      exports: wantsMarkdown(job.ocr) ? 'pdf+md' : 'pdf',
+      outDir: jobDir(dataDir, job.jobId),
+      fileStem: OUTPUT_STEM,
+      keepProject: proj,
+      ...(job.dpi ? { dpi: { value: job.dpi, force: true } } : {}),
+      ...(job.ocr ? { ocr: job.ocr } : {}),
+      ...(workers ? { workers } : {}),
+      signal: controller.signal,
+      onProgress,
+    });
+  try {
+    return await convertOnce(ctx.workers);
+  } catch (e) {
+    if (controller.signal.aborted || !isQuireError(e) || e.code !== ERROR_CODES.RESOURCE_LIMIT) throw e;
+    log.warn({ job: jobTag(job.jobId), err: e.detail ?? e.message }, 'job needed more memory than its limit; converting it again one page at a time');
+    await rm(proj, { recursive: true, force: true });
+    return convertOnce(1);
+  }
+}
+
+/** The conversion failed: a full disk waits for room, a fault of ours is tried again, the input's fault fails the job. */
+async function failed(ctx: RunnerContext, run: Running, e: unknown): Promise<TickResult> {
+  const { ends, maxAttempts, retryMs } = ctx;
+  const { store, dataDir, log, workerId, clock } = ctx.ends;
+  const { job } = run;
+  await removeWork(dataDir, job.jobId);
+  const err = isQuireError(e) ? e.detail ?? e.message : describeError(e);
+  // A full disk is no fault of the job's: it waits and runs again, its attempt given back.
+  if (isDiskFull(e) || !(await ctx.room(0))) {
+    log.warn({ job: jobTag(job.jobId), err }, 'disk full while converting: job put back to pending');
+    if (!(await store.deferJob(job.jobId, workerId, clock() + retryMs, DISK_FULL_NOTICE, clock()))) return settleStopped(ctx, run);
+    return { jobId: job.jobId, status: 'pending' };
+  }
+  const error = failureMessage(e);
+  const code = isQuireError(e) ? e.code : 'unexpected';
+  if (!mayMend(e)) return (await endJob(ends, job, { status: 'failed', error }, { level: 'warn', fields: { code, err }, msg: 'job failed' })) ?? settleStopped(ctx, run);
+  // Not the input's fault (a job process that crashed, a fault of the machine's): another attempt may mend it.
+  const now = clock();
+  const next = await store.retryJob(job.jobId, workerId, now, now + retryMs, maxAttempts, error);
+  if (next === null) return settleStopped(ctx, run);
+  log.warn({ job: jobTag(job.jobId), code, err, attempt: job.attempts }, next === 'failed' ? 'job failed on its last attempt' : 'job attempt failed; tried again later');
+  if (next === 'failed') await afterEnd(ends, job, { status: 'failed', error });
+  return { jobId: job.jobId, status: next };
+}
+
+/** The OCR went to a batch: the job waits in `ocr_pending` with its project, polled on the schedule from now. */
+async function park(ctx: RunnerContext, run: Running, batchIds: string[]): Promise<TickResult> {
+  const { store, log, workerId, clock } = ctx.ends;
+  const { job } = run;
+  const submittedAt = clock();
+  const nextPollAt = nextOcrPoll(submittedAt, submittedAt)!;
+  if (!(await store.parkJob(job.jobId, workerId, { batchIds, submittedAt, nextPollAt }, clock()))) {
+    // Cancelled or deleted while submitting: the batch is of no use to anyone.
+    await ctx.batch.cancel(job);
+    return settleStopped(ctx, run);
+  }
+  log.info({ job: jobTag(job.jobId), batchIds }, 'OCR batch submitted; job waits in ocr_pending');
+  return { jobId: job.jobId, status: 'ocr_pending' };
+}
+
+/** The run stopped, or found the job no longer its own: leave the job in the state the stop calls for. */
+async function settleStopped(ctx: RunnerContext, run: Running): Promise<TickResult> {
+  const { ends } = ctx;
+  const { store, dataDir, log, workerId, clock } = ctx.ends;
+  const { job } = run;
+  if (run.reason === 'shutdown') {
+    await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
+    // Not the job's fault: the attempt is given back. A false here means the grace period ran out and `stop`
+    // already put it back.
+    await store.requeueJob(job.jobId, workerId, clock(), true);
+    log.info({ job: jobTag(job.jobId) }, 'job put back to pending for the next start');
+    return { jobId: job.jobId, status: 'pending' };
+  }
+  if (run.reason === 'timeout') {
+    const ms = ctx.jobTimeMs!;
+    const [n, unit] = ms >= 60_000 ? [Math.round(ms / 60_000), 'minute'] : [Math.round(ms / 1000), 'second'];
+    const error = `${job.uploadName} took longer than the ${n} ${unit}${n === 1 ? '' : 's'} a job may take on this server, so Quire stopped converting it.`;
+    const ended = await endJob(ends, job, { status: 'failed', error }, { level: 'warn', fields: { limitMs: ms }, msg: 'job stopped: past its time limit' });
+    if (ended) return ended;
+  }
+  return letGo(ends, job);
+}
+
+/** True when the data folder has room for a job to start; said once in the log each time that changes. */
+function diskWatch(dataDir: string, minFreeDisk: number, log: JobEnds['log']): (needed: number) => Promise<boolean> {
+  let diskShort = false;
+  return async (needed) => {
+    const free = await freeBytes(dataDir);
+    const room = free === null || free >= minFreeDisk + needed;
+    if (room !== !diskShort) {
+      diskShort = !room;
+      if (diskShort) log.warn({ free, needed: minFreeDisk + needed }, 'disk nearly full: jobs wait until there is room');
+      else log.info({ free }, 'disk has room again: jobs start');
+    }
+    return room;
   };
 }
 

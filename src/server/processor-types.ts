@@ -107,4 +107,9 @@ export interface Processor {
    * waiting at most `graceMs` for it.
    */
   stop(graceMs: number): Promise<void>;
+  /**
+   * After `stop`: resolves once the run left past the grace period has ended too (the job processes were ended
+   * meanwhile, so it ends at once, its project removed), or after `graceMs` more.
+   */
+  finished(graceMs: number): Promise<void>;
 }

@@ -122,6 +122,11 @@ export function createProcessor(options: ProcessorOptions): Processor {
       await poller.stop(graceMs);
       if (await runner.stop(graceMs)) await loop;
     },
+    async finished(graceMs) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all([loop, runner.idle()]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    },
   };
   return processor;
 }
