@@ -63,12 +63,19 @@ function headerSecret(request: FastifyRequest): string | undefined {
 /** How an admin request proved itself: the secret (header or query) or a session cookie, which forms back with CSRF. */
 type AdminAuth = { by: 'secret'; via: 'header' | 'query' } | { by: 'session'; session: AdminSession };
 
+const secretQuery = {
+  type: 'object',
+  properties: { secret: { type: 'string', description: 'The admin secret (a header is better: it stays out of logs and history).' }, email: { type: 'string' } },
+};
+
+/** The admin routes' guard: the secret or a session, and a session's CSRF token on its forms. */
+interface AdminGuard {
+  requireAdmin(request: AdminRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
+  checkCsrf(request: FastifyRequest, fields: Record<string, string>): void;
+}
+
 export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const { store } = ctx;
-  const secretQuery = {
-    type: 'object',
-    properties: { secret: { type: 'string', description: 'The admin secret (a header is better: it stays out of logs and history).' }, email: { type: 'string' } },
-  };
   const auths = new WeakMap<FastifyRequest, AdminAuth>();
 
   // Checked before any body is read: a caller without the secret or a session costs nothing. The hash is read each
@@ -145,6 +152,34 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     return htmlHeaders(reply).send(await pageOf(request, session));
   });
 
+  registerKeyRoutes(app, ctx, { requireAdmin, checkCsrf });
+
+  const logoutSchema = {
+    summary: 'End the admin session',
+    tags: ADMIN_TAG,
+    security: ADMIN_SECURITY,
+    querystring: secretQuery,
+    'x-form': CSRF_FORM,
+    response: {
+      200: { type: 'object', properties: { signed_out: { type: 'boolean' } }, required: ['signed_out'], description: 'Signed out.' },
+      303: redirect('From the admin page: back to it.'),
+      ...errorResponses('admin_unauthorized', 'auth_throttled', 'bad_csrf'),
+    },
+  };
+  app.post<{ Querystring: { secret?: string } }>('/admin/logout', { schema: logoutSchema, preHandler: requireAdmin }, async (request, reply) => {
+    checkCsrf(request, await readFields(request));
+    const auth = auths.get(request)!;
+    if (auth.by === 'session') await store.deleteAdminSessions(auth.session.tokenHash);
+    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${ctx.pathPrefix(request)}/admin; Max-Age=0; HttpOnly; SameSite=Strict`);
+    if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
+    return { signed_out: true };
+  });
+}
+
+/** `POST /admin/keys` and `/admin/keys/:key_id/revoke`. */
+function registerKeyRoutes(app: FastifyInstance, ctx: ServerContext, guard: AdminGuard): void {
+  const { store } = ctx;
+  const { requireAdmin, checkCsrf } = guard;
   app.post<{ Querystring: { secret?: string; email?: string } }>(
     '/admin/keys',
     {
@@ -217,25 +252,4 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
       return { key_id: key.keyId, revoked: true, cancelled_jobs: cancelled.length };
     },
   );
-
-  const logoutSchema = {
-    summary: 'End the admin session',
-    tags: ADMIN_TAG,
-    security: ADMIN_SECURITY,
-    querystring: secretQuery,
-    'x-form': CSRF_FORM,
-    response: {
-      200: { type: 'object', properties: { signed_out: { type: 'boolean' } }, required: ['signed_out'], description: 'Signed out.' },
-      303: redirect('From the admin page: back to it.'),
-      ...errorResponses('admin_unauthorized', 'auth_throttled', 'bad_csrf'),
-    },
-  };
-  app.post<{ Querystring: { secret?: string } }>('/admin/logout', { schema: logoutSchema, preHandler: requireAdmin }, async (request, reply) => {
-    checkCsrf(request, await readFields(request));
-    const auth = auths.get(request)!;
-    if (auth.by === 'session') await store.deleteAdminSessions(auth.session.tokenHash);
-    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${ctx.pathPrefix(request)}/admin; Max-Age=0; HttpOnly; SameSite=Strict`);
-    if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
-    return { signed_out: true };
-  });
 }
