@@ -63,12 +63,19 @@ function headerSecret(request: FastifyRequest): string | undefined {
 /** How an admin request proved itself: the secret (header or query) or a session cookie, which forms back with CSRF. */
 type AdminAuth = { by: 'secret'; via: 'header' | 'query' } | { by: 'session'; session: AdminSession };
 
+const secretQuery = {
+  type: 'object',
+  properties: { secret: { type: 'string', description: 'The admin secret (a header is better: it stays out of logs and history).' }, email: { type: 'string' } },
+};
+
+/** The admin routes' guard: the secret or a session, and a session's CSRF token on its forms. */
+interface AdminGuard {
+  requireAdmin(request: AdminRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
+  checkCsrf(request: FastifyRequest, fields: Record<string, string>): void;
+}
+
 export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const { store } = ctx;
-  const secretQuery = {
-    type: 'object',
-    properties: { secret: { type: 'string', description: 'The admin secret (a header is better: it stays out of logs and history).' }, email: { type: 'string' } },
-  };
   const auths = new WeakMap<FastifyRequest, AdminAuth>();
 
   // Checked before any body is read: a caller without the secret or a session costs nothing. The hash is read each
@@ -82,7 +89,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     else if (request.query.secret !== undefined && matchesHash(request.query.secret, stored)) auth = { by: 'secret', via: 'query' };
     else {
       const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
-      const session = token ? await store.getAdminSession(hashKey(token), Date.now()) : null;
+      const session = token ? await store.getAdminSession(hashKey(token), ctx.clock()) : null;
       if (session) auth = { by: 'session', session };
     }
     if (auth) {
@@ -106,7 +113,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
   /** Start a session for a browser that came with the secret; the cookie is scoped to the admin pages. */
   const startSession = async (request: FastifyRequest, reply: FastifyReply): Promise<AdminSession> => {
     const token = newSessionToken();
-    const now = Date.now();
+    const now = ctx.clock();
     const session: AdminSession = { tokenHash: hashKey(token), csrf: newSessionToken(), created: now, expires: now + SESSION_MS };
     await store.createAdminSession(session);
     const secure = request.protocol === 'https' ? '; Secure' : '';
@@ -145,6 +152,34 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     return htmlHeaders(reply).send(await pageOf(request, session));
   });
 
+  registerKeyRoutes(app, ctx, { requireAdmin, checkCsrf });
+
+  const logoutSchema = {
+    summary: 'End the admin session',
+    tags: ADMIN_TAG,
+    security: ADMIN_SECURITY,
+    querystring: secretQuery,
+    'x-form': CSRF_FORM,
+    response: {
+      200: { type: 'object', properties: { signed_out: { type: 'boolean' } }, required: ['signed_out'], description: 'Signed out.' },
+      303: redirect('From the admin page: back to it.'),
+      ...errorResponses('admin_unauthorized', 'auth_throttled', 'bad_csrf'),
+    },
+  };
+  app.post<{ Querystring: { secret?: string } }>('/admin/logout', { schema: logoutSchema, preHandler: requireAdmin }, async (request, reply) => {
+    checkCsrf(request, await readFields(request));
+    const auth = auths.get(request)!;
+    if (auth.by === 'session') await store.deleteAdminSessions(auth.session.tokenHash);
+    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${ctx.pathPrefix(request)}/admin; Max-Age=0; HttpOnly; SameSite=Strict`);
+    if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
+    return { signed_out: true };
+  });
+}
+
+/** `POST /admin/keys` and `/admin/keys/:key_id/revoke`. */
+function registerKeyRoutes(app: FastifyInstance, ctx: ServerContext, guard: AdminGuard): void {
+  const { store } = ctx;
+  const { requireAdmin, checkCsrf } = guard;
   app.post<{ Querystring: { secret?: string; email?: string } }>(
     '/admin/keys',
     {
@@ -173,7 +208,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
       if (!isEmailAddress(email)) throw apiError('bad_request', 'Give the email address of the key owner as email.');
       const raw = newApiKey();
       const webhookSecret = newWebhookSecret();
-      const key = await store.createKey(email, hashKey(raw), Date.now(), webhookSecret);
+      const key = await store.createKey(email, hashKey(raw), ctx.clock(), webhookSecret);
       request.log.info({ keyId: key.keyId }, 'API key created');
       const body = { key_id: key.keyId, email: key.email, api_key: raw, webhook_secret: webhookSecret };
       if (wantsHtml(request)) return htmlHeaders(reply).send(keyCreatedPage(ctx.pathPrefix(request), body));
@@ -207,35 +242,14 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     async (request, reply) => {
       checkCsrf(request, await readFields(request));
       const id = Number(request.params.key_id);
-      const key = /^\d{1,15}$/.test(request.params.key_id) ? await store.revokeKey(id, Date.now()) : null;
+      const key = /^\d{1,15}$/.test(request.params.key_id) ? await store.revokeKey(id, ctx.clock()) : null;
       if (!key) throw apiError('no_key');
       // Its jobs that have not ended go with it: a revoked key's queue must not run on.
-      const cancelled = await store.cancelKeyJobs(key.keyId, Date.now());
+      const cancelled = await store.cancelKeyJobs(key.keyId, ctx.clock());
       await ctx.stopJobs(cancelled);
       request.log.info({ keyId: key.keyId, cancelledJobs: cancelled.length }, 'API key revoked');
       if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
       return { key_id: key.keyId, revoked: true, cancelled_jobs: cancelled.length };
     },
   );
-
-  const logoutSchema = {
-    summary: 'End the admin session',
-    tags: ADMIN_TAG,
-    security: ADMIN_SECURITY,
-    querystring: secretQuery,
-    'x-form': CSRF_FORM,
-    response: {
-      200: { type: 'object', properties: { signed_out: { type: 'boolean' } }, required: ['signed_out'], description: 'Signed out.' },
-      303: redirect('From the admin page: back to it.'),
-      ...errorResponses('admin_unauthorized', 'auth_throttled', 'bad_csrf'),
-    },
-  };
-  app.post<{ Querystring: { secret?: string } }>('/admin/logout', { schema: logoutSchema, preHandler: requireAdmin }, async (request, reply) => {
-    checkCsrf(request, await readFields(request));
-    const auth = auths.get(request)!;
-    if (auth.by === 'session') await store.deleteAdminSessions(auth.session.tokenHash);
-    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${ctx.pathPrefix(request)}/admin; Max-Age=0; HttpOnly; SameSite=Strict`);
-    if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
-    return { signed_out: true };
-  });
 }

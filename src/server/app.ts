@@ -1,61 +1,43 @@
-import { mkdir, rm } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import proxyAddr from '@fastify/proxy-addr';
-import multipart from '@fastify/multipart';
-import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConvertEngine } from '../convert/index.js';
 import { describeError } from '../errors.js';
-import { clientErrorHandler, createFrameworkErrorHandler, DEFAULT_RETRY_AFTER_S, describeFailure, errorBody } from '../http/index.js';
 import { appDataDir } from '../project/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
-import { createAdmission, declaredLength, FORM_OVERHEAD, headerKey } from './admission.js';
+import { createAdmission } from './admission.js';
 import {
   ADMIN_SECRET_HASH_KEY,
-  DEFAULT_RETENTION,
   LEGACY_ADMIN_SECRET_KEY,
   moveSmtpPassword,
   parseBaseUrl,
-  parseLimits,
-  parseRetention,
   serverSecrets,
   type Retention,
   type ServerLimits,
   type ServerSettings,
 } from './config.js';
 import type { ServerContext } from './context.js';
-import { createEngine } from './engine.js';
-import { apiError, ERROR_WORDS, errorHandler, HTTP_ERRORS } from './http-errors.js';
+import { apiError } from './http-errors.js';
+import { answerExpectContinue, buildFastify, pathPrefixFor, registerServiceRoutes, trustFunction, type TrustProxy } from './http-app.js';
 import { registerJobRoutes } from './job-routes.js';
-import { jobDir, uploadsDir } from './layout.js';
-import { loggerOptions } from './logging.js';
-import { completionMailer } from './mailer.js';
-import { renderMetrics } from './metrics.js';
-import { errorResponses, registerOpenApi } from './openapi.js';
-import { openPgStore } from './pg-store.js';
-import { startPresence, type Presence } from './presence.js';
-import { createProcessor, type OcrBatch, type Processor } from './processor.js';
+import { jobDir } from './layout.js';
+import { systemClock, type Clock } from './clock.js';
+import { composeWork, openStore, readServerSetup } from './compose.js';
+import type { OcrBatch, Processor } from './processor-types.js';
 import { hashKey, jobTag, newAdminSecret } from './secrets.js';
-import { openSqliteStore } from './sqlite-store.js';
-import { DEFAULT_LEASE_MS, type ApiKey, type Job, type JobStore } from './store.js';
-import { DATABASE_RETRY_S, storeForRequests } from './store-outage.js';
+import type { ApiKey, Job, JobStore } from './store.js';
+import { storeForRequests } from './store-outage.js';
 import { sweepLeftovers } from './sweep.js';
 import { createAuthThrottle } from './throttle.js';
-import { errorSchema } from './views.js';
-import { createWebhookSender, type WebhookSender } from './webhooks.js';
+import type { WebhookSender } from './webhooks.js';
 
 export const DEFAULT_PORT = 4674;
 export const DEFAULT_MAX_UPLOAD = 2 * 1024 ** 3;
 /** Generous: a person or a script submitting a book at a time never meets it; a runaway loop does. */
 export const DEFAULT_RUN_RATE = { max: 120, timeWindowMs: 60_000 };
 
-/**
- * Which reverse proxies to believe (`X-Forwarded-For`, `-Proto`, `-Host`, `-Prefix`), as fastify's `trustProxy`:
- * true for any, or addresses and subnets (`127.0.0.1`, `10.0.0.0/8`, `loopback`), as a list or comma-separated.
- */
-export type TrustProxy = boolean | string | string[];
+export type { TrustProxy } from './http-app.js';
 
 export interface CreateAppOptions {
   /** Default `<APP_DATA>/quire-server.db`. */
@@ -116,8 +98,11 @@ export interface CreateAppOptions {
   childScript?: string;
   /** Stands in for the processor's own OCR batch poller (tests of the routes alone). */
   ocrBatch?: OcrBatch;
-  /** The clock of the OCR batch schedule (1, 2, 4 … 512 minutes from submission); default `Date.now`. */
-  clock?: () => number;
+  /**
+   * What decides leases, retries, the OCR batch schedule (1, 2, 4 … 512 minutes from submission), retention, webhook
+   * retries and the auth throttle; default the wall clock. A test moves it instead of waiting.
+   */
+  clock?: Clock;
   /** pino through fastify: false (default) for silence, or a level and optionally a stream. */
   logger?: false | { level?: string; stream?: { write(line: string): void } };
 }
@@ -141,6 +126,8 @@ export interface QuireServer {
    * worker (unless `worker: false`) and the webhook sender.
    */
   startWorker(): void;
+  /** Resolves once the completion emails in flight were handed to the mail server, or failed. */
+  mailsSent(): Promise<void>;
   /** Prefix of links (download links, the admin URL): `base_url`, else the listening address. */
   linkBase(): Promise<string>;
   /** Stop taking uploads, put the running job back to `pending` at a frame boundary, close the server and database. */
@@ -154,93 +141,32 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
   const dbPath = options.dbPath ?? join(appDataDir(), 'quire-server.db');
   // Errors of idle database connections (a restart) are logged once the logger exists; the next query reconnects.
   let storeError = (_e: Error): void => undefined;
-  const store =
-    options.store ??
-    (options.databaseUrl ? await openPgStore(options.databaseUrl, { onError: (e) => storeError(e), ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}) }) : openSqliteStore(dbPath));
+  const store = options.store ?? (await openStore({ databaseUrl: options.databaseUrl, dbPath, statementTimeoutMs: options.statementTimeoutMs, onError: (e) => storeError(e) }));
   const runsJobs = options.worker !== false;
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const settings: ServerSettings = { store, secrets: serverSecrets(options.appData ?? (options.dbPath ? dirname(options.dbPath) : appDataDir())) };
   const maxUpload = options.maxUpload ?? DEFAULT_MAX_UPLOAD;
   const rate = options.runRateLimit ?? DEFAULT_RUN_RATE;
   const graceMs = options.shutdownGraceMs ?? 10_000;
   const sweepAfterMs = options.sweepAfterMs ?? 15 * 60_000;
   // Configuration is read and checked once, here: a bad setting stops the start with its sentence.
-  const limits: ServerLimits = { ...parseLimits((await store.getConfig('limits')) ?? '{}'), ...options.limits };
-  const retention: Retention = { ...DEFAULT_RETENTION, ...parseRetention((await store.getConfig('retention')) ?? '{}'), ...options.retention };
-  await mkdir(uploadsDir(dataDir), { recursive: true, mode: 0o700 });
+  const setup = await readServerSetup(store, dataDir);
+  const limits: ServerLimits = { ...setup.limits, ...options.limits };
+  const retention: Retention = { ...setup.retention, ...options.retention };
   if (options.publicUrl) await store.setConfig('base_url', parseBaseUrl(options.publicUrl));
   await moveSmtpPassword(settings);
   const adminSecret = await adminSecretAtStart(store, options.rotateAdminSecret === true);
 
-  const app = Fastify({
-    logger: options.logger ? loggerOptions(options.logger.level ?? 'info', options.logger.stream) : false,
-    // Uploads have timeouts of their own (limits.uploadIdleMs); this ends any other connection that goes quiet.
-    connectionTimeout: Math.max(120_000, limits.uploadIdleMs * 2),
-    requestTimeout: 0,
-    bodyLimit: 64 * 1024,
-    // Every refusal, fastify's and Node's own included, answers {"error":{code,message}}; shutdown's 503 is ours too.
-    frameworkErrors: createFrameworkErrorHandler(ERROR_WORDS),
-    clientErrorHandler,
-    return503OnClosing: false,
-    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
-  });
+  const { app, closeHttp } = await buildFastify({ logger: options.logger, trustProxy: options.trustProxy, limits });
   storeError = (e) => app.log.warn({ err: describeError(e) }, 'database connection lost; reconnecting');
   // The routes' store: a database that does not answer is a 503 with Retry-After, not a 500.
   const requestStore = storeForRequests(store, (detail, message) => app.log.warn(detail, message));
-  await registerOpenApi(app);
-  await app.register(multipart, { throwFileSizeLimit: true });
-  await app.register(rateLimit, { global: false });
-  // Plain HTML forms (the admin page) post URL-encoded bodies.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
-  app.setErrorHandler(errorHandler);
-  // Answers carry keys, webhook secrets, download links (the job id is their credential) and CSRF tokens: no cache
-  // keeps them, and no browser reads them as anything but their declared type. A download sets its own caching.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('x-content-type-options', 'nosniff');
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    return payload;
-  });
-  let httpClosing = false;
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!httpClosing) return;
-    // Sent as text: the route's own response schema (say /health's 503) must not reshape it.
-    const body = JSON.stringify(errorBody('shutting_down', HTTP_ERRORS.shutting_down.message));
-    return reply.code(503).type('application/json; charset=utf-8').headers({ connection: 'close', 'retry-after': String(DEFAULT_RETRY_AFTER_S) }).send(body);
-  });
-  const routes: Array<{ method: string; pattern: RegExp }> = [];
-  app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
-    for (const method of [route.method].flat()) routes.push({ method, pattern });
-  });
-  app.setNotFoundHandler((request, reply) => {
-    // An address that exists answers 405 to another method, naming the ones it takes.
-    const path = request.url.split('?')[0];
-    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
-    if (allowed.length > 0) {
-      if (!request.raw.readableEnded && request.method !== 'GET' && request.method !== 'HEAD') void reply.header('connection', 'close');
-      return void reply.code(405).header('allow', allowed.join(', ')).send(errorBody('method_not_allowed', `${HTTP_ERRORS.method_not_allowed.message.slice(0, -1)}: it takes ${allowed.join(', ')}.`));
-    }
-    void reply.code(404).send(errorBody('no_route', HTTP_ERRORS.no_route.message));
-  });
-
   const runKeys = new WeakMap<FastifyRequest, number>();
   const checkRun = app.createRateLimit({ max: rate.max, timeWindow: rate.timeWindowMs, keyGenerator: (request) => `key:${runKeys.get(request) ?? 0}` });
 
   const trusted = trustFunction(options.trustProxy);
-  const pathPrefix = (request: FastifyRequest): string => {
-    const header = request.headers['x-forwarded-prefix'];
-    const socket = request.raw.socket;
-    if (typeof header !== 'string' || !trusted || !socket?.remoteAddress || !trusted(socket.remoteAddress, 0)) return '';
-    const prefix = header.split(',')[0].trim().replace(/\/+$/, '');
-    // A path and nothing else: it is written into links and into a cookie's Path, where ; or , would start another
-    // attribute (Domain=…), so only unreserved characters and percent-escapes pass.
-    return /^(\/([A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})+)*$/.test(prefix) && !prefix.split('/').some((s) => s === '..' || s === '.') ? prefix : '';
-  };
-
+  const pathPrefix = pathPrefixFor(trusted);
   let draining = false;
-  const mails = new Set<Promise<void>>();
   const linkBase = async (request?: FastifyRequest): Promise<string> => {
     const stored = await requestStore.getConfig('base_url');
     if (stored) return stored;
@@ -255,68 +181,36 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     return request ? `${request.protocol}://${request.host}` : `http://127.0.0.1:${DEFAULT_PORT}`;
   };
 
-  const sendMail = completionMailer(settings, app.log, () => linkBase());
-
-  // Each job runs in a process of its own; a test may stand in for the engine. A server that runs no jobs only
-  // cancels OCR batches with it, and keeps no process started ahead.
-  const engine = options.engine
-    ? null
-    : createEngine({ memoryLimit: limits.jobMemory, warm: runsJobs, ...(options.childScript ? { childScript: options.childScript } : {}) });
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const processor = createProcessor({
+  const work = composeWork({
     store,
     dataDir,
-    engine: options.engine ?? engine!,
-    log: app.log,
-    minFreeDisk: limits.minFreeDisk,
-    jobTimeMs: limits.jobTimeMs,
+    settings,
+    limits,
     retention,
-    ...(options.retryMs ? { retryMs: options.retryMs } : {}),
-    ...(options.clientPollEveryMs !== undefined ? { clientPollEveryMs: options.clientPollEveryMs } : {}),
-    leaseMs,
-    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
-    ...(options.workers ? { workers: options.workers } : {}),
-    ...(options.ocrBatch ? { ocrBatch: options.ocrBatch } : {}),
-    clock,
-    // The email goes out beside the queue, so a slow mail server never holds up the next job.
-    onDone: async (job) => {
-      if (!job.emailNotif) return;
-      const sending = sendMail(job).catch((e: unknown) => app.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'completion email failed'));
-      mails.add(sending);
-      void sending.finally(() => mails.delete(sending));
-    },
-  });
-
-  const webhooks = createWebhookSender({
-    store,
     log: app.log,
-    policy: { allowPrivate: options.allowPrivateWebhooks === true },
-    senderId: processor.workerId,
-    ...(options.webhookRetryDelaysMs ? { retryDelaysMs: options.webhookRetryDelaysMs } : {}),
+    clock,
+    runsJobs,
+    engine: options.engine,
+    childScript: options.childScript,
+    leaseMs: options.leaseMs,
+    heartbeatMs: options.heartbeatMs,
+    workers: options.workers,
+    retryMs: options.retryMs,
+    clientPollEveryMs: options.clientPollEveryMs,
+    ocrBatch: options.ocrBatch,
+    allowPrivateWebhooks: options.allowPrivateWebhooks,
+    webhookRetryDelaysMs: options.webhookRetryDelaysMs,
+    linkBase: () => linkBase(),
   });
-  /** When a client last had each parked job polled through the database (a server without a worker of its own). */
-  const pollAsked = new Map<string, number>();
-  const clientPollEveryMs = options.clientPollEveryMs ?? 10_000;
-
-  /**
-   * A cancelled or deleted parked job's leftovers, in the background: its remote OCR batch is cancelled (which may
-   * take as long as the OCR service's deadline), then its folder removed. The request that ended the job has its
-   * answer by then; the row already says what happened. A folder left by a crash meanwhile is swept later.
-   */
-  const cleanups = new Set<Promise<void>>();
-  const cleanUp = (job: Job): void => {
-    const work = (async () => {
-      await processor.cancelBatch(job);
-      await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
-    })().catch((e: unknown) => app.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'a cancelled job could not be cleaned up'));
-    cleanups.add(work);
-    void work.finally(() => cleanups.delete(work));
-  };
+  const [processor] = work.processors;
+  const webhooks = work.webhooks;
+  const parked = parkedJobs({ processor, store, dataDir, clock, log: app.log, runsJobs, clientPollEveryMs: options.clientPollEveryMs ?? 10_000 });
   const admission = createAdmission(requestStore, dataDir, () => limits);
   const authThrottle = createAuthThrottle({ maxFailures: limits.failedAuthPerMinute, windowMs: 60_000, clock });
   const ctx: ServerContext = {
     store: requestStore,
     processor,
+    clock,
     dataDir,
     maxUpload,
     limits,
@@ -324,14 +218,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     authThrottle,
     draining: () => draining,
     webhookPolicy: { allowPrivate: options.allowPrivateWebhooks === true },
-    requestPoll(job) {
-      if (runsJobs) return processor.requestPoll(job);
-      const now = Date.now();
-      for (const [id, at] of pollAsked) if (now - at >= clientPollEveryMs) pollAsked.delete(id);
-      if (pollAsked.has(job.jobId)) return;
-      pollAsked.set(job.jobId, now);
-      store.requestOcrPoll(job.jobId, clock()).catch((e: unknown) => app.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'OCR batch poll not asked for'));
-    },
+    requestPoll: parked.requestPoll,
     linkBase,
     pathPrefix,
     async checkRunRate(request: FastifyRequest, key: ApiKey) {
@@ -344,94 +231,26 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
         processor.abort(job.jobId);
         // A parked job's folder is what its batch is cancelled from: both go in the background. Any other job's folder
         // goes now, before the answer.
-        if (job.status === 'ocr_pending') cleanUp(job);
+        if (job.status === 'ocr_pending') parked.cleanUp(job);
         else await rm(jobDir(dataDir, job.jobId), { recursive: true, force: true });
       }
     },
   };
-  const healthSchema = {
-    summary: 'Liveness: the server answers and its database does',
-    tags: ['service'],
-    response: {
-      ...errorResponses(),
-      200: { type: 'object', properties: { ok: { type: 'boolean', const: true } }, required: ['ok'], description: 'Up.' },
-      503: {
-        type: 'object',
-        description: 'The database does not answer.',
-        properties: { ok: { type: 'boolean', const: false }, error: { ...errorSchema.properties.error, description: `\`database_unavailable\`: ${HTTP_ERRORS.database_unavailable.message}` } },
-        required: ['ok', 'error'],
-      },
-    },
-  };
-  app.get('/health', { schema: healthSchema }, async (_request, reply) => {
-    try {
-      await within(store.ping(), 5_000);
-      return { ok: true };
-    } catch (e) {
-      app.log.warn({ err: describeError(e) }, 'health: the database does not answer');
-      return reply.code(503).header('retry-after', String(DATABASE_RETRY_S)).send({ ok: false, ...errorBody('database_unavailable', HTTP_ERRORS.database_unavailable.message) });
-    }
-  });
-  const metricsSchema = {
-    summary: 'Prometheus metrics of the whole cluster (jobs, queue wait, processing time, pages, workers)',
-    tags: ['service'],
-    response: { 200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses() },
-  };
-  app.get('/metrics', { schema: metricsSchema }, async (_request, reply) =>
-    reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(await renderMetrics(requestStore)),
-  );
-  const openApiSchema = {
-    summary: 'This document: the API as OpenAPI 3.1',
-    tags: ['service'],
-    response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses() },
-  };
-  app.get('/openapi.json', { schema: openApiSchema }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+  registerServiceRoutes(app, store, requestStore);
   registerJobRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   await app.ready();
   // Each connection costs a socket and memory whatever it sends: past the cap, Node closes new ones at once.
   app.server.maxConnections = limits.maxConnections;
 
-  // A client that asks before sending its body (`Expect: 100-continue`) is answered before it sends one byte when
-  // the answer is a refusal; Node would otherwise say "continue" to every request.
-  app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    refusalBeforeBody(req, ctx)
-      .then((refusal) => {
-        if (!refusal) {
-          res.writeContinue();
-          app.server.emit('request', req, res);
-          return;
-        }
-        const { status, body, headers } = describeFailure(refusal);
-        app.log.info({ status, code: body.error.code }, 'upload refused before its body');
-        res.writeHead(status, {
-          'content-type': 'application/json; charset=utf-8',
-          connection: 'close',
-          ...(status === 429 || status === 503 || status === 507 ? { 'retry-after': String(DEFAULT_RETRY_AFTER_S) } : {}),
-          ...headers,
-        });
-        res.end(JSON.stringify(body));
-      })
-      .catch((e: unknown) => {
-        app.log.error({ err: describeError(e) }, 'checking an upload before its body failed');
-        res.writeContinue();
-        app.server.emit('request', req, res);
-      });
-  });
+  answerExpectContinue(app, ctx);
 
   await sweepLeftovers(store, dataDir, sweepAfterMs).catch((e: unknown) => app.log.warn({ err: describeError(e) }, 'sweep failed'));
   const sweeper = setInterval(() => {
     sweepLeftovers(store, dataDir, sweepAfterMs).catch((e: unknown) => app.log.warn({ err: describeError(e) }, 'sweep failed'));
   }, 60 * 60_000);
   sweeper.unref();
-  let presence: Presence | null = null;
-  const startWorker = (): void => {
-    const tickMs = options.tickMs ?? 2_000;
-    webhooks.start(tickMs);
-    if (!runsJobs || presence) return;
-    processor.start(tickMs);
-    presence = startPresence(store, { workerId: processor.workerId, concurrency: 1, leaseMs, heartbeatMs: Math.min(5_000, Math.floor(leaseMs / 3)), log: app.log });
-  };
+  const startWorker = (): void => work.start(options.tickMs ?? 2_000);
   if (options.startWorker !== false) startWorker();
 
   let closing: Promise<void> | null = null;
@@ -439,46 +258,53 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
     (closing ??= (async () => {
       draining = true;
       clearInterval(sweeper);
-      await processor.stop(graceMs);
-      await presence?.stop();
-      await webhooks.stop();
-      await engine?.close();
-      await Promise.race([Promise.allSettled([...mails, ...cleanups]), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await work.stop(graceMs);
+      await Promise.race([parked.cleanedUp(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       // Requests in flight get a moment to end; an upload still streaming after it is cut (its partial file is removed).
-      httpClosing = true;
+      closeHttp();
       const closed = app.close();
       const cut = setTimeout(() => app.server.closeAllConnections(), Math.min(graceMs, 5_000));
       await closed;
       clearTimeout(cut);
       await store.close();
     })());
-  return { app, processor, store, webhooks, settings, dataDir, adminSecret, limits, retention, startWorker, linkBase: () => linkBase(), close };
+  return { app, processor, store, webhooks, settings, dataDir, adminSecret, limits, retention, startWorker, mailsSent: () => work.mailsSent(), linkBase: () => linkBase(), close };
 
-  /** A `POST /run` refused on its headers alone (shutting down, too large, full, a bad or over-limit key); else null. */
-  async function refusalBeforeBody(req: IncomingMessage, context: ServerContext): Promise<Error | null> {
-    if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/run') return null;
-    try {
-      if (context.draining()) throw apiError('shutting_down');
-      const declared = declaredLength(req.headers);
-      if (declared !== null && declared > context.maxUpload + FORM_OVERHEAD) throw apiError('too_large');
-      context.admission.checkSlots();
-      await context.admission.checkDisk(declared);
-      const raw = headerKey(req.headers);
-      if (raw !== null) {
-        const address = req.socket.remoteAddress ?? '';
-        context.authThrottle.check(address);
-        const key = await context.store.findActiveKey(hashKey(raw));
-        if (!key) {
-          context.authThrottle.failed(address);
-          throw apiError('unauthorized', 'The API key is not valid, or it was revoked.');
-        }
-        await context.admission.checkKey(key, declared);
-      }
-      return null;
-    } catch (e) {
-      return e as Error;
-    }
-  }
+}
+
+/** What the routes do with a parked job (`ocr_pending`): have its batch polled, clean up after it is cancelled. */
+function parkedJobs(o: { processor: Processor; store: JobStore; dataDir: string; clock: Clock; log: FastifyInstance['log']; runsJobs: boolean; clientPollEveryMs: number }): {
+  requestPoll(job: Job): void;
+  cleanUp(job: Job): void;
+  cleanedUp(): Promise<unknown>;
+} {
+  /** When a client last had each parked job polled through the database (a server without a worker of its own). */
+  const pollAsked = new Map<string, number>();
+  const cleanups = new Set<Promise<void>>();
+  return {
+    requestPoll(job) {
+      if (o.runsJobs) return o.processor.requestPoll(job);
+      const now = o.clock();
+      for (const [id, at] of pollAsked) if (now - at >= o.clientPollEveryMs) pollAsked.delete(id);
+      if (pollAsked.has(job.jobId)) return;
+      pollAsked.set(job.jobId, now);
+      o.store.requestOcrPoll(job.jobId, now).catch((e: unknown) => o.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'OCR batch poll not asked for'));
+    },
+    /**
+     * A cancelled or deleted parked job's leftovers, in the background: its remote OCR batch is cancelled (which may
+     * take as long as the OCR service's deadline), then its folder removed. The request that ended the job has its
+     * answer by then; the row already says what happened. A folder left by a crash meanwhile is swept later.
+     */
+    cleanUp(job) {
+      const work = (async () => {
+        await o.processor.cancelBatch(job);
+        await rm(jobDir(o.dataDir, job.jobId), { recursive: true, force: true });
+      })().catch((e: unknown) => o.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'a cancelled job could not be cleaned up'));
+      cleanups.add(work);
+      void work.finally(() => cleanups.delete(work));
+    },
+    cleanedUp: () => Promise.allSettled([...cleanups]),
+  };
 }
 
 /**
@@ -499,22 +325,6 @@ async function adminSecretAtStart(store: JobStore, rotate: boolean): Promise<str
   }
   // First writer wins, so two servers starting on one database agree on the secret; only the winner shows it.
   return (await store.setConfigOnce(ADMIN_SECRET_HASH_KEY, hashKey(fresh))) === hashKey(fresh) ? fresh : null;
-}
-
-/** Whether a peer address is a trusted proxy, as fastify decides for `X-Forwarded-Host`; null when none is. */
-function trustFunction(trust: TrustProxy | undefined): ((address: string, hop: number) => boolean) | null {
-  if (trust === undefined || trust === false) return null;
-  if (trust === true) return () => true;
-  return proxyAddr.compile(typeof trust === 'string' ? trust.split(',').map((s) => s.trim()) : trust);
-}
-
-/** `promise`, or a rejection once `ms` have passed without it settling. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Admission } from './admission.js';
 import type { ServerLimits } from './config.js';
-import type { Processor } from './processor.js';
+import type { Clock } from './clock.js';
+import type { Processor } from './processor-types.js';
 import type { AuthThrottle } from './throttle.js';
 import type { ApiKey, Job, JobStore } from './store.js';
 import type { WebhookPolicy } from './webhooks.js';
@@ -10,6 +11,8 @@ import type { WebhookPolicy } from './webhooks.js';
 export interface ServerContext {
   store: JobStore;
   processor: Processor;
+  /** What decides sessions' expiry and stamps jobs created and cancelled: the processor's clock. */
+  clock: Clock;
   dataDir: string;
   maxUpload: number;
   limits: ServerLimits;

@@ -72,21 +72,12 @@ export interface Engine extends ConvertEngine {
  * JavaScript heap, and a watchdog that reads the process's resident size from /proc and ends it past the ceiling.
  *
  * One process is started ahead and waits with its modules loaded, so a job does not wait for Node to start; it
- * still takes one job and exits. Under the test runner (sources are TypeScript, no built child exists) the verbs
- * run in this process.
+ * still takes one job and exits.
  */
 export function createEngine(options: EngineOptions = {}): Engine {
   const memoryLimit = options.memoryLimit ?? DEFAULT_JOB_MEMORY;
   const ocrDeadlineMs = options.ocrDeadlineMs ?? OCR_DEADLINE_MS;
   const script = options.childScript ?? fileURLToPath(new URL('./job-child.js', import.meta.url));
-  if (!options.childScript && import.meta.url.endsWith('.ts')) {
-    return {
-      convert: async (input, opts) => (await import('../convert/index.js')).convert(input, opts),
-      checkOcr: async (projectDir) => byDeadline((await import('../convert/index.js')).checkProjectOcr(projectDir), ocrDeadlineMs),
-      cancelOcr: async (projectDir) => byDeadline((await import('../convert/index.js')).cancelProjectOcr(projectDir), ocrDeadlineMs),
-      close: async () => {},
-    };
-  }
   const children = new Set<ChildProcess>();
   let spare: ChildProcess | null = null;
   let closed = false;
@@ -192,6 +183,20 @@ export function createEngine(options: EngineOptions = {}): Engine {
       for (const child of children) child.kill('SIGKILL');
       children.clear();
     },
+  };
+}
+
+/**
+ * The conversion verbs run in this process, with no memory ceiling of their own: for an embedder that isolates jobs
+ * its own way, and for tests of the server on its TypeScript sources (where no built `job-child.js` exists).
+ */
+export function inProcessEngine(options: Pick<EngineOptions, 'ocrDeadlineMs'> = {}): Engine {
+  const ocrDeadlineMs = options.ocrDeadlineMs ?? OCR_DEADLINE_MS;
+  return {
+    convert: async (input, opts) => (await import('../convert/index.js')).convert(input, opts),
+    checkOcr: async (projectDir) => byDeadline((await import('../convert/index.js')).checkProjectOcr(projectDir), ocrDeadlineMs),
+    cancelOcr: async (projectDir) => byDeadline((await import('../convert/index.js')).cancelProjectOcr(projectDir), ocrDeadlineMs),
+    close: async () => {},
   };
 }
 

@@ -19,9 +19,10 @@ export {
   type ServerSettings,
   type SmtpConfig,
 } from './config.js';
-export { createEngine, DEFAULT_JOB_MEMORY, residentBytes, type Engine, type EngineOptions } from './engine.js';
-export type { OcrBatch, Processor, TickResult } from './processor.js';
-export { nextOcrPoll, OCR_BACKOFF_MINUTES, OCR_BATCH_TIMED_OUT } from './processor.js';
+export type { Clock } from './clock.js';
+export { createEngine, DEFAULT_JOB_MEMORY, inProcessEngine, residentBytes, type Engine, type EngineOptions } from './engine.js';
+export type { OcrBatch, Processor, TickResult } from './processor-types.js';
+export { nextOcrPoll, OCR_BACKOFF_MINUTES, OCR_BATCH_TIMED_OUT } from './ocr-poller.js';
 export { workerLogger } from './logging.js';
 export { isPostgresUrl, openPgStore, withoutPassword } from './pg-store.js';
 export { openSqliteStore } from './sqlite-store.js';

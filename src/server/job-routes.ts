@@ -82,7 +82,24 @@ export function decodeCursor(cursor: string): number | null {
 }
 
 export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): void {
-  const { store, dataDir, admission } = ctx;
+  const access = jobAccess(ctx);
+  registerSubmission(app, ctx, access);
+  registerLookups(app, ctx, access);
+  registerEnds(app, ctx, access);
+}
+
+/** How the job routes know the caller and their job. */
+interface JobAccess {
+  authenticate(raw: unknown, request: FastifyRequest): Promise<ApiKey>;
+  queryKey(request: FastifyRequest<{ Querystring: { api_key?: string } }>): Promise<ApiKey>;
+  formKey(request: FastifyRequest): Promise<ApiKey>;
+  ownJob(jobId: string, key: ApiKey): Promise<Job>;
+  currentJob(request: FastifyRequest<{ Params: { job_id: string }; Querystring: { api_key?: string } }>): Promise<Job>;
+  webhookOf(raw: string | undefined, key: ApiKey): Promise<string | null>;
+}
+
+function jobAccess(ctx: ServerContext): JobAccess {
+  const { store } = ctx;
 
   /** The key `raw` names; a wrong one counts against the caller's address, which is refused once over its allowance. */
   async function authenticate(raw: unknown, request: FastifyRequest): Promise<ApiKey> {
@@ -127,6 +144,14 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     }
     return url;
   }
+
+  return { authenticate, queryKey, formKey, ownJob, currentJob, webhookOf };
+}
+
+/** `POST /run`: an upload becomes a queued job. */
+function registerSubmission(app: FastifyInstance, ctx: ServerContext, access: JobAccess): void {
+  const { store, dataDir, admission } = ctx;
+  const { authenticate, webhookOf } = access;
 
   const runSchemaDoc = {
     summary: 'Submit a job',
@@ -208,7 +233,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
           await rename(upload.tempPath, inputPath(dataDir, { jobId, inputExt: upload.type }));
           // The row comes last: a job exists only once its upload is complete and in place.
           const linkBase = await ctx.linkBase(request);
-          await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, webhookUrl, linkBase, ...options }, Date.now());
+          await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, webhookUrl, linkBase, ...options }, ctx.clock());
         } catch (e) {
           await rm(dir, { recursive: true, force: true });
           throw isDiskFull(e) ? apiError('disk_full') : e;
@@ -225,6 +250,12 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
       (pass as Pass | null)?.leave();
     }
   });
+}
+
+/** `/list`, `/check`, `/get` and `/download`: what the caller may see of their jobs. */
+function registerLookups(app: FastifyInstance, ctx: ServerContext, access: JobAccess): void {
+  const { store, dataDir } = ctx;
+  const { queryKey, currentJob } = access;
 
   app.get<{ Querystring: { api_key?: string; limit?: number; cursor?: string } }>(
     '/list',
@@ -318,6 +349,12 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     const name = job.docName ?? basename(job.uploadName, extname(job.uploadName));
     return sendArtifact(reply, outputPath(dataDir, jobId, kind as ArtifactKind), kind as ArtifactKind, name, request.headers);
   });
+}
+
+/** `/cancel` and `/delete`. */
+function registerEnds(app: FastifyInstance, ctx: ServerContext, access: JobAccess): void {
+  const { store } = ctx;
+  const { formKey, ownJob } = access;
 
   app.post<{ Params: { job_id: string } }>(
     '/cancel/:job_id',
@@ -337,7 +374,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
       if (!ACTIVE_STATUSES.includes(job.status)) throw apiError('not_cancellable');
       // The intent is recorded first and answered at once; a running job stops at its next frame boundary, and a
       // parked one's batch is cancelled in the background (the OCR service may be slow, or not answer at all).
-      const before = await store.cancelJob(job.jobId, key.keyId, Date.now());
+      const before = await store.cancelJob(job.jobId, key.keyId, ctx.clock());
       if (!before) throw apiError('not_found');
       if (!ACTIVE_STATUSES.includes(before.status)) throw apiError('not_cancellable');
       await ctx.stopJobs([before]);
@@ -372,3 +409,4 @@ export function registerJobRoutes(app: FastifyInstance, ctx: ServerContext): voi
     },
   );
 }
+

@@ -1,5 +1,5 @@
 import { readSmtpConfig, type ServerSettings, type SmtpConfig } from './config.js';
-import type { ProcessorLog } from './processor.js';
+import type { ProcessorLog } from './processor-types.js';
 import { jobTag } from './secrets.js';
 import type { Job } from './store.js';
 

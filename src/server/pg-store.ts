@@ -1,26 +1,10 @@
 import pg from 'pg';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { loadMigrations, splitStatements, type Migration } from './migrations.js';
-import { addCountersParams, addCountersSql, Q } from './queries.js';
-import { FORGET_WORKERS_AFTER_MS, iso, toJob, toKey, toWorker, type JobRow, type KeyRow, type WorkerDbRow } from './store-rows.js';
-import {
-  DEFAULT_LEASE_MS,
-  JOB_STATUSES,
-  type AdminSession,
-  type ApiKey,
-  type ApiKeyRow,
-  type DueWebhook,
-  type Job,
-  type JobOutcome,
-  type JobStatus,
-  type JobStore,
-  type NewJob,
-  type OcrPark,
-  type Progress,
-  type StoreEvent,
-  type WebhookAttempt,
-  type WorkerRow,
-} from './store.js';
+import { Q } from './queries.js';
+import { newJobParams, newKeyParams, SqlJobStore, type Params } from './sql-store.js';
+import { iso, toJob, toKey, type JobRow, type KeyRow } from './store-rows.js';
+import { DEFAULT_LEASE_MS, type ApiKey, type Job, type JobStore, type NewJob, type StoreEvent } from './store.js';
 
 /** The channel other processes hear of queued and stopped jobs on (`LISTEN quire_jobs`). */
 const CHANNEL = 'quire_jobs';
@@ -34,7 +18,6 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-type Params = Record<string, unknown>;
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 /** `@name` parameters as PostgreSQL's `$1`, the same name the same number; converted once per statement. */
@@ -138,12 +121,11 @@ export async function migrate(pool: pg.Pool, migrations: Migration[] = loadMigra
   }
 }
 
-function listJsonSql(): string {
-  return `SELECT COALESCE(json_agg(json_build_object('job_id', job_id, 'status', status, 'created', created_at,
+/** A page of a key's jobs as one JSON array (see `SqlJobStore.jobsJsonSql`); `LIMIT NULL` is no limit. */
+const JOBS_JSON = `SELECT COALESCE(json_agg(json_build_object('job_id', job_id, 'status', status, 'created', created_at,
       'updated', updated_at, 'ocr', ocr, 'error', error) ORDER BY seq DESC), '[]')::text AS jobs
     FROM (SELECT seq, job_id, status, created_at, updated_at, ocr, error FROM jobs WHERE key_id = @keyId AND seq <= @from
           ORDER BY seq DESC LIMIT @limit) page`;
-}
 
 /**
  * The claim in one statement: the oldest ready job of the key served longest ago, locked, skipping rows another
@@ -163,32 +145,40 @@ const CLAIM = `WITH next AS (
 /** Advisory lock keys: numbering keys and jobs (`MAX + 1`, as the portable schema has no sequences) one at a time. */
 const NUMBERING_LOCK = { keys: 'quire-key-ids', jobs: 'quire-job-seq' };
 
-class PgJobStore implements JobStore {
+/**
+ * PostgreSQL: a pool of connections and several processes on one database. Numbering and claiming hold a
+ * transaction and a lock; a job queued or stopped is announced (`NOTIFY`), so idle workers elsewhere hear of it.
+ */
+class PgJobStore extends SqlJobStore {
   private listener: pg.Client | null = null;
   private readonly listeners = new Set<(event: StoreEvent) => void>();
   private reconnect: NodeJS.Timeout | null = null;
   private closed = false;
+  protected readonly jobsJsonSql = JOBS_JSON;
+  protected readonly lockSkipping = ' FOR UPDATE SKIP LOCKED';
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
     private readonly options: PgStoreOptions,
-  ) {}
+  ) {
+    super();
+  }
 
   private async query<R extends object>(sql: string, params: Params = {}, on: Queryable = this.pool): Promise<pg.QueryResult<R>> {
     const { text, names } = numbered(sql);
     return on.query<R>(text, names.map((n) => (params[n] === undefined ? null : params[n])));
   }
 
-  private async one<R extends object>(sql: string, params: Params = {}, on?: Queryable): Promise<R | undefined> {
+  protected async one<R extends object>(sql: string, params: Params = {}, on?: Queryable): Promise<R | undefined> {
     return (await this.query<R>(sql, params, on)).rows[0];
   }
 
-  private async rows<R extends object>(sql: string, params: Params = {}, on?: Queryable): Promise<R[]> {
+  protected async rows<R extends object>(sql: string, params: Params = {}, on?: Queryable): Promise<R[]> {
     return (await this.query<R>(sql, params, on)).rows;
   }
 
-  private async run(sql: string, params: Params = {}, on?: Queryable): Promise<number> {
+  protected async run(sql: string, params: Params = {}, on?: Queryable): Promise<number> {
     return (await this.query(sql, params, on)).rowCount ?? 0;
   }
 
@@ -211,117 +201,25 @@ class PgJobStore implements JobStore {
     await on.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
   }
 
-  async getConfig(key: string): Promise<string | null> {
-    return (await this.one<{ value: string }>(Q.getConfig, { key }))?.value ?? null;
-  }
-
-  async setConfig(key: string, value: string): Promise<void> {
-    await this.run(Q.setConfig, { key, value });
-  }
-
-  async deleteConfig(key: string): Promise<void> {
-    await this.run(Q.deleteConfig, { key });
-  }
-
-  async setConfigOnce(key: string, value: string): Promise<string> {
-    await this.run(Q.setConfigOnce, { key, value });
-    return (await this.one<{ value: string }>(Q.getConfig, { key }))!.value;
+  protected override async queued(): Promise<void> {
+    await this.notify(this.pool, 'queued');
   }
 
   async createKey(email: string, keyHash: string, now: number, webhookSecret?: string): Promise<ApiKey> {
     return this.tx(async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [NUMBERING_LOCK.keys]);
-      return toKey((await this.one<KeyRow>(Q.createKey, { email, keyHash, now, webhookSecret: webhookSecret ?? null }, c))!);
+      return toKey((await this.one<KeyRow>(Q.createKey, newKeyParams(email, keyHash, now, webhookSecret), c))!);
     });
-  }
-
-  async getKey(keyId: number): Promise<ApiKey | null> {
-    const row = await this.one<KeyRow>(Q.getKey, { keyId });
-    return row ? toKey(row) : null;
-  }
-
-  async getWebhookSecret(keyId: number): Promise<string | null> {
-    return (await this.one<{ webhook_secret: string | null }>(Q.webhookSecret, { keyId }))?.webhook_secret ?? null;
-  }
-
-  async findActiveKey(keyHash: string): Promise<ApiKey | null> {
-    const row = await this.one<KeyRow>(Q.findActiveKey, { keyHash });
-    return row ? toKey(row) : null;
-  }
-
-  async revokeKey(keyId: number, now: number): Promise<ApiKey | null> {
-    const row = await this.one<KeyRow>(Q.revokeKey, { keyId, now });
-    return row ? toKey(row) : null;
-  }
-
-  async listKeys(): Promise<ApiKeyRow[]> {
-    return (await this.rows<KeyRow>(Q.listKeys)).map((r) => ({ ...toKey(r), jobCount: r.job_count ?? 0 }));
   }
 
   async insertJob(job: NewJob, now: number): Promise<Job> {
     return this.tx(async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [NUMBERING_LOCK.jobs]);
-      const row = await this.one<JobRow>(
-        Q.insertJob,
-        {
-          jobId: job.jobId,
-          keyId: job.keyId,
-          emailNotif: job.emailNotif ? 1 : 0,
-          ocr: job.ocr,
-          dpi: job.dpi,
-          uploadName: job.uploadName,
-          inputExt: job.inputExt,
-          inputBytes: job.inputBytes ?? 0,
-          webhookUrl: job.webhookUrl ?? null,
-          linkBase: job.linkBase ?? null,
-          iso: iso(now),
-        },
-        c,
-      );
+      const row = await this.one<JobRow>(Q.insertJob, newJobParams(job, now), c);
       // Heard by idle workers when this commits: they claim at once instead of at their next tick.
       await this.notify(c, 'queued');
       return toJob(row!);
     });
-  }
-
-  async getJob(jobId: string): Promise<Job | null> {
-    const row = await this.one<JobRow>(Q.getJob, { jobId });
-    return row ? toJob(row) : null;
-  }
-
-  async hasJob(jobId: string): Promise<boolean> {
-    return (await this.one(Q.hasJob, { jobId })) !== undefined;
-  }
-
-  async listJobs(keyId: number, limit?: number): Promise<Job[]> {
-    const rows = limit === undefined ? await this.rows<JobRow>(Q.listJobs, { keyId }) : await this.rows<JobRow>(Q.listJobsLimit, { keyId, limit });
-    return rows.map(toJob);
-  }
-
-  async listJobsJson(keyId: number, limit?: number): Promise<string> {
-    return (await this.one<{ jobs: string }>(listJsonSql(), { keyId, from: Number.MAX_SAFE_INTEGER, limit: limit ?? null }))?.jobs ?? '[]';
-  }
-
-  async listJobsPage(keyId: number, limit: number, cursor: number | null): Promise<{ json: string; next: number | null }> {
-    const from = cursor ?? Number.MAX_SAFE_INTEGER;
-    const json = (await this.one<{ jobs: string }>(listJsonSql(), { keyId, from, limit }))?.jobs ?? '[]';
-    const next = (await this.one<{ seq: number }>(Q.pageAfter, { keyId, from, limit }))?.seq ?? null;
-    return { json, next };
-  }
-
-  async keyUsage(keyId: number): Promise<{ queued: number; storedBytes: number }> {
-    const row = await this.one<{ queued: number; stored: number }>(Q.keyUsage, { keyId });
-    return { queued: row?.queued ?? 0, storedBytes: row?.stored ?? 0 };
-  }
-
-  async countJobsByStatus(): Promise<Record<JobStatus, number>> {
-    const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
-    for (const r of await this.rows<{ status: JobStatus; n: number }>(Q.countByStatus)) counts[r.status] = r.n;
-    return counts;
-  }
-
-  async listProcessing(): Promise<Job[]> {
-    return (await this.rows<JobRow>(Q.listProcessing)).map(toJob);
   }
 
   async claimNextJob(workerId: string, now: number, leaseMs = DEFAULT_LEASE_MS): Promise<Job | null> {
@@ -331,83 +229,6 @@ class PgJobStore implements JobStore {
       await this.run(Q.served, { keyId: row.key_id }, c);
       return toJob(row);
     });
-  }
-
-  async heartbeat(jobId: string, workerId: string, now: number, progress?: Progress, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
-    const leaseUntil = now + leaseMs;
-    const changes = progress
-      ? await this.run(Q.progress, { now, leaseUntil, iso: iso(now), pagesDone: progress.pagesDone, pagesTotal: progress.pagesTotal, step: progress.step ?? null, jobId, workerId })
-      : await this.run(Q.heartbeat, { now, leaseUntil, jobId, workerId });
-    return changes === 1;
-  }
-
-  async parkJob(jobId: string, workerId: string, park: OcrPark, now: number): Promise<boolean> {
-    return (await this.run(Q.park, { batch: JSON.stringify(park.batchIds), submittedAt: park.submittedAt, nextPollAt: park.nextPollAt, iso: iso(now), jobId, workerId })) === 1;
-  }
-
-  async listDueOcrJobs(clockNow: number, limit = 100): Promise<Job[]> {
-    return (await this.rows<JobRow>(Q.dueOcr, { clockNow, limit })).map(toJob);
-  }
-
-  async leaseOcrJob(jobId: string, workerId: string, now: number, leaseMs: number): Promise<Job | null> {
-    const row = await this.one<JobRow>(Q.leaseOcr, { workerId, now, leaseUntil: now + leaseMs, staleBefore: now - leaseMs, jobId });
-    return row ? toJob(row) : null;
-  }
-
-  async releaseOcrJob(jobId: string, workerId: string, nextPollAt: number | null, now: number): Promise<boolean> {
-    return (await this.run(Q.releaseOcr, { nextPollAt, iso: iso(now), jobId, workerId })) === 1;
-  }
-
-  async requestOcrPoll(jobId: string, clockNow: number): Promise<void> {
-    await this.run(Q.requestOcrPoll, { jobId, clockNow });
-  }
-
-  async finishJob(jobId: string, workerId: string, outcome: JobOutcome, now: number): Promise<boolean> {
-    const changes =
-      outcome.status === 'done'
-        ? await this.run(Q.finishDone, {
-            docName: outcome.docName,
-            hasMd: outcome.hasMd ? 1 : 0,
-            outOfFocus: outcome.outOfFocus && outcome.outOfFocus.length > 0 ? JSON.stringify(outcome.outOfFocus) : null,
-            pages: outcome.pages,
-            outputBytes: outcome.outputBytes ?? 0,
-            iso: iso(now),
-            now,
-            jobId,
-            workerId,
-          })
-        : await this.run(Q.finishFailed, { error: outcome.error, iso: iso(now), now, jobId, workerId });
-    return changes === 1;
-  }
-
-  async requeueJob(jobId: string, fromWorker: string, now: number, refundAttempt: boolean): Promise<boolean> {
-    const changed = (await this.run(Q.requeue, { refund: refundAttempt ? 1 : 0, iso: iso(now), jobId, workerId: fromWorker })) === 1;
-    if (changed) await this.notify(this.pool, 'queued');
-    return changed;
-  }
-
-  async deferJob(jobId: string, workerId: string, runAfter: number, notice: string, now: number): Promise<boolean> {
-    return (await this.run(Q.defer, { runAfter, notice, iso: iso(now), jobId, workerId })) === 1;
-  }
-
-  async reclaimJob(seen: Job, now: number, maxAttempts: number, lastError: string, finalError: string): Promise<'pending' | 'failed' | null> {
-    const row = await this.one<{ status: 'pending' | 'failed' }>(Q.reclaim, {
-      maxAttempts,
-      finalError,
-      lastError,
-      now,
-      iso: iso(now),
-      jobId: seen.jobId,
-      workerId: seen.workerId,
-      seenLease: seen.leaseUntil ?? -1,
-      seenHeartbeat: seen.heartbeat ?? -1,
-    });
-    if (row?.status === 'pending') await this.notify(this.pool, 'queued');
-    return row?.status ?? null;
-  }
-
-  async retryJob(jobId: string, workerId: string, now: number, runAfter: number, maxAttempts: number, error: string): Promise<'pending' | 'failed' | null> {
-    return (await this.one<{ status: 'pending' | 'failed' }>(Q.retry, { maxAttempts, error, now, runAfter, iso: iso(now), jobId, workerId }))?.status ?? null;
   }
 
   async cancelJob(jobId: string, keyId: number, now: number): Promise<Job | null> {
@@ -428,18 +249,6 @@ class PgJobStore implements JobStore {
     });
   }
 
-  async listRetained(what: 'input' | 'output', before: number, limit: number): Promise<Job[]> {
-    return (await this.rows<JobRow>(what === 'input' ? Q.retainedInput : Q.retainedOutput, { before, limit })).map(toJob);
-  }
-
-  async markFilesRemoved(jobId: string, what: 'input' | 'output'): Promise<void> {
-    await this.run(what === 'input' ? Q.inputRemoved : Q.outputRemoved, { jobId });
-  }
-
-  async stampEnded(now: number): Promise<void> {
-    await this.run(Q.stampEnded, { now });
-  }
-
   async deleteJob(jobId: string, keyId: number): Promise<Job | null> {
     return this.tx(async (c) => {
       const row = await this.one<JobRow>(`${Q.deleteJob} RETURNING *`, { jobId, keyId }, c);
@@ -447,48 +256,6 @@ class PgJobStore implements JobStore {
       await this.notify(c, `stop:${jobId}`);
       return toJob(row);
     });
-  }
-
-  async claimWebhook(senderId: string, now: number, leaseMs: number): Promise<DueWebhook | null> {
-    const row = await this.one<JobRow>(Q.claimWebhook(' FOR UPDATE SKIP LOCKED'), { senderId, now, leaseUntil: now + leaseMs });
-    if (!row) return null;
-    return { job: toJob(row), secret: await this.getWebhookSecret(row.key_id) };
-  }
-
-  async recordWebhookAttempt(
-    jobId: string,
-    senderId: string,
-    attempts: WebhookAttempt[],
-    next: { state: 'pending'; nextAt: number } | { state: 'delivered' | 'failed' },
-  ): Promise<boolean> {
-    const nextAt = next.state === 'pending' ? next.nextAt : null;
-    return (await this.run(Q.webhookAttempt, { attempts: JSON.stringify(attempts), state: next.state, nextAt, jobId, senderId })) === 1;
-  }
-
-  async workerAlive(worker: WorkerRow): Promise<void> {
-    await this.run(Q.workerAlive, { ...worker });
-  }
-
-  async removeWorker(workerId: string): Promise<void> {
-    await this.run(Q.removeWorker, { workerId });
-  }
-
-  async listWorkers(now: number): Promise<WorkerRow[]> {
-    await this.run(Q.forgetWorkers, { before: now - FORGET_WORKERS_AFTER_MS });
-    return (await this.rows<WorkerDbRow>(Q.listWorkers)).map(toWorker);
-  }
-
-  async addCounters(increments: Record<string, number>): Promise<void> {
-    const n = Object.keys(increments).length;
-    if (n > 0) await this.run(addCountersSql(n), addCountersParams(increments));
-  }
-
-  async readCounters(): Promise<Record<string, number>> {
-    return Object.fromEntries((await this.rows<{ name: string; value: number }>(Q.readCounters)).map((r) => [r.name, r.value]));
-  }
-
-  async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
   }
 
   subscribe(listener: (event: StoreEvent) => void): () => void {
@@ -540,21 +307,6 @@ class PgJobStore implements JobStore {
     const client = this.listener;
     this.listener = null;
     client?.end().catch(() => undefined);
-  }
-
-  async createAdminSession(session: AdminSession): Promise<void> {
-    await this.run(Q.deleteExpiredSessions, { now: session.created });
-    await this.run(Q.createSession, { ...session });
-  }
-
-  async getAdminSession(tokenHash: string, now: number): Promise<AdminSession | null> {
-    const row = await this.one<{ token_hash: string; csrf: string; created_at: number; expires_at: number }>(Q.getSession, { tokenHash, now });
-    return row ? { tokenHash: row.token_hash, csrf: row.csrf, created: row.created_at, expires: row.expires_at } : null;
-  }
-
-  async deleteAdminSessions(tokenHash?: string): Promise<void> {
-    if (tokenHash === undefined) await this.run(Q.deleteSessions);
-    else await this.run(Q.deleteSession, { tokenHash });
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { describeError } from '../errors.js';
-import type { ProcessorLog } from './processor.js';
+import type { ProcessorLog } from './processor-types.js';
 import type { JobStore } from './store.js';
 
 export interface Presence {

@@ -38,6 +38,7 @@ export const Q = {
     VALUES (@jobId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs), @keyId, 'pending', @emailNotif, @ocr, @dpi, @uploadName, @inputExt, @inputBytes,
       @webhookUrl, @linkBase, @iso, @iso)
     RETURNING *`,
+  ping: 'SELECT 1 AS one',
   getJob: 'SELECT * FROM jobs WHERE job_id = @jobId',
   hasJob: 'SELECT 1 AS one FROM jobs WHERE job_id = @jobId',
   getOwned: 'SELECT * FROM jobs WHERE job_id = @jobId AND key_id = @keyId',

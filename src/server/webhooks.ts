@@ -6,7 +6,8 @@ import { Agent, request } from 'undici';
 import { describeError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { apiError } from './http-errors.js';
-import type { ProcessorLog } from './processor.js';
+import { systemClock, type Clock } from './clock.js';
+import type { ProcessorLog } from './processor-types.js';
 import { jobTag } from './secrets.js';
 import type { DueWebhook, Job, JobStore, WebhookAttempt } from './store.js';
 
@@ -133,6 +134,8 @@ export interface WebhookSenderOptions {
   retryDelaysMs?: readonly number[];
   /** Deliveries posted at once; default 4. */
   concurrency?: number;
+  /** What decides when a delivery is due and when it is tried again (default the wall clock); a test moves it. */
+  clock?: Clock;
 }
 
 export interface WebhookSender {
@@ -146,6 +149,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const { store, log, policy, senderId } = options;
   const delays = options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
   const concurrency = options.concurrency ?? 4;
+  const clock = options.clock ?? systemClock;
   // No redirects are followed (undici's default): a redirect could lead anywhere.
   const agent = new Agent({ connect: { lookup: guardedLookup(policy), timeout: ATTEMPT_TIMEOUT_MS }, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS });
   let timer: NodeJS.Timeout | null = null;
@@ -187,7 +191,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
    * so one such receiver holds up at most one lane, never everyone's deliveries. At most {@link MAX_IN_FLIGHT} at once.
    */
   async function deliverOne(): Promise<boolean> {
-    const now = Date.now();
+    const now = clock();
     const due = await store.claimWebhook(senderId, now, DELIVERY_LEASE_MS);
     if (!due) return false;
     const host = new URL(due.job.webhook!.url).host;
@@ -225,7 +229,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     // redirect or another 4xx would answer the same again.
     const transient = !delivered && secret !== null && (result.status === null ? !/loopback or private address/.test(result.error ?? '') : result.status === 429 || result.status >= 500);
     const wait = delays[attempts.length];
-    const next = delivered ? { state: 'delivered' as const } : transient && wait !== undefined ? { state: 'pending' as const, nextAt: Date.now() + wait } : { state: 'failed' as const };
+    const next = delivered ? { state: 'delivered' as const } : transient && wait !== undefined ? { state: 'pending' as const, nextAt: clock() + wait } : { state: 'failed' as const };
     await store.recordWebhookAttempt(job.jobId, senderId, all, next);
     const logged = { job: jobTag(job.jobId), attempt: all.length, status: result.status, err: result.error ?? undefined };
     if (next.state === 'delivered') log.info(logged, 'webhook delivered');

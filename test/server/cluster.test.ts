@@ -103,7 +103,8 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
 
     // A server with no worker queues jobs and converts none.
     const first = await submit(server, key, sample);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // No worker signed in anywhere, so nothing can take the job.
+    expect(await sqlIn(home, 'SELECT worker_id FROM workers')).toEqual([]);
     expect(await check(server, key, first)).toMatchObject({ status: 'pending', progress: { pages_done: 0, pages_total: null, step: null } });
 
     // The dead worker's job is seen at once by the other on this machine (its process is gone); a worker on another
@@ -194,7 +195,11 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
 
     // A worker here looks every 2 s for jobs whose holder is gone: a live holder renews its lease and keeps the job.
     const local = await startWorker(home, ['--lease', '5']);
-    await new Promise((r) => setTimeout(r, 7_000));
+    await waitFor(async () => (await sqlIn(home, 'SELECT pid FROM workers WHERE pid = ?', [local.child.pid])).length === 1, 30_000, 100);
+    // Until the holder has renewed its lease past the end of the one it had when this worker started, this worker
+    // (looking every 2 s) had the chance to take the job back, and must not have.
+    const [{ lease_until: leaseAtStart }] = await sqlIn(home, 'SELECT lease_until FROM jobs WHERE job_id = ?', [id]);
+    await waitFor(async () => Number((await sqlIn(home, 'SELECT heartbeat_at FROM jobs WHERE job_id = ?', [id]))[0].heartbeat_at) > Number(leaseAtStart), 60_000, 100);
     expect(await sqlIn(home, 'SELECT status, worker_id, attempts FROM jobs WHERE job_id = ?', [id])).toEqual([
       { status: 'processing', worker_id: held.worker_id, attempts: 1 },
     ]);

@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DISK_FULL_NOTICE } from '../../src/server/processor.js';
+import { DISK_FULL_NOTICE } from '../../src/server/job-runner.js';
 import { FakeEngine } from './fake-engine.js';
 import { listTree, multipart, testServer, type TestServer } from './helpers.js';
 
@@ -64,11 +64,13 @@ describe.skipIf(process.env.CI !== 'true' && process.getuid?.() !== 0)('a full d
   let t: TestServer;
   let engine: FakeEngine;
   let key: string;
+  /** The server's clock, moved by the test. */
+  let now = Date.now();
 
   beforeAll(async () => {
     ready();
     engine = new FakeEngine();
-    t = await testServer({ engine, dataDir: join(disk, 'server_data'), limits: { minFreeDisk: 1 * MB }, retryMs: 1 });
+    t = await testServer({ engine, dataDir: join(disk, 'server_data'), limits: { minFreeDisk: 1 * MB }, retryMs: 60_000, clock: () => now });
     key = await t.newKey();
   });
   afterAll(() => t?.close());
@@ -129,7 +131,9 @@ describe.skipIf(process.env.CI !== 'true' && process.getuid?.() !== 0)('a full d
     expect(existsSync(join(t.dataDir, id, 'proj'))).toBe(false);
 
     await rm(join(disk, 'filler'));
-    await new Promise((r) => setTimeout(r, 5));
+    // Put back for a minute: not taken before then.
+    expect(await t.server.processor.runNext()).toBeNull();
+    now += 60_000;
     expect(await t.server.processor.runNext()).toEqual({ jobId: id, status: 'done' });
     expect((await t.server.app.inject({ url: `/check/${id}?api_key=${key}` })).json()).toMatchObject({ status: 'done', error: null });
     expect((await t.server.app.inject({ url: `/check/${id}?api_key=${key}` })).json().notice).toBeUndefined();

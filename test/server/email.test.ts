@@ -124,14 +124,14 @@ describe('the completion email', () => {
     const { t, key } = await setup(true);
     await run(t, key, []);
     await run(t, key, [['email_notif', 'false']]);
-    await new Promise((r) => setTimeout(r, 300));
+    await t.server.mailsSent();
     expect(received).toEqual([]);
   });
 
   it('is skipped silently without an smtp setting: the job is done all the same', async () => {
     const { t, key } = await setup(false);
     const id = await run(t, key, [['email_notif', 'true']]);
-    await new Promise((r) => setTimeout(r, 300));
+    await t.server.mailsSent();
     expect(received).toEqual([]);
     expect((await t.server.app.inject({ url: `/check/${id}?api_key=${key}` })).json().status).toBe('done');
   });
@@ -139,7 +139,7 @@ describe('the completion email', () => {
   it('failing (the mail server refuses the login) leaves the job done and the server serving', async () => {
     const { t, key } = await setup(true, 'wrong');
     const id = await run(t, key, [['email_notif', 'true']]);
-    await new Promise((r) => setTimeout(r, 500));
+    await t.server.mailsSent();
     expect(received).toEqual([]);
     expect((await t.server.app.inject({ url: `/check/${id}?api_key=${key}` })).json().status).toBe('done');
     expect((await t.server.app.inject({ url: '/health' })).statusCode).toBe(200);

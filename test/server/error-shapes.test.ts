@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientErrorAnswer } from '../../src/http/index.js';
 import { testServer, waitFor, type TestServer } from './helpers.js';
+import { exchange as rawExchange, type RawAnswer } from './raw-http.js';
 
 let t: TestServer;
 let port: number;
@@ -19,36 +20,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
+type Answer = RawAnswer;
 
-/** Send `text` as is and read the one answer (the server closes or sends the whole body). */
-function exchange(text: string, socketPort = port): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPort, '127.0.0.1');
-    let raw = '';
-    socket.on('error', reject);
-    const done = (): void => {
-      const end = raw.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const [statusLine, ...headerLines] = raw.slice(0, end).split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      const body = raw.slice(end + 4);
-      if (Buffer.byteLength(body) < Number(headers['content-length'] ?? Infinity)) return;
-      socket.destroy();
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
-    };
-    socket.on('data', (d: Buffer) => {
-      raw += d.toString('utf8');
-      done();
-    });
-    socket.on('end', done);
-    socket.write(text);
-  });
-}
+/** Send `text` as is and read the one answer. */
+const exchange = (text: string, socketPort = port): Promise<Answer> => rawExchange(socketPort, text);
 
 const errorOf = (a: Answer): { code: string; message: string } => (JSON.parse(a.body) as { error: { code: string; message: string } }).error;
 const errorLines = (): string[] => lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 50);

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { createApp, type CreateAppOptions, type QuireServer } from '../../src/server/index.js';
+import { createApp, inProcessEngine, type CreateAppOptions, type QuireServer } from '../../src/server/index.js';
 import { readZip, SAMPLE } from '../helpers.js';
 import { bundleFiles, writeBundleZip } from '../ingest/fixtures.js';
 import { databaseUrlFor, sqlIn } from './stores.js';
@@ -41,7 +41,10 @@ export async function testServer(options: CreateAppOptions = {}, dir?: string): 
   const dataDir = join(root, 'server_data');
   const dbPath = join(root, 'quire-server.db');
   const databaseUrl = await databaseUrlFor(root);
-  const server = await createApp({ dbPath, dataDir, startWorker: false, ...(databaseUrl ? { databaseUrl } : {}), ...options });
+  // The tests run on the TypeScript sources, where no built job process exists: jobs convert in this process unless a
+  // test brings a job process (`childScript`) or an engine of its own.
+  const engine = options.engine ?? (options.childScript ? undefined : inProcessEngine());
+  const server = await createApp({ dbPath, dataDir, startWorker: false, ...(databaseUrl ? { databaseUrl } : {}), ...options, ...(engine ? { engine } : {}) });
   if (server.adminSecret) secrets.set(root, server.adminSecret);
   return {
     server,

@@ -3,9 +3,10 @@
  * trickle, too many at once, `Expect: 100-continue`, a refused body still being sent, a client that hangs up.
  */
 import { request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTree, testServer, waitFor, type TestServer } from './helpers.js';
+import { rawRequest, type RawClient } from './raw-http.js';
 
 const BOUNDARY = '----quiretest';
 let t: TestServer;
@@ -25,34 +26,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** Everything the server sent, interim responses (100 Continue) included. */
-  raw: string;
-}
-
 /** A raw HTTP/1.1 client: writes what the test says, when it says, and reads the answer as it comes. */
-function open(headers: Record<string, string | number>, path = '/run', at = port): { socket: Socket; answer: Promise<Answer>; closed: Promise<void>; received: () => string } {
-  const socket = connect(at, '127.0.0.1');
-  socket.on('error', () => undefined);
-  let raw = '';
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
-  const answer = new Promise<Answer>((resolve) => {
-    socket.on('data', (d: Buffer) => {
-      raw += d.toString('latin1');
-      const final = raw.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
-      const end = final.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const [statusLine, ...headerLines] = final.slice(0, end).split('\r\n');
-      const parsed = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      const body = final.slice(end + 4);
-      if (body.length >= Number(parsed['content-length'] ?? 0)) resolve({ status: Number(statusLine.split(' ')[1]), headers: parsed, body, raw });
-    });
-  });
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  return { socket, answer, closed, received: () => raw };
+function open(headers: Record<string, string | number>, path = '/run', at = port): RawClient {
+  const client = rawRequest(at, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+  client.socket.on('error', () => undefined);
+  return client;
 }
 
 const field = (name: string, value: string): string => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;

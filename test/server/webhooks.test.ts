@@ -68,7 +68,8 @@ function verify(secret: string, header: string | string[] | undefined, body: str
 describe('webhooks', () => {
   it('post the ended job signed with the key’s secret, again after a 503, and show every attempt on /get', async () => {
     const hook = await receiver([503, 200]);
-    const { t, key, secret } = await setup({ allowPrivateWebhooks: true, webhookRetryDelaysMs: [100, 100] });
+    let now = Date.now();
+    const { t, key, secret } = await setup({ allowPrivateWebhooks: true, webhookRetryDelaysMs: [100, 100], clock: () => now });
     const id = await submit(t, key, hook.url);
     expect((await get(t, key, id)).webhook).toEqual({ url: hook.url, state: 'waiting', next_attempt: null, attempts: [] });
     // Nothing is posted before the job ends.
@@ -80,8 +81,9 @@ describe('webhooks', () => {
     expect(view.webhook).toMatchObject({ state: 'pending', attempts: [{ status: 503, error: 'the receiver answered 503' }] });
     expect(Date.parse(view.webhook!.next_attempt!)).toBeGreaterThan(Date.parse(view.webhook!.attempts[0].at));
     // Not before its time.
+    now += 99;
     expect(await t.server.webhooks.deliverDue()).toBe(0);
-    await new Promise((r) => setTimeout(r, 150));
+    now += 1;
     expect(await t.server.webhooks.deliverDue()).toBe(1);
     view = await get(t, key, id);
     expect(view.webhook).toMatchObject({ state: 'delivered', next_attempt: null, attempts: [{ status: 503 }, { status: 200, error: null }] });
@@ -103,7 +105,8 @@ describe('webhooks', () => {
   it('post a cancelled job too; give up after the last retry, and at once on an answer another try would not change', async () => {
     const busy = await receiver([503]);
     const gone = await receiver([410]);
-    const { t, key, secret } = await setup({ allowPrivateWebhooks: true, webhookRetryDelaysMs: [20, 20] });
+    let now = Date.now();
+    const { t, key, secret } = await setup({ allowPrivateWebhooks: true, webhookRetryDelaysMs: [20, 20], clock: () => now });
     const cancelled = await submit(t, key, busy.url);
     const cancel = await t.server.app.inject({ method: 'POST', url: `/cancel/${cancelled}`, ...multipart([['api_key', key]]) });
     expect(cancel.json()).toEqual({ job_id: cancelled, status: 'cancelled' });
@@ -111,7 +114,7 @@ describe('webhooks', () => {
     await t.server.processor.tick();
     for (let i = 0; i < 3; i++) {
       await t.server.webhooks.deliverDue();
-      await new Promise((r) => setTimeout(r, 40));
+      now += 20;
     }
     expect((await get(t, key, cancelled)).webhook).toMatchObject({ state: 'failed', attempts: [{ status: 503 }, { status: 503 }, { status: 503 }] });
     expect(busy.posts).toHaveLength(3);

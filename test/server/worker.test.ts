@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CreateAppOptions } from '../../src/server/index.js';
-import { interruptedMessage, progressTracker } from '../../src/server/processor.js';
+import { interruptedMessage, progressTracker } from '../../src/server/job-runner.js';
 import { FakeEngine } from './fake-engine.js';
 import { listTree, multipart, testServer, waitFor, type TestServer } from './helpers.js';
 
@@ -236,14 +236,17 @@ describe('a worker that died', () => {
   });
 
   it('on another host is found when its lease ran out; a live one is left alone', async () => {
-    const { t, engine, key } = await setup();
+    let now = Date.now();
+    const { t, engine, key } = await setup({ clock: () => now });
     engine.auto = true;
     const id = await submit(t, key);
     // A worker elsewhere holds it with a lease of 300 ms, and says nothing more.
-    await t.server.store.claimNextJob('elsewhere:4242:cafe', Date.now(), 300);
+    await t.server.store.claimNextJob('elsewhere:4242:cafe', now, 300);
+    expect(await t.server.processor.tick()).toBeNull();
+    now += 300;
     expect(await t.server.processor.tick()).toBeNull();
     expect(await t.server.store.getJob(id)).toMatchObject({ status: 'processing', workerId: 'elsewhere:4242:cafe' });
-    await new Promise((r) => setTimeout(r, 400));
+    now += 1;
     expect(await t.server.processor.tick()).toEqual({ jobId: id, status: 'done' });
   });
 
