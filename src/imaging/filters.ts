@@ -275,8 +275,128 @@ function boxColumns(src: Pixels, dst: Pixels, width: number, height: number, r: 
 export function gaussianBlur(page: GrayImage, sigma: number): GrayImage {
   const { width, height } = page;
   if (!(sigma > 0) || width === 0 || height === 0) return { width, height, data: Uint8Array.from(page.data) };
-  const n = page.data.length;
-  return { width, height, data: boxGaussian(page.data, width, height, sigma, [new Uint8Array(n), new Uint8Array(n)]) };
+  return { width, height, data: greyBoxGaussian(page.data, width, height, sigma) };
+}
+
+/**
+ * Unsharp mask: page + amount · (page − blurred page). Undoes part of a blur of about `sigma` pixels: an edge
+ * keeps its middle where it was but gets steep again, and a thin stroke the blur left pale gets its depth back.
+ */
+export function unsharpMask(page: GrayImage, sigma: number, amount: number): GrayImage {
+  const { width, height } = page;
+  if (!(sigma > 0) || width === 0 || height === 0) return { width, height, data: Uint8Array.from(page.data) };
+  return { width, height, data: greyBoxGaussian(page.data, width, height, sigma, amount) };
+}
+
+/**
+ * The grey-level box Gaussian of `boxGaussian` (each pass rounded to grey levels, the same values to the last bit),
+ * worked for speed: the row passes of a row run one after the other in two row-long scratch lines, and when
+ * `sharpen` is given the last column pass writes page + sharpen · (page − blurred) instead of the blur (the unsharp
+ * mask), so the page is read and written four times rather than seven.
+ */
+function greyBoxGaussian(src: Uint8Array, width: number, height: number, sigma: number, sharpen?: number): Uint8Array {
+  const radii = boxRadiiForGaussian(sigma).filter((r) => r > 0);
+  const n = width * height;
+  const a = new Uint8Array(n);
+  // No blur at all: the page itself, which an unsharp mask leaves as it is too.
+  if (radii.length === 0) {
+    a.set(src);
+    return a;
+  }
+  const lines = [new Uint8Array(width), new Uint8Array(width)];
+  for (let y = 0, row = 0; y < height; y++, row += width) {
+    let from: Uint8Array = src;
+    let fromOffset = row;
+    for (let i = 0; i < radii.length; i++) {
+      const last = i === radii.length - 1;
+      const to = last ? a : lines[i % 2];
+      greyBoxLine(from, fromOffset, to, last ? row : 0, width, radii[i]);
+      from = to;
+      fromOffset = 0;
+    }
+  }
+  const b = new Uint8Array(n);
+  const sums = new Int32Array(width);
+  let from = a;
+  let to = b;
+  for (let i = 0; i < radii.length; i++) {
+    const last = i === radii.length - 1;
+    if (last && sharpen !== undefined) greyBoxColumnsSharpen(from, to, width, height, radii[i], sums, src, sharpen);
+    else greyBoxColumns(from, to, width, height, radii[i], sums);
+    [from, to] = [to, from];
+  }
+  return from;
+}
+
+/** One row of grey levels, box mean of radius r (edge pixels repeated), rounded as `boxRows` rounds. */
+function greyBoxLine(src: Uint8Array, so: number, dst: Uint8Array, dO: number, width: number, r: number): void {
+  const scale = 1 / (2 * r + 1);
+  const last = width - 1;
+  const first = src[so];
+  const end = src[so + last];
+  let sum = 0;
+  for (let i = -r; i <= r; i++) sum += src[so + Math.min(last, Math.max(0, i))];
+  const a = Math.min(width, r + 1);
+  const b = Math.max(a, width - r - 1);
+  let x = 0;
+  for (; x < a; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += src[so + Math.min(last, x + r + 1)] - first;
+  }
+  for (; x < b; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += src[so + x + r + 1] - src[so + x - r];
+  }
+  for (; x < width; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += end - src[so + Math.max(0, x - r)];
+  }
+}
+
+/** The first 2r+1 rows' column sums (edge rows repeated), ready for row 0 of a column box pass. */
+function startColumnSums(src: Uint8Array, width: number, height: number, r: number, sums: Int32Array): void {
+  sums.fill(0);
+  for (let i = -r; i <= r; i++) {
+    const row = Math.min(height - 1, Math.max(0, i)) * width;
+    for (let x = 0; x < width; x++) sums[x] += src[row + x];
+  }
+}
+
+/** `boxColumns` for grey levels, with exact integer column sums. */
+function greyBoxColumns(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number, sums: Int32Array): void {
+  const scale = 1 / (2 * r + 1);
+  const last = height - 1;
+  startColumnSums(src, width, height, r, sums);
+  for (let y = 0; y < height; y++) {
+    const out = y * width;
+    const enter = Math.min(last, y + r + 1) * width;
+    const leave = Math.max(0, y - r) * width;
+    for (let x = 0; x < width; x++) {
+      const s = sums[x];
+      dst[out + x] = (s * scale + 0.5) | 0;
+      sums[x] = s + src[enter + x] - src[leave + x];
+    }
+  }
+}
+
+/** The last column pass of an unsharp mask: each blurred value is mixed with the `page` pixel as it is made. */
+function greyBoxColumnsSharpen(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number, sums: Int32Array, page: Uint8Array, amount: number): void {
+  const scale = 1 / (2 * r + 1);
+  const last = height - 1;
+  startColumnSums(src, width, height, r, sums);
+  for (let y = 0; y < height; y++) {
+    const out = y * width;
+    const enter = Math.min(last, y + r + 1) * width;
+    const leave = Math.max(0, y - r) * width;
+    for (let x = 0; x < width; x++) {
+      const s = sums[x];
+      const blurred = (s * scale + 0.5) | 0;
+      sums[x] = s + src[enter + x] - src[leave + x];
+      const p = page[out + x];
+      const v = p + amount * (p - blurred);
+      dst[out + x] = v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0;
+    }
+  }
 }
 
 /**
@@ -306,21 +426,6 @@ function boxGaussian<T extends Pixels>(src: T, width: number, height: number, si
     a = b;
   }
   return a;
-}
-
-/**
- * Unsharp mask: page + amount · (page − blurred page). Undoes part of a blur of about `sigma` pixels: an edge
- * keeps its middle where it was but gets steep again, and a thin stroke the blur left pale gets its depth back.
- */
-export function unsharpMask(page: GrayImage, sigma: number, amount: number): GrayImage {
-  const blurred = gaussianBlur(page, sigma).data;
-  const { data } = page;
-  const out = blurred; // overwritten in place: each pixel is read before it is written
-  for (let i = 0; i < data.length; i++) {
-    const v = data[i] + amount * (data[i] - blurred[i]);
-    out[i] = v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0;
-  }
-  return { width: page.width, height: page.height, data: out };
 }
 
 /**
