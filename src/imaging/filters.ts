@@ -617,27 +617,24 @@ export function levelBackground(page: GrayImage, params: Pick<SauvolaParams, 'wi
   for (let i = 0; i < paper.length; i++) gain[i] = 255 / Math.max(4, paper[i]);
   const { width, height, data } = page;
   const out = new Uint8Array(width * height);
-  const scale = new Float32Array(width);
   const line = new Float64Array(blocks.cols);
   for (let y = 0; y < height; y++) {
-    interpolateRow(gain, blocks.cols, blocks.rows, blocks.size, y, line, scale);
+    blockRow(gain, blocks.cols, blocks.rows, blocks.size, y, line);
     const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const v = data[row + x] * scale[x] + 0.5;
-      out[row + x] = v >= 255 ? 255 : v | 0;
-    }
+    eachSpan(line, blocks.size, width, (x0, x1, start, step) => {
+      let t = start;
+      for (let x = x0; x < x1; x++) {
+        const v = data[row + x] * Math.fround(t) + 0.5;
+        out[row + x] = v >= 255 ? 255 : v | 0;
+        t += step;
+      }
+    });
   }
   return { width, height, data: out };
 }
 
-/**
- * Row `y` of block values (one per `f`×`f` block) interpolated bilinearly between block centres, written to `out`
- * (one value per pixel of the row); `line` is scratch space of one value per block column. Between two centres
- * the values of a row are linear, so they are stepped by a constant per pixel; left of the first centre and right
- * of the last one they are flat.
- */
-function interpolateRow(values: ArrayLike<number>, cols: number, rows: number, f: number, y: number, line: Float64Array, out: Float32Array): void {
-  const width = out.length;
+/** Row `y` of block values (one per `f`×`f` block) interpolated bilinearly between block-centre rows, into `line`. */
+function blockRow(values: ArrayLike<number>, cols: number, rows: number, f: number, y: number, line: Float64Array): void {
   // Block i's centre is at pixel i·f + (f − 1)/2.
   const half = (f - 1) / 2;
   const fy = Math.min(rows - 1, Math.max(0, (y - half) / f));
@@ -648,19 +645,27 @@ function interpolateRow(values: ArrayLike<number>, cols: number, rows: number, f
     const a = values[j0 * cols + bx];
     line[bx] = a + (values[j1 * cols + bx] - a) * wy;
   }
+}
+
+/**
+ * A row of block values (`line`, one per `f` pixels) interpolated linearly between block centres over `width` pixels,
+ * handed out as spans: `span(x0, x1, start, step)` covers pixels x0…x1−1, whose value is `start` at x0 and grows by
+ * `step` per pixel (flat left of the first centre and right of the last). The value of a pixel is the running sum
+ * rounded to single precision, as the per-pixel rows these spans replace stored it.
+ */
+function eachSpan(line: Float64Array, f: number, width: number, span: (x0: number, x1: number, start: number, step: number) => void): void {
+  const cols = line.length;
+  const half = (f - 1) / 2;
   const firstCentre = Math.min(width, Math.ceil(half));
-  out.fill(line[0], 0, firstCentre);
+  span(0, firstCentre, line[0], 0);
   let x = firstCentre;
   for (let i = 0; i < cols - 1 && x < width; i++) {
     const end = Math.min(width, Math.ceil((i + 1) * f + half));
     const step = (line[i + 1] - line[i]) / f;
-    let t = line[i] + step * (x - (i * f + half));
-    for (; x < end; x++) {
-      out[x] = t;
-      t += step;
-    }
+    span(x, end, line[i] + step * (x - (i * f + half)), step);
+    x = Math.max(x, end);
   }
-  out.fill(line[cols - 1], x, width);
+  span(x, width, line[cols - 1], 0);
 }
 
 /** Compare every pixel with the block thresholds interpolated bilinearly between block centres. */
@@ -668,11 +673,16 @@ function applyBlockThreshold(page: GrayImage, threshold: Float32Array, cols: num
   const { width, height, data } = page;
   const out = new Uint8Array(width * height);
   const line = new Float64Array(cols);
-  const t = new Float32Array(width);
   for (let y = 0; y < height; y++) {
-    interpolateRow(threshold, cols, rows, f, y, line, t);
+    blockRow(threshold, cols, rows, f, y, line);
     const row = y * width;
-    for (let x = 0; x < width; x++) out[row + x] = data[row + x] < t[x] ? 0 : 255;
+    eachSpan(line, f, width, (x0, x1, start, step) => {
+      let t = start;
+      for (let x = x0; x < x1; x++) {
+        out[row + x] = data[row + x] < Math.fround(t) ? 0 : 255;
+        t += step;
+      }
+    });
   }
   return { width, height, data: out };
 }
