@@ -245,7 +245,7 @@ async function keepTextPage(frame: SourceFrame, layer: TextLayerPage, file: stri
   };
 }
 
-/** Stream frames through the pool: load one ahead of each thread, never more. Pages with a text layer in `kept` skip it. */
+/** Stream frames through the pool: one frame loaded ahead of the threads, never more. Pages with a text layer in `kept` skip it. */
 async function runFrames(
   opened: OpenedInput,
   pool: ReturnType<typeof createFramePool>,
@@ -297,7 +297,10 @@ async function runFrames(
       options.onProgress?.({ type: 'frame', framesDone, framesTotal: total, pagesDone, input: frame.input });
     }
   };
-  const lanes = Array.from({ length: Math.min(pool.size, Math.max(1, total)) }, () =>
+  // One lane more than the pool has threads: while every thread works, the next frame is already loaded (a PDF page
+  // rendered by pdfjs here, on the main thread) and waits for the first thread free, instead of that thread waiting
+  // for it. One frame ahead, never more, so memory stays flat.
+  const lanes = Array.from({ length: Math.min(pool.size + 1, Math.max(1, total)) }, () =>
     lane().catch((e: unknown) => {
       failure ??= e;
     }),

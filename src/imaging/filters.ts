@@ -275,8 +275,128 @@ function boxColumns(src: Pixels, dst: Pixels, width: number, height: number, r: 
 export function gaussianBlur(page: GrayImage, sigma: number): GrayImage {
   const { width, height } = page;
   if (!(sigma > 0) || width === 0 || height === 0) return { width, height, data: Uint8Array.from(page.data) };
-  const n = page.data.length;
-  return { width, height, data: boxGaussian(page.data, width, height, sigma, [new Uint8Array(n), new Uint8Array(n)]) };
+  return { width, height, data: greyBoxGaussian(page.data, width, height, sigma) };
+}
+
+/**
+ * Unsharp mask: page + amount · (page − blurred page). Undoes part of a blur of about `sigma` pixels: an edge
+ * keeps its middle where it was but gets steep again, and a thin stroke the blur left pale gets its depth back.
+ */
+export function unsharpMask(page: GrayImage, sigma: number, amount: number): GrayImage {
+  const { width, height } = page;
+  if (!(sigma > 0) || width === 0 || height === 0) return { width, height, data: Uint8Array.from(page.data) };
+  return { width, height, data: greyBoxGaussian(page.data, width, height, sigma, amount) };
+}
+
+/**
+ * The grey-level box Gaussian of `boxGaussian` (each pass rounded to grey levels, the same values to the last bit),
+ * worked for speed: the row passes of a row run one after the other in two row-long scratch lines, and when
+ * `sharpen` is given the last column pass writes page + sharpen · (page − blurred) instead of the blur (the unsharp
+ * mask), so the page is read and written four times rather than seven.
+ */
+function greyBoxGaussian(src: Uint8Array, width: number, height: number, sigma: number, sharpen?: number): Uint8Array {
+  const radii = boxRadiiForGaussian(sigma).filter((r) => r > 0);
+  const n = width * height;
+  const a = new Uint8Array(n);
+  // No blur at all: the page itself, which an unsharp mask leaves as it is too.
+  if (radii.length === 0) {
+    a.set(src);
+    return a;
+  }
+  const lines = [new Uint8Array(width), new Uint8Array(width)];
+  for (let y = 0, row = 0; y < height; y++, row += width) {
+    let from: Uint8Array = src;
+    let fromOffset = row;
+    for (let i = 0; i < radii.length; i++) {
+      const last = i === radii.length - 1;
+      const to = last ? a : lines[i % 2];
+      greyBoxLine(from, fromOffset, to, last ? row : 0, width, radii[i]);
+      from = to;
+      fromOffset = 0;
+    }
+  }
+  const b = new Uint8Array(n);
+  const sums = new Int32Array(width);
+  let from = a;
+  let to = b;
+  for (let i = 0; i < radii.length; i++) {
+    const last = i === radii.length - 1;
+    if (last && sharpen !== undefined) greyBoxColumnsSharpen(from, to, width, height, radii[i], sums, src, sharpen);
+    else greyBoxColumns(from, to, width, height, radii[i], sums);
+    [from, to] = [to, from];
+  }
+  return from;
+}
+
+/** One row of grey levels, box mean of radius r (edge pixels repeated), rounded as `boxRows` rounds. */
+function greyBoxLine(src: Uint8Array, so: number, dst: Uint8Array, dO: number, width: number, r: number): void {
+  const scale = 1 / (2 * r + 1);
+  const last = width - 1;
+  const first = src[so];
+  const end = src[so + last];
+  let sum = 0;
+  for (let i = -r; i <= r; i++) sum += src[so + Math.min(last, Math.max(0, i))];
+  const a = Math.min(width, r + 1);
+  const b = Math.max(a, width - r - 1);
+  let x = 0;
+  for (; x < a; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += src[so + Math.min(last, x + r + 1)] - first;
+  }
+  for (; x < b; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += src[so + x + r + 1] - src[so + x - r];
+  }
+  for (; x < width; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += end - src[so + Math.max(0, x - r)];
+  }
+}
+
+/** The first 2r+1 rows' column sums (edge rows repeated), ready for row 0 of a column box pass. */
+function startColumnSums(src: Uint8Array, width: number, height: number, r: number, sums: Int32Array): void {
+  sums.fill(0);
+  for (let i = -r; i <= r; i++) {
+    const row = Math.min(height - 1, Math.max(0, i)) * width;
+    for (let x = 0; x < width; x++) sums[x] += src[row + x];
+  }
+}
+
+/** `boxColumns` for grey levels, with exact integer column sums. */
+function greyBoxColumns(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number, sums: Int32Array): void {
+  const scale = 1 / (2 * r + 1);
+  const last = height - 1;
+  startColumnSums(src, width, height, r, sums);
+  for (let y = 0; y < height; y++) {
+    const out = y * width;
+    const enter = Math.min(last, y + r + 1) * width;
+    const leave = Math.max(0, y - r) * width;
+    for (let x = 0; x < width; x++) {
+      const s = sums[x];
+      dst[out + x] = (s * scale + 0.5) | 0;
+      sums[x] = s + src[enter + x] - src[leave + x];
+    }
+  }
+}
+
+/** The last column pass of an unsharp mask: each blurred value is mixed with the `page` pixel as it is made. */
+function greyBoxColumnsSharpen(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number, sums: Int32Array, page: Uint8Array, amount: number): void {
+  const scale = 1 / (2 * r + 1);
+  const last = height - 1;
+  startColumnSums(src, width, height, r, sums);
+  for (let y = 0; y < height; y++) {
+    const out = y * width;
+    const enter = Math.min(last, y + r + 1) * width;
+    const leave = Math.max(0, y - r) * width;
+    for (let x = 0; x < width; x++) {
+      const s = sums[x];
+      const blurred = (s * scale + 0.5) | 0;
+      sums[x] = s + src[enter + x] - src[leave + x];
+      const p = page[out + x];
+      const v = p + amount * (p - blurred);
+      dst[out + x] = v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0;
+    }
+  }
 }
 
 /**
@@ -306,21 +426,6 @@ function boxGaussian<T extends Pixels>(src: T, width: number, height: number, si
     a = b;
   }
   return a;
-}
-
-/**
- * Unsharp mask: page + amount · (page − blurred page). Undoes part of a blur of about `sigma` pixels: an edge
- * keeps its middle where it was but gets steep again, and a thin stroke the blur left pale gets its depth back.
- */
-export function unsharpMask(page: GrayImage, sigma: number, amount: number): GrayImage {
-  const blurred = gaussianBlur(page, sigma).data;
-  const { data } = page;
-  const out = blurred; // overwritten in place: each pixel is read before it is written
-  for (let i = 0; i < data.length; i++) {
-    const v = data[i] + amount * (data[i] - blurred[i]);
-    out[i] = v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0;
-  }
-  return { width: page.width, height: page.height, data: out };
 }
 
 /**
@@ -512,27 +617,24 @@ export function levelBackground(page: GrayImage, params: Pick<SauvolaParams, 'wi
   for (let i = 0; i < paper.length; i++) gain[i] = 255 / Math.max(4, paper[i]);
   const { width, height, data } = page;
   const out = new Uint8Array(width * height);
-  const scale = new Float32Array(width);
   const line = new Float64Array(blocks.cols);
   for (let y = 0; y < height; y++) {
-    interpolateRow(gain, blocks.cols, blocks.rows, blocks.size, y, line, scale);
+    blockRow(gain, blocks.cols, blocks.rows, blocks.size, y, line);
     const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const v = data[row + x] * scale[x] + 0.5;
-      out[row + x] = v >= 255 ? 255 : v | 0;
-    }
+    eachSpan(line, blocks.size, width, (x0, x1, start, step) => {
+      let t = start;
+      for (let x = x0; x < x1; x++) {
+        const v = data[row + x] * Math.fround(t) + 0.5;
+        out[row + x] = v >= 255 ? 255 : v | 0;
+        t += step;
+      }
+    });
   }
   return { width, height, data: out };
 }
 
-/**
- * Row `y` of block values (one per `f`×`f` block) interpolated bilinearly between block centres, written to `out`
- * (one value per pixel of the row); `line` is scratch space of one value per block column. Between two centres
- * the values of a row are linear, so they are stepped by a constant per pixel; left of the first centre and right
- * of the last one they are flat.
- */
-function interpolateRow(values: ArrayLike<number>, cols: number, rows: number, f: number, y: number, line: Float64Array, out: Float32Array): void {
-  const width = out.length;
+/** Row `y` of block values (one per `f`×`f` block) interpolated bilinearly between block-centre rows, into `line`. */
+function blockRow(values: ArrayLike<number>, cols: number, rows: number, f: number, y: number, line: Float64Array): void {
   // Block i's centre is at pixel i·f + (f − 1)/2.
   const half = (f - 1) / 2;
   const fy = Math.min(rows - 1, Math.max(0, (y - half) / f));
@@ -543,19 +645,27 @@ function interpolateRow(values: ArrayLike<number>, cols: number, rows: number, f
     const a = values[j0 * cols + bx];
     line[bx] = a + (values[j1 * cols + bx] - a) * wy;
   }
+}
+
+/**
+ * A row of block values (`line`, one per `f` pixels) interpolated linearly between block centres over `width` pixels,
+ * handed out as spans: `span(x0, x1, start, step)` covers pixels x0…x1−1, whose value is `start` at x0 and grows by
+ * `step` per pixel (flat left of the first centre and right of the last). The value of a pixel is the running sum
+ * rounded to single precision, as the per-pixel rows these spans replace stored it.
+ */
+function eachSpan(line: Float64Array, f: number, width: number, span: (x0: number, x1: number, start: number, step: number) => void): void {
+  const cols = line.length;
+  const half = (f - 1) / 2;
   const firstCentre = Math.min(width, Math.ceil(half));
-  out.fill(line[0], 0, firstCentre);
+  span(0, firstCentre, line[0], 0);
   let x = firstCentre;
   for (let i = 0; i < cols - 1 && x < width; i++) {
     const end = Math.min(width, Math.ceil((i + 1) * f + half));
     const step = (line[i + 1] - line[i]) / f;
-    let t = line[i] + step * (x - (i * f + half));
-    for (; x < end; x++) {
-      out[x] = t;
-      t += step;
-    }
+    span(x, end, line[i] + step * (x - (i * f + half)), step);
+    x = Math.max(x, end);
   }
-  out.fill(line[cols - 1], x, width);
+  span(x, width, line[cols - 1], 0);
 }
 
 /** Compare every pixel with the block thresholds interpolated bilinearly between block centres. */
@@ -563,11 +673,16 @@ function applyBlockThreshold(page: GrayImage, threshold: Float32Array, cols: num
   const { width, height, data } = page;
   const out = new Uint8Array(width * height);
   const line = new Float64Array(cols);
-  const t = new Float32Array(width);
   for (let y = 0; y < height; y++) {
-    interpolateRow(threshold, cols, rows, f, y, line, t);
+    blockRow(threshold, cols, rows, f, y, line);
     const row = y * width;
-    for (let x = 0; x < width; x++) out[row + x] = data[row + x] < t[x] ? 0 : 255;
+    eachSpan(line, f, width, (x0, x1, start, step) => {
+      let t = start;
+      for (let x = x0; x < x1; x++) {
+        out[row + x] = data[row + x] < Math.fround(t) ? 0 : 255;
+        t += step;
+      }
+    });
   }
   return { width, height, data: out };
 }

@@ -97,10 +97,16 @@ export function createFramePool(size = defaultWorkerCount()): FramePool {
   };
 }
 
+/** Frames one after the other in this thread, as a pool of one: a frame handed in while another runs waits its turn. */
 function inProcessPool(): FramePool {
+  let last: Promise<unknown> = Promise.resolve();
   return {
     size: 1,
-    run: (task) => processFrame(task),
+    run(task) {
+      const result = last.then(() => processFrame(task));
+      last = result.catch(() => {});
+      return result;
+    },
     close: async () => {},
   };
 }

@@ -99,7 +99,8 @@ export interface Resampled {
 }
 
 /**
- * Resample the page from `fromDpi` to `toDpi` with sharp: Lanczos-3 when enlarging, after an unsharp mask at
+ * Resample the page from `fromDpi` to `toDpi` with sharp: when enlarging, libvips' bicubic interpolation (libvips
+ * enlarges with it whatever kernel is asked: lanczos3, cubic and mitchell give the same bytes), after an unsharp mask at
  * the source resolution (where the blur is still small) as strong as the page is soft (`sharpenAmount`), or for a
  * blurred capture a deconvolution of its blur (`DECONVOLVE_FROM_EDGE_PX`); when
  * reducing, sharp shrinks by box averaging first and finishes with Lanczos-3, so no detail aliases. The size is

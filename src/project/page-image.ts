@@ -11,6 +11,17 @@ export interface PageRaster {
   channels: 1 | 3;
 }
 
+/**
+ * A page whose pixels a sharp pipeline makes (`width`×`height`, one grey or three colour channels), encoded straight
+ * from it: no raw copy of the page is handed out of libvips and back in.
+ */
+export interface PagePipeline {
+  pipeline: Sharp;
+  width: number;
+  height: number;
+  channels: 1 | 3;
+}
+
 /** Gray and colour pages: a good look at text and photos at a fraction of the raw size. */
 export const PAGE_JPEG_QUALITY = 85;
 
@@ -46,7 +57,7 @@ export async function pdfReadyJpeg(bytes: Uint8Array): Promise<PdfReadyJpeg | nu
  * Write a final page image and return its path: a CCITT G4 TIFF (`.tif`) for bitonal pages,
  * a JPEG (`.jpg`) for gray and colour pages. The file appears whole or not at all.
  */
-export async function writePageImage(image: PageRaster, kind: PageKind, dpi: number, pathNoExt: string): Promise<string> {
+export async function writePageImage(image: PageRaster | PagePipeline, kind: PageKind, dpi: number, pathNoExt: string): Promise<string> {
   const path = `${pathNoExt}${kind === 'bitonal' ? '.tif' : '.jpg'}`;
   const bytes = kind === 'bitonal' ? await encodeBitonalTiff(image, dpi) : await encodePageJpeg(image, kind, dpi);
   try {
@@ -64,7 +75,7 @@ export async function writePageImage(image: PageRaster, kind: PageKind, dpi: num
  * reads no tiled TIFF, which pages were before). Pixels below 128 become black. Min-is-white is the fax convention: the
  * data then decodes with PDF's default `/BlackIs1 false`.
  */
-export async function encodeBitonalTiff(image: PageRaster, dpi: number): Promise<Buffer> {
+export async function encodeBitonalTiff(image: PageRaster | PagePipeline, dpi: number): Promise<Buffer> {
   const pixelsPerMm = dpi / MM_PER_INCH;
   return rasterToSharp(image)
     .toColourspace('b-w')
@@ -82,14 +93,15 @@ export async function encodeBitonalTiff(image: PageRaster, dpi: number): Promise
 }
 
 /** Encode a gray or colour page as a baseline JPEG carrying its resolution. */
-export async function encodePageJpeg(image: PageRaster, kind: PageKind, dpi: number): Promise<Buffer> {
+export async function encodePageJpeg(image: PageRaster | PagePipeline, kind: PageKind, dpi: number): Promise<Buffer> {
   const pipeline = rasterToSharp(image);
   // A gray page is stored with one component, a third of the size of an RGB JPEG of the same page.
   const shaped = kind === 'color' && image.channels === 3 ? pipeline.toColourspace('srgb') : pipeline.toColourspace('b-w');
   return shaped.jpeg({ quality: PAGE_JPEG_QUALITY, mozjpeg: false }).withDensity(dpi).toBuffer();
 }
 
-function rasterToSharp(image: PageRaster): Sharp {
+function rasterToSharp(image: PageRaster | PagePipeline): Sharp {
+  if ('pipeline' in image) return image.pipeline;
   const expected = image.width * image.height * image.channels;
   if (image.data.length !== expected) {
     throw new Error(`page raster holds ${image.data.length} bytes, expected ${expected} for ${image.width}×${image.height}×${image.channels}`);

@@ -233,6 +233,16 @@ describe('gaussianBlur and unsharpMask', () => {
     expect(sharp.data[5 * 240 + 5]).toBe(soft.data[5 * 240 + 5]);
     expect(unsharpMask(createGray(30, 20, 90), 1, 2).data.every((v) => v === 90)).toBe(true);
   });
+
+  it('sharpens to exactly page + amount · (page − its blur), on pages narrower than the boxes too', () => {
+    for (const [width, height, sigma, amount] of [[240, 160, 1.5, 2], [240, 160, 2.3, 1.5], [3, 40, 4, 2], [40, 2, 1.1, 4.5]]) {
+      const page = barsPage(0);
+      const cut = { width, height, data: page.data.slice(0, width * height).map((v, i) => (v + 37 * i) % 256) };
+      const blurred = gaussianBlur(cut, sigma).data;
+      const expected = Array.from(cut.data, (v, i) => Math.min(255, Math.max(0, Math.round(v + amount * (v - blurred[i])))));
+      expect(Array.from(unsharpMask(cut, sigma, amount).data)).toEqual(expected);
+    }
+  });
 });
 
 describe('deconvolve', () => {
