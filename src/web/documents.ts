@@ -339,10 +339,10 @@ export class DocumentStore {
       written: [...doc.written],
       ...(doc.lastExport ? { lastExport: doc.lastExport } : {}),
     };
-    // A document closed meanwhile is not written back.
-    const write = doc.keeping.then(() => (this.#docs.get(doc.id) === doc ? saveRecord(doc.dir, record) : undefined));
-    doc.keeping = write.catch(() => undefined);
-    return write;
+    // A document closed meanwhile is not written back. A record that cannot be written (a full disk) leaves the
+    // previous one: the pages and corrections themselves are in the project folder already.
+    doc.keeping = doc.keeping.then(() => (this.#docs.get(doc.id) === doc ? saveRecord(doc.dir, record) : undefined)).catch(() => undefined);
+    return doc.keeping as Promise<void>;
   }
 
   /**
@@ -558,6 +558,8 @@ export class DocumentStore {
     doc.imageRevision++;
     doc.revision++;
     this.#changed(doc);
+    // Pages shown are pages kept: Quire stopped during the OCR lists them again.
+    void this.#keep(doc);
   }
 
   /** Make the pages again with another preset (`auto`: the one that fits each input). */
