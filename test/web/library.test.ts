@@ -1,13 +1,17 @@
 /**
  * Documents kept between sessions of the web app, through `app.inject`: a document with a corrected word, a hidden
  * page and its preset is listed again, as it was, by an app started afresh on the same app data folder; Close
- * removes it for good; a folder the app cannot read is left alone; the warning `quire gui` prints when stopped.
+ * removes it for good; an opening a stop cut short comes back cancelled, and Rerun makes its pages; a folder the app
+ * cannot read is left alone; the warning `quire gui` prints when stopped.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unexportedWarning } from '../../src/cli/commands/gui.js';
+import type { OpenedDocument, ProcessOptions } from '../../src/convert/index.js';
+import { ERROR_CODES, QuireError } from '../../src/errors.js';
 import { createGuiApp, type DocumentDetail, type DocumentSummary, type GuiApp, type PageWords } from '../../src/web/index.js';
 import { formBody } from './form-body.js';
 import { writeProofProject } from './proof-project.js';
@@ -91,6 +95,29 @@ describe('quire gui keeps documents between sessions', () => {
     const third = await start();
     expect(await get<DocumentSummary[]>(third, '/api/documents')).toEqual([]);
     await third.close();
+  });
+
+  it('lists a document whose opening a stop cut short as cancelled, and Rerun makes its pages', async () => {
+    // The first session's pipeline never ends: quire gui is stopped while it runs.
+    const hanging = (_project: OpenedDocument, options: ProcessOptions = {}): Promise<never> =>
+      new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.'))));
+    const first = await createGuiApp({ token: TOKEN, uiDir: join(root, 'ui'), host: { appData: join(root, 'cut-home'), keychain: null }, processPages: hanging });
+    apps.push(first);
+    const png = await sharp({ create: { width: 400, height: 600, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const { payload, headers } = await formBody([{ name: 'leaf.png', data: png }]);
+    const res = await first.app.inject({ method: 'POST', url: '/api/documents', payload, headers: { ...headers, ...auth } });
+    expect(res.statusCode, res.body).toBe(202);
+    const id = (res.json() as DocumentSummary).id;
+    await first.close();
+
+    const second = await createGuiApp({ token: TOKEN, uiDir: join(root, 'ui'), host: { appData: join(root, 'cut-home'), keychain: null } });
+    apps.push(second);
+    const [doc] = await get<DocumentSummary[]>(second, '/api/documents');
+    expect(doc).toMatchObject({ id, name: 'leaf', status: 'cancelled', pages: 0, hasCaptures: true, lastTask: { kind: 'open', outcome: 'cancelled', message: 'Quire was stopped before its pages were made.' } });
+    const rerun = await second.app.inject({ method: 'POST', url: `/api/documents/${id}/rerun`, headers: auth, payload: { preset: 'flat' } });
+    expect(rerun.statusCode, rerun.body).toBe(202);
+    expect(await until(second, id, (d) => d.status !== 'working')).toMatchObject({ status: 'ready', pages: 1 });
+    await second.close();
   });
 
   it('leaves a folder it cannot read where it is, and lists the others', async () => {
