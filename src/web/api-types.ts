@@ -78,6 +78,8 @@ export interface StageProgress {
   /** Milliseconds since the epoch, on the server's clock. */
   started?: number;
   ended?: number;
+  /** When the first units were reported done, and how many: the pace is measured from there, start-up left out. */
+  firstDone?: { at: number; done: number };
 }
 
 /** The running (or last) task of a document, for the progress panel. */
@@ -89,6 +91,8 @@ export interface TaskProgress {
   secondsLeft?: number;
   /** When `secondsLeft` was estimated (server clock, ms), so the page can count down between reports. */
   estimatedAt?: number;
+  /** Seconds one unit takes at the measured pace: a count-down below it is the last unit, which no pace predicts. */
+  unitSeconds?: number;
   /** What is happening now, in a word (the `stages` say it fully). */
   stage: 'pipeline' | 'ocr' | 'export' | 'send' | 'done';
   framesTotal: number;

@@ -35,6 +35,7 @@ import { checkToken, newSessionToken, setTokenCookie, unauthorizedPage, UNAUTHOR
 import { DocumentStore, type ProcessPagesFn, type UploadedFile } from './documents.js';
 import { exporterCards, exportStages, resolveExport, runExport, type ExportAsk } from './exports.js';
 import { ERROR_WORDS, notFound } from './http-errors.js';
+import { libraryFolder } from './library.js';
 import { inInterfaceWords } from './interface-words.js';
 import { checkView, DestinationCache, isolationView, pluginView, registryDetail, registryView, secretStoreName, settingsView as pluginSettingsView } from './plugins.js';
 import { idParams, pageParams, schemas, slugParams, wordParams } from './schemas.js';
@@ -45,8 +46,10 @@ import { systemOpen, type FolderOpener } from './system-open.js';
 export interface GuiAppOptions {
   /** The session token; default a fresh random one. */
   token?: string;
-  /** Where uploads, projects and downloads of this session go; default a new folder in the OS temp dir, removed on close. */
+  /** Where downloads and staging of this session go; default a new folder in the OS temp dir, removed on close. */
   sessionDir?: string;
+  /** Where documents are kept between sessions (uploads, projects, corrections); default `documents/` in the app's data folder. */
+  libraryDir?: string;
   /** The plugin host: app data, keychain. The app keeps secrets in the OS keychain when one answers. */
   host?: PluginHostOptions;
   /** Plugin registry folder or URL; default `QUIRE_REGISTRY`, else the one shipped with Quire. */
@@ -64,6 +67,12 @@ export interface GuiApp {
   app: FastifyInstance;
   token: string;
   sessionDir: string;
+  /** The folder documents are kept in, so a restart lists them again. */
+  libraryDir: string;
+  /** The documents listed now (those kept from earlier sessions included). */
+  documents(): DocumentSummary[];
+  /** The documents with corrections made since their last export (what `quire gui` warns of when stopped). */
+  unexported(): DocumentSummary[];
   /** The address to open, with the token: `http://127.0.0.1:P/?token=…`. */
   url(origin: string): string;
   /** Stop running tasks, end event streams, remove the session folder. */
@@ -136,8 +145,9 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
     for (const res of streams) res.write(line);
   };
   const broadcast = (summary: DocumentSummary): void => send('document', summary);
+  const libraryDir = options.libraryDir ?? libraryFolder(host.appData);
   const documents = new DocumentStore({
-    sessionDir,
+    libraryDir,
     settings: () => readGuiSettings(host.appData),
     onChange: broadcast,
     onRemove: (id) => send('removed', { id }),
@@ -428,6 +438,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
     }
   });
 
+  await documents.restore(offerDownload);
   await app.ready();
 
   let closing: Promise<void> | undefined;
@@ -435,6 +446,9 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
     app,
     token,
     sessionDir,
+    libraryDir,
+    documents: () => documents.list(),
+    unexported: () => documents.unexported(),
     url: (origin) => `${origin.replace(/\/+$/, '')}/?token=${encodeURIComponent(token)}`,
     close: () =>
       (closing ??= (async () => {

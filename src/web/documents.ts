@@ -9,16 +9,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { openDocument, processPages, readyOcr, recognize, type ProgressEvent } from '../convert/index.js';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { inputType, type OpenedInput, openImages, openInput } from '../ingest/index.js';
 import { HttpError } from '../http/index.js';
 import { ocrPageText } from '../ocr/index.js';
 import { outOfFocus } from '../pipeline/index.js';
+import { type DocumentRecord, readLibrary, removeStaleProjects, saveRecord } from './library.js';
 import {
   editWord,
   isDoubtful,
+  loadManifest,
   type OcrPage,
   type OcrWord,
   pageWords,
@@ -60,8 +62,8 @@ const LISTED_FRAMES = 60;
 export type ProcessPagesFn = typeof processPages;
 
 export interface DocumentStoreOptions {
-  /** This session's private folder. */
-  sessionDir: string;
+  /** Where documents are kept, between sessions too (`libraryFolder(appData)`): one folder each. */
+  libraryDir: string;
   /** The app's defaults, read when a task starts. */
   settings: () => Promise<GuiSettings>;
   /** Hears every change of a document (the event stream). */
@@ -80,8 +82,8 @@ interface RunningTask {
 /** What a task's work reports as it goes: the conversion verbs' events, and the stages it starts and finishes itself. */
 export interface TaskReporter {
   onProgress: (event: ProgressEvent) => void;
-  /** Stage `key` runs now (the stages before it are done). */
-  start: (key: string) => void;
+  /** Stage `key` runs now (the stages before it are done); a counted one may say its `total` from the start. */
+  start: (key: string, total?: number) => void;
   finish: (key: string) => void;
 }
 
@@ -118,6 +120,8 @@ export interface GuiDocument {
   counts: Map<number, WordCounts>;
   /** Edits of one document's OCR files run one after another. */
   editing: Promise<unknown>;
+  /** Its record in the library is written one write after another. */
+  keeping: Promise<unknown>;
 }
 
 /** A file a person gave, saved in the session. */
@@ -175,7 +179,7 @@ export class DocumentStore {
   /** A fresh folder for a document's upload, before the document exists. */
   newDocumentDir(): { id: string; dir: string; inputDir: string } {
     const id = randomBytes(6).toString('hex');
-    const dir = join(this.#options.sessionDir, 'docs', id);
+    const dir = join(this.#options.libraryDir, id);
     return { id, dir, inputDir: join(dir, 'input') };
   }
 
@@ -228,8 +232,10 @@ export class DocumentStore {
       written: new Set(),
       counts: new Map(),
       editing: Promise.resolve(),
+      keeping: Promise.resolve(),
     };
     this.#docs.set(id, doc);
+    await this.#keep(doc);
     this.#background(doc, 'open', this.#convertPlan(doc, settings.ocrEngine), (signal, report) => this.#convertInput(doc, settings, signal, report, settings.ocrEngine));
     return this.summary(doc);
   }
@@ -286,6 +292,7 @@ export class DocumentStore {
     doc.lastExport = result;
     const delivered = result.kind === 'files' ? (result.files ?? []).length > 0 : (result.sends ?? []).some((s) => s.ok);
     if (delivered) doc.exportedTextRevision = textRevision;
+    void this.#keep(doc);
   }
 
   #pageView(doc: GuiDocument, p: ProjectPage): PageView {
@@ -313,6 +320,83 @@ export class DocumentStore {
 
   #changed(doc: GuiDocument): void {
     this.#options.onChange(this.summary(doc));
+  }
+
+  /** Write the document's record in the library (after the ones asked before): what a restart lists again. */
+  #keep(doc: GuiDocument): Promise<void> {
+    const record: DocumentRecord = {
+      format: 'quire-gui-document',
+      version: 1,
+      id: doc.id,
+      name: doc.name,
+      inputs: doc.inputs.map((p) => basename(p)),
+      preset: doc.preset,
+      openedAt: doc.openedAt,
+      ...(doc.projectDir ? { project: relative(doc.dir, doc.projectDir).split(sep).join('/') } : {}),
+      imageRevision: doc.imageRevision,
+      textRevision: doc.textRevision,
+      exportedTextRevision: doc.exportedTextRevision,
+      written: [...doc.written],
+      ...(doc.lastExport ? { lastExport: doc.lastExport } : {}),
+    };
+    // A document closed meanwhile is not written back. A record that cannot be written (a full disk) leaves the
+    // previous one: the pages and corrections themselves are in the project folder already.
+    doc.keeping = doc.keeping.then(() => (this.#docs.get(doc.id) === doc ? saveRecord(doc.dir, record) : undefined)).catch(() => undefined);
+    return doc.keeping as Promise<void>;
+  }
+
+  /**
+   * List again the documents kept from earlier sessions: each with its pages, hidden pages, corrections and
+   * preset as they were. A document whose first pages were never made (Quire stopped while opening it) comes back
+   * as cancelled, ready to be made with Rerun. `offer` makes the last export's files downloadable again.
+   */
+  async restore(offer: (path: string, fileName: string) => string): Promise<{ restored: number; skipped: string[] }> {
+    const { kept, skipped } = await readLibrary(this.#options.libraryDir);
+    for (const { record, dir } of kept) {
+      const inputDir = join(dir, 'input');
+      const inputs = record.inputs.map((name) => join(inputDir, name));
+      const projectDir = record.project ? join(dir, record.project) : undefined;
+      await removeStaleProjects(dir, record.project);
+      const manifest = projectDir ? await loadManifest(projectDir).catch(() => undefined) : undefined;
+      const opened = await this.#reopen(inputs).catch(() => null);
+      const lastExport = record.lastExport?.files && record.lastExport.folder ? { ...record.lastExport, files: record.lastExport.files.map((f) => ({ ...f, url: offer(join(record.lastExport?.folder ?? '', f.fileName), f.fileName) })) } : record.lastExport;
+      const doc: GuiDocument = {
+        id: record.id,
+        name: record.name,
+        dir,
+        inputs,
+        inputDir,
+        opened,
+        preset: record.preset,
+        status: manifest ? 'ready' : 'cancelled',
+        revision: 0,
+        imageRevision: record.imageRevision,
+        frames: new Map(),
+        openedAt: record.openedAt,
+        textRevision: record.textRevision,
+        exportedTextRevision: record.exportedTextRevision,
+        written: new Set(record.written),
+        counts: new Map(),
+        editing: Promise.resolve(),
+        keeping: Promise.resolve(),
+        ...(lastExport ? { lastExport } : {}),
+        ...(manifest && projectDir ? { manifest, projectDir } : { lastTask: { kind: 'open' as const, outcome: 'cancelled' as const, message: 'Quire was stopped before its pages were made.' } }),
+      };
+      await this.#countWords(doc).catch(() => undefined);
+      this.#docs.set(doc.id, doc);
+    }
+    return { restored: kept.length, skipped };
+  }
+
+  /** The captures of a kept document, opened again (null for a slim project, which has none). */
+  async #reopen(inputs: string[]): Promise<OpenedInput | null> {
+    if (inputs.length === 1 && inputType(inputs[0]) === 'project') return null;
+    return inputs.length > 1 ? openImages(inputs) : openInput(inputs[0], basename(inputs[0]));
+  }
+
+  /** The documents with corrections (words checked or changed by a person) made since their last export. */
+  unexported(): DocumentSummary[] {
+    return this.list().filter((d) => d.unsaved && (d.proofreading?.checked ?? 0) > 0);
   }
 
   /** The progress snapshot a task starts from, with the stages it plans. */
@@ -359,10 +443,11 @@ export class DocumentStore {
   #reporter(doc: GuiDocument, progress: TaskProgress): TaskReporter {
     return {
       onProgress: (e) => this.#onProgress(doc, progress, e),
-      start: (key) => {
+      start: (key, total) => {
         // New text makes the document unsaved (and its proofreading counts stale, until the task ends).
         if (key === 'ocr') doc.textRevision++;
         startStage(progress, key);
+        if (total !== undefined) countStage(progress, key, 0, total);
         progress.stage = key === 'ocr' ? 'ocr' : key.startsWith('send:') ? 'send' : key.startsWith('write:') ? 'export' : 'pipeline';
         this.#changed(doc);
       },
@@ -408,6 +493,7 @@ export class DocumentStore {
       if (ended.error) doc.error = ended.error;
       doc.revision++;
       this.#changed(doc);
+      await this.#keep(doc);
     }
   }
 
@@ -445,22 +531,35 @@ export class DocumentStore {
         else report.finish('unpack');
         // A reopened project keeps the text it has.
         if (ocr && !(doc.opened === null && project.manifest.ocr)) {
-          report.start('ocr');
+          // A document opened for the first time shows its pages now, not after the OCR's minutes.
+          if (!doc.projectDir) this.#showPages(doc, project);
+          report.start('ocr', visiblePages(project.manifest).filter((p) => p.kind !== 'pdf').length);
           await recognize(project, ocr, { signal, onProgress });
         }
       } finally {
         await project.close();
       }
-      const old = doc.projectDir;
-      doc.projectDir = project.dir;
-      doc.manifest = project.manifest;
-      if (!doc.opened) doc.name = project.manifest.name;
-      doc.imageRevision++;
+      const old = doc.projectDir === project.dir ? undefined : doc.projectDir;
+      this.#showPages(doc, project);
       if (old) await rm(old, { recursive: true, force: true });
     } catch (e) {
-      await rm(projectDir, { recursive: true, force: true });
+      // Pages already shown stay (a cancelled OCR leaves them without text); others go.
+      if (doc.projectDir !== projectDir) await rm(projectDir, { recursive: true, force: true });
       throw e;
     }
+  }
+
+  /** The project's pages are the document's from now on (once per project folder). */
+  #showPages(doc: GuiDocument, project: { dir: string; manifest: ProjectManifest }): void {
+    if (doc.projectDir === project.dir) return;
+    doc.projectDir = project.dir;
+    doc.manifest = project.manifest;
+    if (!doc.opened) doc.name = project.manifest.name;
+    doc.imageRevision++;
+    doc.revision++;
+    this.#changed(doc);
+    // Pages shown are pages kept: Quire stopped during the OCR lists them again.
+    void this.#keep(doc);
   }
 
   /** Make the pages again with another preset (`auto`: the one that fits each input). */
@@ -485,7 +584,7 @@ export class DocumentStore {
     const manifest = doc.manifest as ProjectManifest;
     this.#background(doc, 'ocr', [ocrStage()], async (signal, report) => {
       const spec = await readyOcr(engine, languages);
-      report.start('ocr');
+      report.start('ocr', visiblePages(manifest).filter((p) => p.kind !== 'pdf').length);
       await recognize({ dir: projectDir, manifest }, spec, { signal, onProgress: report.onProgress });
     });
     return this.summary(doc);
@@ -540,6 +639,7 @@ export class DocumentStore {
     await saveManifest(projectDir, manifest);
     doc.revision++;
     this.#changed(doc);
+    await this.#keep(doc);
     return this.summary(doc);
   }
 
@@ -587,6 +687,7 @@ export class DocumentStore {
       doc.textRevision++;
       doc.revision++;
       this.#changed(doc);
+      await this.#keep(doc);
       return { word: wordView(pageWords(ocr)[n], n), page: counts };
     });
     doc.editing = run.catch(() => undefined);
@@ -634,6 +735,7 @@ export class DocumentStore {
     doc.task?.controller.abort();
     this.#docs.delete(id);
     this.#options.onRemove?.(id);
+    await doc.keeping;
     await doc.opened?.close().catch(() => undefined);
     await rm(doc.dir, { recursive: true, force: true });
   }

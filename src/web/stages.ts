@@ -1,7 +1,7 @@
 /**
  * A task's stages as the progress panel shows them: planned when the task starts (making the pages, OCR, writing
  * each format, sending to each destination), then started, counted and finished as the work reports; the time
- * left is estimated from the running stage's own pace.
+ * left is estimated from the running stage's own pace, measured between units done (see `secondsLeft`).
  */
 import type { StageProgress, TaskProgress } from './api-types.js';
 
@@ -55,32 +55,37 @@ export function startStage(progress: TaskProgress, key: string, now = Date.now()
     stage.started = now;
     delete stage.ended;
   }
-  delete progress.secondsLeft;
-  delete progress.estimatedAt;
+  forgetEstimate(progress);
 }
 
 /** `done` of `total` units of stage `key` are done: its count and the time it still needs. */
 export function countStage(progress: TaskProgress, key: string, done: number, total: number, now = Date.now()): void {
   const stage = stageOf(progress, key, unplanned(key));
   if (stage.state !== 'running') startStage(progress, key, now);
+  if (done > 0 && stage.firstDone === undefined) stage.firstDone = { at: now, done };
   stage.done = done;
   stage.total = total;
+  const pace = unitSeconds(stage, now);
   const left = secondsLeft(stage, now);
-  if (left === undefined) {
-    delete progress.secondsLeft;
-    delete progress.estimatedAt;
-  } else {
+  if (left === undefined || pace === undefined) forgetEstimate(progress);
+  else {
     progress.secondsLeft = left;
     progress.estimatedAt = now;
+    progress.unitSeconds = pace;
   }
+}
+
+function forgetEstimate(progress: TaskProgress): void {
+  delete progress.secondsLeft;
+  delete progress.estimatedAt;
+  delete progress.unitSeconds;
 }
 
 export function finishStage(progress: TaskProgress, key: string, now = Date.now()): void {
   const stage = stageOf(progress, key, unplanned(key));
   if (stage.state !== 'running') startStage(progress, key, now);
   finish(stage, now);
-  delete progress.secondsLeft;
-  delete progress.estimatedAt;
+  forgetEstimate(progress);
 }
 
 /** The task ended: a running stage ends as `failed` (or `done`, when the task succeeded). */
@@ -93,8 +98,7 @@ export function endStages(progress: TaskProgress, ok: boolean, now = Date.now())
       s.ended = now;
     }
   }
-  delete progress.secondsLeft;
-  delete progress.estimatedAt;
+  forgetEstimate(progress);
 }
 
 function finish(stage: StageProgress, now: number): void {
@@ -103,9 +107,28 @@ function finish(stage: StageProgress, now: number): void {
   if (stage.total !== undefined) stage.done = stage.total;
 }
 
-/** The time a counted stage still needs at the pace of the units done so far; none before the first one. */
+/**
+ * Seconds one unit takes at the pace measured since the first units were done. The wait for those is left out: it
+ * holds the engine's start-up (and, for OCR with languages detected, the reading of sample pages), and units run
+ * side by side, so the first one's time says little of the others' (on the sample, 65 s before the first OCR page,
+ * 11 s each after). Two units past the first ones are needed, as units finish in pairs on two workers.
+ */
+export function unitSeconds(stage: StageProgress, now: number): number | undefined {
+  const first = stage.firstDone;
+  if (!first || stage.done === undefined || stage.done - first.done < 2) return undefined;
+  return (now - first.at) / 1000 / (stage.done - first.done);
+}
+
+/** The last units run side by side (two workers on two cores) and end nearly together: no pace times them. */
+const LAST_UNITS = 2;
+
+/**
+ * The time a counted stage still needs at its measured pace (`unitSeconds`), less half a unit: when one unit ends,
+ * the others running beside it are about half done. None before that pace is measured, nor for the last units, which
+ * started alongside the others and cannot be timed by their pace.
+ */
 export function secondsLeft(stage: StageProgress, now: number): number | undefined {
-  if (stage.started === undefined || !stage.done || stage.total === undefined || stage.done >= stage.total) return undefined;
-  const perUnit = (now - stage.started) / 1000 / stage.done;
-  return Math.max(1, Math.round(perUnit * (stage.total - stage.done)));
+  const pace = unitSeconds(stage, now);
+  if (pace === undefined || stage.done === undefined || stage.total === undefined || stage.total - stage.done <= LAST_UNITS) return undefined;
+  return Math.max(1, Math.round(pace * (stage.total - stage.done - 0.5)));
 }

@@ -71,7 +71,7 @@ describe('quire gui server: the session token and the JSON API', () => {
     const res = await gui.app.inject({ method: 'POST', url: '/api/documents', payload, headers: { ...headers, ...auth } });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.message).toBe('notes.txt is not a scan bundle, PDF or image that Quire can read.');
-    expect(readdirSync(join(gui.sessionDir, 'docs'))).toEqual([]);
+    expect(readdirSync(gui.libraryDir)).toEqual([]);
 
     const several = await formBody([
       { name: 'a.png', data: 'x' },
@@ -280,7 +280,7 @@ describe('quire gui server: a running task can be cancelled', () => {
       expect(working.task).toMatchObject({ kind: 'open', stage: 'pipeline', framesTotal: 1, frames: [{ index: 1, input: 'page.png', done: false }] });
       // The input is opened first (its own await), then the pages are made: wait for the pipeline's start.
       for (let i = 0; i < 100 && started.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(started[0].dir).toContain(gui.sessionDir);
+      expect(started[0].dir).toContain(gui.libraryDir);
 
       // One task at a time per document.
       const busy = await gui.app.inject({ method: 'POST', url: `/api/documents/${id}/rerun`, headers: auth, payload: { preset: 'flat' } });
@@ -295,7 +295,7 @@ describe('quire gui server: a running task can be cancelled', () => {
       expect(doc.status).toBe('cancelled');
       expect(doc.lastTask).toEqual({ kind: 'open', outcome: 'cancelled', message: 'The conversion was cancelled.' });
       expect(doc.pageList).toEqual([]);
-      expect(readdirSync(join(gui.sessionDir, 'docs', id)).filter((f) => f.startsWith('project'))).toEqual([]);
+      expect(readdirSync(join(gui.libraryDir, id)).filter((f) => f.startsWith('project'))).toEqual([]);
     } finally {
       await gui.close();
       rmSync(root, { recursive: true, force: true });

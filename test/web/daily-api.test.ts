@@ -265,9 +265,8 @@ describe('quire gui server: progress by stages', () => {
         doc = (await gui.app.inject({ method: 'GET', url: `/api/documents/${id}`, headers: auth })).json() as DocumentSummary;
       }
       expect(doc.task?.stages[0]).toMatchObject({ key: 'pages', state: 'running', done: 1, total: 3 });
-      // Two frames left at the pace of the first one (0.3 s or more on a busy machine).
-      expect(doc.task?.secondsLeft).toBeGreaterThanOrEqual(1);
-      expect(doc.task?.estimatedAt).toBeTypeOf('number');
+      // No time left from the first frame alone: its time holds the start-up, and frames run side by side.
+      expect(doc.task?.secondsLeft).toBeUndefined();
 
       await gui.app.inject({ method: 'POST', url: `/api/documents/${id}/cancel`, headers: auth });
       for (let i = 0; i < 100 && doc.status === 'working'; i++) {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Command, InvalidArgumentError } from 'commander';
-import { createGuiApp } from '../../web/index.js';
+import { createGuiApp, type DocumentSummary } from '../../web/index.js';
+import { count, printable } from '../print.js';
 
 interface GuiFlags {
   port: number;
@@ -26,6 +27,17 @@ function openBrowser(url: string): void {
   }
 }
 
+/**
+ * Said when `quire gui` stops with corrections not exported: they are not lost (the documents are kept), but a
+ * person closing for the day should know where they are.
+ */
+export function unexportedWarning(docs: DocumentSummary[], libraryDir: string): string {
+  if (docs.length === 0) return '';
+  const names = docs.map((d) => `"${printable(d.name)}"`).join(', ');
+  const checked = docs.reduce((n, d) => n + (d.proofreading?.checked ?? 0), 0);
+  return `Warning: ${count(docs.length, 'document')} ${docs.length === 1 ? 'has' : 'have'} corrections not exported yet (${count(checked, 'word')} checked or corrected): ${names}. They are kept in ${printable(libraryDir)} and listed again the next time you run quire gui; export them there to have the files.\n`;
+}
+
 /** `quire gui`: the local web app on 127.0.0.1, with a random session token in its address. */
 export function guiCommand(): Command {
   return new Command('gui')
@@ -43,10 +55,13 @@ export function guiCommand(): Command {
         throw e;
       }
       const url = gui.url(address);
+      const kept = gui.documents().length;
+      if (kept > 0) process.stdout.write(`${count(kept, 'document')} kept from earlier sessions ${kept === 1 ? 'is' : 'are'} listed in the window.\n`);
       process.stdout.write(`Quire is running at ${url}\nPress Ctrl+C to stop.\n`);
       if (flags.open) openBrowser(url);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
+          process.stderr.write(unexportedWarning(gui.unexported(), gui.libraryDir));
           process.once('SIGINT', () => process.exit(130));
           gui.close().then(resolve, resolve);
         };

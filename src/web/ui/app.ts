@@ -13,6 +13,8 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { BootState, DocumentDetail, DocumentSummary, PageView, PresetChoice, SettingsView } from '../api-types.js';
 import { api, messageOf, uploadDocument } from './api.js';
 import { ConfirmDialog } from './dialog.js';
+import { RerunConfirm } from './keep-work.js';
+import { Announcer } from './live.js';
 import { ExportPanel } from './export-panel.js';
 import { Icon, type IconName } from './icons.js';
 import { OcrPanel } from './ocr-panel.js';
@@ -62,18 +64,27 @@ function Rail({ panel, onPanel }: { panel: PanelName | null; onPanel: (p: PanelN
 function PresetRerun({ doc, presets, busy }: { doc: DocumentSummary; presets: BootState['presets']; busy: boolean }): ComponentChild {
   const [preset, setPreset] = useState<PresetChoice>(doc.preset);
   const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
   useEffect(() => {
     setPreset(doc.preset);
     setError(null);
+    setConfirming(false);
   }, [doc.id, doc.preset]);
+  const checked = doc.proofreading?.checked ?? 0;
+  const run = (): void => {
+    setConfirming(false);
+    setError(null);
+    api('POST', `/api/documents/${doc.id}/rerun`, { preset }).catch((err: unknown) => setError(messageOf(err)));
+  };
   return h(
     'form',
     {
       class: 'rerun',
       onSubmit: (e: Event) => {
         e.preventDefault();
-        setError(null);
-        api('POST', `/api/documents/${doc.id}/rerun`, { preset }).catch((err: unknown) => setError(messageOf(err)));
+        // New pages mean new text: the words a person checked go with the old ones, so Rerun asks as Run OCR does.
+        if (checked > 0) setConfirming(true);
+        else run();
       },
     },
     h('label', { for: 'rerun-preset' }, 'Preset'),
@@ -85,6 +96,7 @@ function PresetRerun({ doc, presets, busy }: { doc: DocumentSummary; presets: Bo
     ),
     h('button', { type: 'submit', class: 'button', disabled: busy }, 'Rerun'),
     error ? h('span', { class: 'error inline', role: 'alert' }, error) : null,
+    confirming ? h(RerunConfirm, { checked, onConfirm: run, onCancel: () => setConfirming(false) }) : null,
   );
 }
 
@@ -415,6 +427,7 @@ export function App(): ComponentChild {
     'div',
     { class: panel ? 'app with-panel' : 'app', ...dragHandlers },
     h('a', { class: 'skip', href: '#main' }, 'Skip to the pages'),
+    h(Announcer, { doc }),
     h(
       'header',
       { class: 'topbar' },

@@ -30,10 +30,11 @@ function plural(n: number, unit: string): string {
   return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
+/** How many units are done: pages are read and frames made side by side, so there is no single "page N" being worked on. */
 function countWords(stage: StageProgress): string | null {
   if (stage.total === undefined || stage.unit === undefined) return null;
   if (stage.state === 'done') return plural(stage.total, stage.unit);
-  return `${stage.unit} ${Math.min((stage.done ?? 0) + (stage.state === 'running' ? 1 : 0), stage.total) || 1} of ${stage.total}`;
+  return `${Math.min(stage.done ?? 0, stage.total)} of ${plural(stage.total, stage.unit)} done`;
 }
 
 function stageDetail(stage: StageProgress): string {
@@ -42,10 +43,7 @@ function stageDetail(stage: StageProgress): string {
     const took = stage.started !== undefined && stage.ended !== undefined ? `took ${formatSeconds((stage.ended - stage.started) / 1000)}` : 'done';
     return count ? `${count}, ${took}` : took;
   }
-  if (stage.state === 'running') {
-    if (stage.key === 'ocr' && !stage.total) return 'starting the engine';
-    return count ?? 'running';
-  }
+  if (stage.state === 'running') return count ?? 'running';
   if (stage.state === 'failed') return 'stopped';
   return 'waiting';
 }
@@ -57,17 +55,23 @@ function share(task: TaskProgress): number {
   return running.total ? (running.done ?? 0) / running.total : 0;
 }
 
-/** The time a running stage still needs, counted down between the server's reports. */
-function useSecondsLeft(task: TaskProgress): number | undefined {
+/**
+ * The time a running stage still needs, counted down between the server's reports; none once the count-down is
+ * below one unit's time (the last unit, which no pace predicts), and the seconds the stage has run meanwhile.
+ */
+function useTimes(task: TaskProgress | undefined): { left?: number; running?: number } {
   const [now, setNow] = useState(Date.now());
-  const received = useMemo(() => Date.now(), [task.estimatedAt]);
+  const received = useMemo(() => Date.now(), [task?.estimatedAt]);
+  const stage = task?.stages.find((s) => s.state === 'running');
   useEffect(() => {
-    if (task.secondsLeft === undefined) return;
+    if (!stage) return;
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
-  }, [task.secondsLeft, task.estimatedAt]);
-  if (task.secondsLeft === undefined) return undefined;
-  return Math.max(1, task.secondsLeft - (now - received) / 1000);
+  }, [stage?.key, stage?.started]);
+  const running = stage?.started !== undefined ? Math.max(0, (now - stage.started) / 1000) : undefined;
+  if (task?.secondsLeft === undefined) return { running };
+  const left = task.secondsLeft - (now - received) / 1000;
+  return left < (task.unitSeconds ?? 1) ? { running } : { left, running };
 }
 
 /** The stages of a task (running or finished) as a list. */
@@ -93,12 +97,14 @@ export function StageList({ stages, label = 'Stages' }: { stages: StageProgress[
 
 export function TaskPanel({ doc, onCancel, compact = false }: { doc: DocumentSummary; onCancel: () => void; compact?: boolean }): ComponentChild {
   const task = doc.task;
-  const left = useSecondsLeft(task ?? { kind: 'open', stages: [], stage: 'done', framesTotal: 0, framesDone: 0, pagesDone: 0, started: 0 });
+  const times = useTimes(task);
   if (!task) return null;
   const percent = Math.round(share(task) * 100);
   const running = task.stages.find((s) => s.state === 'running');
   const count = running ? countWords(running) : null;
-  const line = running ? `${running.label}${count ? `: ${count}` : running.key === 'ocr' ? ': starting the engine…' : '…'}` : 'Starting…';
+  const line = running ? `${running.label}${count ? `: ${count}` : '…'}` : 'Starting…';
+  // With no pace to go by yet (or on the last unit), the time the stage has run says it is alive, and nothing false.
+  const when = times.left !== undefined ? ` — about ${formatSeconds(times.left)} left` : times.running !== undefined && times.running >= 5 ? ` — running for ${formatSeconds(times.running)}` : '';
   return h(
     'section',
     { class: compact ? 'task compact' : 'task', 'aria-labelledby': 'task-title', 'aria-busy': 'true' },
@@ -112,7 +118,7 @@ export function TaskPanel({ doc, onCancel, compact = false }: { doc: DocumentSum
       'p',
       { class: 'task-line', id: 'task-line' },
       line,
-      left !== undefined ? h('span', { class: 'task-left' }, ` — about ${formatSeconds(left)} left`) : null,
+      when ? h('span', { class: 'task-left' }, when) : null,
     ),
     h('progress', { max: 100, value: percent, 'aria-labelledby': 'task-line' }),
     h(StageList, { stages: task.stages }),

@@ -154,12 +154,15 @@ export function ProofreadView({
     }
   }, [selected, editing, words]);
 
-  const pick = (n: number, viaKeyboard = true): void => {
+  // A word picked anyhow (keys, a click in the text or on the page image) has the focus, so Enter corrects it.
+  const pick = (n: number): void => {
     setNote(null);
     stopEditing();
+    // Picked again (the same word clicked once more on the image): nothing re-renders, so it is focused here.
+    if (n === latest.current.selected) textRef.current?.querySelector<HTMLElement>(`[data-n="${n}"]`)?.focus({ preventScroll: true });
     latest.current.selected = n;
     setSelected(n);
-    focusWord.current = viaKeyboard;
+    focusWord.current = true;
   };
 
   const nextDoubtful = (direction: 1 | -1): void => {
@@ -281,7 +284,7 @@ export function ProofreadView({
         'svg',
         { class: 'proof-image', viewBox: `0 0 ${words.width} ${words.height}`, role: 'img', 'aria-label': `Page ${page.index} with ${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check marked${current ? `, and the box of “${current.text}”` : ''}` },
         h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
-        marked.map((w) => rect(w, wordState(w), (n) => pick(n, false))),
+        marked.map((w) => rect(w, wordState(w), pick)),
         current ? rect(current, 'selected') : null,
       ),
     ),
@@ -382,7 +385,7 @@ export function ProofreadView({
                           'data-n': w.n,
                           tabIndex: (current ? current.n === w.n : w.n === 0) ? 0 : -1,
                           'aria-pressed': current?.n === w.n,
-                          onClick: () => (current?.n === w.n ? startEditing() : pick(w.n, false)),
+                          onClick: () => (current?.n === w.n ? startEditing() : pick(w.n)),
                         },
                         w.text === '' ? h('span', { class: 'removed' }, '(removed)') : w.text,
                         h('span', { class: 'visually-hidden' }, wordNote(w)),

@@ -1,0 +1,101 @@
+// npm run bench:progress — how true the web app's "about N left" is, on the example bundle.
+// The sample is opened and OCR'd as `quire gui` does it (the conversion verbs, the OCR panel's default engine
+// and languages: tesseract.js, detected), every progress event timed. The events are then replayed second by
+// second through the time-left estimate of the progress panel as it was (pace = stage time / units done, counted
+// down and never hidden) and as it is (dist/web/stages.js: pace measured after the first units, no figure for the
+// last unit, hidden once the count-down is below one unit). For every second a figure is on screen, its error
+// against the time the stage really had left. Build first (npm run build).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const engine = process.env.BENCH_OCR_ENGINE ?? 'tesseract';
+const languages = process.env.BENCH_OCR_LANG ?? 'auto';
+const { openDocument, processPages, readyOcr, recognize } = await import(join(root, 'dist/convert/index.js'));
+const stages = await import(join(root, 'dist/web/stages.js'));
+
+const work = mkdtempSync(join(tmpdir(), 'quire-bench-progress-'));
+const t0 = Date.now();
+/** Per stage: when it started and ended, and when each count arrived (ms from t0). */
+const timeline = { pages: { start: 0, counts: [] }, ocr: { start: 0, counts: [] } };
+try {
+  const project = await openDocument(join(root, 'examples/sample.aglbundle'), { projectDir: join(work, 'project') });
+  await processPages(project, {
+    onProgress: (e) => e.type === 'frame' && timeline.pages.counts.push({ at: Date.now() - t0, done: e.framesDone, total: e.framesTotal }),
+  });
+  timeline.pages.end = Date.now() - t0;
+  timeline.ocr.start = Date.now() - t0;
+  const pagesTotal = project.manifest.pages.length;
+  timeline.ocr.counts.push({ at: timeline.ocr.start, done: 0, total: pagesTotal });
+  const spec = await readyOcr(engine, languages);
+  await recognize(project, spec, { onProgress: (e) => e.type === 'ocr' && timeline.ocr.counts.push({ at: Date.now() - t0, done: e.pagesDone, total: e.pagesTotal }) });
+  timeline.ocr.end = Date.now() - t0;
+  await project.close();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** The estimate as it was: pace from the stage's start, shown from the first unit on, counted down to 1 s. */
+function before(stage, count) {
+  if (!count.done || count.done >= count.total) return undefined;
+  const perUnit = (count.at - stage.start) / 1000 / count.done;
+  return { left: Math.max(1, Math.round(perUnit * (count.total - count.done))), unit: 0 };
+}
+
+/** The estimate as it is, through the app's own code. */
+function after() {
+  const progress = { kind: 'open', stages: [stages.ocrStage()], stage: 'ocr', framesTotal: 0, framesDone: 0, pagesDone: 0, started: 0 };
+  return (stage, count) => {
+    if (progress.stages[0].state !== 'running') stages.startStage(progress, 'ocr', stage.start);
+    stages.countStage(progress, 'ocr', count.done, count.total, count.at);
+    return progress.secondsLeft === undefined ? undefined : { left: progress.secondsLeft, unit: progress.unitSeconds ?? 1 };
+  };
+}
+
+/** Second by second through a stage: the figure on screen (counted down from the last estimate) against the truth. */
+function replay(stage, estimate) {
+  const errors = [];
+  let seconds = 0;
+  let firstShown;
+  for (let t = stage.start; t < stage.end; t += 1000) {
+    seconds++;
+    const last = stage.counts.filter((c) => c.at <= t).pop();
+    const shown = last && estimate(stage, last);
+    if (!shown) continue;
+    const figure = shown.left - (t - last.at) / 1000;
+    if (figure < Math.max(1, shown.unit)) {
+      if (shown.unit === 0) errors.push(Math.abs(1 - (stage.end - t) / 1000) / ((stage.end - t) / 1000));
+      continue;
+    }
+    const truth = (stage.end - t) / 1000;
+    firstShown ??= { at: (t - stage.start) / 1000, figure, truth };
+    errors.push(Math.abs(figure - truth) / truth);
+  }
+  errors.sort((a, b) => a - b);
+  const pct = (x) => (x === undefined ? '–' : `${Math.round(x * 100)} %`);
+  return {
+    shown: `${errors.length} of ${seconds} s`,
+    median: pct(errors[Math.floor(errors.length / 2)]),
+    worst: pct(errors[errors.length - 1]),
+    within30: errors.length ? `${Math.round((errors.filter((e) => e <= 0.3).length / errors.length) * 100)} %` : '–',
+    first: firstShown ? `${firstShown.figure.toFixed(0)} s shown, ${firstShown.truth.toFixed(0)} s true (at ${firstShown.at.toFixed(0)} s)` : '–',
+  };
+}
+
+console.log(`Example bundle (3 frames → 6 pages), OCR ${engine} ${languages}; stage times: pages ${((timeline.pages.end - timeline.pages.start) / 1000).toFixed(1)} s, OCR ${((timeline.ocr.end - timeline.ocr.start) / 1000).toFixed(1)} s`);
+console.log(`OCR pages done at: ${timeline.ocr.counts.filter((c) => c.done > 0).map((c) => `${((c.at - timeline.ocr.start) / 1000).toFixed(1)} s`).join(', ')}`);
+console.log('| stage | estimate | seconds with a figure | median error | worst error | within 30 % | first figure |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const key of ['pages', 'ocr']) {
+  const stage = timeline[key];
+  for (const [name, estimate] of [
+    ['before', before],
+    ['after', after()],
+  ]) {
+    const r = replay(stage, estimate);
+    console.log(`| ${key} | ${name} | ${r.shown} | ${r.median} | ${r.worst} | ${r.within30} | ${r.first} |`);
+  }
+}
+process.exit(0);
