@@ -21,6 +21,7 @@ import { PageGrid, PageViewer, type ViewMode } from './pages.js';
 import { PluginSettingsDialog } from './plugin-settings.js';
 import { PluginsPanel } from './plugins-panel.js';
 import { TaskPanel } from './progress.js';
+import { RecogniseButton } from './recognise.js';
 import type { InitialWord } from './proofread.js';
 import { SettingsPanel } from './settings-panel.js';
 import { isTyping, ShortcutsDialog } from './shortcuts.js';
@@ -378,7 +379,7 @@ export function App(): ComponentChild {
       h(
         'div',
         { class: 'doc-bar' },
-        h('p', { class: 'doc-facts' }, `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`, detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '', detail.usedPreset ? ` · preset ${detail.usedPreset}` : '', detail.ocr ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})` : ' · no text yet'),
+        h('p', { class: 'doc-facts' }, `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`, detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '', detail.usedPreset ? ` · preset ${detail.usedPreset}` : '', detail.ocr ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})` : detail.pageList.every((p) => p.hasText) ? " · text: the PDF's own" : ' · no text yet'),
         proofreading
           ? h(
               'button',
@@ -386,7 +387,7 @@ export function App(): ComponentChild {
               h(Icon, { name: 'pen', size: 16 }),
               proofreading.doubtful > 0 ? `Proofread: ${proofreading.doubtful} word${proofreading.doubtful === 1 ? '' : 's'} to check` : 'Proofread',
             )
-          : null,
+          : h(RecogniseButton, { boot, doc, pages: detail.pageList, busy, onError: showError }),
         doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null,
         h('button', { type: 'button', class: 'button subtle', onClick: closeDocument, disabled: busy }, 'Close document'),
       ),
