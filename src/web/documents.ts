@@ -50,6 +50,7 @@ import type {
 } from './api-types.js';
 import { busy, failureMessage, notFound } from './http-errors.js';
 import { inInterfaceWords } from './interface-words.js';
+import { curlFlattened } from './page-facts.js';
 import { type PreviewSize, renderFramePreview, renderPagePreview } from './previews.js';
 import { countStage, endStages, finishStage, ocrStage, pagesStage, startStage, unpackStage } from './stages.js';
 
@@ -303,7 +304,7 @@ export class DocumentStore {
       preset: p.decisions.preset,
       ...(split ? { split: { box: split.box, content: split.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) } } : {}),
       ...(p.decisions.deskew ? { deskew: p.decisions.deskew.angle } : {}),
-      ...(p.decisions.dewarp ? { dewarped: p.decisions.dewarp.applied } : {}),
+      ...(p.decisions.dewarp ? { dewarped: curlFlattened(p.decisions) } : {}),
       image: `${base}/image?size=full&v=${doc.imageRevision}`,
       thumb: `${base}/image?size=thumb&v=${doc.imageRevision}`,
       ...(doc.counts.has(p.index) ? { proofreading: doc.counts.get(p.index) } : {}),
@@ -439,7 +440,13 @@ export class DocumentStore {
       // An engine that cannot run is said before the pipeline's minutes, not after.
       const ocr = ocrEngine !== 'none' ? await readyOcr(ocrEngine, settings.ocrLanguages) : undefined;
       report.start(doc.opened ? 'pages' : 'unpack');
-      const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, { projectDir, label: basename(doc.inputs[0]) });
+      // A PDF page with a text layer (Quire's own corrected PDF, a born-digital page) keeps it, as `quire ocr` does,
+      // unless a preset was chosen by hand: then every page is made again from its pixels.
+      const keepTextPages = doc.preset === 'auto';
+      // The document's own opened input is lent, not opened a second time: closing a second pdfjs copy of a PDF
+      // stalls the pages the first one has yet to render (the page view's capture, a kept page's picture).
+      const lent = doc.opened ? { opened: { ...doc.opened, close: async () => undefined } } : {};
+      const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, { projectDir, label: basename(doc.inputs[0]), keepTextPages, ...lent });
       try {
         if (doc.opened) await this.#processPages(project, { ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}), signal, onProgress });
         else report.finish('unpack');
@@ -598,9 +605,11 @@ export class DocumentStore {
     const doc = this.get(id);
     const page = this.#page(doc, index);
     if (!doc.projectDir) throw notFound('page');
-    if (page.kind === 'pdf') throw new HttpError(404, 'no_image', 'This page is kept from its PDF as it is and has no page image.');
+    // A page kept from its PDF is shown as the PDF page it is.
+    if (page.kind === 'pdf' && !doc.opened) throw new HttpError(404, 'no_image', 'This page is kept from its PDF as it is and has no page image.');
+    const source = page.kind === 'pdf' ? (await this.frame(id, page.source.frame)).path : join(doc.projectDir, page.file);
     const dest = join(doc.dir, 'previews', `r${doc.imageRevision}-p${index}-${size}.jpg`);
-    await renderPagePreview(join(doc.projectDir, page.file), dest, size);
+    await renderPagePreview(source, dest, size);
     return dest;
   }
 

@@ -11,17 +11,24 @@ import type { DocumentDetail, FrameView, PageText, PageView } from '../api-types
 import { api, messageOf } from './api.js';
 import { Icon } from './icons.js';
 import { ProofreadView, type InitialWord } from './proofread.js';
+import { fromPdf } from './source.js';
 
 export type ViewMode = 'compare' | 'proofread';
 
+/** Where a page came from: a PDF's pages are pages (`page 3 of the PDF`), a camera's or a scanner's images are frames. */
+function sourceWords(page: PageView): string {
+  return fromPdf(page) ? `page ${page.source.frame} of the PDF` : `frame ${page.source.frame}`;
+}
+
 function sideWords(page: PageView): string {
-  const frame = `frame ${page.source.frame}`;
+  const frame = sourceWords(page);
   return page.source.side === 'single' ? frame : `${page.source.side} page of ${frame}`;
 }
 
-/** The short form under a thumbnail: `frame 1, left`. */
+/** The short form under a thumbnail: `frame 1, left`, `PDF page 3`. */
 function shortSide(page: PageView): string {
-  return page.source.side === 'single' ? `frame ${page.source.frame}` : `frame ${page.source.frame}, ${page.source.side}`;
+  const frame = fromPdf(page) ? `PDF page ${page.source.frame}` : `frame ${page.source.frame}`;
+  return page.source.side === 'single' ? frame : `${frame}, ${page.source.side}`;
 }
 
 function EyeToggle({ page, onToggle, disabled }: { page: PageView; onToggle: (page: PageView) => void; disabled: boolean }): ComponentChild {
@@ -103,7 +110,7 @@ export function PageGrid({
 
 /** The capture with what the pipeline found drawn over it, in the frame's own pixels. */
 function Capture({ frame, page, siblings }: { frame: FrameView; page: PageView; siblings: PageView[] }): ComponentChild {
-  const label = `Capture: ${frame.input}, frame ${frame.index}, with the page box${page.split?.gutterX !== undefined ? ' and the split' : ''} drawn on it`;
+  const label = `Capture: ${frame.input}, ${fromPdf(page) ? 'page' : 'frame'} ${frame.index}, with the page box${page.split?.gutterX !== undefined ? ' and the split' : ''} drawn on it`;
   const stroke = Math.max(2, Math.round(frame.width / 400));
   return h(
     'svg',
@@ -135,6 +142,7 @@ function readingLines(paragraph: string): string {
 }
 
 function decisions(page: PageView): string {
+  if (page.kind === 'pdf') return 'kept from the PDF as it is, with its own text (no OCR runs on it)';
   const parts = [`preset ${page.preset}`, `${page.width}×${page.height} px at ${page.dpi} dpi`];
   if (page.deskew !== undefined) parts.push(`straightened by ${Math.abs(page.deskew).toFixed(1)}°`);
   if (page.dewarped) parts.push('page curl flattened');

@@ -1,0 +1,144 @@
+/**
+ * Issue 35's hands-on fixes in a real browser: "Recognise text" beside the pages with the Automatic engine (native
+ * tesseract here), PDF, Markdown and EPUB written by one export with the Export button in sight at 1280×800, and a
+ * PDF's pages called pages, Quire's own PDF opened again with its text layer instead of a second OCR, and no curl
+ * said to be flattened on a flat scanned page. Screenshots land in test/web/artifacts/hands-on-*.png.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PDFDocument } from '@cantoo/pdf-lib';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGLISH, renderTextPage } from '../ocr/pages.js';
+import { artifact, chromiumAvailable, launchBrowser, seriousViolations, startGui, type RunningGui } from './browser.js';
+
+describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromium', () => {
+  let root: string;
+  let gui: RunningGui;
+  let browser: BrowserContext;
+  let page: Page;
+  let image: string;
+  let scanPdf: string;
+  let exportFolder: string;
+
+  const rail = (name: string) => page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name, exact: true });
+  const panel = () => page.locator('#side-panel');
+  const tiles = () => page.getByRole('list', { name: 'Pages' }).getByRole('listitem');
+  const openPanel = async (name: string): Promise<void> => {
+    if ((await rail(name).getAttribute('aria-expanded')) !== 'true') await rail(name).click();
+    await panel().waitFor();
+  };
+  const closePanel = async (): Promise<void> => {
+    if ((await panel().count()) > 0) await panel().getByRole('button', { name: /^Close / }).first().click();
+  };
+  const openFile = async (path: string): Promise<void> => {
+    await page.locator('input[type=file]').first().setInputFiles(path);
+  };
+  const facts = () => page.locator('.doc-facts');
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'quire-gui-hands-on-'));
+    mkdirSync(join(root, 'user', 'Documents'), { recursive: true });
+    exportFolder = join(root, 'user', 'Documents', 'Quire');
+    // The settings a new user has: preset and engine chosen by Quire, no OCR at opening.
+    mkdirSync(join(root, 'home'));
+    image = join(root, 'page.png');
+    const rendered = await renderTextPage(ENGLISH, { dpi: 200 });
+    writeFileSync(image, rendered.png);
+    // A flat scan saved as a PDF: one image per page, no text layer.
+    const pdf = await PDFDocument.create();
+    const png = await pdf.embedPng(rendered.png);
+    const scan = pdf.addPage([(png.width * 72) / 200, (png.height * 72) / 200]);
+    scan.drawImage(png, { x: 0, y: 0, width: scan.getWidth(), height: scan.getHeight() });
+    scanPdf = join(root, 'scan.pdf');
+    writeFileSync(scanPdf, await pdf.save());
+    gui = await startGui({ HOME: join(root, 'user'), QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
+    browser = await launchBrowser(join(root, 'profile'));
+    page = browser.pages()[0] ?? (await browser.newPage());
+    await page.goto(gui.url);
+    await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await gui?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('recognises the text from a button beside the pages, with the Automatic engine the OCR panel offers first', async () => {
+    await openFile(image);
+    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(1);
+    await openPanel('OCR');
+    await expect(panel().getByLabel('Engine').inputValue()).resolves.toBe('auto');
+    await expect(panel().getByLabel('Engine').locator('option:checked').innerText()).resolves.toBe('Automatic (fastest local engine)');
+    await closePanel();
+    await expect(facts().innerText()).resolves.toContain('no text yet');
+    await page.getByRole('button', { name: 'Recognise text' }).click();
+    // Automatic picks native tesseract, installed on this machine.
+    await expect.poll(() => facts().innerText(), { timeout: 120_000 }).toMatch(/text: tesseract-cli \(eng/);
+    await expect(page.getByRole('button', { name: 'Recognise text' }).count()).resolves.toBe(0);
+    await page.getByRole('button', { name: /^Page 1, frame 1/ }).click();
+    await expect.poll(async () => (await page.getByLabel('Recognised text of page 1').count()) > 0 && page.getByLabel('Recognised text of page 1').innerText(), { timeout: 15_000 }).toMatch(/lamplight/);
+    await page.getByRole('button', { name: 'All pages' }).click();
+    await page.screenshot({ path: artifact('hands-on-01-recognised.png') });
+  }, 180_000);
+
+  it('writes PDF, Markdown and EPUB in one export and lists all three; the Export button is in sight at 1280×800', async () => {
+    await openPanel('Export');
+    await expect(panel().getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
+    const together = panel().getByRole('group', { name: 'Write with the PDF' });
+    await together.getByLabel('Markdown').check();
+    await together.getByLabel('EPUB').check();
+    const button = panel().getByRole('button', { name: 'Export', exact: true });
+    // In sight without scrolling: its box lies inside the window.
+    const box = await button.evaluate((b) => {
+      const r = b.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, height: window.innerHeight };
+    });
+    expect(box.top).toBeGreaterThanOrEqual(0);
+    expect(box.bottom).toBeLessThanOrEqual(box.height);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: artifact('hands-on-02-export-three.png') });
+    await button.click();
+    await panel().getByRole('status').filter({ hasText: /^PDF, Markdown and EPUB written at .+: 3 files$/ }).waitFor({ timeout: 90_000 });
+    const listed = await panel().getByRole('list', { name: 'Files written' }).getByRole('listitem').allInnerTexts();
+    expect(listed.map((l) => l.split(/\s/)[0])).toEqual(['page.pdf', 'page.md', 'page.epub']);
+    for (const name of ['page.pdf', 'page.md', 'page.epub']) expect(existsSync(join(exportFolder, name)), name).toBe(true);
+    expect(execFileSync('pdftotext', ['-raw', join(exportFolder, 'page.pdf'), '-'], { encoding: 'utf8' })).toMatch(/lamplight/);
+    await page.screenshot({ path: artifact('hands-on-03-export-written.png') });
+    await closePanel();
+  }, 120_000);
+
+  it("opens Quire's own PDF again with its text layer: pages called pages, shown, and no OCR run on them", async () => {
+    await openFile(join(exportFolder, 'page.pdf'));
+    await expect.poll(() => page.locator('.doc-source').innerText(), { timeout: 30_000 }).toMatch(/^page\.pdf · opened/);
+    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(1);
+    const tile = page.getByRole('button', { name: /^Page 1, page 1 of the PDF/ });
+    await tile.waitFor();
+    await expect(tiles().first().innerText()).resolves.toContain('PDF page 1');
+    await expect.poll(() => tile.locator('img').evaluate((i) => (i as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBeGreaterThan(0);
+    // The text is the PDF's: no engine ran (the settings run none at opening) and none is offered.
+    await expect(facts().innerText()).resolves.toContain("text: the PDF's own");
+    await expect(page.getByRole('button', { name: 'Recognise text' }).count()).resolves.toBe(0);
+    await tile.click();
+    await expect(page.getByRole('heading', { name: /^Page 1 of 1 — page 1 of the PDF/ }).count()).resolves.toBe(1);
+    await expect.poll(() => page.getByLabel('Recognised text of page 1').innerText(), { timeout: 15_000 }).toMatch(/lamplight/);
+    await expect(page.locator('.after').innerText()).resolves.toContain('kept from the PDF as it is, with its own text');
+    await page.screenshot({ path: artifact('hands-on-04-pdf-text-layer.png') });
+    await page.getByRole('button', { name: 'All pages' }).click();
+  }, 120_000);
+
+  it('says no page curl was flattened on a flat scanned PDF page', async () => {
+    await openFile(scanPdf);
+    await expect.poll(() => page.locator('.doc-source').innerText(), { timeout: 30_000 }).toMatch(/^scan\.pdf · opened/);
+    const tile = page.getByRole('button', { name: /^Page 1, page 1 of the PDF/ });
+    await tile.waitFor({ timeout: 60_000 });
+    await tile.click();
+    const facts = page.locator('.after .muted.small');
+    await expect.poll(() => facts.innerText(), { timeout: 15_000 }).toMatch(/^preset sheet/);
+    await expect(facts.innerText()).resolves.not.toContain('page curl flattened');
+    await page.getByRole('button', { name: 'All pages' }).click();
+  }, 120_000);
+});
