@@ -41,6 +41,8 @@ import { idParams, pageParams, schemas, slugParams, wordParams } from './schemas
 import { checkOcrChoice, exportFolderOf, readGuiSettings, saveGuiSettings, settingsView, type SettingsChange } from './settings.js';
 import { defaultUiDir, loadUi } from './static.js';
 import { systemOpen, type FolderOpener } from './system-open.js';
+import { checkedUpload } from './upload-check.js';
+import { MAX_UPLOAD } from './upload-kind.js';
 
 export interface GuiAppOptions {
   /** The session token; default a fresh random one. */
@@ -70,8 +72,6 @@ export interface GuiApp {
   close(): Promise<void>;
 }
 
-/** Largest upload: a long book's bundle is a few GB. */
-const MAX_UPLOAD = 8 * 1024 ** 3;
 
 /** A name from the browser made safe as one file name in our folder. */
 export function uploadName(raw: string | undefined, taken: ReadonlySet<string>): string {
@@ -252,7 +252,8 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
         const name = uploadName(part.filename, taken);
         taken.add(name);
         const path = join(inputDir, name);
-        await pipeline(part.file, createWriteStream(path));
+        // A file Quire cannot open is refused on its first bytes, not once all of it is here.
+        await pipeline(part.file, checkedUpload(name), createWriteStream(path));
         if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${formatBytes(MAX_UPLOAD)}).`);
         if ((await stat(path)).size === 0) throw new HttpError(400, 'empty_file', `${name} is empty.`);
         files.push({ path, name });

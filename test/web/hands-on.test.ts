@@ -5,6 +5,7 @@
  * said to be flattened on a flat scanned page. Screenshots land in test/web/artifacts/hands-on-*.png.
  */
 import { execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,7 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     await page.locator('input[type=file]').first().setInputFiles(path);
   };
   const facts = () => page.locator('.doc-facts');
+  const focused = (locator: ReturnType<Page['locator']>) => locator.evaluate((el) => el === document.activeElement);
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'quire-gui-hands-on-'));
@@ -141,4 +143,81 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     await expect(facts.innerText()).resolves.not.toContain('page curl flattened');
     await page.getByRole('button', { name: 'All pages' }).click();
   }, 120_000);
+
+  it('refuses a file it cannot open before sending it, and the message can be put away', async () => {
+    const movie = join(root, 'holiday.mp4');
+    writeFileSync(movie, Buffer.alloc(32 * 1024 * 1024, 7));
+    const posted: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/api/documents')) posted.push(r.url());
+    });
+    await page.locator('header input[type=file]').setInputFiles(movie);
+    const banner = page.getByRole('alert').filter({ hasText: 'holiday.mp4 is not a scan bundle, PDF or image that Quire can read.' });
+    await banner.waitFor();
+    expect(posted).toEqual([]);
+    await banner.getByRole('button', { name: 'Dismiss this message' }).click();
+    await expect(banner.count()).resolves.toBe(0);
+  });
+
+  it('answers an upload Quire cannot open on its first bytes, while the rest is still to come', async () => {
+    const { hostname, port } = new URL(gui.origin);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: hostname, port, method: 'POST', path: '/api/documents', headers: { 'x-quire-token': gui.token, 'content-type': 'multipart/form-data; boundary=b0undary' } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      // The head of the part and 64 KB of it; the request is never ended, as if 1.2 GB were still to come.
+      req.write('--b0undary\r\ncontent-disposition: form-data; name="file"; filename="disk.iso"\r\ncontent-type: application/octet-stream\r\n\r\n');
+      req.write(Buffer.alloc(64 * 1024, 1));
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).error.message).toBe('disk.iso is not a scan bundle, PDF or image that Quire can read.');
+  });
+
+  it('has no sideways scroll at 320 px, on the pages and on a page', async () => {
+    if ((await page.locator('.doc-facts').count()) === 0) await openFile(image);
+    await page.setViewportSize({ width: 320, height: 700 });
+    try {
+      const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      await tiles().first().waitFor();
+      await page.screenshot({ path: artifact('hands-on-05-320-grid.png') });
+      await expect.poll(overflow).toBe(0);
+      await page.getByRole('button', { name: /^Page 1, / }).click();
+      await page.getByRole('button', { name: 'All pages' }).waitFor();
+      await page.screenshot({ path: artifact('hands-on-06-320-page.png') });
+      await expect.poll(overflow).toBe(0);
+      await page.getByRole('button', { name: 'All pages' }).click();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('focuses Install in the install dialog and the first field in a settings dialog; a saved setting shows on the Export card at once', async () => {
+    await openPanel('Plugins');
+    await panel().getByRole('button', { name: 'Install Send to corpus…' }).click();
+    const install = page.getByRole('dialog', { name: 'Install Send to corpus' });
+    await expect.poll(() => focused(install.getByRole('button', { name: 'Install', exact: true })), { timeout: 15_000 }).toBe(true);
+    await install.getByRole('button', { name: 'Install', exact: true }).click();
+    await panel().getByRole('list', { name: 'Installed destinations' }).getByRole('listitem').filter({ hasText: 'Send to corpus' }).waitFor({ timeout: 30_000 });
+
+    await openPanel('Export');
+    const card = panel().locator('.card').filter({ hasText: 'send:send-to-corpus' });
+    await card.getByText(/^Not set up yet/).waitFor();
+    await card.getByRole('radio').check();
+    await card.getByRole('button', { name: 'Send to corpus settings…' }).click();
+    const settings = page.getByRole('dialog', { name: 'Send to corpus settings' });
+    await expect.poll(() => focused(settings.getByLabel('Corpus address')), { timeout: 15_000 }).toBe(true);
+    // Every field filled, one of them wrong: the check says the value is invalid, not that a setting is missing.
+    await settings.getByLabel('Corpus address').fill('ftp://corpus.invalid');
+    await settings.getByLabel('API key').fill('key-123');
+    await settings.getByRole('button', { name: 'Check' }).click();
+    await expect(settings.getByRole('status', { name: 'Check result' }).innerText({ timeout: 20_000 })).resolves.toMatch(/^Invalid setting — /);
+    await settings.getByLabel('Corpus address').fill('http://127.0.0.1:9');
+    await settings.getByRole('button', { name: 'Save', exact: true }).click();
+    await settings.getByRole('status').filter({ hasText: /^Saved\.$/ }).waitFor();
+    await settings.getByRole('button', { name: 'Close', exact: true }).click();
+    await expect.poll(() => card.locator('.card-state').innerText(), { timeout: 1500 }).toBe('Ready');
+  }, 90_000);
 });

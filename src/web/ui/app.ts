@@ -12,6 +12,7 @@ import { h, type ComponentChild } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { BootState, DocumentDetail, DocumentSummary, PageView, PresetChoice, SettingsView } from '../api-types.js';
 import { api, messageOf, uploadDocument } from './api.js';
+import { ErrorBanner } from './banner.js';
 import { ConfirmDialog } from './dialog.js';
 import { ExportPanel } from './export-panel.js';
 import { Icon, type IconName } from './icons.js';
@@ -24,6 +25,7 @@ import { TaskPanel } from './progress.js';
 import { RecogniseButton } from './recognise.js';
 import type { InitialWord } from './proofread.js';
 import { SettingsPanel } from './settings-panel.js';
+import { refuseUnopenable } from './upload-guard.js';
 import { isTyping, ShortcutsDialog } from './shortcuts.js';
 
 type PanelName = 'export' | 'ocr' | 'plugins' | 'settings';
@@ -207,6 +209,7 @@ export function App(): ComponentChild {
     setOpenError(null);
     setUploading(0);
     try {
+      await refuseUnopenable(files);
       const summary = await uploadDocument(files, setUploading);
       setDocs((all) => ({ ...all, [summary.id]: { ...summary, ...all[summary.id] } }));
       setCurrentId(summary.id);
@@ -393,7 +396,7 @@ export function App(): ComponentChild {
       ),
       busy ? h(TaskPanel, { doc, onCancel: cancel, compact: true }) : null,
       h(LastTaskNote, { doc, exportPanel: panel === 'export' }),
-      shownError ? h('p', { class: 'error', role: 'alert' }, shownError) : null,
+      shownError ? h(ErrorBanner, { text: shownError, onDismiss: () => setActionError(null) }) : null,
       pageIndex === null
         ? h(PageGrid, { doc: detail, onOpen: (i) => openPage(i), onToggle: toggle, busy, focusIndex: gridFocus })
         : h(PageViewer, {
@@ -439,7 +442,7 @@ export function App(): ComponentChild {
       h(FilePicker, { onFiles: (f) => void open(f), label: 'Open…', inputId: 'open-files' }),
       h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Keyboard shortcuts', 'aria-keyshortcuts': '?', title: 'Keyboard shortcuts (?)', onClick: () => setShortcuts(true) }, h(Icon, { name: 'keyboard' })),
     ),
-    doc && openError ? h('p', { class: 'error banner', role: 'alert' }, openError) : null,
+    doc && openError ? h(ErrorBanner, { text: openError, banner: true, onDismiss: () => setOpenError(null) }) : null,
     h('main', { id: 'main', class: 'main', tabIndex: -1 }, content),
     panel
       ? h(
