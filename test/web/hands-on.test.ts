@@ -220,4 +220,50 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     await settings.getByRole('button', { name: 'Close', exact: true }).click();
     await expect.poll(() => card.locator('.card-state').innerText(), { timeout: 1500 }).toBe('Ready');
   }, 90_000);
+
+  it('zooms and pans the page image: buttons, dragging, the wheel and the keys', async () => {
+    await closePanel();
+    if ((await page.locator('.doc-facts').count()) === 0) await openFile(image);
+    await page.getByRole('button', { name: /^Page 1, / }).first().click({ timeout: 60_000 });
+    const box = page.getByRole('group', { name: /^Cleaned page 1, at / });
+    await box.waitFor();
+    const picture = box.getByRole('img', { name: 'Cleaned page 1' });
+    const rect = (l: typeof box) => l.evaluate((e) => e.getBoundingClientRect().toJSON() as { left: number; top: number; width: number; height: number });
+    const zoom = page.getByRole('group', { name: 'Zoom' });
+    await expect(zoom.getByLabel('Zoom level').innerText()).resolves.toBe('100 %');
+    const whole = await rect(box);
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await zoom.getByRole('button', { name: 'Zoom in' }).click();
+    await expect(zoom.getByLabel('Zoom level').innerText()).resolves.toBe('225 %');
+    const zoomed = await rect(picture);
+    expect(zoomed.width / whole.width).toBeCloseTo(2.25, 1);
+    // The box stays where it was, the same size: only the page inside it grows.
+    const after = await rect(box);
+    expect([after.width, after.height]).toEqual([whole.width, whole.height]);
+    // Drag the page 100 px left and 80 px up.
+    await page.mouse.move(whole.left + whole.width / 2, whole.top + whole.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(whole.left + whole.width / 2 - 100, whole.top + whole.height / 2 - 80, { steps: 5 });
+    await page.mouse.up();
+    const dragged = await rect(picture);
+    expect(dragged.left - zoomed.left).toBeCloseTo(-100, 0);
+    expect(dragged.top - zoomed.top).toBeCloseTo(-80, 0);
+    // Keys with the image focused: an arrow moves the page by a tenth of the box, 0 shows it whole.
+    await box.focus();
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(async () => (await rect(picture)).left - dragged.left).toBeCloseTo(whole.width / 10, 0);
+    await page.screenshot({ path: artifact('hands-on-07-zoomed.png') });
+    await page.keyboard.press('0');
+    await expect(zoom.getByLabel('Zoom level').innerText()).resolves.toBe('100 %');
+    await page.keyboard.press('+');
+    await expect(zoom.getByLabel('Zoom level').innerText()).resolves.toBe('150 %');
+    await page.keyboard.press('-');
+    await expect(zoom.getByLabel('Zoom level').innerText()).resolves.toBe('100 %');
+    // The wheel zooms around the pointer instead of scrolling.
+    await page.mouse.move(whole.left + 20, whole.top + 20);
+    await page.mouse.wheel(0, -120);
+    await expect.poll(() => zoom.getByLabel('Zoom level').innerText()).toBe('150 %');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'All pages' }).click();
+  }, 60_000);
 });

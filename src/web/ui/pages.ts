@@ -12,6 +12,7 @@ import { api, messageOf } from './api.js';
 import { Icon } from './icons.js';
 import { ProofreadView, type InitialWord } from './proofread.js';
 import { fromPdf } from './source.js';
+import { ZoomableImage } from './zoom.js';
 
 export type ViewMode = 'compare' | 'proofread';
 
@@ -233,7 +234,7 @@ export function PageViewer({
       'figure',
       { class: 'after' },
       h('figcaption', null, h('strong', null, doc.hasCaptures ? 'After' : 'The page'), doc.hasCaptures ? ' — the cleaned page' : ' — from the slim project (its captures are not in it)'),
-      h('img', { src: page.image, alt: `Cleaned page ${page.index}`, class: 'page-image', width: page.width, height: page.height }),
+      h(ZoomableImage, { src: page.image, alt: `Cleaned page ${page.index}`, width: page.width, height: page.height, resetKey: `${doc.id}/${page.index}/${page.image}` }),
       h('p', { class: 'muted small' }, decisions(page)),
     ),
     page.hasText
