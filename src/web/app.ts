@@ -32,6 +32,7 @@ import { formatBytes } from '../util/index.js';
 import { VERSION } from '../version.js';
 import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice, UnsavedSettings } from './api-types.js';
 import { checkToken, newSessionToken, setTokenCookie, unauthorizedPage, UNAUTHORIZED_MESSAGE } from './auth.js';
+import { dictionaryRoutes, UserDictionary } from './dictionary.js';
 import { DocumentStore, type ProcessPagesFn, type UploadedFile } from './documents.js';
 import { exporterCards, exportStages, resolveExport, runExport, type ExportAsk } from './exports.js';
 import { ERROR_WORDS, notFound } from './http-errors.js';
@@ -136,7 +137,9 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
     for (const res of streams) res.write(line);
   };
   const broadcast = (summary: DocumentSummary): void => send('document', summary);
+  const dictionary = await UserDictionary.open(host.appData);
   const documents = new DocumentStore({
+    knownWord: (text) => dictionary.knows(text),
     sessionDir,
     settings: () => readGuiSettings(host.appData),
     onChange: broadcast,
@@ -310,6 +313,9 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
     const frame = await documents.frame(request.params.id, request.params.index);
     return reply.type('image/jpeg').header('cache-control', 'private, max-age=3600').send(createReadStream(frame.path));
   });
+
+  // The person's dictionary: a word added stops being marked in every open document at once.
+  dictionaryRoutes(app, dictionary, () => documents.recount());
 
   // --- export ---
   app.get('/api/exporters', async () => exporterCards(await knownDestinations(), host).map((c) => (c.reason ? { ...c, reason: words(c.reason) } : c)));

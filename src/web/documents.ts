@@ -18,11 +18,9 @@ import { ocrPageText } from '../ocr/index.js';
 import { outOfFocus } from '../pipeline/index.js';
 import {
   editWord,
-  isDoubtful,
   type OcrPage,
   type OcrWord,
   pageWords,
-  proofreadingCounts,
   readOcrPage,
   type ProjectManifest,
   type ProjectPage,
@@ -50,6 +48,7 @@ import type {
 } from './api-types.js';
 import { busy, failureMessage, notFound } from './http-errors.js';
 import { inInterfaceWords } from './interface-words.js';
+import { countsWith, markedWord } from './dictionary.js';
 import { curlFlattened } from './page-facts.js';
 import { type PreviewSize, renderFramePreview, renderPagePreview } from './previews.js';
 import { countStage, endStages, finishStage, ocrStage, pagesStage, startStage, unpackStage } from './stages.js';
@@ -70,6 +69,8 @@ export interface DocumentStoreOptions {
   /** Hears that a document was closed. */
   onRemove?: (id: string) => void;
   processPages?: ProcessPagesFn;
+  /** Words of the person's dictionary: proofreading does not mark them. */
+  knownWord?: (text: string) => boolean;
 }
 
 interface RunningTask {
@@ -137,13 +138,13 @@ function userFailure(error: unknown, doc: { inputDir: string }): { code: string;
   return { code: failure.code, message: inInterfaceWords(inUserWords(failure.message, doc)) };
 }
 
-function wordView(word: OcrWord, n: number): WordView {
+function wordView(word: OcrWord, n: number, known: (text: string) => boolean): WordView {
   return {
     n,
     text: word.text,
     box: word.box,
     confidence: word.confidence,
-    doubtful: isDoubtful(word),
+    doubtful: markedWord(word, known),
     ...(word.correction ? { correction: word.correction } : {}),
     ...(word.edit ? { edit: word.edit } : {}),
   };
@@ -167,10 +168,22 @@ export class DocumentStore {
   readonly #docs = new Map<string, GuiDocument>();
   readonly #options: DocumentStoreOptions;
   readonly #processPages: ProcessPagesFn;
+  readonly #known: (text: string) => boolean;
 
   constructor(options: DocumentStoreOptions) {
     this.#options = options;
     this.#processPages = options.processPages ?? processPages;
+    this.#known = options.knownWord ?? (() => false);
+  }
+
+  /** The person's dictionary changed: every document counts its words to check again, and the pages hear of it. */
+  async recount(): Promise<void> {
+    for (const doc of this.#docs.values()) {
+      if (doc.task) continue; // its counts are made when the task ends
+      await this.#countWords(doc);
+      doc.revision++;
+      this.#changed(doc);
+    }
   }
 
   /** A fresh folder for a document's upload, before the document exists. */
@@ -424,7 +437,7 @@ export class DocumentStore {
     if (!doc.projectDir || !doc.manifest) return;
     for (const page of doc.manifest.pages) {
       if (!page.ocr || page.kind === 'pdf') continue;
-      doc.counts.set(page.index, proofreadingCounts(await this.#readOcr(doc.projectDir, page)));
+      doc.counts.set(page.index, countsWith(await this.#readOcr(doc.projectDir, page), this.#known));
     }
   }
 
@@ -562,11 +575,11 @@ export class DocumentStore {
     let paragraph = 0;
     for (const block of ocr.blocks) {
       for (const para of block.paragraphs) {
-        for (const line of para.lines) lines.push({ paragraph, words: line.words.map((w) => wordView(w, n++)) });
+        for (const line of para.lines) lines.push({ paragraph, words: line.words.map((w) => wordView(w, n++, this.#known)) });
         paragraph++;
       }
     }
-    return { index, width: ocr.width, height: ocr.height, engine: ocr.engine, languages: ocr.languages, lines, ...proofreadingCounts(ocr) };
+    return { index, width: ocr.width, height: ocr.height, engine: ocr.engine, languages: ocr.languages, lines, ...countsWith(ocr, this.#known) };
   }
 
   /**
@@ -589,12 +602,12 @@ export class DocumentStore {
       else if (change.text !== undefined) editWord(ocr, n, change.text);
       else throw new HttpError(400, 'bad_request', 'Give the new text of the word, or ask to restore it.');
       await writeOcrPage(projectDir, page.ocr as string, ocr);
-      const counts = proofreadingCounts(ocr);
+      const counts = countsWith(ocr, this.#known);
       doc.counts.set(index, counts);
       doc.textRevision++;
       doc.revision++;
       this.#changed(doc);
-      return { word: wordView(pageWords(ocr)[n], n), page: counts };
+      return { word: wordView(pageWords(ocr)[n], n, this.#known), page: counts };
     });
     doc.editing = run.catch(() => undefined);
     return run;

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from '@cantoo/pdf-lib';
@@ -14,6 +14,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGLISH, renderTextPage } from '../ocr/pages.js';
 import { artifact, chromiumAvailable, launchBrowser, seriousViolations, startGui, type RunningGui } from './browser.js';
+import { writeProofProject } from './proof-project.js';
 
 describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromium', () => {
   let root: string;
@@ -266,4 +267,39 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'All pages' }).click();
   }, 60_000);
+
+  it('adds a word to the dictionary from proofreading: unmarked here and in a later document, kept in the data folder, editable in Settings', async () => {
+    const slim = join(root, 'proof.quire');
+    await writeProofProject(slim);
+    await page.locator('header input[type=file]').setInputFiles(slim);
+    await page.getByRole('heading', { name: 'Proof sample', level: 1 }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Proofread: 4 words to check' }).click();
+    const selected = () => page.locator('.proof-words .word.selected');
+    await expect.poll(() => selected().innerText()).toMatch(/^tbe/);
+    await page.locator('.word-detail').getByRole('button', { name: 'Add to dictionary' }).click();
+    await page.getByRole('status').filter({ hasText: '“tbe” is in your dictionary' }).waitFor();
+    // Unmarked at once: two words left on this page, three in the document.
+    await expect.poll(() => page.locator('.proof-words .word.doubtful').count()).toBe(2);
+    await page.getByRole('button', { name: 'All pages' }).click();
+    await page.getByRole('button', { name: 'Proofread: 3 words to check' }).waitFor();
+    expect(readFileSync(join(root, 'home', 'dictionary.txt'), 'utf8')).toBe('tbe\n');
+    // A later document: the word is not marked there either.
+    await page.locator('header input[type=file]').setInputFiles(slim);
+    await expect.poll(() => page.getByLabel('Switch document').locator('option').allInnerTexts(), { timeout: 30_000 }).toContainEqual(expect.stringMatching(/^Proof sample — proof\.quire/));
+    await page.getByRole('button', { name: 'Proofread: 3 words to check' }).waitFor({ timeout: 30_000 });
+    // Settings: the list, one word a line; emptied and saved, the word is marked again.
+    await openPanel('Settings');
+    const list = panel().getByLabel('Your dictionary');
+    await expect.poll(() => list.inputValue()).toBe('tbe');
+    await list.fill('');
+    await panel().getByRole('button', { name: 'Save dictionary' }).click();
+    await panel().getByText('Saved: 0 words.').waitFor();
+    await page.getByRole('button', { name: 'Proofread: 4 words to check' }).waitFor();
+    expect(readFileSync(join(root, 'home', 'dictionary.txt'), 'utf8')).toBe('');
+    await list.fill('two words');
+    await panel().getByRole('button', { name: 'Save dictionary' }).click();
+    await panel().getByRole('alert').filter({ hasText: '“two words” is more than one word; put one word on each line.' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await closePanel();
+  }, 90_000);
 });

@@ -14,6 +14,7 @@ import type { BootState, DocumentDetail, DocumentSummary, PageView, PresetChoice
 import { api, messageOf, uploadDocument } from './api.js';
 import { ErrorBanner } from './banner.js';
 import { ConfirmDialog } from './dialog.js';
+import { DictionaryEditor } from './dictionary.js';
 import { ExportPanel } from './export-panel.js';
 import { Icon, type IconName } from './icons.js';
 import { OcrPanel } from './ocr-panel.js';
@@ -458,6 +459,7 @@ export function App(): ComponentChild {
           panel === 'ocr' ? h(OcrPanel, { boot, doc }) : null,
           panel === 'plugins' ? h(PluginsPanel, { version: pluginsVersion, onChanged: pluginsChanged, onSettings: setSettingsOf }) : null,
           panel === 'settings' ? h(SettingsPanel, { boot, onSaved: settingsSaved }) : null,
+          panel === 'settings' ? h(DictionaryEditor, null) : null,
         )
       : null,
     h(Rail, { panel, onPanel: setPanel }),
