@@ -275,6 +275,6 @@ export function PageViewer({
       ),
     ),
     proofreading ? h(ProofreadView, { doc, page, initialWord, onOtherPage: (direction) => onOtherDoubtful(page.index, direction) }) : compare,
-    !page.hasText ? h('p', { class: 'muted small note' }, 'No recognised text yet: run OCR from the OCR panel to see it beside the page and proofread it.') : null,
+    !page.hasText ? h('p', { class: 'muted small note' }, 'No recognised text yet: press Recognise text above (or use the OCR panel) to see it beside the page and proofread it.') : null,
   );
 }
