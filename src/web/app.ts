@@ -32,6 +32,7 @@ import { formatBytes } from '../util/index.js';
 import { VERSION } from '../version.js';
 import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice, UnsavedSettings } from './api-types.js';
 import { checkToken, newSessionToken, setTokenCookie, unauthorizedPage, UNAUTHORIZED_MESSAGE } from './auth.js';
+import { dictionaryRoutes, UserDictionary } from './dictionary.js';
 import { DocumentStore, type ProcessPagesFn, type UploadedFile } from './documents.js';
 import { exporterCards, exportStages, resolveExport, runExport, type ExportAsk } from './exports.js';
 import { ERROR_WORDS, notFound } from './http-errors.js';
@@ -42,6 +43,8 @@ import { idParams, pageParams, schemas, slugParams, wordParams } from './schemas
 import { checkOcrChoice, exportFolderOf, readGuiSettings, saveGuiSettings, settingsView, type SettingsChange } from './settings.js';
 import { defaultUiDir, loadUi } from './static.js';
 import { systemOpen, type FolderOpener } from './system-open.js';
+import { checkedUpload } from './upload-check.js';
+import { MAX_UPLOAD } from './upload-kind.js';
 
 export interface GuiAppOptions {
   /** The session token; default a fresh random one. */
@@ -79,8 +82,6 @@ export interface GuiApp {
   close(): Promise<void>;
 }
 
-/** Largest upload: a long book's bundle is a few GB. */
-const MAX_UPLOAD = 8 * 1024 ** 3;
 
 /** A name from the browser made safe as one file name in our folder. */
 export function uploadName(raw: string | undefined, taken: ReadonlySet<string>): string {
@@ -146,8 +147,10 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   };
   const broadcast = (summary: DocumentSummary): void => send('document', summary);
   const libraryDir = options.libraryDir ?? libraryFolder(host.appData);
+  const dictionary = await UserDictionary.open(host.appData);
   const documents = new DocumentStore({
     libraryDir,
+    knownWord: (text) => dictionary.knows(text),
     settings: () => readGuiSettings(host.appData),
     onChange: broadcast,
     onRemove: (id) => send('removed', { id }),
@@ -262,7 +265,8 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
         const name = uploadName(part.filename, taken);
         taken.add(name);
         const path = join(inputDir, name);
-        await pipeline(part.file, createWriteStream(path));
+        // A file Quire cannot open is refused on its first bytes, not once all of it is here.
+        await pipeline(part.file, checkedUpload(name), createWriteStream(path));
         if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${formatBytes(MAX_UPLOAD)}).`);
         if ((await stat(path)).size === 0) throw new HttpError(400, 'empty_file', `${name} is empty.`);
         files.push({ path, name });
@@ -319,6 +323,9 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
     const frame = await documents.frame(request.params.id, request.params.index);
     return reply.type('image/jpeg').header('cache-control', 'private, max-age=3600').send(createReadStream(frame.path));
   });
+
+  // The person's dictionary: a word added stops being marked in every open document at once.
+  dictionaryRoutes(app, dictionary, () => documents.recount());
 
   // --- export ---
   app.get('/api/exporters', async () => exporterCards(await knownDestinations(), host).map((c) => (c.reason ? { ...c, reason: words(c.reason) } : c)));

@@ -19,12 +19,10 @@ import { outOfFocus } from '../pipeline/index.js';
 import { type DocumentRecord, readLibrary, removeStaleProjects, saveRecord } from './library.js';
 import {
   editWord,
-  isDoubtful,
   loadManifest,
   type OcrPage,
   type OcrWord,
   pageWords,
-  proofreadingCounts,
   readOcrPage,
   type ProjectManifest,
   type ProjectPage,
@@ -52,6 +50,8 @@ import type {
 } from './api-types.js';
 import { busy, failureMessage, notFound } from './http-errors.js';
 import { inInterfaceWords } from './interface-words.js';
+import { countsWith, markedWord } from './dictionary.js';
+import { curlFlattened } from './page-facts.js';
 import { type PreviewSize, renderFramePreview, renderPagePreview } from './previews.js';
 import { countStage, endStages, finishStage, ocrStage, pagesStage, startStage, unpackStage } from './stages.js';
 
@@ -71,6 +71,8 @@ export interface DocumentStoreOptions {
   /** Hears that a document was closed. */
   onRemove?: (id: string) => void;
   processPages?: ProcessPagesFn;
+  /** Words of the person's dictionary: proofreading does not mark them. */
+  knownWord?: (text: string) => boolean;
 }
 
 interface RunningTask {
@@ -140,13 +142,13 @@ function userFailure(error: unknown, doc: { inputDir: string }): { code: string;
   return { code: failure.code, message: inInterfaceWords(inUserWords(failure.message, doc)) };
 }
 
-function wordView(word: OcrWord, n: number): WordView {
+function wordView(word: OcrWord, n: number, known: (text: string) => boolean): WordView {
   return {
     n,
     text: word.text,
     box: word.box,
     confidence: word.confidence,
-    doubtful: isDoubtful(word),
+    doubtful: markedWord(word, known),
     ...(word.correction ? { correction: word.correction } : {}),
     ...(word.edit ? { edit: word.edit } : {}),
   };
@@ -170,10 +172,22 @@ export class DocumentStore {
   readonly #docs = new Map<string, GuiDocument>();
   readonly #options: DocumentStoreOptions;
   readonly #processPages: ProcessPagesFn;
+  readonly #known: (text: string) => boolean;
 
   constructor(options: DocumentStoreOptions) {
     this.#options = options;
     this.#processPages = options.processPages ?? processPages;
+    this.#known = options.knownWord ?? (() => false);
+  }
+
+  /** The person's dictionary changed: every document counts its words to check again, and the pages hear of it. */
+  async recount(): Promise<void> {
+    for (const doc of this.#docs.values()) {
+      if (doc.task) continue; // its counts are made when the task ends
+      await this.#countWords(doc);
+      doc.revision++;
+      this.#changed(doc);
+    }
   }
 
   /** A fresh folder for a document's upload, before the document exists. */
@@ -310,7 +324,7 @@ export class DocumentStore {
       preset: p.decisions.preset,
       ...(split ? { split: { box: split.box, content: split.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) } } : {}),
       ...(p.decisions.deskew ? { deskew: p.decisions.deskew.angle } : {}),
-      ...(p.decisions.dewarp ? { dewarped: p.decisions.dewarp.applied } : {}),
+      ...(p.decisions.dewarp ? { dewarped: curlFlattened(p.decisions) } : {}),
       image: `${base}/image?size=full&v=${doc.imageRevision}`,
       thumb: `${base}/image?size=thumb&v=${doc.imageRevision}`,
       ...(doc.counts.has(p.index) ? { proofreading: doc.counts.get(p.index) } : {}),
@@ -509,7 +523,7 @@ export class DocumentStore {
     if (!doc.projectDir || !doc.manifest) return;
     for (const page of doc.manifest.pages) {
       if (!page.ocr || page.kind === 'pdf') continue;
-      doc.counts.set(page.index, proofreadingCounts(await this.#readOcr(doc.projectDir, page)));
+      doc.counts.set(page.index, countsWith(await this.#readOcr(doc.projectDir, page), this.#known));
     }
   }
 
@@ -525,7 +539,13 @@ export class DocumentStore {
       // An engine that cannot run is said before the pipeline's minutes, not after.
       const ocr = ocrEngine !== 'none' ? await readyOcr(ocrEngine, settings.ocrLanguages) : undefined;
       report.start(doc.opened ? 'pages' : 'unpack');
-      const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, { projectDir, label: basename(doc.inputs[0]) });
+      // A PDF page with a text layer (Quire's own corrected PDF, a born-digital page) keeps it, as `quire ocr` does,
+      // unless a preset was chosen by hand: then every page is made again from its pixels.
+      const keepTextPages = doc.preset === 'auto';
+      // The document's own opened input is lent, not opened a second time: closing a second pdfjs copy of a PDF
+      // stalls the pages the first one has yet to render (the page view's capture, a kept page's picture).
+      const lent = doc.opened ? { opened: { ...doc.opened, close: async () => undefined } } : {};
+      const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, { projectDir, label: basename(doc.inputs[0]), keepTextPages, ...lent });
       try {
         if (doc.opened) await this.#processPages(project, { ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}), signal, onProgress });
         else report.finish('unpack');
@@ -655,11 +675,11 @@ export class DocumentStore {
     let paragraph = 0;
     for (const block of ocr.blocks) {
       for (const para of block.paragraphs) {
-        for (const line of para.lines) lines.push({ paragraph, words: line.words.map((w) => wordView(w, n++)) });
+        for (const line of para.lines) lines.push({ paragraph, words: line.words.map((w) => wordView(w, n++, this.#known)) });
         paragraph++;
       }
     }
-    return { index, width: ocr.width, height: ocr.height, engine: ocr.engine, languages: ocr.languages, lines, ...proofreadingCounts(ocr) };
+    return { index, width: ocr.width, height: ocr.height, engine: ocr.engine, languages: ocr.languages, lines, ...countsWith(ocr, this.#known) };
   }
 
   /**
@@ -682,13 +702,13 @@ export class DocumentStore {
       else if (change.text !== undefined) editWord(ocr, n, change.text);
       else throw new HttpError(400, 'bad_request', 'Give the new text of the word, or ask to restore it.');
       await writeOcrPage(projectDir, page.ocr as string, ocr);
-      const counts = proofreadingCounts(ocr);
+      const counts = countsWith(ocr, this.#known);
       doc.counts.set(index, counts);
       doc.textRevision++;
       doc.revision++;
       this.#changed(doc);
       await this.#keep(doc);
-      return { word: wordView(pageWords(ocr)[n], n), page: counts };
+      return { word: wordView(pageWords(ocr)[n], n, this.#known), page: counts };
     });
     doc.editing = run.catch(() => undefined);
     return run;
@@ -699,9 +719,11 @@ export class DocumentStore {
     const doc = this.get(id);
     const page = this.#page(doc, index);
     if (!doc.projectDir) throw notFound('page');
-    if (page.kind === 'pdf') throw new HttpError(404, 'no_image', 'This page is kept from its PDF as it is and has no page image.');
+    // A page kept from its PDF is shown as the PDF page it is.
+    if (page.kind === 'pdf' && !doc.opened) throw new HttpError(404, 'no_image', 'This page is kept from its PDF as it is and has no page image.');
+    const source = page.kind === 'pdf' ? (await this.frame(id, page.source.frame)).path : join(doc.projectDir, page.file);
     const dest = join(doc.dir, 'previews', `r${doc.imageRevision}-p${index}-${size}.jpg`);
-    await renderPagePreview(join(doc.projectDir, page.file), dest, size);
+    await renderPagePreview(source, dest, size);
     return dest;
   }
 

@@ -73,6 +73,8 @@ export interface ExportAsk {
   options?: Record<string, string>;
   /** For a destination taking several formats: the one to write. */
   as?: string;
+  /** More formats written by the same export, beside `target` (a format too), under the same name: PDF, Markdown and EPUB in one go. */
+  also?: Array<{ target: string; options?: Record<string, string> }>;
 }
 
 export interface ExportContext {
@@ -88,25 +90,44 @@ export interface ExportContext {
 
 /** An export asked for, checked: what to write, and where it goes when it is a send. */
 export interface ResolvedExport {
-  request: ExportRequest;
+  /** What to write: one format for a send, one or more for the export folder. */
+  requests: ExportRequest[];
   title: string;
   slug?: string;
   display?: string;
 }
 
 /** The export request a card and its choices stand for; a usage error in a sentence otherwise. */
+/** One format asked for, with its options checked. */
+function resolveFormat(target: string, asked: Record<string, string> = {}): ExportRequest {
+  const exporter = listExports().find((e) => e.name === target);
+  if (!exporter) throw new HttpError(400, 'unknown_format', `There is no export format called ${target}.`);
+  const options: Record<string, string> = {};
+  for (const [key, value] of Object.entries(asked)) {
+    const allowed = exporter.options[key]?.values;
+    if (!allowed) throw new HttpError(400, 'bad_request', `The ${exporter.name} export has no option ${key}.`);
+    if (!allowed.includes(value)) throw new HttpError(400, 'bad_request', `The ${exporter.name} option ${key} must be one of: ${allowed.join(', ')}.`);
+    options[key] = value;
+  }
+  return { format: exporter.name, options };
+}
+
+/** "PDF", "PDF and Markdown", "PDF, Markdown and EPUB". */
+function titleOf(requests: ExportRequest[]): string {
+  const titles = requests.map((r) => TITLES[r.format] ?? r.format);
+  return titles.length === 1 ? titles[0] : `${titles.slice(0, -1).join(', ')} and ${titles[titles.length - 1]}`;
+}
+
 export async function resolveExport(ask: ExportAsk, ctx: Pick<ExportContext, 'destinations' | 'host'>): Promise<ResolvedExport> {
+  if (ask.also && ask.also.length > 0 && ask.target.startsWith('send:')) throw new HttpError(400, 'bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
   if (!ask.target.startsWith('send:')) {
-    const exporter = listExports().find((e) => e.name === ask.target);
-    if (!exporter) throw new HttpError(400, 'unknown_format', `There is no export format called ${ask.target}.`);
-    const options: Record<string, string> = {};
-    for (const [key, value] of Object.entries(ask.options ?? {})) {
-      const allowed = exporter.options[key]?.values;
-      if (!allowed) throw new HttpError(400, 'bad_request', `The ${exporter.name} export has no option ${key}.`);
-      if (!allowed.includes(value)) throw new HttpError(400, 'bad_request', `The ${exporter.name} option ${key} must be one of: ${allowed.join(', ')}.`);
-      options[key] = value;
+    const requests = [resolveFormat(ask.target, ask.options)];
+    for (const more of ask.also ?? []) {
+      if (more.target.startsWith('send:')) throw new HttpError(400, 'bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
+      if (requests.some((r) => r.format === more.target)) throw new HttpError(400, 'bad_request', `The ${more.target} export was asked for twice.`);
+      requests.push(resolveFormat(more.target, more.options));
     }
-    return { request: { format: exporter.name, options }, title: TITLES[exporter.name] ?? exporter.name };
+    return { requests, title: titleOf(requests) };
   }
   const slug = ask.target.slice('send:'.length);
   const found = (await ctx.destinations()).find((d) => d.slug === slug);
@@ -118,12 +139,12 @@ export async function resolveExport(ask: ExportAsk, ctx: Pick<ExportContext, 'de
   if (formats.length === 0) throw new HttpError(409, 'no_format', `${found.descriptor.display} takes no format Quire writes.`);
   const format = ask.as ?? formats[0];
   if (!formats.includes(format)) throw new HttpError(400, 'bad_request', `${found.descriptor.display} can be sent ${formats.join(', ')}, not ${format}.`);
-  return { request: { format, options: {} }, slug, title: found.descriptor.display, display: found.descriptor.display };
+  return { requests: [{ format, options: {} }], slug, title: found.descriptor.display, display: found.descriptor.display };
 }
 
 /** The OCR an export needs: none when the pages have text, else the default engine (auto when that is none). */
-function ocrFor(request: ExportRequest, manifest: ProjectManifest, settings: GuiSettings): { ocr?: string; ocrLang?: string } {
-  const needsText = exportRegistry.get(request.format)?.needsOcr === true;
+function ocrFor(requests: ExportRequest[], manifest: ProjectManifest, settings: GuiSettings): { ocr?: string; ocrLang?: string } {
+  const needsText = requests.some((r) => exportRegistry.get(r.format)?.needsOcr === true);
   const hasText = visiblePages(manifest).every((p) => p.ocr);
   if (!needsText || hasText) return {};
   return { ocr: settings.ocrEngine === 'none' ? 'auto' : settings.ocrEngine, ocrLang: settings.ocrLanguages };
@@ -132,8 +153,8 @@ function ocrFor(request: ExportRequest, manifest: ProjectManifest, settings: Gui
 /** The stages an export goes through: OCR when it needs text the pages lack, writing the format, sending it. */
 export function exportStages(resolved: ResolvedExport, manifest: ProjectManifest, settings: GuiSettings): StageProgress[] {
   const stages: StageProgress[] = [];
-  if (ocrFor(resolved.request, manifest, settings).ocr) stages.push(ocrStage());
-  stages.push(writeStage(resolved.request.format));
+  if (ocrFor(resolved.requests, manifest, settings).ocr) stages.push(ocrStage());
+  for (const r of resolved.requests) stages.push(writeStage(r.format));
   if (resolved.slug) stages.push(sendStage(resolved.slug, resolved.display ?? resolved.slug));
   return stages;
 }
@@ -142,34 +163,42 @@ export function exportStages(resolved: ResolvedExport, manifest: ProjectManifest
  * The file stem an export of `doc` writes under in `folder`: the document's name, or `name (2)`, `name (3)`… when a
  * file of that name is there that this document did not write (another document of the same name, an older file).
  */
-export function exportStem(doc: Pick<GuiDocument, 'written'>, folder: string, name: string, extension: string): string {
+export function exportStem(doc: Pick<GuiDocument, 'written'>, folder: string, name: string, extensions: readonly string[]): string {
   const base = safeFileName(name);
   for (let n = 1; ; n++) {
     const stem = n === 1 ? base : `${base} (${n})`;
-    const path = join(folder, `${stem}${extension}`);
-    if (!existsSync(path) || doc.written.has(path)) return stem;
+    // Every file of one export shares its stem: the PDF, the Markdown and the EPUB of a document keep one name.
+    const free = extensions.every((extension) => {
+      const path = join(folder, `${stem}${extension}`);
+      return !existsSync(path) || doc.written.has(path);
+    });
+    if (free) return stem;
   }
 }
 
 /** Write the export (OCR first when it needs text and the pages have none); then list it for the page, or send it. */
 export async function runExport(doc: GuiDocument, projectDir: string, resolved: ResolvedExport, ctx: ExportContext, signal: AbortSignal, report: TaskReporter): Promise<ExportResult> {
-  const { request, slug } = resolved;
+  const { requests, slug } = resolved;
   const manifest = doc.manifest as ProjectManifest;
   const project = { dir: projectDir, manifest };
-  const { ocr, ocrLang } = ocrFor(request, manifest, ctx.settings);
+  const { ocr, ocrLang } = ocrFor(requests, manifest, ctx.settings);
   if (ocr) {
     const spec = await readyOcr(ocr, ocrLang);
     report.start('ocr');
     await recognize(project, spec, { signal, onProgress: report.onProgress });
   }
-  const onWritten = (o: { format: string; path: string }): void => report.onProgress({ type: 'export', format: o.format, path: o.path });
+  const onWritten = (o: { format: string; path: string }): void => {
+    report.onProgress({ type: 'export', format: o.format, path: o.path });
+    const next = requests[requests.findIndex((r) => r.format === o.format) + 1];
+    if (next) report.start(`write:${next.format}`);
+  };
   const base = { title: resolved.title, at: 0, stages: [] as StageProgress[] };
-  report.start(`write:${request.format}`);
+  report.start(`write:${requests[0].format}`);
   if (!slug) {
     await mkdir(ctx.exportFolder, { recursive: true });
-    const extension = exportRegistry.get(request.format)?.extension ?? '';
-    const fileStem = exportStem(doc, ctx.exportFolder, manifest.name, extension);
-    const written = await writeExports(project, [request], ctx.exportFolder, { fileStem, onWritten });
+    const extensions = requests.map((r) => exportRegistry.get(r.format)?.extension ?? '');
+    const fileStem = exportStem(doc, ctx.exportFolder, manifest.name, extensions);
+    const written = await writeExports(project, requests, ctx.exportFolder, { fileStem, signal, onWritten });
     const files = written.map((w) => {
       doc.written.add(w.path);
       const fileName = basename(w.path);
@@ -179,7 +208,7 @@ export async function runExport(doc: GuiDocument, projectDir: string, resolved: 
   }
   const staging = await mkdtemp(join(ctx.stagingRoot, 'export-'));
   try {
-    const written = await writeExports(project, [request], staging, { onWritten });
+    const written = await writeExports(project, requests, staging, { onWritten });
     report.start(`send:${slug}`);
     const converted = { name: manifest.name, pages: visiblePages(manifest).length, outputs: written, ...(manifest.ocr ? { ocr: manifest.ocr } : {}) };
     const outcomes = await send(converted, [slug], ctx.host);

@@ -217,12 +217,22 @@ export function settingsView(d: UsableDestination, host: ResolvedHostOptions): P
 }
 
 /** Check `d` with its stored values, or with unsaved `form` values over them: nothing is stored. */
+/**
+ * Whether a setting the destination needs is empty both in the form and in what is stored: a check that fails on its
+ * settings is then a missing setting; with every field filled, it is a value the destination refused.
+ */
+function missingIn(d: UsableDestination, host: ResolvedHostOptions, form: UnsavedValues): boolean {
+  const stored = missingSettings(d.descriptor, host);
+  const typed = (id: string): boolean => String(form.settings?.[id] ?? form.secrets?.[id] ?? '').trim() !== '';
+  return [...d.descriptor.configFields, ...d.descriptor.secretFields].some((f) => stored.includes(f.label) && !typed(f.id));
+}
+
 export async function checkView(d: UsableDestination, host: ResolvedHostOptions, log: (detail: string) => void, form: UnsavedValues = {}): Promise<CheckView> {
   const result = await checkDestination(d, host, form);
   if (result.detail) log(result.detail);
   return {
     ok: result.ok,
-    label: result.ok ? 'OK' : CHECK_KIND_LABELS[result.kind ?? 'UNKNOWN'],
+    label: result.ok ? 'OK' : result.kind === 'CONFIG' && !missingIn(d, host, form) ? 'Invalid setting' : CHECK_KIND_LABELS[result.kind ?? 'UNKNOWN'],
     kind: result.kind,
     message: result.message,
   };

@@ -89,6 +89,19 @@ export const schemas = {
         target: { type: 'string', pattern: '^(?:[a-z][a-z0-9-]{0,39}|send:[a-z0-9]+(?:-[a-z0-9]+)*)$' },
         options: { type: 'object', additionalProperties: { type: 'string', maxLength: 100 }, maxProperties: 10 },
         as: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,39}$' },
+        also: {
+          type: 'array',
+          maxItems: 10,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              target: { type: 'string', pattern: '^[a-z][a-z0-9-]{0,39}$' },
+              options: { type: 'object', additionalProperties: { type: 'string', maxLength: 100 }, maxProperties: 10 },
+            },
+            required: ['target'],
+          },
+        },
       },
       required: ['target'],
     },

@@ -128,7 +128,9 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await tabTo(rail('OCR'));
     await page.keyboard.press('Enter');
     const engine = panel().getByLabel('Engine');
-    await expect(engine.inputValue()).resolves.toBe('tesseract');
+    // Automatic is offered first; this path reads with tesseract.js, whose reading of the page the steps below know.
+    await expect(engine.inputValue()).resolves.toBe('auto');
+    await engine.selectOption('tesseract');
     await tabTo(panel().getByLabel('Detect them from the pages'));
     await page.keyboard.press('Space');
     await tabTo(panel().getByLabel('English (eng)'));

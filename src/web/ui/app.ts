@@ -12,9 +12,11 @@ import { h, type ComponentChild } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { BootState, DocumentDetail, DocumentSummary, PageView, PresetChoice, SettingsView } from '../api-types.js';
 import { api, messageOf, uploadDocument } from './api.js';
+import { ErrorBanner } from './banner.js';
 import { ConfirmDialog } from './dialog.js';
 import { RerunConfirm } from './keep-work.js';
 import { Announcer } from './live.js';
+import { DictionaryEditor } from './dictionary.js';
 import { ExportPanel } from './export-panel.js';
 import { Icon, type IconName } from './icons.js';
 import { OcrPanel } from './ocr-panel.js';
@@ -23,8 +25,10 @@ import { PageGrid, PageViewer, type ViewMode } from './pages.js';
 import { PluginSettingsDialog } from './plugin-settings.js';
 import { PluginsPanel } from './plugins-panel.js';
 import { TaskPanel } from './progress.js';
+import { RecogniseButton } from './recognise.js';
 import type { InitialWord } from './proofread.js';
 import { SettingsPanel } from './settings-panel.js';
+import { refuseUnopenable } from './upload-guard.js';
 import { isTyping, ShortcutsDialog } from './shortcuts.js';
 
 type PanelName = 'export' | 'ocr' | 'plugins' | 'settings';
@@ -218,6 +222,7 @@ export function App(): ComponentChild {
     setOpenError(null);
     setUploading(0);
     try {
+      await refuseUnopenable(files);
       const summary = await uploadDocument(files, setUploading);
       setDocs((all) => ({ ...all, [summary.id]: { ...summary, ...all[summary.id] } }));
       setCurrentId(summary.id);
@@ -390,7 +395,7 @@ export function App(): ComponentChild {
       h(
         'div',
         { class: 'doc-bar' },
-        h('p', { class: 'doc-facts' }, `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`, detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '', detail.usedPreset ? ` · preset ${detail.usedPreset}` : '', detail.ocr ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})` : ' · no text yet'),
+        h('p', { class: 'doc-facts' }, `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`, detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '', detail.usedPreset ? ` · preset ${detail.usedPreset}` : '', detail.ocr ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})` : detail.pageList.every((p) => p.hasText) ? " · text: the PDF's own" : ' · no text yet'),
         proofreading
           ? h(
               'button',
@@ -398,13 +403,13 @@ export function App(): ComponentChild {
               h(Icon, { name: 'pen', size: 16 }),
               proofreading.doubtful > 0 ? `Proofread: ${proofreading.doubtful} word${proofreading.doubtful === 1 ? '' : 's'} to check` : 'Proofread',
             )
-          : null,
+          : h(RecogniseButton, { boot, doc, pages: detail.pageList, busy, onError: showError }),
         doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null,
         h('button', { type: 'button', class: 'button subtle', onClick: closeDocument, disabled: busy }, 'Close document'),
       ),
       busy ? h(TaskPanel, { doc, onCancel: cancel, compact: true }) : null,
       h(LastTaskNote, { doc, exportPanel: panel === 'export' }),
-      shownError ? h('p', { class: 'error', role: 'alert' }, shownError) : null,
+      shownError ? h(ErrorBanner, { text: shownError, onDismiss: () => setActionError(null) }) : null,
       pageIndex === null
         ? h(PageGrid, { doc: detail, onOpen: (i) => openPage(i), onToggle: toggle, busy, focusIndex: gridFocus })
         : h(PageViewer, {
@@ -451,7 +456,7 @@ export function App(): ComponentChild {
       h(FilePicker, { onFiles: (f) => void open(f), label: 'Open…', inputId: 'open-files' }),
       h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Keyboard shortcuts', 'aria-keyshortcuts': '?', title: 'Keyboard shortcuts (?)', onClick: () => setShortcuts(true) }, h(Icon, { name: 'keyboard' })),
     ),
-    doc && openError ? h('p', { class: 'error banner', role: 'alert' }, openError) : null,
+    doc && openError ? h(ErrorBanner, { text: openError, banner: true, onDismiss: () => setOpenError(null) }) : null,
     h('main', { id: 'main', class: 'main', tabIndex: -1 }, content),
     panel
       ? h(
@@ -467,6 +472,7 @@ export function App(): ComponentChild {
           panel === 'ocr' ? h(OcrPanel, { boot, doc }) : null,
           panel === 'plugins' ? h(PluginsPanel, { version: pluginsVersion, onChanged: pluginsChanged, onSettings: setSettingsOf }) : null,
           panel === 'settings' ? h(SettingsPanel, { boot, onSaved: settingsSaved }) : null,
+          panel === 'settings' ? h(DictionaryEditor, null) : null,
         )
       : null,
     h(Rail, { panel, onPanel: setPanel }),

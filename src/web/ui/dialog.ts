@@ -10,7 +10,42 @@ import { useEffect, useRef } from 'preact/hooks';
 
 let nextId = 0;
 
-const FIRST_FIELD = '.modal-body :is(input:not([type=hidden]):not([tabindex="-1"]), select, textarea, button, a[href])';
+const FIRST_FIELD = '.modal-body :is(input:not([type=hidden]):not([tabindex="-1"]), select, textarea, button, a[href]):not(:disabled)';
+
+/** Where focus goes in a dialog: the element marked `data-autofocus` when it can take it, else the first field. */
+function focusTarget(dialog: HTMLDialogElement): HTMLElement | null {
+  const marked = dialog.querySelector<HTMLElement>('[data-autofocus]');
+  return marked && !(marked as HTMLButtonElement).disabled ? marked : dialog.querySelector<HTMLElement>(FIRST_FIELD);
+}
+
+/**
+ * A dialog whose fields arrive later (settings read from the server, an Install button enabled once the plugin's
+ * declaration is read) gives them the focus when they come, as long as the person has not moved it themselves:
+ * until then it sits where the dialog put it (the first field, or nowhere).
+ */
+function focusWhenReady(dialog: HTMLDialogElement): () => void {
+  const close = dialog.querySelector('.modal-head button');
+  let placed: Element | null = null;
+  const idle = (): boolean => {
+    const at = document.activeElement;
+    return at === null || at === document.body || at === dialog || at === close || at === placed;
+  };
+  /** True when there is nothing more to wait for. */
+  const settle = (): boolean => {
+    if (!idle()) return true;
+    const target = focusTarget(dialog);
+    if (target && target !== document.activeElement) target.focus();
+    if (target) placed = target;
+    const marked = dialog.querySelector('[data-autofocus]');
+    return target !== null && (marked === null || marked === target);
+  };
+  if (settle()) return () => undefined;
+  const watch = new MutationObserver(() => {
+    if (settle()) watch.disconnect();
+  });
+  watch.observe(dialog, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled'] });
+  return () => watch.disconnect();
+}
 
 export function Modal({
   title,
@@ -35,9 +70,11 @@ export function Modal({
     // When that element goes with what the dialog did (a removed plugin's button), the area it was in takes focus.
     const area = returnTo?.closest<HTMLElement>('#side-panel, #main') ?? document.getElementById('main');
     if (dialog && !dialog.open) dialog.showModal();
-    const target = dialog?.querySelector<HTMLElement>('[data-autofocus]') ?? dialog?.querySelector<HTMLElement>(FIRST_FIELD);
-    target?.focus();
+    // showModal may have put focus on the close button: the dialog's own choice comes first.
+    if (dialog && document.activeElement !== dialog.querySelector('[data-autofocus]')) (document.activeElement as HTMLElement | null)?.blur();
+    const stopWatching = dialog ? focusWhenReady(dialog) : () => undefined;
     return () => {
+      stopWatching();
       if (dialog?.open) dialog.close();
       // Back where the person was, once the dialog is gone (a dialog under this one, or the page).
       queueMicrotask(() => {

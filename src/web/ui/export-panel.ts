@@ -93,6 +93,36 @@ function ExportOutcome({ doc, result, local }: { doc: DocumentSummary; result: E
   );
 }
 
+/** Under the chosen format: the other formats to write in the same export, under the same name. */
+function AlsoWrite({
+  id,
+  chosen,
+  formats,
+  also,
+  onChange,
+}: {
+  id: string;
+  chosen: ExporterCard;
+  formats: ExporterCard[];
+  also: string[];
+  onChange: (format: string, on: boolean) => void;
+}): ComponentChild {
+  if (formats.length === 0) return null;
+  return h(
+    'fieldset',
+    { class: 'also-write' },
+    h('legend', { class: 'small' }, `Write with the ${chosen.title}`),
+    formats.map((f) =>
+      h(
+        'label',
+        { class: 'check small' },
+        h('input', { type: 'checkbox', id: `${id}-also-${f.key}`, checked: also.includes(f.key), onChange: (e: Event) => onChange(f.key, (e.currentTarget as HTMLInputElement).checked) }),
+        f.title,
+      ),
+    ),
+  );
+}
+
 export function ExportPanel({
   doc,
   pluginsVersion,
@@ -110,6 +140,8 @@ export function ExportPanel({
   const [loadError, setLoadError] = useState<string | null>(null);
   const [selected, setSelected] = useState('pdf');
   const [choices, setChoices] = useState<Record<string, Record<string, string>>>({});
+  // Formats written together with the chosen one, by the chosen one's key: PDF, Markdown and EPUB in one export.
+  const [also, setAlso] = useState<Record<string, string[]>>({});
   const [starting, setStarting] = useState(false);
   // What this panel said of the export it was asked for, before the task took over; it belongs to that document only.
   const [note, setNote] = useState<{ docId: string; tone: 'bad' | 'info'; text: string } | null>(null);
@@ -133,6 +165,9 @@ export function ExportPanel({
   const choice = (key: string, name: string, fallback: string): string => choices[key]?.[name] ?? fallback;
   const setChoice = (key: string, name: string, value: string): void => setChoices((c) => ({ ...c, [key]: { ...c[key], [name]: value } }));
   const slugOf = (c: ExporterCard): string => c.key.slice('send:'.length);
+  const alsoOf = (key: string): string[] => also[key] ?? [];
+  const setAlsoOf = (key: string, format: string, on: boolean): void =>
+    setAlso((a) => ({ ...a, [key]: on ? [...(a[key] ?? []).filter((f) => f !== format), format] : (a[key] ?? []).filter((f) => f !== format) }));
   const exporting = doc?.task?.kind === 'export';
   const busy = starting || doc?.status === 'working';
 
@@ -144,9 +179,11 @@ export function ExportPanel({
       onSetUp(slugOf(card));
       return;
     }
+    const optionsOf = (c: ExporterCard): Record<string, string> => Object.fromEntries((c.options ?? []).map((o) => [o.name, choice(c.key, o.name, o.default)]));
+    const more = (cards ?? []).filter((c) => alsoOf(card.key).includes(c.key));
     const body =
       card.kind === 'format'
-        ? { target: card.key, options: Object.fromEntries((card.options ?? []).map((o) => [o.name, choice(card.key, o.name, o.default)])) }
+        ? { target: card.key, options: optionsOf(card), ...(more.length > 0 ? { also: more.map((c) => ({ target: c.key, options: optionsOf(c) })) } : {}) }
         : { target: card.key, as: choice(card.key, 'as', card.formats?.[0] ?? 'pdf') };
     setStarting(true);
     try {
@@ -204,6 +241,7 @@ export function ExportPanel({
                     ),
                   )
                 : null,
+              isSelected && c.kind === 'format' ? h(AlsoWrite, { id, chosen: c, formats: cards.filter((o) => o.kind === 'format' && o.key !== c.key), also: alsoOf(c.key), onChange: (f, on) => setAlsoOf(c.key, f, on) }) : null,
               isSelected && c.kind === 'destination' && c.formats && c.formats.length > 1
                 ? h(
                     'div',
@@ -227,7 +265,8 @@ export function ExportPanel({
     cards && cards.every((c) => c.kind === 'format') ? h('p', { class: 'muted small' }, 'Install a destination in Plugins to send exports to a library, an e-reader or a corpus.') : null,
     h(
       'div',
-      { class: 'panel-actions' },
+      // Kept in sight at the foot of the panel however long the list of cards is (1280×800 included).
+      { class: 'panel-actions sticky-actions' },
       h('button', { type: 'button', class: 'button primary', disabled: !doc || !card || busy || doc.pages === 0, onClick: () => void run() }, exporting || starting ? 'Exporting…' : 'Export'),
     ),
     exporting && doc?.task ? h('div', { class: 'export-running', role: 'status', 'aria-live': 'polite' }, h(StageList, { stages: doc.task.stages, label: 'Stages of the export' })) : null,

@@ -10,11 +10,19 @@ import type { BootState, DocumentSummary } from '../api-types.js';
 import { api, messageOf } from './api.js';
 import { ConfirmDialog } from './dialog.js';
 
-/** The engine offered first: the default one, else the first that can run and reads text. */
-function firstEngine(boot: BootState): string {
-  const usable = boot.ocrEngines.filter((e) => e.available && e.name !== 'none');
-  const preferred = boot.settings.ocrEngine === 'auto' ? 'tesseract' : boot.settings.ocrEngine;
-  return usable.find((e) => e.name === preferred)?.name ?? usable[0]?.name ?? 'none';
+/**
+ * The engine offered first: the default one when it can run, else Automatic (the fastest local engine that reads the
+ * languages: native tesseract when it is installed, as the CLI's `--ocr auto` picks it).
+ */
+export function firstEngine(boot: BootState): string {
+  const preferred = boot.settings.ocrEngine;
+  if (preferred !== 'none' && preferred !== 'auto' && boot.ocrEngines.some((e) => e.name === preferred && e.available)) return preferred;
+  return 'auto';
+}
+
+/** The engine whose languages and description Automatic stands for. */
+function describedEngine(boot: BootState, engine: string): BootState['ocrEngines'][number] | undefined {
+  return boot.ocrEngines.find((e) => e.name === (engine === 'auto' ? 'tesseract' : engine));
 }
 
 export function LanguagePicker({
@@ -69,7 +77,7 @@ export function OcrPanel({ boot, doc }: { boot: BootState; doc: DocumentSummary 
   const [confirming, setConfirming] = useState(false);
   useEffect(() => setConfirming(false), [doc?.id]);
 
-  const description = boot.ocrEngines.find((e) => e.name === engine);
+  const description = describedEngine(boot, engine);
   const engineLanguages = description?.languages ?? [];
   const busy = doc?.status === 'working';
   const checked = doc?.proofreading?.checked ?? 0;
@@ -104,11 +112,16 @@ export function OcrPanel({ boot, doc }: { boot: BootState; doc: DocumentSummary 
       h(
         'select',
         { id: 'ocr-engine', value: engine, onChange: (e: Event) => setEngine((e.currentTarget as HTMLSelectElement).value) },
+        h('option', { value: 'auto' }, 'Automatic (fastest local engine)'),
         boot.ocrEngines
           .filter((e) => e.name !== 'none')
           .map((e) => h('option', { value: e.name, disabled: !e.available }, `${e.display}${e.available ? '' : ` — ${e.reason ?? 'not available'}`}`)),
       ),
-      description ? h('p', { class: 'muted small' }, description.description) : null,
+      engine === 'auto'
+        ? h('p', { class: 'muted small' }, 'Native tesseract when it is installed on this computer (faster), else tesseract.js; both read the same languages.')
+        : description
+          ? h('p', { class: 'muted small' }, description.description)
+          : null,
     ),
     engineLanguages.length > 0 ? h(LanguagePicker, { languages: engineLanguages, value: languages, onChange: setLanguages, idPrefix: 'ocr-lang' }) : null,
     h(
@@ -119,7 +132,7 @@ export function OcrPanel({ boot, doc }: { boot: BootState; doc: DocumentSummary 
         {
           type: 'button',
           class: 'button primary',
-          disabled: !doc || busy || doc.pages === 0 || languages === '' || description?.available === false,
+          disabled: !doc || busy || doc.pages === 0 || languages === '' || (engine !== 'auto' && description?.available === false),
           onClick: () => (checked > 0 ? setConfirming(true) : void run()),
         },
         'Run OCR',

@@ -11,17 +11,25 @@ import type { DocumentDetail, FrameView, PageText, PageView } from '../api-types
 import { api, messageOf } from './api.js';
 import { Icon } from './icons.js';
 import { ProofreadView, type InitialWord } from './proofread.js';
+import { fromPdf } from './source.js';
+import { ZoomableImage } from './zoom.js';
 
 export type ViewMode = 'compare' | 'proofread';
 
+/** Where a page came from: a PDF's pages are pages (`page 3 of the PDF`), a camera's or a scanner's images are frames. */
+function sourceWords(page: PageView): string {
+  return fromPdf(page) ? `page ${page.source.frame} of the PDF` : `frame ${page.source.frame}`;
+}
+
 function sideWords(page: PageView): string {
-  const frame = `frame ${page.source.frame}`;
+  const frame = sourceWords(page);
   return page.source.side === 'single' ? frame : `${page.source.side} page of ${frame}`;
 }
 
-/** The short form under a thumbnail: `frame 1, left`. */
+/** The short form under a thumbnail: `frame 1, left`, `PDF page 3`. */
 function shortSide(page: PageView): string {
-  return page.source.side === 'single' ? `frame ${page.source.frame}` : `frame ${page.source.frame}, ${page.source.side}`;
+  const frame = fromPdf(page) ? `PDF page ${page.source.frame}` : `frame ${page.source.frame}`;
+  return page.source.side === 'single' ? frame : `${frame}, ${page.source.side}`;
 }
 
 function EyeToggle({ page, onToggle, disabled }: { page: PageView; onToggle: (page: PageView) => void; disabled: boolean }): ComponentChild {
@@ -103,7 +111,7 @@ export function PageGrid({
 
 /** The capture with what the pipeline found drawn over it, in the frame's own pixels. */
 function Capture({ frame, page, siblings }: { frame: FrameView; page: PageView; siblings: PageView[] }): ComponentChild {
-  const label = `Capture: ${frame.input}, frame ${frame.index}, with the page box${page.split?.gutterX !== undefined ? ' and the split' : ''} drawn on it`;
+  const label = `Capture: ${frame.input}, ${fromPdf(page) ? 'page' : 'frame'} ${frame.index}, with the page box${page.split?.gutterX !== undefined ? ' and the split' : ''} drawn on it`;
   const stroke = Math.max(2, Math.round(frame.width / 400));
   return h(
     'svg',
@@ -135,6 +143,7 @@ function readingLines(paragraph: string): string {
 }
 
 function decisions(page: PageView): string {
+  if (page.kind === 'pdf') return 'kept from the PDF as it is, with its own text (no OCR runs on it)';
   const parts = [`preset ${page.preset}`, `${page.width}×${page.height} px at ${page.dpi} dpi`];
   if (page.deskew !== undefined) parts.push(`straightened by ${Math.abs(page.deskew).toFixed(1)}°`);
   if (page.dewarped) parts.push('page curl flattened');
@@ -225,7 +234,7 @@ export function PageViewer({
       'figure',
       { class: 'after' },
       h('figcaption', null, h('strong', null, doc.hasCaptures ? 'After' : 'The page'), doc.hasCaptures ? ' — the cleaned page' : ' — from the slim project (its captures are not in it)'),
-      h('img', { src: page.image, alt: `Cleaned page ${page.index}`, class: 'page-image', width: page.width, height: page.height }),
+      h(ZoomableImage, { src: page.image, alt: `Cleaned page ${page.index}`, width: page.width, height: page.height, resetKey: `${doc.id}/${page.index}/${page.image}` }),
       h('p', { class: 'muted small' }, decisions(page)),
     ),
     page.hasText
@@ -266,6 +275,6 @@ export function PageViewer({
       ),
     ),
     proofreading ? h(ProofreadView, { doc, page, initialWord, onOtherPage: (direction) => onOtherDoubtful(page.index, direction) }) : compare,
-    !page.hasText ? h('p', { class: 'muted small note' }, 'No recognised text yet: run OCR from the OCR panel to see it beside the page and proofread it.') : null,
+    !page.hasText ? h('p', { class: 'muted small note' }, 'No recognised text yet: press Recognise text above (or use the OCR panel) to see it beside the page and proofread it.') : null,
   );
 }

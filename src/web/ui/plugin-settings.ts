@@ -10,7 +10,7 @@
 import { h, type ComponentChild } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CheckView, ConfigExportView, ConfigImportView, FieldView, PluginSettingsView, UnsavedSettings } from '../api-types.js';
-import { api, messageOf, startDownload } from './api.js';
+import { api, ApiFailure, messageOf, startDownload } from './api.js';
 import { Modal } from './dialog.js';
 import { Icon } from './icons.js';
 
@@ -234,7 +234,9 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
     try {
       setCheck(await api<CheckView>('POST', `/api/plugins/${slug}/check`, formValues()));
     } catch (e) {
-      setCheck({ ok: false, label: 'Failed', kind: 'UNKNOWN', message: messageOf(e) });
+      // A value the form holds refused before any check ran (a URL that is not one): invalid, not missing.
+      const invalid = e instanceof ApiFailure && e.status === 400;
+      setCheck({ ok: false, label: invalid ? 'Invalid setting' : 'Failed', kind: invalid ? 'CONFIG' : 'UNKNOWN', message: messageOf(e) });
     }
   };
 

@@ -100,7 +100,8 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
       h('button', { type: 'button', class: 'button', onClick: onClose }, 'Cancel'),
       h(
         'button',
-        { type: 'button', class: 'button primary', disabled: !detail || installing || apiMismatch || (needsYes && !unisolated), onClick: () => void install() },
+        // The dialog's answer has the focus once the plugin's declaration is read (Cancel while it cannot be installed).
+        { type: 'button', class: 'button primary', 'data-autofocus': true, disabled: !detail || installing || apiMismatch || (needsYes && !unisolated), onClick: () => void install() },
         installing ? 'Installing…' : detail?.installed ? 'Install again' : 'Install',
       ),
     ),

@@ -9,6 +9,7 @@ import { h, type ComponentChild } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { DocumentDetail, PageView, PageWords, WordEditResult, WordView } from '../api-types.js';
 import { api, messageOf } from './api.js';
+import { AddToDictionary } from './dictionary.js';
 import { Icon } from './icons.js';
 import { isTyping } from './shortcuts.js';
 
@@ -326,6 +327,7 @@ export function ProofreadView({
               h('button', { type: 'button', class: 'button', disabled: busy, onClick: startEditing, 'aria-keyshortcuts': 'Enter' }, h(Icon, { name: 'pen', size: 16 }), 'Correct'),
               !current.edit ? h('button', { type: 'button', class: 'button', disabled: busy, onClick: () => void save({ text: current.text }) }, 'Mark checked') : null,
               current.edit ? h('button', { type: 'button', class: 'button subtle', disabled: busy, onClick: () => void save({ restore: true }) }, `Restore “${current.edit.from}”`) : null,
+              h(AddToDictionary, { word: current, disabled: busy, onNote: (tone, text) => setNote({ tone, text }) }),
             ),
           )
         : h('p', { class: 'muted small' }, 'Pick a word, or press N for the next word to check. Enter corrects it.'),
