@@ -11,9 +11,10 @@ import {
   exportWarnings,
   findDestination,
   importSettings,
-  installFromRegistry,
-  installPluginDirectory,
+  findPagePlugin,
+  installPlugin,
   installRecord,
+  recordAcceptance,
   pluginIsolation,
   reachableHosts,
   readRegistry,
@@ -279,13 +280,33 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
       const isolation = await pluginIsolation(host);
       if (isolation.level === 'partial') out(`${describeIsolation(isolation)}\n`);
       const isFolder = /[\\/]/.test(what) && existsSync(what) && statSync(what).isDirectory();
-      const installed = isFolder
-        ? await installPluginDirectory(what, host)
-        : await installFromRegistry(what, { ...host, registry: flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry() });
+      const result = await installPlugin(what, { ...host, fromFolder: isFolder, registry: flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry() });
+      if (result.kind !== 'destination') {
+        const { entry } = result;
+        const what = result.kind === 'ocr' ? `an OCR engine (--ocr ${entry.slug})` : `a pipeline step after ${entry.descriptor?.after ?? 'binarize'} (--steps +${entry.slug})`;
+        out(`Installed ${entry.slug} ${entry.manifest?.version ?? ''} (${entry.descriptor?.display ?? entry.slug}; ${what}).\n`);
+        out(`Accepted as installed: sha256 ${result.sha256}; if its files change, it is not run until you accept it again (quire plugins accept ${entry.slug}).\n`);
+        if (isolation.level === 'partial' && flags.allowUnisolated) out(`${entry.slug} will run without isolation, as --allow-unisolated asked.\n`);
+        return;
+      }
+      const installed = result.destination;
       const missing = missingSettings(installed.descriptor, host);
       out(`Installed ${installed.slug} ${installed.manifest.version} (${installed.descriptor.display}; accepts ${installed.descriptor.accepts.join(', ')}).\n`);
       if (isolation.level === 'partial' && flags.allowUnisolated) out(`${installed.slug} will run without isolation, as --allow-unisolated asked.\n`);
       if (missing.length > 0) out(`Set it up next: quire plugins config ${installed.slug} --set key=value … --set-secret key (missing: ${missing.join(', ')}).\n`);
+    });
+
+  plugins
+    .command('accept')
+    .description('accept a processor or OCR engine plugin as its files are now (their sha256 is recorded; a later change must be accepted again)')
+    .argument('<slug>')
+    .action(async (slug: string) => {
+      const { host, out } = io(deps);
+      const entry = (await findPagePlugin('processor', slug, host)) ?? (await findPagePlugin('ocr', slug, host));
+      if (!entry) throw new QuireError(ERROR_CODES.USAGE, `No processor or OCR engine plugin called ${slug} is installed; see quire list pipelines and quire list ocr.`);
+      if (entry.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The plugin ${slug} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
+      const sha256 = recordAcceptance(slug, entry.dir, host.appData);
+      out(`Accepted ${slug} as it is now (sha256 ${sha256}); it runs in its sandbox from now on.\n`);
     });
 
   plugins
