@@ -6,7 +6,7 @@
  * a reach outside the sandbox — fails alone with one sentence; the process is started afresh for the next page.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FactValue, FieldValue, PageFacts, RecognizedPage } from '../plugin-api/index.js';
@@ -80,18 +80,17 @@ class PageProcess {
   readonly child: ChildProcess;
   readonly refused: string[] = [];
   private waiting: Waiting | undefined;
+  private stderr = '';
   private readyWaiter: ((m: PageChildMessage | { type: 'lost'; message: string; detail: string }) => void) | undefined;
   private exited = false;
-  private stderr = '';
 
-  constructor(child: ChildProcess, private readonly request: PageSessionRequest, private readonly exchangeDir: string) {
+  constructor(child: ChildProcess, private readonly request: PageSessionRequest, private readonly exchangeDir: string, private readonly stderrPath: string) {
     this.child = child;
-    child.stderr?.on('data', (chunk: Buffer) => {
-      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-4000);
-    });
     child.on('message', (m: PageChildMessage) => this.onMessage(m));
     const lost = (detail: string): void => {
       this.exited = true;
+      this.stderr = tailOf(this.stderrPath);
+      rmSync(join(this.stderrPath, '..'), { recursive: true, force: true });
       const why = /heap out of memory|Array buffer allocation failed|Cannot allocate memory|std::bad_alloc/i.test(this.stderr)
         ? { type: 'lost' as const, message: 'it used more memory than a plugin may', detail: `${detail}; ${this.stderr.slice(-1000)}` }
         : { type: 'lost' as const, message: 'its process ended without an answer', detail: `${detail}; ${this.stderr.slice(-1000)}` };
@@ -171,6 +170,15 @@ class PageProcess {
   }
 }
 
+/** The end of what the child wrote to stderr. */
+function tailOf(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').slice(-4000).trim();
+  } catch {
+    return '';
+  }
+}
+
 function formatSeconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
@@ -238,7 +246,11 @@ export class PagePluginSession {
     rmSync(join(this.exchangeDir, file), { force: true });
     if (proc.refused.length > before) return { ok: false, message: `it tried to use ${proc.refused[before]}, which a plugin may not`, detail: proc.refused.slice(before).join('; ') };
     if (reply.type === 'lost') return { ok: false, message: reply.message, detail: reply.detail };
-    if (reply.type === 'page-failed') return { ok: false, message: reply.sandbox ? 'it tried to reach something outside its sandbox' : 'it threw an error', detail: reply.detail };
+    if (reply.type === 'page-failed') {
+      if (reply.memory) proc.kill(); // what it holds is of no use to the next page
+      const message = reply.memory ? 'it used more memory than a plugin may' : reply.sandbox ? 'it tried to reach something outside its sandbox' : 'it threw an error';
+      return { ok: false, message, detail: reply.detail };
+    }
     return { reply, proc };
   }
 
@@ -308,8 +320,13 @@ async function startProcess(request: PageSessionRequest, exchangeDir: string): P
     : [process.execPath, ...node];
   const limit = prlimit();
   const [program, ...args] = limit ? [limit, `--data=${PAGE_PLUGIN_MEMORY_BYTES}`, '--', ...command] : command;
-  const child = spawn(program, args, { cwd: filesDir, env: {}, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
-  const proc = new PageProcess(child, request, exchangeDir);
+  // stderr goes to a private file, not a pipe (as for destinations: a pipe is a handle the plugin could reopen).
+  const logDir = mkdtempSync(join(tmpdir(), 'quire-plugin-log-'));
+  const stderrPath = join(logDir, 'stderr');
+  const stderrFd = openSync(stderrPath, 'w', 0o600);
+  const child = spawn(program, args, { cwd: filesDir, env: {}, stdio: ['ignore', stderrFd, stderrFd, 'ipc'], serialization: 'json' });
+  closeSync(stderrFd);
+  const proc = new PageProcess(child, request, exchangeDir, stderrPath);
   const start: StartMessage = {
     type: 'start',
     kind: request.kind,

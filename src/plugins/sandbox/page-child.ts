@@ -125,7 +125,9 @@ async function page(request: PageRequest): Promise<void> {
       tell({ type: 'recognized', id: request.id, page: JSON.parse(JSON.stringify(read ?? null)) });
     }
   } catch (e) {
-    tell({ type: 'page-failed', id: request.id, detail: describeThrown(e), sandbox: isSandboxRefusal(e) });
+    // An allocation refused by the process's memory cap surfaces as a RangeError.
+    const memory = e instanceof RangeError && /allocation failed|out of memory|Invalid typed array length|Array buffer/i.test(e.message);
+    tell({ type: 'page-failed', id: request.id, detail: describeThrown(e), sandbox: isSandboxRefusal(e), memory });
   }
 }
 

@@ -68,5 +68,5 @@ export type PageChildMessage =
   | { type: 'start-failed'; message: string; detail: string; sandbox: boolean }
   | { type: 'processed'; id: number; file: string; width: number; height: number; facts: Record<string, FactValue> }
   | { type: 'recognized'; id: number; page: RecognizedPage }
-  | { type: 'page-failed'; id: number; detail: string; sandbox: boolean }
+  | { type: 'page-failed'; id: number; detail: string; sandbox: boolean; memory?: boolean }
   | { type: 'tesseract'; id: number; file: string; width: number; height: number; dpi: number; model: string; psm: number };
