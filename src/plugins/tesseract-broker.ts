@@ -44,7 +44,7 @@ export async function runTesseractForPlugin(
     const tsv = await new Promise<string>((resolve, reject) => {
       execFile(
         'tesseract',
-        [pgm, 'stdout', '--tessdata-dir', tessdata, '-l', lang, '--psm', String(psm), '--dpi', String(dpi), 'tsv'],
+        [pgm, 'stdout', '--tessdata-dir', tessdata, '-l', lang, '--psm', String(psm), '--dpi', String(dpi), '-c', 'tessedit_create_tsv=1'],
         { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', OMP_THREAD_LIMIT: '1' }, timeout: TESSERACT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
         (error, stdout, stderr) => (error ? reject(new Error(`${error.message.split('\n')[0]} ${String(stderr).slice(0, 300)}`)) : resolve(String(stdout))),
       );
