@@ -57,15 +57,25 @@ export async function openProcessorSteps(requests: readonly StepRequest[], host:
   };
   try {
     for (const request of requests) {
-      const entry = await findPagePlugin('processor', request.name, host);
+      // The process that describes the step is the one that runs it: one start per run.
+      const entry = await findPagePlugin('processor', request.name, host, { keepSession: true });
       if (!entry) throw new QuireError(ERROR_CODES.USAGE, `No processor step called ${request.name} is installed; see quire list pipelines.`);
       if (entry.state === 'unaccepted') {
         skipped.push(unacceptedLine(entry));
         continue;
       }
       if (entry.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The processor ${request.name} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
-      if (sessions.has(request.name)) throw new QuireError(ERROR_CODES.USAGE, `The step ${request.name} is named twice in --steps.`);
-      const values = readStepOptions(entry, request.options);
+      if (sessions.has(request.name)) {
+        await entry.session?.close();
+        throw new QuireError(ERROR_CODES.USAGE, `The step ${request.name} is named twice in --steps.`);
+      }
+      let values;
+      try {
+        values = readStepOptions(entry, request.options);
+      } catch (e) {
+        await entry.session?.close();
+        throw e;
+      }
       sessions.set(request.name, await openPagePlugin(entry, values, host));
       steps.push({ name: request.name, after: entry.descriptor?.after ?? 'binarize' });
     }
@@ -107,6 +117,9 @@ function pluginEngine(entry: PagePluginEntry, host: PluginHostOptions, onWarning
   const descriptor = entry.descriptor!;
   const languages = descriptor.languages ?? [];
   let session: Promise<PagePluginSession> | undefined;
+  // The process that described the engine reads the first pages; after a close, a new one starts when needed.
+  let kept = entry.session;
+  const fresh: PagePluginEntry = { ...entry, session: undefined };
   return {
     name: entry.slug,
     display: descriptor.display,
@@ -119,7 +132,8 @@ function pluginEngine(entry: PagePluginEntry, host: PluginHostOptions, onWarning
     async recognize(input, wanted) {
       const chosen = wanted.filter((l) => languages.includes(l));
       const using = chosen.length > 0 ? chosen : languages.slice(0, 1);
-      session ??= openPagePlugin(entry, {}, host);
+      session ??= kept ? Promise.resolve(kept) : openPagePlugin(fresh, {}, host);
+      kept = undefined;
       const image = await decodeGray(input.file);
       const outcome = await (await session).recognize({ width: image.width, height: image.height, dpi: input.dpi, pixels: image.data }, using);
       const page = { width: input.width, height: input.height, dpi: input.dpi };
@@ -130,6 +144,8 @@ function pluginEngine(entry: PagePluginEntry, host: PluginHostOptions, onWarning
       return toOcrPage(outcome.page, page, entry.slug, using);
     },
     async close() {
+      await kept?.close();
+      kept = undefined;
       const running = session;
       session = undefined;
       if (running) await (await running.catch(() => undefined))?.close();
@@ -145,7 +161,7 @@ function pluginEngine(entry: PagePluginEntry, host: PluginHostOptions, onWarning
 export async function useOcrPlugin(spec: string | undefined, host: PluginHostOptions = {}, onWarning: (line: string) => void = () => {}): Promise<void> {
   const name = spec?.split(':')[0]?.trim().toLowerCase();
   if (!name || findOcrEngine(name) || name === 'auto') return;
-  const entry = await findPagePlugin('ocr', name, host);
+  const entry = await findPagePlugin('ocr', name, host, { keepSession: true });
   if (!entry) return;
   if (entry.state === 'unaccepted') throw new QuireError(ERROR_CODES.USAGE, unacceptedLine(entry));
   if (entry.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The OCR engine plugin ${name} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);

@@ -6,7 +6,6 @@
  */
 import type { GrayImage } from '../imaging/index.js';
 import type { FactValue, ProjectPage } from '../project/index.js';
-import { estimateDpi } from './dpi.js';
 import type { PageState } from './steps.js';
 
 /** An added step: its name and the built-in step it follows. */
@@ -37,9 +36,14 @@ export type ExtraStepOutcome = { ok: true; image: ExtraStepPage; facts: Record<s
 /** Runs an added step on one page; never rejects for the step's own faults. */
 export type ExtraStepRunner = (name: string, page: ExtraStepPage, facts: ExtraStepFacts) => Promise<ExtraStepOutcome>;
 
-/** The facts of the page as it stands: its kind, its text's scale (measured now), the text area after a crop. */
+/**
+ * The facts of the page as it stands: its kind, its text's scale (the resolution estimate's measure, scaled to the
+ * page's resolution now; nothing is measured again, which would cost a quarter of a second a page), the text area
+ * after a crop.
+ */
 function factsOf(state: PageState, after: string): ExtraStepFacts {
-  const rhythm = estimateDpi(state.image);
+  const scale = state.dpi / state.decisions.inputDpi.value;
+  const rhythm = state.measuredText && Number.isFinite(scale) && scale > 0 ? { xHeightPx: state.measuredText.xHeightPx * scale, linePitchPx: state.measuredText.linePitchPx * scale } : undefined;
   const crop = state.decisions.crop;
   const marginPx = crop ? Math.round((state.marginMm / 25.4) * state.dpi) : 0;
   const pageBox =

@@ -77,7 +77,8 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
   const extra = runExtra ? (task.extraSteps ?? []) : [];
   for (const region of split.pages) {
     const page = cropGray(gray, region.box);
-    const dpi = stated ?? (await timed('dpi', () => resolveDpi(task, () => estimateDpi(page)?.dpi)));
+    let rhythm: ReturnType<typeof estimateDpi> = null;
+    const dpi = stated ?? (await timed('dpi', () => resolveDpi(task, () => (rhythm = estimateDpi(page))?.dpi)));
     const decisions: FramePage['decisions'] = {
       preset: task.preset,
       inputDpi: { value: round2(dpi.value), source: dpi.source },
@@ -85,6 +86,8 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
       split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) },
     };
     const state: PageState = { image: page, kind: 'gray', dpi: dpi.value, targetDpi: preset.targetDpi ?? dpi.value, marginMm: task.marginMm, makeReading: task.reading ?? true, decisions };
+    const measured = rhythm as ReturnType<typeof estimateDpi>;
+    if (measured) state.measuredText = { xHeightPx: measured.xHeightPx, linePitchPx: measured.linePitchPx };
     for (const name of preset.steps) {
       const step = pageStep(name);
       await timed(step.name, () => step.run(state));

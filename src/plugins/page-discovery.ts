@@ -36,6 +36,8 @@ export interface PagePluginEntry {
   descriptor?: PagePluginDescriptor;
   plugin?: LoadablePlugin;
   isolation?: Isolation;
+  /** Its process, kept running when asked (`keepSession`): the run uses the one that described it. */
+  session?: PagePluginSession;
 }
 
 /** The one sentence for a plugin that is not run because it is not accepted. */
@@ -46,7 +48,7 @@ export function unacceptedLine(entry: PagePluginEntry): string {
 }
 
 /** Check one page plugin folder; loads it in its sandbox only when it is accepted (or `accepting`). */
-export async function inspectPagePlugin(kind: PagePluginKindName, dir: string, host: ResolvedHostOptions, options: { directoryName?: string; accepting?: boolean; filesDir?: string } = {}): Promise<PagePluginEntry> {
+export async function inspectPagePlugin(kind: PagePluginKindName, dir: string, host: ResolvedHostOptions, options: { directoryName?: string; accepting?: boolean; filesDir?: string; keepSession?: boolean } = {}): Promise<PagePluginEntry> {
   const slug = options.directoryName ?? basename(dir);
   const base = { kind, slug, dir };
   let code: ReturnType<typeof readPluginCode>;
@@ -76,16 +78,17 @@ export async function inspectPagePlugin(kind: PagePluginKindName, dir: string, h
     onLog: (line) => host.onLog(slug, line),
   });
   if (!(session instanceof PagePluginSession)) return { ...base, state: 'refused', manifest, isolation, sha256: trust.sha256, reason: session.message, detail: session.detail };
-  await session.close();
+  if (!options.keepSession) await session.close();
   let descriptor: PagePluginDescriptor;
   try {
     // Its options as the host rebuilds them: a field the plugin described wrongly refuses the plugin.
     const rebuild = (f: Field): Field => makeField(f.id, f.label, f.kind, f.default, { required: f.required, choices: f.choices, help: f.help, ...(typeof f.min === 'number' ? { min: f.min } : {}), ...(typeof f.max === 'number' ? { max: f.max } : {}) });
     descriptor = { ...session.descriptor, options: session.descriptor.options.map(rebuild) };
   } catch (e) {
+    await session.close();
     return { ...base, state: 'refused', manifest, isolation, sha256: trust.sha256, reason: e instanceof Error ? e.message : String(e), detail: '' };
   }
-  return { ...base, state: 'usable', sha256: trust.sha256, manifest, isolation, descriptor, plugin: code.plugin };
+  return { ...base, state: 'usable', sha256: trust.sha256, manifest, isolation, descriptor, plugin: code.plugin, ...(options.keepSession ? { session } : {}) };
 }
 
 /** Every installed plugin of a kind, checked, sorted by slug. */
@@ -103,11 +106,11 @@ export async function discoverPagePlugins(kind: PagePluginKindName, options: Plu
 }
 
 /** The installed page plugin `slug` of a kind, checked; `undefined` when none is installed. */
-export async function findPagePlugin(kind: PagePluginKindName, slug: string, options: PluginHostOptions = {}): Promise<PagePluginEntry | undefined> {
+export async function findPagePlugin(kind: PagePluginKindName, slug: string, options: PluginHostOptions = {}, how: { keepSession?: boolean } = {}): Promise<PagePluginEntry | undefined> {
   const host = resolveHostOptions(options);
   const dir = join(kindDir(kind, host.appData), slug);
   if (!/^[a-z0-9-]+$/.test(slug) || !existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
-  return inspectPagePlugin(kind, dir, host);
+  return inspectPagePlugin(kind, dir, host, { keepSession: how.keepSession === true });
 }
 
 /** Read `key=value` option texts against the processor's fields; a usage error names what does not fit. */
@@ -128,8 +131,12 @@ export function readStepOptions(entry: PagePluginEntry, given: Record<string, st
   return values;
 }
 
-/** Start a session of a usable page plugin for a run, with these option values. */
+/** A session of a usable page plugin for a run, with these option values: the one that described it when kept, else a new one. */
 export async function openPagePlugin(entry: PagePluginEntry, values: Record<string, FieldValue>, options: PluginHostOptions = {}): Promise<PagePluginSession> {
+  if (entry.session) {
+    entry.session.setOptions(values);
+    return entry.session;
+  }
   const host = resolveHostOptions(options);
   if (entry.state !== 'usable' || !entry.plugin || !entry.isolation) throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${entry.slug} cannot be used: ${entry.reason ?? 'it is not accepted'}.`);
   const session = await PagePluginSession.open({
@@ -137,11 +144,11 @@ export async function openPagePlugin(entry: PagePluginEntry, values: Record<stri
     plugin: entry.plugin,
     filesDir: pluginPaths(entry.slug, host.appData).filesDir,
     isolation: entry.isolation,
-    options: values,
     tesseract: entry.manifest?.capabilities.tesseract === true,
     loadTimeoutMs: host.timeouts.describe,
     onLog: (line) => host.onLog(entry.slug, line),
   });
   if (!(session instanceof PagePluginSession)) throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${entry.slug} could not start: ${session.message}.`, session.detail);
+  session.setOptions(values);
   return session;
 }

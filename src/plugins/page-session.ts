@@ -6,7 +6,7 @@
  * a reach outside the sandbox — fails alone with one sentence; the process is started afresh for the next page.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FactValue, FieldValue, PageFacts, RecognizedPage } from '../plugin-api/index.js';
@@ -16,6 +16,7 @@ import type { LoadablePlugin } from './sandbox.js';
 import { permissionFlags } from './sandbox.js';
 import { sandboxRuntime } from './runtime.js';
 import type { PageChildMessage, PagePluginDescriptor, PagePluginKindName, StartMessage } from './sandbox/page-protocol.js';
+import { PAGE_IN, PAGE_OUT, readPageFile, writePageFile } from './sandbox/page-files.js';
 import { runTesseractForPlugin } from './tesseract-broker.js';
 
 /** A page as the host hands it over: one grey channel. */
@@ -42,8 +43,6 @@ export interface PageSessionRequest {
   plugin: LoadablePlugin;
   filesDir: string;
   isolation: Isolation;
-  /** Option values for this run (already checked against the plugin's fields). */
-  options?: Record<string, FieldValue>;
   /** The plugin may ask the host to run tesseract. */
   tesseract?: boolean;
   /** How long loading may take. */
@@ -57,6 +56,8 @@ export const PAGE_PLUGIN_MEMORY_BYTES = 1024 * 1024 * 1024;
 const MAX_PROCESSOR_TIMEOUT_MS = 60_000;
 const MAX_ENGINE_TIMEOUT_MS = 10 * 60_000;
 const MAX_FACTS = 32;
+/** The largest image a processor may return: 30000 × 30000 pixels, the pixel limit of the rest of Quire. */
+const MAX_PIXELS = 30_000 * 30_000;
 
 let prlimitPath: string | null | undefined;
 function prlimit(): string | null {
@@ -190,6 +191,7 @@ export class PagePluginSession {
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private options: Record<string, FieldValue> = {};
 
   private constructor(
     private readonly request: PageSessionRequest,
@@ -208,6 +210,11 @@ export class PagePluginSession {
     const session = new PagePluginSession(request, exchangeDir, first.descriptor);
     session.current = first.process;
     return session;
+  }
+
+  /** The option values every page of the run is processed with (already checked against the plugin's fields). */
+  setOptions(values: Record<string, FieldValue>): void {
+    this.options = { ...values };
   }
 
   private get pageTimeout(): number {
@@ -239,11 +246,9 @@ export class PagePluginSession {
     const proc = await this.running();
     if ('ok' in proc) return proc;
     const id = this.nextId++;
-    const file = `in-${id}.raw`;
-    writeFileSync(join(this.exchangeDir, file), page.pixels);
+    writePageFile(join(this.exchangeDir, PAGE_IN), page.pixels);
     const before = proc.refused.length;
-    const reply = await proc.ask(id, { type: 'page', id, file, width: page.width, height: page.height, dpi: page.dpi, ...extra }, this.pageTimeout);
-    rmSync(join(this.exchangeDir, file), { force: true });
+    const reply = await proc.ask(id, { type: 'page', id, file: PAGE_IN, width: page.width, height: page.height, dpi: page.dpi, options: this.options, ...extra }, this.pageTimeout);
     if (proc.refused.length > before) return { ok: false, message: `it tried to use ${proc.refused[before]}, which a plugin may not`, detail: proc.refused.slice(before).join('; ') };
     if (reply.type === 'lost') return { ok: false, message: reply.message, detail: reply.detail };
     if (reply.type === 'page-failed') {
@@ -261,27 +266,27 @@ export class PagePluginSession {
       if ('ok' in asked) return asked;
       const { reply } = asked;
       if (reply.type !== 'processed') return { ok: false, message: 'it answered something Quire does not understand', detail: JSON.stringify(reply).slice(0, 300) };
-      const path = join(this.exchangeDir, String(reply.file).replace(/[^A-Za-z0-9.-]/g, ''));
       const width = reply.width;
       const height = reply.height;
       const sameSize = width === page.width && height === page.height;
-      let pixels: Buffer;
-      try {
-        pixels = readFileSync(path);
-      } catch (e) {
-        return { ok: false, message: 'it returned no image', detail: e instanceof Error ? e.message : String(e) };
-      } finally {
-        rmSync(path, { force: true });
-      }
-      if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || pixels.length !== width * height) {
-        return { ok: false, message: `it returned an image whose size does not match its pixels (${String(width)}×${String(height)}, ${pixels.length} bytes)`, detail: '' };
+      if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || width * height > MAX_PIXELS || reply.bytes !== width * height) {
+        return { ok: false, message: `it returned an image whose size does not match its pixels (${String(width)}×${String(height)}, ${String(reply.bytes)} bytes)`, detail: '' };
       }
       if (!sameSize && !this.descriptor.changesSize) {
         return { ok: false, message: `it returned a ${width}×${height} image for a ${page.width}×${page.height} page`, detail: 'the processor does not declare changesSize' };
       }
       const recorded = checkFacts(reply.facts);
       if (typeof recorded === 'string') return { ok: false, message: recorded, detail: '' };
-      return { ok: true, image: { width, height, dpi: page.dpi, pixels: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength) }, facts: recorded };
+      const out = join(this.exchangeDir, PAGE_OUT);
+      try {
+        if (statSync(out).size < width * height) return { ok: false, message: 'it returned fewer pixels than its image has', detail: '' };
+      } catch (e) {
+        return { ok: false, message: 'it returned no image', detail: e instanceof Error ? e.message : String(e) };
+      }
+      // The page's own buffer takes the new pixels when the size is the same: no allocation, no page faults.
+      const pixels = sameSize ? page.pixels : new Uint8Array(width * height);
+      readPageFile(out, pixels);
+      return { ok: true, image: { width, height, dpi: page.dpi, pixels }, facts: recorded };
     });
   }
 
@@ -334,7 +339,6 @@ async function startProcess(request: PageSessionRequest, exchangeDir: string): P
     source: rewriteApiImports(request.plugin.source, request.plugin.imports, runtime.apiUrl),
     dataDir: filesDir,
     exchangeDir,
-    options: request.options ?? {},
     tesseract: request.tesseract === true,
   };
   const waiting = proc.ready(request.loadTimeoutMs);

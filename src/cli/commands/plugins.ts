@@ -247,30 +247,37 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
 
   plugins
     .command('available')
-    .description('list the destinations a registry offers')
+    .description('list the plugins a registry offers: destinations, pipeline steps, OCR engines')
     .option('--registry <dir|url>', 'registry folder or URL (default: the one shipped with Quire, or QUIRE_REGISTRY)')
-    .option('--json', 'print a JSON array, one object per destination offered (slug, version, first_party, description, installed)')
+    .option('--json', 'print a JSON array, one object per plugin offered (slug, kind, version, first_party, description, installed)')
     .action(async (flags: { registry?: string; json?: boolean }) => {
       const { host, out } = io(deps);
       const location = flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry();
       const index = await readRegistry(location);
-      const isInstalled = (slug: string): boolean => existsSync(`${host.appData}/plugins/destinations/${slug}`);
+      const folders = { destination: 'destinations', processor: 'processors', ocr: 'ocr' } as const;
+      const offered = [
+        ...index.destinations.map((e) => ({ ...e, kind: 'destination' as const })),
+        ...index.processors.map((e) => ({ ...e, kind: 'processor' as const })),
+        ...index.ocr.map((e) => ({ ...e, kind: 'ocr' as const })),
+      ];
+      const isInstalled = (e: (typeof offered)[number]): boolean => existsSync(`${host.appData}/plugins/${folders[e.kind]}/${e.slug}`);
       if (flags.json) {
-        const list = index.destinations.map((e) => ({ slug: e.slug, version: e.version, first_party: e.first_party === true, description: e.description, installed: isInstalled(e.slug) }));
+        const list = offered.map((e) => ({ slug: e.slug, kind: e.kind, version: e.version, first_party: e.first_party === true, description: e.description, installed: isInstalled(e) }));
         out(printableJson(list) + '\n');
         return;
       }
-      if (index.destinations.length === 0) out(`The registry at ${location} offers no destination.\n`);
-      for (const entry of index.destinations) {
-        const installed = isInstalled(entry.slug) ? ' [installed]' : '';
-        out(`${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${entry.description}${installed}\n`);
+      if (offered.length === 0) out(`The registry at ${location} offers no plugin.\n`);
+      for (const entry of offered) {
+        const installed = isInstalled(entry) ? ' [installed]' : '';
+        const kind = entry.kind === 'destination' ? '' : entry.kind === 'ocr' ? '(OCR engine) ' : '(pipeline step) ';
+        out(`${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${kind}${entry.description}${installed}\n`);
       }
       out(secretStoreLine(host));
     });
 
   plugins
     .command('install')
-    .description('install a destination from the registry (by slug) or from a plugin folder (by path)')
+    .description('install a destination, a pipeline step or an OCR engine from the registry (by slug) or from a plugin folder (by path)')
     .argument('<slug-or-folder>', 'a registry slug, or a folder named by its slug holding quire-plugin.toml')
     .option('--registry <dir|url>', 'registry folder or URL')
     .option('--allow-unisolated', 'where plugins cannot be isolated (no bubblewrap), install and run this plugin anyway')
@@ -311,7 +318,7 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
 
   plugins
     .command('remove')
-    .description('remove a destination: its code, its settings and files, and its secrets')
+    .description('remove a plugin: its code, its settings and files, and its secrets')
     .argument('<slug>')
     .action(async (slug: string) => {
       const { host, out } = io(deps);

@@ -4,18 +4,20 @@
  * answers `ready` with what the plugin says about itself, then answers each `page` request. Pixels come and go as
  * raw files in the run's exchange folder.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   OcrEnginePlugin,
   Processor,
   registeredPagePlugins,
   routeNetworkThroughHost,
+  type FieldValue,
   type PageFacts,
   type PageImage,
   type TesseractRequest,
 } from '../../plugin-api/index.js';
 import { lockDown } from './lockdown.js';
+import { PAGE_IN, PAGE_OUT, readPageFile, writePageFile } from './page-files.js';
 import type { PageChildMessage, PageHostMessage, PagePluginDescriptor, PageRequest, StartMessage } from './page-protocol.js';
 
 const sendToHost = process.send?.bind(process);
@@ -44,6 +46,8 @@ routeNetworkThroughHost({
 lockDown((what) => tell({ type: 'refused', what }));
 
 let plugin: Processor | OcrEnginePlugin | undefined;
+/** The option values the plugin reads (`option(key)`): replaced by those each page request carries. */
+const runOptions: Record<string, FieldValue> = {};
 let exchangeDir = '';
 const tesseractWaiting = new Map<number, { resolve: (tsv: string) => void; reject: (e: Error) => void }>();
 let nextTesseract = 1;
@@ -97,7 +101,7 @@ async function start(message: StartMessage): Promise<void> {
     const classes = message.kind === 'processor' ? registered.processors : registered.engines;
     const call = message.kind === 'processor' ? 'registerProcessor' : 'registerOcrEnginePlugin';
     if (classes.length !== 1) throw new Error(classes.length === 0 ? `it registers nothing (${call} was never called)` : `it registers ${classes.length} classes, and a plugin registers exactly one`);
-    const init = { slug: message.slug, dataDir: message.dataDir, options: message.options, log: (line: string) => tell({ type: 'log', line: String(line).slice(0, 2000) }), ...(message.tesseract ? { tesseract: askTesseract } : {}) };
+    const init = { slug: message.slug, dataDir: message.dataDir, options: runOptions, log: (line: string) => tell({ type: 'log', line: String(line).slice(0, 2000) }), ...(message.tesseract ? { tesseract: askTesseract } : {}) };
     const instance = new classes[0](init);
     const expected = message.kind === 'processor' ? Processor : OcrEnginePlugin;
     if (!(instance instanceof expected)) throw new Error(`its registered class does not extend ${expected.name}`);
@@ -108,18 +112,29 @@ async function start(message: StartMessage): Promise<void> {
   }
 }
 
+/**
+ * One page buffer, kept while pages keep their size: reading into memory already touched costs a copy and no page
+ * faults. The pixels a plugin gets are therefore its own only until it returns.
+ */
+let kept: Uint8Array | undefined;
+function pageBuffer(length: number): Uint8Array {
+  if (kept?.length !== length) kept = new Uint8Array(length);
+  return kept;
+}
+
 async function page(request: PageRequest): Promise<void> {
   try {
-    const pixels = readFileSync(join(exchangeDir, request.file));
-    const image: PageImage = { width: request.width, height: request.height, channels: 1, dpi: request.dpi, pixels: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
+    for (const key of Object.keys(runOptions)) delete runOptions[key];
+    Object.assign(runOptions, request.options ?? {});
+    const image: PageImage = { width: request.width, height: request.height, channels: 1, dpi: request.dpi, pixels: pageBuffer(request.width * request.height) };
+    if (!readPageFile(join(exchangeDir, PAGE_IN), image.pixels)) throw new Error('the page file is shorter than its image');
     if (plugin instanceof Processor) {
       const facts: PageFacts = request.facts ?? { kind: 'gray', plugins: {} };
       const result = await plugin.process(image, facts);
       const out = result?.image;
       if (!out || !(out.pixels instanceof Uint8Array)) throw new Error('process() returned no image');
-      const file = `out-${request.id}.raw`;
-      writeFileSync(join(exchangeDir, file), out.pixels);
-      tell({ type: 'processed', id: request.id, file, width: Number(out.width), height: Number(out.height), facts: { ...(result.facts ?? {}) } });
+      writePageFile(join(exchangeDir, PAGE_OUT), out.pixels);
+      tell({ type: 'processed', id: request.id, width: Number(out.width), height: Number(out.height), bytes: out.pixels.length, facts: { ...(result.facts ?? {}) } });
     } else if (plugin instanceof OcrEnginePlugin) {
       const read = await plugin.recognize(image, request.languages ?? []);
       tell({ type: 'recognized', id: request.id, page: JSON.parse(JSON.stringify(read ?? null)) });

@@ -17,7 +17,6 @@ export interface StartMessage {
   dataDir: string;
   /** Where page files are exchanged (readable and writable by the child). */
   exchangeDir: string;
-  options: Record<string, FieldValue>;
   /** The plugin declared `[capabilities] tesseract`. */
   tesseract: boolean;
 }
@@ -32,6 +31,8 @@ export interface PageRequest {
   dpi: number;
   facts?: PageFacts;
   languages?: string[];
+  /** The run's option values (a processor's), sent with each page so that one process serves describing and running. */
+  options?: Record<string, FieldValue>;
 }
 
 /** Host → child: the answer to a `tesseract` request. */
@@ -66,7 +67,7 @@ export type PageChildMessage =
   | { type: 'refused'; what: string }
   | { type: 'ready'; descriptor: PagePluginDescriptor }
   | { type: 'start-failed'; message: string; detail: string; sandbox: boolean }
-  | { type: 'processed'; id: number; file: string; width: number; height: number; facts: Record<string, FactValue> }
+  | { type: 'processed'; id: number; width: number; height: number; bytes: number; facts: Record<string, FactValue> }
   | { type: 'recognized'; id: number; page: RecognizedPage }
   | { type: 'page-failed'; id: number; detail: string; sandbox: boolean; memory?: boolean }
   | { type: 'tesseract'; id: number; file: string; width: number; height: number; dpi: number; model: string; psm: number };
