@@ -15,7 +15,7 @@ function projectPages(dir: string): Manifest['pages'] {
 }
 
 describe('processor plugins on the command line', () => {
-  it('installs despeckle, lists it, runs it with --steps, skips it once changed, and runs it again once accepted', async () => {
+  it('installs despeckle, lists it, runs it with --steps, skips it once changed, lists it as runnable once accepted again, removes it', async () => {
     await withTempDir(async (dir) => {
       const env = { QUIRE_HOME: join(dir, 'home') };
       const install = await runQuire(['plugins', 'install', 'despeckle'], { env });
@@ -56,6 +56,12 @@ describe('processor plugins on the command line', () => {
 
       const unknown = await runQuire(['run', SAMPLE, '--steps', '+sharpen-more', '-o', join(dir, 'out4')], { env });
       expect(unknown.stderr).toBe('quire: No processor step called sharpen-more is installed; see quire list pipelines.\n');
+
+      const removed = await runQuire(['plugins', 'remove', 'despeckle'], { env });
+      expect(removed.stdout).toBe('Removed despeckle, its settings and its secrets.\n');
+      expect(existsSync(join(dir, 'home', 'plugins', 'processors', 'despeckle'))).toBe(false);
+      expect(existsSync(join(dir, 'home', 'plugins', 'data', 'despeckle'))).toBe(false);
+      expect((await runQuire(['list', 'pipelines'], { env })).stdout).not.toContain('despeckle');
     });
   }, 240_000);
 });
