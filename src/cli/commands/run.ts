@@ -91,6 +91,9 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
     .catch(refuse);
   const sendTo = flags.sendTo ? await Promise.resolve().then(() => parseSendTo(flags.sendTo!)).catch(refuse) : [];
   const stepRequests = flags.steps ? await Promise.resolve().then(() => parseStepList(flags.steps!)).catch(refuse) : [];
+  if (stepRequests.length > 0 && flags.pipeline === 'flat') {
+    await refuse(new QuireError(ERROR_CODES.USAGE, '--steps adds steps to the book and sheet pipelines; the flat pipeline keeps the pixels as they are.'));
+  }
   const warn = (line: string): void => void process.stderr.write(`quire: ${printable(line)}\n`);
   // An OCR engine plugin named by --ocr joins the built-ins before the run is checked.
   await useOcrPlugin(flags.ocr, {}, warn).catch(refuse);
