@@ -168,6 +168,19 @@ export async function useOcrPlugin(spec: string | undefined, host: PluginHostOpt
   registerOcrEngine(pluginEngine(entry, host, onWarning));
 }
 
+/**
+ * Register every installed, accepted OCR engine plugin that no engine of the registry is named after yet (the web
+ * app, before it lists the engines it offers). Returns one line per plugin that is not run, saying how to accept it.
+ */
+export async function registerOcrPlugins(host: PluginHostOptions = {}, onWarning: (line: string) => void = () => {}): Promise<string[]> {
+  const skipped: string[] = [];
+  for (const entry of await discoverPagePlugins('ocr', host)) {
+    if (entry.state === 'unaccepted') skipped.push(unacceptedLine(entry));
+    if (entry.state === 'usable' && !findOcrEngine(entry.slug)) registerOcrEngine(pluginEngine(entry, host, onWarning));
+  }
+  return skipped;
+}
+
 /** What `quire list pipelines` and `quire list ocr` show of the installed page plugins. */
 export async function listPagePlugins(kind: 'processor' | 'ocr', host: PluginHostOptions = {}): Promise<PagePluginEntry[]> {
   return discoverPagePlugins(kind, host);
