@@ -65,10 +65,28 @@ function prlimit(): string | null {
   return prlimitPath;
 }
 
+/** Exchange folders not yet removed: a process that exits without closing its sessions (a job's) removes them. */
+const openFolders = new Set<string>();
+let exitHook = false;
+
 /** A folder for page files: on the memory file system where there is one, so a page never touches a disk. */
 function exchangeFolder(): string {
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-  return realpathSync(mkdtempSync(join(base, 'quire-pages-')));
+  const dir = realpathSync(mkdtempSync(join(base, 'quire-pages-')));
+  openFolders.add(dir);
+  if (!exitHook) {
+    exitHook = true;
+    // Memory, not disk: a folder left behind would hold a page's worth of RAM until the next reboot.
+    process.once('exit', () => {
+      for (const folder of openFolders) rmSync(folder, { recursive: true, force: true });
+    });
+  }
+  return dir;
+}
+
+function removeFolder(dir: string): void {
+  openFolders.delete(dir);
+  rmSync(dir, { recursive: true, force: true });
 }
 
 interface Waiting {
@@ -204,7 +222,7 @@ export class PagePluginSession {
     const exchangeDir = exchangeFolder();
     const first = await startProcess(request, exchangeDir);
     if ('ok' in first) {
-      rmSync(exchangeDir, { recursive: true, force: true });
+      removeFolder(exchangeDir);
       return first;
     }
     const session = new PagePluginSession(request, exchangeDir, first.descriptor);
@@ -307,7 +325,7 @@ export class PagePluginSession {
   async close(): Promise<void> {
     this.closed = true;
     this.current?.kill();
-    rmSync(this.exchangeDir, { recursive: true, force: true });
+    removeFolder(this.exchangeDir);
   }
 }
 
