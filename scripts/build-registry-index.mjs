@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Write registry/index.json: one entry per registry/destinations/<slug>/ with the sha256 and size
+// Write registry/index.json: one entry per registry/{destinations,processors,ocr}/<slug>/ with the sha256 and size
 // of every file, read from the plugin's quire-plugin.toml. Entries in this repository are ours,
 // so they carry first_party: true. The output has no timestamp, so it only changes when a file does.
 //
@@ -28,8 +28,8 @@ function filesUnder(dir) {
   return found;
 }
 
-function entryFor(slug) {
-  const dir = join(root, 'destinations', slug);
+function entryFor(folder, slug) {
+  const dir = join(root, folder, slug);
   const manifestPath = join(dir, 'quire-plugin.toml');
   if (!existsSync(manifestPath)) throw new Error(`${relative(process.cwd(), dir)} has no quire-plugin.toml`);
   const manifest = parse(readFileSync(manifestPath, 'utf8'));
@@ -41,7 +41,8 @@ function entryFor(slug) {
     description: String(manifest.description ?? ''),
     api: Number(manifest.requires?.api ?? 0),
     first_party: true,
-    path: ['destinations', slug].join('/'),
+    ...(folder === 'destinations' ? {} : { kind: String(manifest.kind ?? '') }),
+    path: [folder, slug].join('/'),
     files: filesUnder(dir).map((file) => {
       const bytes = readFileSync(join(dir, ...file.split('/')));
       return { path: file.split(sep).join('/'), sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
@@ -49,9 +50,20 @@ function entryFor(slug) {
   };
 }
 
-const destinationsDir = join(root, 'destinations');
-const slugs = existsSync(destinationsDir) ? readdirSync(destinationsDir).filter((n) => !n.startsWith('.') && statSync(join(destinationsDir, n)).isDirectory()).sort() : [];
-const index = { format: 'quire-plugin-registry', version: 1, destinations: slugs.map(entryFor) };
+/** The plugin folders under `registry/<folder>/`, sorted. */
+function slugsIn(folder) {
+  const dir = join(root, folder);
+  return existsSync(dir) ? readdirSync(dir).filter((n) => !n.startsWith('.') && statSync(join(dir, n)).isDirectory()).sort() : [];
+}
+const lists = { destinations: slugsIn('destinations'), processors: slugsIn('processors'), ocr: slugsIn('ocr') };
+const slugs = [...lists.destinations, ...lists.processors, ...lists.ocr];
+const index = {
+  format: 'quire-plugin-registry',
+  version: 1,
+  destinations: lists.destinations.map((slug) => entryFor('destinations', slug)),
+  processors: lists.processors.map((slug) => entryFor('processors', slug)),
+  ocr: lists.ocr.map((slug) => entryFor('ocr', slug)),
+};
 const text = `${JSON.stringify(index, null, 2)}\n`;
 const target = join(root, 'index.json');
 
@@ -61,8 +73,8 @@ if (check) {
     process.stderr.write(`${relative(process.cwd(), target) || target} is stale: run node scripts/build-registry-index.mjs\n`);
     process.exit(1);
   }
-  process.stdout.write(`${relative(process.cwd(), target) || target} is current (${slugs.length} destination${slugs.length === 1 ? '' : 's'})\n`);
+  process.stdout.write(`${relative(process.cwd(), target) || target} is current (${slugs.length} plugin${slugs.length === 1 ? '' : 's'})\n`);
 } else {
   writeFileSync(target, text);
-  process.stdout.write(`wrote ${relative(process.cwd(), target) || target}: ${slugs.join(', ') || 'no destinations'}\n`);
+  process.stdout.write(`wrote ${relative(process.cwd(), target) || target}: ${slugs.join(', ') || 'no plugins'}\n`);
 }

@@ -28,6 +28,10 @@ export function progressReporter(mode: 'tty' | 'lines' | 'quiet', stream: NodeJS
         if (mode === 'tty') stream.write('\r\x1b[2K');
         stream.write(`${name}: wrote ${printable(e.path)}\n`);
         break;
+      case 'warning':
+        if (mode === 'tty') stream.write('\r\x1b[2K');
+        stream.write(`${name}: ${printable(e.message)}\n`);
+        break;
       case 'done':
         break;
     }

@@ -7,7 +7,7 @@ import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.js';
 import { inputType, openImages, openInput, openSlim, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
-import { createFramePool, matchPageSizes, type FramePage, type FrameTask } from '../pipeline/index.js';
+import { createFramePool, matchPageSizes, type ExtraStep, type ExtraStepRunner, type FramePage, type FrameTask } from '../pipeline/index.js';
 import {
   createProjectFolder,
   loadManifest,
@@ -188,6 +188,11 @@ export interface ProcessOptions {
    * in this run, no project kept for a later one — saves about a quarter of a camera page's CPU.
    */
   reading?: boolean;
+  /**
+   * Processor plugin steps added to the preset's (`--steps`, see `openProcessorSteps`), each after its built-in step.
+   * A step that fails on a page leaves that page as it was and says so in a `warning` event.
+   */
+  processors?: { steps: ExtraStep[]; run: ExtraStepRunner };
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
@@ -204,7 +209,7 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   if (!doc.source) throw new QuireError(ERROR_CODES.USAGE, `The pages of ${doc.name} are already made; open its input again to make them anew.`);
   const t0 = performance.now();
   options.onProgress?.({ type: 'start', name: doc.name, frames: doc.frames });
-  const pool = createFramePool(options.workers);
+  const pool = createFramePool(options.workers, options.processors?.run);
   // Stopping means stopping now: the frames in the workers are dropped rather than finished.
   const stop = (): void => void pool.close();
   options.signal?.addEventListener('abort', stop, { once: true });
@@ -287,9 +292,11 @@ async function runFrames(
         marginMm: options.marginMm ?? DEFAULT_MARGIN_MM,
         projectDir,
         ...(options.reading === false ? { reading: false } : {}),
+        ...(options.processors && options.processors.steps.length > 0 ? { extraSteps: options.processors.steps } : {}),
       };
       const result = await pool.run(task);
       results[i] = result.pages;
+      for (const message of result.warnings ?? []) options.onProgress?.({ type: 'warning', message });
       options.onPages?.(result.pages);
       for (const [step, ms] of Object.entries(result.timings)) steps[step] = (steps[step] ?? 0) + ms;
       framesDone++;

@@ -23,3 +23,4 @@ export { DEFAULT_MARGIN_MM, openDocument, processPages, type OpenedDocument, typ
 export type { ProgressEvent } from './progress.js';
 export { send, type Sendable } from './send.js';
 export { writeExports, type WriteExportsOptions, type WrittenExport } from './write-exports.js';
+export { listPagePlugins, openProcessorSteps, parseStepList, registerOcrPlugins, useOcrPlugin, type ProcessorSteps, type StepRequest } from './page-plugins.js';

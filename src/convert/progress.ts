@@ -4,4 +4,6 @@ export type ProgressEvent =
   | { type: 'frame'; framesDone: number; framesTotal: number; pagesDone: number; input: string }
   | { type: 'ocr'; pagesDone: number; pagesTotal: number }
   | { type: 'export'; format: string; path: string }
-  | { type: 'done'; pages: number };
+  | { type: 'done'; pages: number }
+  /** Something the user should know that did not stop the run: one sentence (a plugin step failed on a page). */
+  | { type: 'warning'; message: string };

@@ -9,3 +9,4 @@ export { pageStep, registerStep, type PageState, type PageStep } from './steps.j
 export { matchPageSizes } from './page-size.js';
 export { turnPage } from './orientation.js';
 export { outOfFocus } from './resample.js';
+export type { ExtraStep, ExtraStepFacts, ExtraStepOutcome, ExtraStepPage, ExtraStepRunner } from './extra-steps.js';

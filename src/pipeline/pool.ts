@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { QuireError, type ErrorCode } from '../errors.js';
+import type { ExtraStepOutcome, ExtraStepPage, ExtraStepFacts, ExtraStepRunner } from './extra-steps.js';
 import { processFrame, type FrameResult, type FrameTask } from './process.js';
 
 /** Runs frames through the pipeline on worker threads, a bounded number at a time. */
@@ -24,9 +25,9 @@ interface Pending {
  * `size` threads; 0 runs frames in this thread (used when the code runs from TypeScript sources,
  * as under the test runner, where the compiled worker file does not exist).
  */
-export function createFramePool(size = defaultWorkerCount()): FramePool {
+export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraStepRunner): FramePool {
   const workerUrl = new URL('./worker.js', import.meta.url);
-  if (size <= 0 || import.meta.url.endsWith('.ts')) return inProcessPool();
+  if (size <= 0 || import.meta.url.endsWith('.ts')) return inProcessPool(runExtra);
 
   const idle: Worker[] = [];
   const waiting: Array<(w: Worker) => void> = [];
@@ -43,7 +44,11 @@ export function createFramePool(size = defaultWorkerCount()): FramePool {
   };
   const spawn = (): Worker => {
     const worker = new Worker(fileURLToPath(workerUrl));
-    worker.on('message', (msg: { id: number; result?: FrameResult; error?: { code: ErrorCode; message: string; detail?: string } }) => {
+    worker.on('message', (msg: { id: number; result?: FrameResult; error?: { code: ErrorCode; message: string; detail?: string }; step?: { call: number; name: string; page: ExtraStepPage; facts: ExtraStepFacts } }) => {
+      if (msg.step) {
+        void serveStep(worker, msg.step);
+        return;
+      }
       const job = pending.get(msg.id);
       pending.delete(msg.id);
       release(worker);
@@ -64,6 +69,15 @@ export function createFramePool(size = defaultWorkerCount()): FramePool {
       }
     });
     return worker;
+  };
+  /** An added step a worker asks for: run here, the pixels handed back and forth without a copy. */
+  const serveStep = async (worker: Worker, step: { call: number; name: string; page: ExtraStepPage; facts: ExtraStepFacts }): Promise<void> => {
+    const original = step.page.pixels;
+    const outcome: ExtraStepOutcome = runExtra ? await runExtra(step.name, step.page, step.facts) : { ok: false, message: 'no step runner' };
+    const reply: ExtraStepOutcome = outcome.ok ? outcome : { ...outcome, original };
+    const pixels = reply.ok ? reply.image.pixels : reply.original;
+    const own = pixels !== undefined && pixels.byteOffset === 0 && pixels.byteLength === pixels.buffer.byteLength;
+    worker.postMessage({ stepReply: { call: step.call, outcome: reply } }, own ? [pixels.buffer as ArrayBuffer] : []);
   };
   const workers = Array.from({ length: size }, spawn);
   idle.push(...workers);
@@ -98,12 +112,12 @@ export function createFramePool(size = defaultWorkerCount()): FramePool {
 }
 
 /** Frames one after the other in this thread, as a pool of one: a frame handed in while another runs waits its turn. */
-function inProcessPool(): FramePool {
+function inProcessPool(runExtra?: ExtraStepRunner): FramePool {
   let last: Promise<unknown> = Promise.resolve();
   return {
     size: 1,
     run(task) {
-      const result = last.then(() => processFrame(task));
+      const result = last.then(() => processFrame(task, runExtra));
       last = result.catch(() => {});
       return result;
     },

@@ -4,6 +4,7 @@ import { cropGray, decodeGray, type GrayImage, isBitonal } from '../imaging/inde
 import { frameSharp, type FrameImage, type FrameKind } from '../ingest/index.js';
 import { type DpiSource, fileSystemError, type PageKind, pdfReadyJpeg, type PresetName, type ProjectPage, writeFileAtomically, writePageImage } from '../project/index.js';
 import { estimateDpi } from './dpi.js';
+import { runExtraSteps, type ExtraStep, type ExtraStepRunner } from './extra-steps.js';
 import { PRESETS } from './presets.js';
 import { padForG4 } from './resample.js';
 import { detectPages } from './split.js';
@@ -29,6 +30,8 @@ export interface FrameTask {
    * of a camera page's CPU).
    */
   reading?: boolean;
+  /** Steps added to the preset's (processor plugins), each after a built-in step; run through the pool's runner. */
+  extraSteps?: ExtraStep[];
 }
 
 /** A finished page, before its position in the document is known. */
@@ -37,6 +40,8 @@ export type FramePage = Omit<ProjectPage, 'index'>;
 export interface FrameResult {
   pages: FramePage[];
   timings: Record<string, number>;
+  /** One sentence per added step that failed on a page (the page went on without it). */
+  warnings?: string[];
 }
 
 /** Resolution assumed for a camera frame with no readable text: a phone photo of a page at arm's length. */
@@ -44,7 +49,7 @@ const CAMERA_FALLBACK_DPI = 150;
 const SCAN_FALLBACK_DPI = 300;
 
 /** Run one frame through its preset: the whole pipeline for the pages it holds. */
-export async function processFrame(task: FrameTask): Promise<FrameResult> {
+export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner): Promise<FrameResult> {
   const timings: Record<string, number> = {};
   const timed = async <T>(step: string, work: () => T | Promise<T>): Promise<T> => {
     const t0 = performance.now();
@@ -68,9 +73,12 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
   );
 
   const pages: FramePage[] = [];
+  const warnings: string[] = [];
+  const extra = runExtra ? (task.extraSteps ?? []) : [];
   for (const region of split.pages) {
     const page = cropGray(gray, region.box);
-    const dpi = stated ?? (await timed('dpi', () => resolveDpi(task, () => estimateDpi(page)?.dpi)));
+    let rhythm: ReturnType<typeof estimateDpi> = null;
+    const dpi = stated ?? (await timed('dpi', () => resolveDpi(task, () => (rhythm = estimateDpi(page))?.dpi)));
     const decisions: FramePage['decisions'] = {
       preset: task.preset,
       inputDpi: { value: round2(dpi.value), source: dpi.source },
@@ -78,9 +86,15 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
       split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) },
     };
     const state: PageState = { image: page, kind: 'gray', dpi: dpi.value, targetDpi: preset.targetDpi ?? dpi.value, marginMm: task.marginMm, makeReading: task.reading ?? true, decisions };
+    const measured = rhythm as ReturnType<typeof estimateDpi>;
+    if (measured) state.measuredText = { xHeightPx: measured.xHeightPx, linePitchPx: measured.linePitchPx };
     for (const name of preset.steps) {
       const step = pageStep(name);
       await timed(step.name, () => step.run(state));
+      if (extra.length > 0 && runExtra) {
+        const failed = await runExtraSteps(state, name, extra, runExtra, timed);
+        warnings.push(...failed.map((w) => `${task.input}${split.pages.length > 1 ? ` (${region.side} page)` : ''}: ${w}`));
+      }
     }
     const { image, kind } = state;
     const side = region.side;
@@ -99,7 +113,7 @@ export async function processFrame(task: FrameTask): Promise<FrameResult> {
       decisions,
     });
   }
-  return { pages, timings };
+  return { pages, timings, ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /** The frame as one grey channel, EXIF orientation applied. */

@@ -27,6 +27,11 @@ export interface PageState {
   /** Whether `reading` is made at all (default true): false when the run reads no text (see `FrameTask.reading`). */
   makeReading?: boolean;
   decisions: ProjectPage['decisions'];
+  /**
+   * The text's scale as the resolution estimate measured it, in pixels of the page at `decisions.inputDpi`; absent
+   * when the resolution was stated rather than measured. Processor plugins get it scaled to the page as it stands.
+   */
+  measuredText?: { xHeightPx: number; linePitchPx: number };
 }
 
 export interface PageStep {

@@ -8,7 +8,10 @@
  * system (bubblewrap: its own PID and network namespaces, a read-only view) and by Node's
  * permission model; its HTTP and mail requests go out through the host. See `docs/plugins.md`.
  *
- * Everything here exists since API 1 ({@link API_VERSION}).
+ * The two other plugin kinds, a pipeline step ({@link Processor}, in `plugins/processors/<slug>/`) and an OCR engine
+ * ({@link OcrEnginePlugin}, in `plugins/ocr/<slug>/`), run in the same sandbox, one process per run serving every
+ * page. Everything here exists since API 1 ({@link API_VERSION}); the page plugin kinds were added to API 1
+ * without breaking a destination, so they keep its number.
  *
  * @packageDocumentation
  */
@@ -32,4 +35,27 @@ export type { MailAttachment, MailMessage, MailReceipt, SmtpSecurity, SmtpSettin
 export { contentTypeFor, extensionOf, formatBinaryBytes, formatBytes, quotePathSegment } from './text.js';
 export type { AuthChallenge } from './digest.js';
 export { parseBaseUrl, type BaseUrlProblem } from './url.js';
+export {
+  OcrEnginePlugin,
+  PROCESSOR_PLACES,
+  Processor,
+  registerOcrEnginePlugin,
+  registeredPagePlugins,
+  registerProcessor,
+  type FactValue,
+  type OcrBoxLike,
+  type OcrEnginePluginClass,
+  type PageBox,
+  type PageFacts,
+  type PageImage,
+  type PagePluginContext,
+  type PagePluginInit,
+  type ProcessorClass,
+  type ProcessorPlace,
+  type ProcessResult,
+  type RecognizedLine,
+  type RecognizedPage,
+  type RecognizedWord,
+  type TesseractRequest,
+} from './page.js';
 export { routeNetworkThroughHost, type BridgeBody, type BridgeHttpReply, type BridgeHttpRequest, type BridgeMailRequest, type NetworkBridge } from './bridge.js';

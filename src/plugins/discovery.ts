@@ -28,9 +28,9 @@ function shippedPlugins(): Map<string, Map<string, string>> {
   shipped = new Map();
   try {
     const index = JSON.parse(readFileSync(new URL('../../registry/index.json', import.meta.url), 'utf8')) as {
-      destinations?: Array<{ slug?: string; first_party?: boolean; files?: Array<{ path?: string; sha256?: string }> }>;
+      [list: string]: Array<{ slug?: string; first_party?: boolean; files?: Array<{ path?: string; sha256?: string }> }> | undefined;
     };
-    for (const entry of index.destinations ?? []) {
+    for (const entry of [...(index.destinations ?? []), ...(index.processors ?? []), ...(index.ocr ?? [])]) {
       if (typeof entry.slug !== 'string' || entry.first_party !== true) continue;
       shipped.set(entry.slug, new Map((entry.files ?? []).map((f) => [String(f.path), String(f.sha256)])));
     }
@@ -203,7 +203,7 @@ export function outcomeReason(outcome: SandboxOutcome): { reason: string; detail
  * Where plugins cannot be isolated, whether this one may run anyway: first-party code shipped with
  * Quire, or a plugin the user installed (or is installing) with `--allow-unisolated`.
  */
-function mayRunUnisolated(dir: string, slug: string, host: ResolvedHostOptions): boolean {
+export function mayRunUnisolated(dir: string, slug: string, host: ResolvedHostOptions): boolean {
   return host.allowUnisolated || installRecord(slug, host.appData)?.allow_unisolated === true || isShippedPlugin(dir, slug);
 }
 
@@ -218,6 +218,9 @@ export async function inspectPluginDir(dir: string, filesDir: string, host: Reso
   } catch (e) {
     if (e instanceof PluginRefused) return { state: 'refused', slug: directoryName, dir, reason: e.message, detail: e.detail, ...(e.manifest ? { manifest: e.manifest } : {}) };
     return { state: 'refused', slug: directoryName, dir, reason: 'its files could not be read', detail: e instanceof Error ? e.message : String(e) };
+  }
+  if (code.manifest.kind !== 'destination') {
+    return { state: 'refused', slug: directoryName, dir, manifest: code.manifest, reason: `it is a${code.manifest.kind === 'ocr' ? 'n OCR engine' : ' processor'} plugin, not a destination`, detail: '' };
   }
   const isolation = await detectIsolation(host.bwrap);
   if (isolation.level === 'partial' && !mayRunUnisolated(dir, directoryName, host)) {

@@ -17,12 +17,18 @@ export interface PluginManifest {
   /** One line, optional. */
   description: string;
   requires: { api: number };
+  /** What it is: a destination (the default), a pipeline step, or an OCR engine. */
+  kind: PluginKind;
   /**
    * What the plugin declares it does. `network`: it talks to a server (Node 20's permission
    * model cannot confine the network, so this is shown, not enforced).
    */
-  capabilities: { network: boolean };
+  capabilities: { network: boolean; tesseract: boolean };
 }
+
+/** The three plugin kinds, as `kind` in the manifest. */
+export const PLUGIN_KINDS = ['destination', 'processor', 'ocr'] as const;
+export type PluginKind = (typeof PLUGIN_KINDS)[number];
 
 /** Why a manifest was refused: `message` completes "refused: …" for the user. */
 export class ManifestError extends Error {
@@ -76,16 +82,19 @@ export function parseManifest(source: string, directoryName: string): PluginMani
   const entry = text(doc, 'entry', true);
   if (!PLAIN_FILE.test(entry)) throw new ManifestError(`its entry "${entry}" must be one .mjs or .js file in the plugin's directory`);
   const capabilities = table(doc.capabilities, 'capabilities');
-  if (capabilities.network !== undefined && typeof capabilities.network !== 'boolean') {
-    throw new ManifestError(`its [capabilities] network must be true or false`);
+  for (const key of ['network', 'tesseract'] as const) {
+    if (capabilities[key] !== undefined && typeof capabilities[key] !== 'boolean') throw new ManifestError(`its [capabilities] ${key} must be true or false`);
   }
+  const kind = doc.kind ?? 'destination';
+  if (!(PLUGIN_KINDS as readonly unknown[]).includes(kind)) throw new ManifestError(`its kind must be one of ${PLUGIN_KINDS.join(', ')}`);
   return {
     slug,
+    kind: kind as PluginKind,
     name: text(doc, 'name', true),
     version: text(doc, 'version', true),
     entry,
     description: text(doc, 'description', false),
     requires: { api },
-    capabilities: { network: capabilities.network === true },
+    capabilities: { network: capabilities.network === true, tesseract: capabilities.tesseract === true },
   };
 }

@@ -28,3 +28,8 @@ export function pluginPaths(slug: string, appData: string = appDataDir()): Plugi
     filesDir: join(stored.dataDir, 'files'),
   };
 }
+
+/** Where plugins of a kind live: `plugins/destinations`, `plugins/processors`, `plugins/ocr`. */
+export function kindDir(kind: 'destination' | 'processor' | 'ocr', appData: string = appDataDir()): string {
+  return kind === 'destination' ? destinationsDir(appData) : join(appData, 'plugins', kind === 'processor' ? 'processors' : 'ocr');
+}

@@ -8,11 +8,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inspectPluginDir, type UsableDestination } from './discovery.js';
+import { recordAcceptance } from './acceptance.js';
+import { inspectPluginDir, readPluginCode, type UsableDestination } from './discovery.js';
+import { inspectPagePlugin, type PagePluginEntry } from './page-discovery.js';
 import { installRecord, writeInstallRecord, type InstallRecord } from './install-record.js';
 import { PLUGIN_ERRORS, pluginError } from './errors.js';
 import { type PluginHostOptions, type ResolvedHostOptions, resolveHostOptions } from './options.js';
-import { destinationsDir, pluginPaths } from './paths.js';
+import { destinationsDir, kindDir, pluginPaths } from './paths.js';
 import { ensurePrivateDir, secretsOf, SLUG_PATTERN } from '../settings/index.js';
 
 export const REGISTRY_FORMAT = 'quire-plugin-registry';
@@ -45,6 +47,10 @@ export interface RegistryIndex {
   format: typeof REGISTRY_FORMAT;
   version: 1;
   destinations: RegistryEntry[];
+  /** Pipeline step plugins (`processors/<slug>`). */
+  processors: RegistryEntry[];
+  /** OCR engine plugins (`ocr/<slug>`). */
+  ocr: RegistryEntry[];
 }
 
 /** This repository's `registry/` folder (beside `src/` and `dist/`). */
@@ -113,7 +119,8 @@ export async function readRegistry(location: string = defaultRegistry()): Promis
   if (raw.format !== REGISTRY_FORMAT || raw.version !== 1 || !Array.isArray(raw.destinations)) {
     throw pluginError(PLUGIN_ERRORS.REGISTRY, `${location} is not a Quire plugin registry.`);
   }
-  return { format: REGISTRY_FORMAT, version: 1, destinations: raw.destinations.map((e) => checkEntry(e, location)) };
+  const list = (entries: unknown): RegistryEntry[] => (Array.isArray(entries) ? entries.map((e) => checkEntry(e, location)) : []);
+  return { format: REGISTRY_FORMAT, version: 1, destinations: list(raw.destinations), processors: list(raw.processors), ocr: list(raw.ocr) };
 }
 
 function sha256(bytes: Buffer): string {
@@ -249,6 +256,11 @@ export async function removePlugin(slug: string, options: PluginHostOptions = {}
     return { code: true, data: false };
   }
   const paths = pluginPaths(slug, host.appData);
+  // A processor or an OCR engine lives in its own kind's folder.
+  for (const kind of ['processor', 'ocr'] as const) {
+    const dir = join(kindDir(kind, host.appData), slug);
+    if (existsSync(dir) || isLink(dir)) paths.codeDir = dir;
+  }
   const hasCode = existsSync(paths.codeDir) || isLink(paths.codeDir);
   const hasData = existsSync(paths.dataDir);
   if (!hasCode && !hasData) throw pluginError(PLUGIN_ERRORS.NOT_READY, `No plugin called ${slug} is installed.`);
@@ -276,4 +288,88 @@ function isLink(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** What `installPlugin` installed: a destination, or a page plugin (accepted as installed). */
+export type InstalledPlugin = { kind: 'destination'; destination: UsableDestination } | { kind: 'processor' | 'ocr'; entry: PagePluginEntry; sha256: string };
+
+/**
+ * Install any kind of plugin, from a folder (`source` a path) or from a registry (`source` a slug). A destination
+ * goes the way {@link installPluginDirectory} and {@link installFromRegistry} take it. A processor or an OCR engine
+ * is checked the same way, loaded once in its sandbox, moved into `plugins/processors/` or `plugins/ocr/`, and
+ * accepted as installed: the sha256 of its files is recorded, and a later change must be accepted again.
+ */
+export async function installPlugin(source: string, options: PluginHostOptions & { registry?: string; fromFolder: boolean }): Promise<InstalledPlugin> {
+  const host = resolveHostOptions(options);
+  if (options.fromFolder) {
+    const kind = readPluginCode(resolve(source)).manifest.kind;
+    if (kind === 'destination') return { kind, destination: await installPluginDirectory(source, options) };
+    const slug = basename(resolve(source));
+    const incoming = incomingDir(host);
+    try {
+      const staged = join(incoming, slug);
+      mkdirSync(staged);
+      copyPluginFiles(source, staged);
+      return await installPageStaged(staged, slug, kind, host, { firstParty: false, source: resolve(source) });
+    } finally {
+      rmSync(incoming, { recursive: true, force: true });
+    }
+  }
+  const location = options.registry ?? defaultRegistry();
+  const index = await readRegistry(location);
+  const kinds = [['processor', index.processors], ['ocr', index.ocr]] as const;
+  const found = kinds.map(([kind, list]) => ({ kind, entry: list.find((e) => e.slug === source) })).find((k) => k.entry);
+  if (!found?.entry) return { kind: 'destination', destination: await installFromRegistry(source, options) };
+  const entry = found.entry;
+  const incoming = incomingDir(host);
+  try {
+    const staged = join(incoming, source);
+    await fetchVerified(entry, location, staged);
+    return await installPageStaged(staged, source, found.kind, host, { firstParty: entry.first_party, source: location });
+  } finally {
+    rmSync(incoming, { recursive: true, force: true });
+  }
+}
+
+/** Fetch every file of a registry entry into `staged`, refusing the lot if one differs from its sha256 or size. */
+async function fetchVerified(entry: RegistryEntry, location: string, staged: string): Promise<void> {
+  for (const file of entry.files) {
+    const bytes = await fetchRegistryFile(location, `${entry.path}/${file.path}`);
+    const actual = sha256(bytes);
+    if (actual !== file.sha256 || bytes.length !== file.size) {
+      throw pluginError(PLUGIN_ERRORS.REGISTRY, `The plugin ${entry.slug} was not installed: its file ${file.path} does not match the registry's checksum.`, `expected sha256 ${file.sha256} (${file.size} bytes), got ${actual} (${bytes.length} bytes)`);
+    }
+    const path = join(staged, ...file.path.split('/'));
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, bytes);
+  }
+}
+
+async function installPageStaged(staged: string, slug: string, kind: 'processor' | 'ocr', host: ResolvedHostOptions, how: { firstParty: boolean; source: string }): Promise<InstalledPlugin> {
+  const inspected = await inspectPagePlugin(kind, staged, host, { directoryName: slug, accepting: true, filesDir: join(staged, '..', 'files') });
+  if (inspected.state !== 'usable') throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${slug} was not installed: ${inspected.reason ?? 'it could not be loaded'}.`, inspected.detail);
+  const root = kindDir(kind, host.appData);
+  const target = join(root, slug);
+  mkdirSync(root, { recursive: true });
+  const old = `${staged}.old`;
+  if (existsSync(target)) renameSync(target, old);
+  renameSync(staged, target);
+  rmSync(old, { recursive: true, force: true });
+  const paths = pluginPaths(slug, host.appData);
+  ensurePrivateDir(paths.dataDir);
+  ensurePrivateDir(paths.filesDir);
+  writeInstallRecord(
+    {
+      slug,
+      version: inspected.manifest?.version ?? '',
+      first_party: how.firstParty,
+      source: how.source,
+      installed: new Date().toISOString(),
+      ...(host.allowUnisolated && inspected.isolation?.level === 'partial' ? { allow_unisolated: true } : {}),
+      secrets: [],
+    },
+    host.appData,
+  );
+  const digest = recordAcceptance(slug, target, host.appData);
+  return { kind, entry: { ...inspected, dir: target, ...(inspected.plugin ? { plugin: { ...inspected.plugin, codeDir: target } } : {}) }, sha256: digest };
 }

@@ -66,3 +66,6 @@ export interface SharpenDecision {
   sigmaPx?: number;
   deconvolved?: { sigmaPx: number; rounds: number };
 }
+
+/** A value a processor plugin recorded about a page: plain JSON. */
+export type FactValue = string | number | boolean;

@@ -1,4 +1,4 @@
-import type { BinarizeDecision, DeskewDecision, DewarpDecision, PageRegion, PresetName, SharpenDecision } from './decisions.js';
+import type { BinarizeDecision, DeskewDecision, DewarpDecision, FactValue, PageRegion, PresetName, SharpenDecision } from './decisions.js';
 import type { OcrBatchTicket } from './ocr-model.js';
 
 /** How a page's pixels are stored in the project. */
@@ -86,6 +86,11 @@ export interface ProjectPage {
      * page of one document gets one physical size, the printed area centred across and at the top.
      */
     pageSize?: { width: number; height: number; x: number; y: number };
+    /**
+     * What each processor plugin step recorded about the page, by step name (`despeckle: { removed: 41 }`); a step
+     * that failed on the page records `failed` with its sentence, and the page went on without it.
+     */
+    plugins?: Record<string, Record<string, FactValue>>;
   };
   /** Milliseconds spent in each step for this page. */
   timings?: Record<string, number>;

@@ -3,7 +3,7 @@
  * request it is sent, answers, and exits. A hostile input that exhausts memory or crashes a native library ends
  * this process and its job, never the server. The parent sets the memory ceiling (see `engine.ts`).
  */
-import { cancelProjectOcr, checkProjectOcr, convert, type ProgressEvent } from '../convert/index.js';
+import { cancelProjectOcr, checkProjectOcr, convert, useOcrPlugin, type ProgressEvent } from '../convert/index.js';
 import { describeError, isQuireError } from '../errors.js';
 import type { ChildReply, ChildRequest } from './engine.js';
 
@@ -30,6 +30,9 @@ async function run(request: ChildRequest): Promise<ChildReply> {
     await cancelProjectOcr(request.projectDir);
     return { type: 'cancelled' };
   }
+  // `ocr=<name>` may name an OCR engine plugin the operator installed (and accepted) in this server's app data.
+  const ocr = request.options.ocr;
+  if (typeof ocr === 'string') await useOcrPlugin(ocr, {}, (message) => void reply({ type: 'progress', event: { type: 'warning', message } }));
   const result = await convert(request.input, {
     ...request.options,
     signal: controller.signal,

@@ -14,6 +14,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { createErrorHandler, errorBody, HttpError } from '../http/index.js';
+import { registerOcrPlugins } from '../convert/index.js';
 import { describeOcrEngines, languageName } from '../ocr/index.js';
 import { PRESETS } from '../pipeline/index.js';
 import {
@@ -212,6 +213,8 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   app.get('/api/health', { schema: schemas.health }, async () => ({ ok: true, version: VERSION }));
 
   app.get('/api/state', async (request): Promise<BootState> => {
+    // OCR engine plugins the user installed and accepted are offered beside the built-ins.
+    await registerOcrPlugins(host).catch(() => []);
     const engines = await describeOcrEngines();
     return {
       version: VERSION,

@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { listExports } from '../../export/index.js';
+import { listPagePlugins } from '../../convert/index.js';
 import { describeOcrEngines, languageName } from '../../ocr/index.js';
+import type { PagePluginEntry } from '../../plugins/index.js';
 import { listDestinations } from './plugins.js';
 import { PRESETS } from '../../pipeline/index.js';
 import { printable, printableJson } from '../print.js';
@@ -23,29 +25,40 @@ export function listCommand(): Command {
       if (what === 'destinations') return listDestinations({}, { json });
       if (what === 'ocr') {
         const engines = await describeOcrEngines();
+        const plugins = (await listPagePlugins('ocr')).filter((p) => !engines.some((e) => e.name === p.slug));
         print(
-          engines.map((e) => ({
+          [...engines.map((e) => ({
             name: e.name,
             description: e.description,
             available: e.available,
             ...(e.available ? {} : { reason: e.reason ?? null }),
             languages: e.languages.map((code) => ({ code, name: languageName(code) })),
             ...(e.models ? { models: e.models } : {}),
-          })),
-          () =>
-            engines.flatMap((e) => [
+          })), ...plugins.map((p) => ({ ...pluginJson(p), languages: (p.descriptor?.languages ?? []).map((code) => ({ code, name: code })) }))],
+          () => [
+            ...engines.flatMap((e) => [
               `${e.name.padEnd(9)} ${e.description} (${e.available ? 'available' : `not available: ${e.reason ?? 'unknown reason'}`})`,
               ...(e.languages.length > 0 ? [`          languages: ${e.languages.map((l) => `${l} (${languageName(l)})`).join(', ')}`] : []),
               ...(e.models ?? []).map((m) => `          model: ${m.model} for ${m.languages.join(', ')}`),
             ]),
+            ...plugins.flatMap((p) => [
+              pluginLine(p),
+              ...(p.descriptor?.languages && p.descriptor.languages.length > 0 ? [`          languages: ${p.descriptor.languages.join(', ')}`] : []),
+            ]),
+          ],
         );
         return;
       }
       if (what === 'pipelines') {
         const presets = Object.values(PRESETS);
+        const steps = await listPagePlugins('processor');
         print(
-          presets.map((p) => ({ name: p.name, description: p.description, steps: [...p.steps], target_dpi: p.targetDpi })),
-          () => presets.map((p) => `${p.name.padEnd(9)} ${p.description}`),
+          [...presets.map((p) => ({ name: p.name, description: p.description, steps: [...p.steps], target_dpi: p.targetDpi })), ...steps.map((p) => ({ ...pluginJson(p), after: p.descriptor?.after ?? null }))],
+          () => [
+            ...presets.map((p) => `${p.name.padEnd(9)} ${p.description}`),
+            ...(steps.length > 0 ? ['steps from plugins (add with --steps +name):'] : []),
+            ...steps.flatMap((p) => [pluginLine(p), ...(p.descriptor?.options ?? []).map((f) => `          :${f.id}=${String(f.default)}  ${f.label}${typeof f.min === 'number' ? ` (${f.min}–${f.max ?? '…'})` : ''}`)]),
+          ],
         );
         return;
       }
@@ -65,4 +78,30 @@ export function listCommand(): Command {
           ]),
       );
     });
+}
+
+/** A page plugin as `--json` lists it: name, that it is a plugin, its state and its sandbox. */
+function pluginJson(p: PagePluginEntry): object {
+  return {
+    name: p.slug,
+    plugin: true,
+    description: p.descriptor?.summary ?? p.manifest?.description ?? '',
+    state: p.state,
+    ...(p.state === 'refused' ? { reason: p.reason ?? null } : {}),
+    ...(p.state === 'unaccepted' ? { trust: p.trust, accept: `quire plugins accept ${p.slug}` } : {}),
+    sandbox: p.isolation ? (p.isolation.level === 'full' ? 'isolated' : 'partial') : null,
+  };
+}
+
+/** One line: the name, "plugin", what it does, its sandbox, and whether it can run. */
+function pluginLine(p: PagePluginEntry): string {
+  const sandbox = p.isolation ? (p.isolation.level === 'full' ? 'sandboxed' : 'sandbox partial: no bubblewrap') : 'not sandboxed';
+  const what = p.descriptor?.summary ?? p.manifest?.description ?? '';
+  const state =
+    p.state === 'usable'
+      ? `plugin, ${sandbox}${p.descriptor?.after ? `, after ${p.descriptor.after}` : ''}`
+      : p.state === 'unaccepted'
+        ? `plugin, not run: ${p.trust === 'changed' ? 'changed since accepted' : 'not accepted'}; quire plugins accept ${p.slug}`
+        : `plugin, refused: ${p.reason ?? ''}`;
+  return `${p.slug.padEnd(9)} ${what} (${state})`;
 }

@@ -11,9 +11,10 @@ import {
   exportWarnings,
   findDestination,
   importSettings,
-  installFromRegistry,
-  installPluginDirectory,
+  findPagePlugin,
+  installPlugin,
   installRecord,
+  recordAcceptance,
   pluginIsolation,
   reachableHosts,
   readRegistry,
@@ -246,30 +247,37 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
 
   plugins
     .command('available')
-    .description('list the destinations a registry offers')
+    .description('list the plugins a registry offers: destinations, pipeline steps, OCR engines')
     .option('--registry <dir|url>', 'registry folder or URL (default: the one shipped with Quire, or QUIRE_REGISTRY)')
-    .option('--json', 'print a JSON array, one object per destination offered (slug, version, first_party, description, installed)')
+    .option('--json', 'print a JSON array, one object per plugin offered (slug, kind, version, first_party, description, installed)')
     .action(async (flags: { registry?: string; json?: boolean }) => {
       const { host, out } = io(deps);
       const location = flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry();
       const index = await readRegistry(location);
-      const isInstalled = (slug: string): boolean => existsSync(`${host.appData}/plugins/destinations/${slug}`);
+      const folders = { destination: 'destinations', processor: 'processors', ocr: 'ocr' } as const;
+      const offered = [
+        ...index.destinations.map((e) => ({ ...e, kind: 'destination' as const })),
+        ...index.processors.map((e) => ({ ...e, kind: 'processor' as const })),
+        ...index.ocr.map((e) => ({ ...e, kind: 'ocr' as const })),
+      ];
+      const isInstalled = (e: (typeof offered)[number]): boolean => existsSync(`${host.appData}/plugins/${folders[e.kind]}/${e.slug}`);
       if (flags.json) {
-        const list = index.destinations.map((e) => ({ slug: e.slug, version: e.version, first_party: e.first_party === true, description: e.description, installed: isInstalled(e.slug) }));
+        const list = offered.map((e) => ({ slug: e.slug, kind: e.kind, version: e.version, first_party: e.first_party === true, description: e.description, installed: isInstalled(e) }));
         out(printableJson(list) + '\n');
         return;
       }
-      if (index.destinations.length === 0) out(`The registry at ${location} offers no destination.\n`);
-      for (const entry of index.destinations) {
-        const installed = isInstalled(entry.slug) ? ' [installed]' : '';
-        out(`${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${entry.description}${installed}\n`);
+      if (offered.length === 0) out(`The registry at ${location} offers no plugin.\n`);
+      for (const entry of offered) {
+        const installed = isInstalled(entry) ? ' [installed]' : '';
+        const kind = entry.kind === 'destination' ? '' : entry.kind === 'ocr' ? '(OCR engine) ' : '(pipeline step) ';
+        out(`${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${kind}${entry.description}${installed}\n`);
       }
       out(secretStoreLine(host));
     });
 
   plugins
     .command('install')
-    .description('install a destination from the registry (by slug) or from a plugin folder (by path)')
+    .description('install a destination, a pipeline step or an OCR engine from the registry (by slug) or from a plugin folder (by path)')
     .argument('<slug-or-folder>', 'a registry slug, or a folder named by its slug holding quire-plugin.toml')
     .option('--registry <dir|url>', 'registry folder or URL')
     .option('--allow-unisolated', 'where plugins cannot be isolated (no bubblewrap), install and run this plugin anyway')
@@ -279,9 +287,16 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
       const isolation = await pluginIsolation(host);
       if (isolation.level === 'partial') out(`${describeIsolation(isolation)}\n`);
       const isFolder = /[\\/]/.test(what) && existsSync(what) && statSync(what).isDirectory();
-      const installed = isFolder
-        ? await installPluginDirectory(what, host)
-        : await installFromRegistry(what, { ...host, registry: flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry() });
+      const result = await installPlugin(what, { ...host, fromFolder: isFolder, registry: flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry() });
+      if (result.kind !== 'destination') {
+        const { entry } = result;
+        const what = result.kind === 'ocr' ? `an OCR engine (--ocr ${entry.slug})` : `a pipeline step after ${entry.descriptor?.after ?? 'binarize'} (--steps +${entry.slug})`;
+        out(`Installed ${entry.slug} ${entry.manifest?.version ?? ''} (${entry.descriptor?.display ?? entry.slug}; ${what}).\n`);
+        out(`Accepted as installed: sha256 ${result.sha256}; if its files change, it is not run until you accept it again (quire plugins accept ${entry.slug}).\n`);
+        if (isolation.level === 'partial' && flags.allowUnisolated) out(`${entry.slug} will run without isolation, as --allow-unisolated asked.\n`);
+        return;
+      }
+      const installed = result.destination;
       const missing = missingSettings(installed.descriptor, host);
       out(`Installed ${installed.slug} ${installed.manifest.version} (${installed.descriptor.display}; accepts ${installed.descriptor.accepts.join(', ')}).\n`);
       if (isolation.level === 'partial' && flags.allowUnisolated) out(`${installed.slug} will run without isolation, as --allow-unisolated asked.\n`);
@@ -289,8 +304,21 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
     });
 
   plugins
+    .command('accept')
+    .description('accept a processor or OCR engine plugin as its files are now (their sha256 is recorded; a later change must be accepted again)')
+    .argument('<slug>')
+    .action(async (slug: string) => {
+      const { host, out } = io(deps);
+      const entry = (await findPagePlugin('processor', slug, host)) ?? (await findPagePlugin('ocr', slug, host));
+      if (!entry) throw new QuireError(ERROR_CODES.USAGE, `No processor or OCR engine plugin called ${slug} is installed; see quire list pipelines and quire list ocr.`);
+      if (entry.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The plugin ${slug} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
+      const sha256 = recordAcceptance(slug, entry.dir, host.appData);
+      out(`Accepted ${slug} as it is now (sha256 ${sha256}); it runs in its sandbox from now on.\n`);
+    });
+
+  plugins
     .command('remove')
-    .description('remove a destination: its code, its settings and files, and its secrets')
+    .description('remove a plugin: its code, its settings and files, and its secrets')
     .argument('<slug>')
     .action(async (slug: string) => {
       const { host, out } = io(deps);

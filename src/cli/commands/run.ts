@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, refusedInputs, send as sendTo, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
+import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, openProcessorSteps, parseStepList, refusedInputs, send as sendTo, useOcrPlugin, type ProcessorSteps, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { parseExportList } from '../../export/index.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
@@ -37,6 +37,8 @@ export interface ConversionFlags {
   correct?: boolean;
   /** `--rotate-pages off`: keep pages found the wrong way up as they are. */
   rotatePages?: boolean;
+  /** `--steps +despeckle`: processor plugin steps added to the preset's. */
+  steps?: string;
 }
 
 export function runCommand(): Command {
@@ -46,7 +48,8 @@ export function runCommand(): Command {
     .option('-e, --export <formats>', 'exports, +-joined, each with :options (e.g. pdf:g4+md); see `quire list exports`', 'pdf')
     .option('-o, --output <dir>', 'folder for the outputs', '.')
     .addOption(new Option('-p, --pipeline <preset>', 'pipeline preset (default: book for bundles and camera photos, sheet for scans, flat for vector PDFs)').argParser(parsePipeline))
-    .option('--ocr <engine>', 'OCR engine spec: auto, tesseract, tesseract:lang=fra+lat, remoteocr, remoteocr:batch, none (default: no OCR unless an export needs text)')
+    .option('--ocr <engine>', 'OCR engine spec: auto, tesseract, tesseract:lang=fra+lat, remoteocr, remoteocr:batch, none, or an installed OCR engine plugin (default: no OCR unless an export needs text)')
+    .option('--steps <steps>', 'add installed processor plugin steps to the pipeline, +-joined, each with :key=value,… (e.g. +despeckle:max_speck_pct=20); see `quire list pipelines`')
     .option('--check-ocr', "with a kept project: if its OCR batch (--ocr remoteocr:batch) is done, finish the OCR and write the exports asked for; else say it is still running");
   addSharedOptions(cmd);
   return cmd.action((inputs: string[], flags: ConversionFlags) => runConversion(inputs, flags));
@@ -87,6 +90,13 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
     .then(() => parseExportList(flags.export)) // usage errors before any work
     .catch(refuse);
   const sendTo = flags.sendTo ? await Promise.resolve().then(() => parseSendTo(flags.sendTo!)).catch(refuse) : [];
+  const stepRequests = flags.steps ? await Promise.resolve().then(() => parseStepList(flags.steps!)).catch(refuse) : [];
+  if (stepRequests.length > 0 && flags.pipeline === 'flat') {
+    await refuse(new QuireError(ERROR_CODES.USAGE, '--steps adds steps to the book and sheet pipelines; the flat pipeline keeps the pixels as they are.'));
+  }
+  const warn = (line: string): void => void process.stderr.write(`quire: ${printable(line)}\n`);
+  // An OCR engine plugin named by --ocr joins the built-ins before the run is checked.
+  await useOcrPlugin(flags.ocr, {}, warn).catch(refuse);
   // A destination that is missing or not set up fails the run before any work.
   if (sendTo.length > 0) await checkSendTargets(sendTo, requests.map((r) => r.format), { plaintextSecrets: true }).catch(refuse);
   const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
@@ -109,7 +119,13 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
   await withInterruption(
     async (signal) => {
       const run = await checkConversions(documents, options).catch(refuse);
+      let processors: ProcessorSteps | undefined;
       try {
+        if (stepRequests.length > 0) {
+          processors = await openProcessorSteps(stepRequests).catch(refuse);
+          processors.skipped.forEach(warn);
+          options.processors = processors;
+        }
         for (const checked of run.documents) {
           const outcome: Outcome = { inputs: checked.inputs };
           outcomes.push(outcome);
@@ -130,6 +146,7 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
           }
         }
       } finally {
+        await processors?.close();
         await run.close();
       }
     },
