@@ -1,9 +1,10 @@
 // npm run bench:ocr — OCR quality and speed.
 // A. The example bundle (synthetic camera frames, known text): CER of the Markdown and of the PDF
 //    text layer against the truth.
-// B. A 20-page clean 300-dpi PDF of known text: pages/minute of `quire ocr`, and — when Debian's
-//    `ocrmypdf` and `tesseract` are installed — of `ocrmypdf --jobs 2` on the same file in the same
-//    run, with CER and bytes per page of both.
+// B. A 20-page clean 300-dpi English PDF and C. a 3-page French one, of known text: the wall time of `quire ocr`
+//    with the options a user types (no language named) and with the language named, and — when Debian's
+//    `ocrmypdf` is installed — of `ocrmypdf --jobs 2 -l <language>` on the same file in the same run (best of two
+//    runs each), with CER, bytes per page and the ratio to ocrmypdf's time.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,13 +29,17 @@ try {
   console.log(`| CER, Markdown body vs truth | ${(a.mdCer * 100).toFixed(2)} % |`);
   console.log(`| CER, PDF text layer (pdftotext -raw) vs truth | ${(a.pdfCer * 100).toFixed(2)} % |`);
   console.log(`| wall time | ${a.seconds.toFixed(1)} s |`);
-  console.log(`\nB. ${b.pages}-page clean 300-dpi PDF (A5, 11 pt), English`);
-  console.log('| tool | wall s | pages/min | CER | bytes/page | ratio of wall time to Quire |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
-  for (const r of b.rows) {
-    console.log(`| ${r.tool} | ${r.seconds.toFixed(1)} | ${((b.pages / r.seconds) * 60).toFixed(1)} | ${(r.cer * 100).toFixed(2)} % | ${Math.round(r.bytes / b.pages)} | ${(r.seconds / b.rows[0].seconds).toFixed(2)} |`);
+  for (const [k, doc] of b.entries()) {
+    console.log(`\n${'BC'[k]}. ${doc.title}`);
+    console.log('| tool | wall s | pages/min | CER | bytes/page | wall time ÷ ocrmypdf |');
+    console.log('| --- | --- | --- | --- | --- | --- |');
+    const ocrmypdf = doc.rows.find((r) => r.tool.startsWith('ocrmypdf'));
+    for (const r of doc.rows) {
+      const ratio = ocrmypdf ? (r.seconds / ocrmypdf.seconds).toFixed(2) : '–';
+      console.log(`| ${r.tool} | ${r.seconds.toFixed(1)} | ${((doc.pages / r.seconds) * 60).toFixed(1)} | ${(r.cer * 100).toFixed(2)} % | ${Math.round(r.bytes / doc.pages)} | ${ratio} |`);
+    }
+    if (!ocrmypdf) console.log('(ocrmypdf not installed: apt-get install ocrmypdf tesseract-ocr-eng tesseract-ocr-fra to compare)');
   }
-  if (!b.rows.some((r) => r.tool.startsWith('ocrmypdf'))) console.log('(ocrmypdf not installed: apt-get install ocrmypdf tesseract-ocr-eng to compare)');
   console.log('The Quire rows use 2 workers; `auto` picks Debian\'s native tesseract when it is installed with the languages needed.');
 } finally {
   rmSync(work, { recursive: true, force: true });
@@ -63,10 +68,9 @@ async function sampleQuality() {
   return { mdCer, pdfCer: errors / chars, seconds, languages: summary.ocr.languages.join('+') };
 }
 
-async function cleanPdfSpeed() {
-  const pages = 20;
-  const text = BOOKS.flatMap((b) => b.chapters.flatMap((c) => c.paragraphs)).map((p) => p.replace(/\[\d+\]/g, '')).filter((p) => /^[\x20-\x7e“”’‘—]+$/.test(p));
-  const lines = wrap(text.join(' '), 58);
+/** A clean 300-dpi PDF of `pages` A5 pages of `paragraphs`, with the text of each page. */
+async function cleanPdf(name, pages, paragraphs) {
+  const lines = wrap(paragraphs.join(' '), 58);
   const perPage = 36;
   const doc = await PDFDocument.create();
   const truth = [];
@@ -78,30 +82,58 @@ async function cleanPdfSpeed() {
     const page = doc.addPage([419.53, 595.28]);
     page.drawImage(image, { x: 0, y: 0, width: 419.53, height: 595.28 });
   }
-  const input = join(work, 'clean.pdf');
+  const input = join(work, `${name}.pdf`);
   writeFileSync(input, await doc.save());
-  const rows = [];
+  return { input, truth };
+}
 
-  // `auto` (native tesseract when installed), then tesseract.js named explicitly.
-  let t0 = performance.now();
-  const [summary] = JSON.parse(runQuire(['ocr', input, '--ocr-lang', 'eng', '-o', join(work, 'quire-auto'), '--json']));
-  rows.push(measure(`quire ocr, auto → ${summary.ocr.engine}`, (performance.now() - t0) / 1000, summary.outputs[0].path, truth));
-  // The command a user types: no language named, so it is detected on sample pages first.
-  t0 = performance.now();
-  const [plain] = JSON.parse(runQuire(['ocr', input, '-o', join(work, 'quire-default'), '--json']));
-  rows.push(measure(`quire ocr, default options (${plain.ocr.languages.join('+')} detected)`, (performance.now() - t0) / 1000, plain.outputs[0].path, truth));
-  t0 = performance.now();
-  const [wasm] = JSON.parse(runQuire(['ocr', input, '--ocr', 'tesseract', '--ocr-lang', 'eng', '-o', join(work, 'quire-wasm'), '--json']));
-  rows.push(measure('quire ocr, tesseract.js', (performance.now() - t0) / 1000, wasm.outputs[0].path, truth));
-
-  if (has('ocrmypdf')) {
-    const mOut = join(work, 'ocrmypdf.pdf');
-    t0 = performance.now();
-    const r = spawnSync('ocrmypdf', ['--jobs', '2', '-l', 'eng', '--output-type', 'pdf', input, mOut], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`ocrmypdf failed: ${r.stderr}`);
-    rows.push(measure('ocrmypdf --jobs 2', (performance.now() - t0) / 1000, mOut, truth));
+/** Best of two runs of `run` (seconds and what it returned): a shared machine's noise is one-sided. */
+function bestOfTwo(run) {
+  let best;
+  for (let k = 0; k < 2; k++) {
+    const t0 = performance.now();
+    const out = run(k);
+    const seconds = (performance.now() - t0) / 1000;
+    if (!best || seconds < best.seconds) best = { seconds, out };
   }
-  return { pages, rows };
+  return best;
+}
+
+/**
+ * `quire ocr` with the options a user types (no language named: detected on lines of the first pages), with the
+ * language named, and `ocrmypdf --jobs 2 -l <language>` on the same file; best of two runs each.
+ */
+function compare(label, input, truth, language) {
+  const rows = [];
+  const named = bestOfTwo((k) => JSON.parse(runQuire(['ocr', input, '--ocr-lang', language, '-o', join(work, `${label}-named-${k}`), '--json']))[0]);
+  rows.push(measure(`quire ocr --ocr-lang ${language} (${named.out.ocr.engine})`, named.seconds, named.out.outputs[0].path, truth));
+  const plain = bestOfTwo((k) => JSON.parse(runQuire(['ocr', input, '-o', join(work, `${label}-default-${k}`), '--json']))[0]);
+  rows.push(measure(`quire ocr, default options (${plain.out.ocr.languages.join('+')} detected)`, plain.seconds, plain.out.outputs[0].path, truth));
+  if (has('ocrmypdf')) {
+    const run = bestOfTwo((k) => {
+      const mOut = join(work, `${label}-ocrmypdf-${k}.pdf`);
+      const r = spawnSync('ocrmypdf', ['--jobs', '2', '-l', language, '--output-type', 'pdf', input, mOut], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`ocrmypdf failed: ${r.stderr}`);
+      return mOut;
+    });
+    rows.push(measure(`ocrmypdf --jobs 2 -l ${language}`, run.seconds, run.out, truth));
+  }
+  return rows;
+}
+
+async function cleanPdfSpeed() {
+  const english = BOOKS.filter((b) => b.lang === 'en').flatMap((b) => b.chapters.flatMap((c) => c.paragraphs)).map((p) => p.replace(/\[\d+\]/g, '')).filter((p) => /^[\x20-\x7e“”’‘—]+$/.test(p));
+  const french = BOOKS.filter((b) => b.lang === 'fr').flatMap((b) => b.chapters.flatMap((c) => c.paragraphs)).map((p) => p.replace(/\[\d+\]/g, ''));
+  const long = await cleanPdf('clean-en-20', 20, english);
+  const short = await cleanPdf('clean-fr-3', 3, french);
+  const rows = compare('en20', long.input, long.truth, 'eng');
+  const t0 = performance.now();
+  const [wasm] = JSON.parse(runQuire(['ocr', long.input, '--ocr', 'tesseract', '--ocr-lang', 'eng', '-o', join(work, 'quire-wasm'), '--json']));
+  rows.push(measure('quire ocr, tesseract.js', (performance.now() - t0) / 1000, wasm.outputs[0].path, long.truth));
+  return [
+    { title: '20-page clean 300-dpi PDF (A5, 11 pt), English', pages: 20, rows },
+    { title: '3-page clean 300-dpi PDF (A5, 11 pt), French', pages: 3, rows: compare('fr3', short.input, short.truth, 'fra') },
+  ];
 }
 
 function measure(tool, seconds, pdf, truth) {
