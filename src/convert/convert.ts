@@ -41,6 +41,8 @@ export interface ConvertOptions extends Omit<OpenOptions, 'projectDir' | 'opened
    * false (`--no-correct`) keeps the words as the engine read them — also for a project corrected before.
    */
   correct?: boolean;
+  /** The person's own dictionary: words the correction leaves alone and never marks to check. */
+  userWords?: readonly string[];
   /** Turn pages found the wrong way up before reading them (default true); false (`--rotate-pages off`) keeps them. */
   rotatePages?: boolean;
   /** This document as `checkConversions` checked it with these options, in a run of several; by default it is checked here. */
@@ -152,14 +154,14 @@ async function convertChecked(plan: CheckedDocument, options: ConvertOptions, t0
       }));
       if (asMade) {
         await asMade.finish(doc.manifest);
-        await finishText(doc, correct);
+        await finishText(doc, correct, options.userWords);
         ocr = performance.now() - t0Pages;
       } else if (ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...recognizeOptionsOf(options, plan.fileStem) });
     } else {
       // A project opened again is read again only as the plan says (asked, or lacking the text an export needs).
       if (plan.readsText && ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...recognizeOptionsOf(options, plan.fileStem) });
       // Text recognised before: corrected, or put back as read, as this run asks.
-      else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) await finishText(doc, correct);
+      else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) await finishText(doc, correct, options.userWords);
     }
     const tExport = performance.now();
     const outputs = await writeExports(doc, exportsNow(doc.manifest, requests), outDir, {
@@ -218,7 +220,7 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
     };
     await saveManifest(doc.dir, doc.manifest);
   } else {
-    await finishText(doc, correct);
+    await finishText(doc, correct, options.userWords);
   }
   return performance.now() - t0;
 }
@@ -269,6 +271,7 @@ function recognizeOptionsOf(options: ConvertOptions, fileStem?: string): Recogni
   return {
     ...(fileStem ? { fileStem } : {}),
     ...(options.correct === false ? { correct: false } : {}),
+    ...(options.userWords ? { userWords: options.userWords } : {}),
     ...(options.rotatePages === false ? { rotatePages: false } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

@@ -4,10 +4,10 @@ import { loadOcrPages, saveManifest, type OcrPage, type ProjectManifest, visible
 
 /**
  * Finish a document's text once it is read (or read before and asked of again): corrected, or put back as the
- * engine read it (`correct` false); each page's printed number and running head noted; the manifest saved.
+ * engine read it (`correct` false), the person's own words (`userWords`) left alone; each page's printed number and running head noted; the manifest saved.
  */
-export async function finishText(doc: { dir: string; manifest: ProjectManifest }, correct: boolean): Promise<void> {
-  await correctDocument(doc.dir, doc.manifest, correct);
+export async function finishText(doc: { dir: string; manifest: ProjectManifest }, correct: boolean, userWords: readonly string[] = []): Promise<void> {
+  await correctDocument(doc.dir, doc.manifest, correct, userWords);
   await notePrintedPages(doc.dir, doc.manifest);
   await saveManifest(doc.dir, doc.manifest);
 }

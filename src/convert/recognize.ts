@@ -21,6 +21,8 @@ export interface RecognizeOptions {
    * languages are known, while the pages are read.
    */
   correct?: boolean;
+  /** The person's own dictionary (the web app's "Add to dictionary"): words the correction leaves alone and never marks to check. */
+  userWords?: readonly string[];
   /**
    * Turn pages found the wrong way up (default true): a page whose text reads as nonsense is checked with the
    * engine's orientation detection, turned, and read again. False (`--rotate-pages off`) keeps pages as they are.

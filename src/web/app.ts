@@ -152,6 +152,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   const documents = new DocumentStore({
     libraryDir,
     knownWord: (text) => dictionary.knows(text),
+    userWords: () => dictionary.words(),
     settings: () => readGuiSettings(host.appData),
     onChange: broadcast,
     onRemove: (id) => send('removed', { id }),
@@ -335,7 +336,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   app.post<{ Params: { id: string }; Body: ExportAsk }>('/api/documents/:id/export', { schema: { params: idParams, ...schemas.exportAsk } }, async (request, reply) => {
     const doc = documents.get(request.params.id);
     const settings = await readGuiSettings(host.appData);
-    const context = { host, settings, destinations: knownDestinations, exportFolder: exportFolderOf(settings), offerDownload, stagingRoot: join(sessionDir, 'staging') };
+    const context = { host, settings, destinations: knownDestinations, exportFolder: exportFolderOf(settings), offerDownload, stagingRoot: join(sessionDir, 'staging'), userWords: dictionary.words() };
     // Refusals (not set up, no such format) answer this request; the export itself runs as the document's task.
     const resolved = await resolveExport(request.body, context);
     const stages = doc.manifest ? exportStages(resolved, doc.manifest, settings) : [];

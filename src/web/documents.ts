@@ -73,6 +73,8 @@ export interface DocumentStoreOptions {
   processPages?: ProcessPagesFn;
   /** Words of the person's dictionary: proofreading does not mark them. */
   knownWord?: (text: string) => boolean;
+  /** The person's dictionary as it stands: the correction step leaves its words alone. */
+  userWords?: () => readonly string[];
 }
 
 interface RunningTask {
@@ -554,7 +556,7 @@ export class DocumentStore {
           // A document opened for the first time shows its pages now, not after the OCR's minutes.
           if (!doc.projectDir) this.#showPages(doc, project);
           report.start('ocr', visiblePages(project.manifest).filter((p) => p.kind !== 'pdf').length);
-          await recognize(project, ocr, { signal, onProgress });
+          await recognize(project, ocr, { signal, onProgress, userWords: this.#options.userWords?.() ?? [] });
         }
       } finally {
         await project.close();
@@ -605,7 +607,7 @@ export class DocumentStore {
     this.#background(doc, 'ocr', [ocrStage()], async (signal, report) => {
       const spec = await readyOcr(engine, languages);
       report.start('ocr', visiblePages(manifest).filter((p) => p.kind !== 'pdf').length);
-      await recognize({ dir: projectDir, manifest }, spec, { signal, onProgress: report.onProgress });
+      await recognize({ dir: projectDir, manifest }, spec, { signal, onProgress: report.onProgress, userWords: this.#options.userWords?.() ?? [] });
     });
     return this.summary(doc);
   }

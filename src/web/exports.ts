@@ -86,6 +86,8 @@ export interface ExportContext {
   /** Let the page download a written file; returns its address. */
   offerDownload: (path: string, fileName: string) => string;
   stagingRoot: string;
+  /** The person's dictionary: the correction step leaves its words alone. */
+  userWords?: readonly string[];
 }
 
 /** An export asked for, checked: what to write, and where it goes when it is a send. */
@@ -185,7 +187,7 @@ export async function runExport(doc: GuiDocument, projectDir: string, resolved: 
   if (ocr) {
     const spec = await readyOcr(ocr, ocrLang);
     report.start('ocr');
-    await recognize(project, spec, { signal, onProgress: report.onProgress });
+    await recognize(project, spec, { signal, onProgress: report.onProgress, userWords: ctx.userWords ?? [] });
   }
   const onWritten = (o: { format: string; path: string }): void => {
     report.onProgress({ type: 'export', format: o.format, path: o.path });

@@ -54,8 +54,14 @@ export interface DocumentWords {
   seen(word: string): boolean;
 }
 
-export function documentWords(): DocumentWords {
+/**
+ * The document's vocabulary, counted page by page, and the person's own words (`userWords`: the web app's "Add to
+ * dictionary"): known whatever their case, never corrected, and what a misread word may be mended to.
+ */
+export function documentWords(userWords: readonly string[] = []): DocumentWords {
   const counts = new Map<string, number>();
+  const own = new Set(userWords.map(userKey));
+  const isOwn = (word: string): boolean => own.size > 0 && own.has(userKey(word));
   return {
     add(page) {
       for (const word of pageWords(page)) {
@@ -67,12 +73,17 @@ export function documentWords(): DocumentWords {
       }
     },
     has(word) {
-      return (counts.get(word) ?? 0) >= DOCUMENT_WORD_COUNT;
+      return (counts.get(word) ?? 0) >= DOCUMENT_WORD_COUNT || isOwn(word);
     },
     seen(word) {
-      return counts.has(word);
+      return counts.has(word) || isOwn(word);
     },
   };
+}
+
+/** How a person's word is matched: NFC, small letters. */
+function userKey(word: string): string {
+  return word.normalize('NFC').toLocaleLowerCase();
 }
 
 export interface Corrector {

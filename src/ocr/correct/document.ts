@@ -25,8 +25,11 @@ import { eachAtOnce } from '../../util/index.js';
 
 const CORRECTING_AT_ONCE = 2;
 
-/** Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`. */
-export async function correctDocument(dir: string, manifest: ProjectManifest, enabled: boolean): Promise<ProjectOcrCorrection | undefined> {
+/**
+ * Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`.
+ * `userWords`: the person's own dictionary, words never corrected nor marked to check.
+ */
+export async function correctDocument(dir: string, manifest: ProjectManifest, enabled: boolean, userWords: readonly string[] = []): Promise<ProjectOcrCorrection | undefined> {
   if (!manifest.ocr) return undefined;
   // Pages kept from a PDF carry the PDF's own text: not ours to correct.
   const pages = manifest.pages.filter((p) => p.ocr && p.kind !== 'pdf');
@@ -44,7 +47,7 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
     // Two passes: the document's vocabulary first, so a name read well on page 40 helps page 3.
     // The document's apostrophe (’ or ') and its way with guillemets, high punctuation and references ("p. 265") are
     // counted on the same pass.
-    const vocabulary = documentWords();
+    const vocabulary = documentWords(userWords);
     const apostrophes = documentApostrophes();
     const guillemets = documentGuillemets();
     const highPunctuation = documentHighPunctuation();

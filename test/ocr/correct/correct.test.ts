@@ -242,6 +242,20 @@ describe('the lexicon-checked correction', () => {
     expect(text(await lat.correct(page(['lat'], [word('Garumna:'), la(95), word('Garonne;'), la(60)])))).toEqual(['Garumna:', 'la', 'Garonne;', 'ja']);
   });
 
+  it("leaves the person's own words alone, and mends a misreading to one of them", async () => {
+    const fra = await openCorrector(['fra']);
+    // "homoousios" and "hypostasis" (in any case) in the person's dictionary, added in proofreading: known, never marked.
+    const own = documentWords(['Homoousios', 'hypostasis']);
+    const corrected = await fra.correct(page(['fra'], [word('homoousios'), word('et'), word('hypostasis')]), own);
+    expect(text(corrected)).toEqual(['homoousios', 'et', 'hypostasis']);
+    expect(words(corrected).some((w) => w.unknown)).toBe(false);
+    // Without it, both are words to check.
+    const plain = await fra.correct(page(['fra'], [word('homoousios'), word('et'), word('hypostasis')]), documentWords());
+    expect(words(plain).filter((w) => w.unknown).map((w) => w.text)).toEqual(['homoousios', 'hypostasis']);
+    // "Myricl" is mended to the person's "Myriel", as to a name the document printed well.
+    expect(text(await fra.correct(page(['fra'], [word('M.'), word('Myricl'), word('était')]), documentWords(['Myriel'])))).toEqual(['M.', 'Myriel', 'était']);
+  });
+
   it('corrects a word hyphenated across two lines as one word', async () => {
     const fra = await openCorrector(['fra']);
     const corrected = await fra.correct(page(['fra'], [word('la'), word('dichoto-')], [word('mic'), word('exagérée')]));
