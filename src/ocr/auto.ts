@@ -46,7 +46,7 @@ export function firstGuessLanguages(installed: readonly string[]): string[] {
 }
 
 /**
- * Detect the document's languages from a sample of lines of its first pages (see `resolveLanguages`): a dozen lines
+ * Detect the document's languages from a sample of lines of its first pages (see `resolveLanguages`): eight lines
  * of each, from the running head to the notes, read once with the first guess. The pages themselves are read
  * once, afterwards, in the languages found.
  */
@@ -71,11 +71,10 @@ async function readSamples(engine: OcrEngine, pages: readonly OcrInput[], langua
     const strips = samples.filter((s): s is OcrInput => s !== undefined);
     const whole = pages.filter((_, k) => samples[k] === undefined);
     const read: OcrPage[] = [];
-    if (strips.length > 0) {
-      // One engine call for every strip where the engine reads lists of small images (the model loads once).
-      if (engine.readWords) read.push(...(await engine.readWords(strips, languages, options)));
-      else read.push(...(await Promise.all(strips.map((s) => engine.recognize(s, languages, options)))));
-    }
+    // Each strip on its own, side by side: the pages are all made by now and every core is free for it.
+    const readStrip = (strip: OcrInput): Promise<OcrPage> =>
+      engine.readWords ? engine.readWords([strip], languages, options).then(([page]) => page) : engine.recognize(strip, languages, options);
+    read.push(...(await Promise.all(strips.map(readStrip))));
     read.push(...(await Promise.all(whole.map((p) => engine.recognize(p, languages, options)))));
     return read.map(ocrPageText).join('\n\n');
   } finally {

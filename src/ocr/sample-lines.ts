@@ -1,15 +1,18 @@
 /**
  * A few text lines of a page, cut out and stacked onto clean paper: what language detection reads instead of whole
  * pages. Reading a page costs the same whichever language it turns out to be in, so reading whole sample pages to
- * learn their language, then again in it, doubled the work of a short document. A dozen lines spread from the top
+ * learn their language, then again in it, doubled the work of a short document. A few lines spread from the top
  * of the page to its foot (running head, body, notes) tell the languages as well, for a fraction of the reading.
  */
 import { join } from 'node:path';
 import { createGray, decodeGray, type GrayImage, sharpFromGray } from '../imaging/index.js';
 import type { OcrInput } from './types.js';
 
-/** Lines taken from each sample page, spread evenly from its first to its last. */
-export const SAMPLE_LINES = 12;
+/**
+ * Lines taken from each sample page, spread evenly from its first to its last: 24 over three pages, a few hundred
+ * words, plenty for trigrams and for a quotation in another script.
+ */
+export const SAMPLE_LINES = 8;
 /** A pixel darker than this is ink. */
 const INK = 128;
 /** A row is part of a line when this share of its pixels, at least, is ink. */

@@ -87,7 +87,7 @@ describe('languages', () => {
     const detection = await detectDocumentLanguages(counting, [long, long, long]);
     expect(detection.languages).toEqual(['fra']);
     expect(read).toHaveLength(3);
-    // Each is a strip of a dozen lines, much smaller than the page it was cut from.
+    // Each is a strip of a few lines, much smaller than the page it was cut from.
     for (const strip of read) expect(strip.height).toBeLessThan(long.height / 2);
   });
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGray, decodeGray, type GrayImage } from '../../src/imaging/index.js';
-import { inkBands, sampleBands, stackBands, writeLineSample } from '../../src/ocr/sample-lines.js';
+import { inkBands, SAMPLE_LINES, sampleBands, stackBands, writeLineSample } from '../../src/ocr/sample-lines.js';
 import { renderTextPage, writePage } from './pages.js';
 
 /** A white page with `count` black bars `thick` pixels high, one every `pitch` rows from `top`. */
@@ -67,7 +67,7 @@ describe('line sample', () => {
     expect(sample).toBeDefined();
     expect(sample!.dpi).toBe(page.dpi);
     const image = await decodeGray(sample!.file);
-    expect(inkBands(image).length).toBe(12);
+    expect(inkBands(image).length).toBe(SAMPLE_LINES);
     expect(image.height).toBeLessThan(rendered.height / 2);
     const blank = join(dir, 'blank.png');
     await sharp({ create: { width: 300, height: 400, channels: 3, background: '#fff' } }).png().toFile(blank);
