@@ -24,6 +24,7 @@ import {
 import { formatBytes } from '../util/index.js';
 import { freeProjectDir, openDocument, openInputs, type OpenedDocument } from './document.js';
 import { assertOcrReady, ocrSpecFor } from './recognize.js';
+import { cleanedPageBytes, outputBytes, workingBytes, type DocumentSize } from './space.js';
 
 export interface CheckOptions {
   /** `+`-joined export list or parsed requests. Default `pdf`. */
@@ -59,7 +60,7 @@ export interface CheckedDocument {
   /** Set when the stem is not the document's own: another document of the run has that name, or it was shortened. */
   renamed?: 'taken' | 'shortened';
   frames: number;
-  /** A rough lower bound of the bytes its outputs and its working folder take. */
+  /** An estimate of the bytes its outputs and its working folder take. */
   expected: Expected;
   /** The exports to write, into `outDir`. */
   requests: ExportRequest[];
@@ -89,11 +90,6 @@ export interface CheckedRun {
   /** Release what the check left open; remove the output folder if the check made it and it is still empty. */
   close(): Promise<void>;
 }
-
-/** A clean 300-dpi text page in CCITT G4 is rarely under this: the estimate is meant to be low, never alarmist. */
-const PAGE_BYTES = 20 * 1024;
-/** Markdown and OCR results per page. */
-const TEXT_BYTES = 1024;
 
 /**
  * Check a run of documents (each one input, or several images) before any work; throws the first problem found,
@@ -181,8 +177,8 @@ interface Inspected {
   frames: number;
   /** Some page will go through OCR if OCR is on. */
   needsOcr: boolean;
-  /** Bytes of the page images in a PDF or a slim project, and of the text of all pages. */
-  size: { images: number; text: number };
+  /** What the free-space estimate needs to know of it. */
+  size: DocumentSize;
   expected: Expected;
   opened?: OpenedSource;
 }
@@ -217,16 +213,18 @@ async function inspect(inputs: string[], options: CheckOptions, ocr: OcrSpec | u
       }
       const pages = doc.manifest.pages.filter((p) => !p.hidden);
       const lacking = pages.some((p) => p.kind !== 'pdf' && !p.ocr);
-      const size = { images: pages.length * PAGE_BYTES, text: pages.length * TEXT_BYTES };
+      const needsOcr = pages.some((p) => p.kind !== 'pdf') && (options.ocr !== undefined || lacking);
+      const text = !lacking || (needsOcr && ocr !== undefined && ocr.engine !== 'none');
+      const size: DocumentSize = { pages: pages.length, imageBytes: cleanedPageBytes(pages.length), cleaned: true, text, reading: false, keptSource: 0 };
       kept = keepOpen && temporary;
       return {
         inputs,
         name: doc.name,
         frames: doc.frames,
         // A project is recognised again only when asked, or when it lacks text an export needs.
-        needsOcr: pages.some((p) => p.kind !== 'pdf') && (options.ocr !== undefined || lacking),
+        needsOcr,
         size,
-        expected: { outputs: 0, working: size.images + size.text },
+        expected: { outputs: 0, working: workingBytes(size) },
         ...(kept ? { opened: { kind: 'project', document: doc } } : {}),
       };
     } finally {
@@ -240,15 +238,25 @@ async function inspect(inputs: string[], options: CheckOptions, ocr: OcrSpec | u
     const flat = options.pipeline === 'flat' || (options.pipeline === undefined && opened.kind === 'pdf');
     const pagesPerFrame = options.pipeline === 'book' || (options.pipeline === undefined && opened.kind === 'bundle') ? 2 : 1;
     const pages = opened.frames.length * pagesPerFrame;
-    // Pages kept as they are cost what they cost in the input; cleaned pages are small bitonal images.
-    const size = { images: Math.max(pages * PAGE_BYTES, flat ? inputBytes : 0), text: pages * TEXT_BYTES };
+    const needsOcr = opened.frames.some((f) => !(keepTextPages && f.textLayer));
+    const text = (ocr !== undefined && ocr.engine !== 'none' && needsOcr) || (keepTextPages && opened.frames.some((f) => f.textLayer));
+    // Pages kept as they are cost what they cost in the input; cleaned pages are small bitonal images. Grey pages
+    // for OCR are made when text is read now, or may be later (a kept project).
+    const size: DocumentSize = {
+      pages,
+      imageBytes: Math.max(cleanedPageBytes(pages), flat ? inputBytes : 0),
+      cleaned: !flat,
+      text,
+      reading: text || !temporary,
+      keptSource: keepTextPages ? inputBytes : 0,
+    };
     return {
       inputs,
       name,
       frames: opened.frames.length,
-      needsOcr: opened.frames.some((f) => !(keepTextPages && f.textLayer)),
+      needsOcr,
       size,
-      expected: { outputs: 0, working: size.images + size.text + (keepTextPages ? inputBytes : 0) },
+      expected: { outputs: 0, working: 0 },
       ...(keepOpen ? { opened: { kind: 'input', input: opened } } : {}),
     };
   } finally {
@@ -287,9 +295,11 @@ async function checkOutputs(outDir: string, requests: ExportRequest[], docs: Ins
   const longestExt = Math.max(0, ...extensions.map((e) => Buffer.byteLength(e)));
   const longestName = Math.max(...stems.map((s) => Buffer.byteLength(s) + longestExt));
 
-  // Markdown and EPUB are text (an EPUB's cover and figures are small); every other export carries the page images (a
-  // textpack holds the PDF, a slim project the pages).
-  for (const d of docs) d.expected.outputs = requests.reduce((n, r) => n + (r.format === 'md' || r.format === 'epub' ? d.size.text : d.size.images + d.size.text), 0);
+  for (const d of docs) {
+    // A slim export keeps the pages readable later, so their grey pages are made even when no text is read now.
+    const size = requests.some((r) => r.format === 'slim') ? { ...d.size, reading: true } : d.size;
+    d.expected = { outputs: outputBytes(size, requests), working: workingBytes(size) };
+  }
   const outputs = docs.reduce((n, d) => n + d.expected.outputs, 0);
   const working = Math.max(...docs.map((d) => d.expected.working));
   const workDir = options.keepProject ? resolve(options.keepProject) : tmpdir();

@@ -60,10 +60,16 @@ export type SandboxOutcome = ChildAnswer | { type: 'crashed'; message: string; d
 /** An outcome with what the sandbox refused on the way: any refusal makes the run `PERMISSION`. */
 export type SandboxResult = SandboxOutcome & { refused: readonly string[] };
 
+/**
+ * The flag that turns the permission model on: `--permission` from Node 22.13 (Node 24 refuses the old name),
+ * `--experimental-permission` on Node 20.
+ */
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
+
 /** Node flags for the child: the permission model with exactly these reads and one write. */
 export function permissionFlags(readPaths: readonly string[], writePath: string): string[] {
   return [
-    '--experimental-permission',
+    PERMISSION_FLAG,
     ...[...new Set(readPaths)].map((p) => `--allow-fs-read=${p}`),
     `--allow-fs-write=${writePath}`,
     '--disable-warning=ExperimentalWarning',

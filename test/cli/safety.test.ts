@@ -224,8 +224,9 @@ describe('check before work', () => {
         const full = await runQuire(['run', input, '-o', mnt]);
         expect(full.stderr).toMatch(new RegExp(`^quire: (Not enough space in ${mnt}: 0 bytes free|Could not write ${mnt}: no space is left on the device \\(0 bytes free)`));
       });
+      // Roomy enough for the run's estimate (space is checked first), so read-only is what it meets.
       await withTmpfs(
-        '64k',
+        '1m',
         async (mnt) => {
           const r = await runQuire(['run', input, '-o', mnt, '--json']);
           expect(r.code).toBe(1);
