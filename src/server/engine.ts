@@ -200,13 +200,20 @@ export function inProcessEngine(options: Pick<EngineOptions, 'ocrDeadlineMs'> = 
   };
 }
 
+/**
+ * Memory Node 22 and later map at start-up beyond the job's own (V8's reservations), which `ulimit -d` counts though
+ * it is never resident: under a 300 MiB limit Node 24 cannot start at all, under 1.5 GiB a 24-page job ran out. The
+ * data limit is raised by this much; the resident-size watchdog and the heap limit still hold the job to its ceiling.
+ */
+const V8_RESERVED = Number(process.versions.node.split('.')[0]) >= 22 ? 1024 ** 3 : 0;
+
 /** Fork the child with its ceiling: through `sh` for `ulimit -d` where there is one (it only ever lowers a limit). */
 function spawnJob(script: string, memoryLimit: number): ChildProcess {
   const heapMb = Math.max(64, Math.floor((memoryLimit * 0.75) / 1024 ** 2));
   const node = [process.execPath, `--max-old-space-size=${heapMb}`, script];
   const stdio: ['ignore', 'ignore', 'pipe', 'ipc'] = ['ignore', 'ignore', 'pipe', 'ipc'];
   if (process.platform === 'win32') return spawn(node[0], node.slice(1), { stdio });
-  const kb = Math.floor(memoryLimit / 1024);
+  const kb = Math.floor((memoryLimit + V8_RESERVED) / 1024);
   // A lower CPU priority than the HTTP process (nice 10 more): a conversion takes what the API leaves, so requests
   // stay fast while jobs run on every core.
   return spawn('/bin/sh', ['-c', `ulimit -d ${kb} 2>/dev/null; command -v nice >/dev/null && exec nice -n ${JOB_NICENESS} "$@"; exec "$@"`, 'quire-job', ...node], { stdio });
