@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteDatabase, type SqliteDb, type SqliteStatement } from '../settings/index.js';
 import { loadMigrations, splitStatements, type Migration } from './migrations.js';
 import { Q } from './queries.js';
 import { newJobParams, newKeyParams, SqlJobStore, type Params } from './sql-store.js';
@@ -14,7 +14,7 @@ const JOBS_JSON = `SELECT COALESCE(json_group_array(json_object('job_id', job_id
           ORDER BY seq DESC LIMIT COALESCE(@limit, -1))`;
 
 /** Apply the migrations not applied yet, under one write lock, so two servers starting together do not race. */
-export function migrate(db: Database.Database, migrations: Migration[] = loadMigrations()): void {
+export function migrate(db: SqliteDb, migrations: Migration[] = loadMigrations()): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
   const apply = db.transaction(() => {
     const done = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((r) => r.version));
@@ -31,7 +31,7 @@ export function migrate(db: Database.Database, migrations: Migration[] = loadMig
 export function openSqliteStore(path: string): JobStore {
   const memory = path === ':memory:';
   if (!memory) mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  const db = new SqliteDatabase(path);
   // The file holds the admin secret's hash and the webhook secrets; SQLite gives its -wal and -shm files the same mode.
   if (!memory && process.platform !== 'win32') chmodSync(path, 0o600);
   db.pragma('journal_mode = WAL');
@@ -47,16 +47,16 @@ export function openSqliteStore(path: string): JobStore {
  * pick and its claim cannot be split by another process on the same file.
  */
 class SqliteJobStore extends SqlJobStore {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqliteStatement>();
   protected readonly jobsJsonSql = JOBS_JSON;
   protected readonly lockSkipping = '';
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqliteDb) {
     super();
   }
 
   /** Statements are prepared once and kept. */
-  private st(sql: string): Database.Statement {
+  private st(sql: string): SqliteStatement {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);

@@ -8,3 +8,4 @@ export { ensurePrivateDir, ensurePrivateFile, writePrivateFile } from './private
 export { resolveSettingsOptions, type ResolvedSettingsOptions, type SettingsOptions } from './options.js';
 export { SLUG_PATTERN, settingsPaths, type SettingsPaths } from './paths.js';
 export { PluginSecrets, envName, keychainAnswers, keychainState, osKeychain, type Keychain } from './secrets.js';
+export { SqliteDatabase, type SqliteDb, type SqliteStatement } from './sqlite-driver.js';

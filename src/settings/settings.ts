@@ -5,7 +5,7 @@
  * 0600 in a 0700 folder: it may hold secrets in plain text.
  */
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteDatabase, type SqliteDb } from './sqlite-driver.js';
 import { parseFieldValue, type Field, type FieldValue } from '../plugin-api/index.js';
 import { ensurePrivateDir, ensurePrivateFile } from './private.js';
 
@@ -18,9 +18,9 @@ export function secretRowKey(key: string): string {
 
 /** One plugin's `config.db`, open. Close it when done (or use {@link withSettings}). */
 export class PluginSettings {
-  readonly #db: Database.Database;
+  readonly #db: SqliteDb;
 
-  private constructor(db: Database.Database) {
+  private constructor(db: SqliteDb) {
     this.#db = db;
   }
 
@@ -32,7 +32,7 @@ export class PluginSettings {
       ensurePrivateDir(dirname(path));
     }
     ensurePrivateFile(path, create);
-    const db = new Database(path, { fileMustExist: !create });
+    const db = new SqliteDatabase(path, { fileMustExist: !create });
     db.pragma('journal_mode = DELETE'); // one file, nothing left beside it
     db.exec('CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
     return new PluginSettings(db);

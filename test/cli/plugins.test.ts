@@ -1,6 +1,6 @@
 import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '../../src/settings/index.js';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runQuire, withTempDir } from '../helpers.js';

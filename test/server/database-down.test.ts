@@ -5,7 +5,7 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '../../src/settings/index.js';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { multipart, testServer, type TestServer } from './helpers.js';

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '../../src/settings/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pdfPageCount, QUIRE_BIN, ROOT, SAMPLE } from '../helpers.js';
 import { longerBook, waitFor } from './helpers.js';

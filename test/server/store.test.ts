@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '../../src/settings/index.js';
 import { describe, expect, it } from 'vitest';
 import { withTempDir } from '../helpers.js';
 import { loadMigrations, splitStatements } from '../../src/server/migrations.js';

@@ -1,12 +1,15 @@
-// The SQLite driver under the running Node: better-sqlite3 12 aborted the whole process on Node 24 (a native assertion,
-// no error to catch) when the garbage collector freed a prepared statement — in the job server, any time. A process
+// The SQLite driver Quire loads under the running Node: better-sqlite3 12 aborted the whole process on Node 24 (a native assertion,
+// no error to catch) when the garbage collector freed a prepared statement, and 13 crashes the same way on Node 20 — in the job server, any time. A process
 // that prepares many statements and collects them must live on and exit cleanly.
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers.js';
 
+// The driver as Quire loads it (src/settings/sqlite-driver.ts, built): 13 on Node 22+, 12 on Node 20.
 const SCRIPT = `
-const Database = require('better-sqlite3');
+import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'settings', 'sqlite-driver.js')).href)}).then(({ SqliteDatabase: Database }) => {
 const db = new Database(':memory:');
 db.exec('CREATE TABLE jobs (id INTEGER PRIMARY KEY, status TEXT)');
 setTimeout(() => {
@@ -19,6 +22,7 @@ setTimeout(() => {
     });
   });
 }, 10);
+});
 `;
 
 describe('the SQLite driver', () => {

@@ -2,7 +2,7 @@
 // destination's (`quire plugins config --set`, the web app's settings): a value that does not fit is refused with
 // the sentence saying what is expected, and nothing is stored.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '../../src/settings/index.js';
 import { describe, expect, it } from 'vitest';
 import { Field, parseFieldValue } from '../../src/plugin-api/index.js';
 import { runQuire, withTempDir } from '../helpers.js';
