@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { type ExportRequest, type PdfPageInput, writePdf } from '../export/index.js';
 import { turnPage } from '../pipeline/index.js';
-import { alignOntoLayout, bestLocalEngine, otherPageLanguages, SAMPLE_PAGES, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec, warmCorrector } from '../ocr/index.js';
+import { alignOntoLayout, bestLocalEngine, otherPageLanguages, SAMPLE_PAGES, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, startLanguageSample, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec, warmCorrector } from '../ocr/index.js';
 import type { ProgressEvent } from './progress.js';
 import { type OcrBox, type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, readOcrPage, visiblePages, writeOcrPage } from '../project/index.js';
 
@@ -268,12 +268,13 @@ function languageDecision(dir: string, first: OcrEngine, spec: OcrSpec, options:
     const decided = Promise.resolve({ engine: first, languages });
     return { sample: () => undefined, allMade: () => undefined, decided };
   }
-  const sample: ProjectPage[] = [];
+  // Each sample page's lines are read as soon as it is made, while the pipeline makes the next ones.
+  const sampler = startLanguageSample(first, options.signal ? { signal: options.signal } : {});
+  let sampled = 0;
   let decide!: () => void;
   const started = new Promise<void>((resolve) => (decide = resolve));
   const decided = started.then(async () => {
-    const signal = options.signal;
-    const { languages } = await detectDocumentLanguages(first, sample.map((p) => imageOf(dir, p)), signal ? { signal } : {});
+    const { languages } = await sampler.decide();
     languagesKnown(options, languages);
     // With the engine left to Quire, the languages found may let a faster one read the pages.
     return { engine: spec.auto ? await bestLocalEngine(languages) : first, languages };
@@ -282,9 +283,9 @@ function languageDecision(dir: string, first: OcrEngine, spec: OcrSpec, options:
   decided.catch(() => undefined);
   return {
     sample(page) {
-      if (sample.length >= SAMPLE_PAGES) return;
-      sample.push(page);
-      if (sample.length === SAMPLE_PAGES) decide();
+      if (sampled >= SAMPLE_PAGES) return;
+      sampler.add(imageOf(dir, page));
+      if (++sampled === SAMPLE_PAGES) decide();
     },
     allMade: () => decide(),
     decided,

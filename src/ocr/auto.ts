@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { detectLanguages } from './detect.js';
 import { languageScript } from './languages.js';
 import { letterCount } from './scripts.js';
-import { writeLineSample } from './sample-lines.js';
+import { SAMPLE_LINES, writePagesLineSample } from './sample-lines.js';
 import type { OcrSpec } from './spec.js';
 import { ocrPageText } from './tesseract-result.js';
 import type { OcrEngine, OcrInput } from './types.js';
@@ -47,7 +47,7 @@ export function firstGuessLanguages(installed: readonly string[]): string[] {
 
 /**
  * Detect the document's languages from a sample of lines of its first pages (see `resolveLanguages`): eight lines
- * of each, from the running head to the notes, read once with the first guess. The pages themselves are read
+ * of the first, four of the next two, from the running head to the notes, read once with the first guess. The pages themselves are read
  * once, afterwards, in the languages found.
  */
 export async function detectDocumentLanguages(
@@ -55,31 +55,75 @@ export async function detectDocumentLanguages(
   samplePages: readonly OcrInput[],
   options: { signal?: AbortSignal } = {},
 ): Promise<LanguageDetection> {
-  const installed = engine.languages();
-  const firstGuess = firstGuessLanguages(installed);
-  const text = await readSamples(engine, samplePages.slice(0, SAMPLE_PAGES), firstGuess, options);
-  const detected = detectLanguages(text, installed.length > 0 ? { candidates: installed } : {});
-  const languages = detected.length > 0 ? detected : [firstGuess[0] ?? FALLBACK_LANGUAGE];
-  return { languages, firstGuess };
+  const sampler = startLanguageSample(engine, options);
+  for (const page of samplePages.slice(0, SAMPLE_PAGES)) sampler.add(page);
+  return sampler.decide();
 }
 
-/** The text of the sample lines of `pages` (a whole page where no lines are found), read with `languages`. */
-async function readSamples(engine: OcrEngine, pages: readonly OcrInput[], languages: string[], options: { signal?: AbortSignal }): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), 'quire-sample-'));
-  try {
-    const samples = await Promise.all(pages.map((page, k) => writeLineSample(page, folder, `sample-${k}`).catch(() => undefined)));
-    const strips = samples.filter((s): s is OcrInput => s !== undefined);
-    const whole = pages.filter((_, k) => samples[k] === undefined);
-    const read: OcrPage[] = [];
-    // Each strip on its own, side by side: the pages are all made by now and every core is free for it.
-    const readStrip = (strip: OcrInput): Promise<OcrPage> =>
-      engine.readWords ? engine.readWords([strip], languages, options).then(([page]) => page) : engine.recognize(strip, languages, options);
-    read.push(...(await Promise.all(strips.map(readStrip))));
-    read.push(...(await Promise.all(whole.map((p) => engine.recognize(p, languages, options)))));
-    return read.map(ocrPageText).join('\n\n');
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
+/** A language sample taken page by page: each page's lines are read as soon as the page is offered. */
+export interface LanguageSample {
+  /** Offer a page (in document order). */
+  add(page: OcrInput): void;
+  /** The languages of what was offered, once every sample read is done. */
+  decide(): Promise<LanguageDetection>;
+}
+
+/** Lines of each later sample page: they join one sheet, read beside the first page's. */
+const LATER_SAMPLE_LINES = SAMPLE_LINES / 2;
+
+/**
+ * Start a language sample over the pages as the pipeline makes them: the first page's lines are read as soon as it
+ * is offered, while the next pages are still being made; the later pages' lines, fewer each, are stacked on one
+ * sheet and read when the sample is decided, beside the first. Two readings of a few lines, side by side, one round
+ * on two cores: the document's language is known about when its third page is made.
+ */
+export function startLanguageSample(engine: OcrEngine, options: { signal?: AbortSignal } = {}): LanguageSample {
+  const installed = engine.languages();
+  const firstGuess = firstGuessLanguages(installed);
+  const folder = mkdtemp(join(tmpdir(), 'quire-sample-'));
+  const reads: Array<Promise<string>> = [];
+  const later: OcrInput[] = [];
+  const read = (pages: OcrInput[], name: string, lines: number): void => {
+    const text = folder.then((dir) => readSample(engine, pages, dir, name, lines, firstGuess, options));
+    // A failure is decide()'s to report; no rejection goes unheard meanwhile.
+    text.catch(() => undefined);
+    reads.push(text);
+  };
+  let offered = 0;
+  return {
+    add(page) {
+      if (offered++ === 0) read([page], 'first', SAMPLE_LINES);
+      else later.push(page);
+    },
+    async decide() {
+      if (later.length > 0) read(later.splice(0), 'later', LATER_SAMPLE_LINES);
+      try {
+        const text = (await Promise.all(reads)).join('\n\n');
+        const detected = detectLanguages(text, installed.length > 0 ? { candidates: installed } : {});
+        const languages = detected.length > 0 ? detected : [firstGuess[0] ?? FALLBACK_LANGUAGE];
+        return { languages, firstGuess };
+      } finally {
+        await Promise.allSettled(reads);
+        await rm(await folder, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The text of the pages' sample lines (the whole pages where no line is found), read with `languages`. */
+async function readSample(
+  engine: OcrEngine,
+  pages: OcrInput[],
+  folder: string,
+  name: string,
+  lines: number,
+  languages: string[],
+  options: { signal?: AbortSignal },
+): Promise<string> {
+  const strip = await writePagesLineSample(pages, folder, name, lines).catch(() => undefined);
+  if (!strip) return (await Promise.all(pages.map((p) => engine.recognize(p, languages, options)))).map(ocrPageText).join('\n\n');
+  const read = engine.readWords ? (await engine.readWords([strip], languages, options))[0] : await engine.recognize(strip, languages, options);
+  return ocrPageText(read);
 }
 
 /**

@@ -60,19 +60,32 @@ export function sampleBands(image: GrayImage, count = SAMPLE_LINES): Band[] {
   return [...picked].sort((a, b) => a - b).map((i) => lines[i]);
 }
 
+/** A page's lines to stack: the page and which of its bands. */
+interface PageBands {
+  image: GrayImage;
+  bands: readonly Band[];
+}
+
 /** The bands stacked one under the other on white paper, a line's height apart, with a margin around them. */
 export function stackBands(image: GrayImage, bands: readonly Band[]): GrayImage {
-  const heights = bands.map((b) => b.bottom - b.top);
+  return stackPageBands([{ image, bands }]);
+}
+
+/** The bands of several pages stacked, page after page, on one sheet as wide as the widest page. */
+function stackPageBands(pages: readonly PageBands[]): GrayImage {
+  const heights = pages.flatMap((p) => p.bands.map((b) => b.bottom - b.top));
   const gap = Math.max(8, Math.round(Math.max(...heights) * 0.8));
   const margin = gap;
-  const height = heights.reduce((a, b) => a + b, 0) + gap * (bands.length - 1) + 2 * margin;
-  const out = createGray(image.width + 2 * margin, height);
+  const height = heights.reduce((a, b) => a + b, 0) + gap * (heights.length - 1) + 2 * margin;
+  const out = createGray(Math.max(...pages.map((p) => p.image.width)) + 2 * margin, height);
   let y = margin;
-  for (const band of bands) {
-    for (let row = band.top; row < band.bottom; row++, y++) {
-      out.data.set(image.data.subarray(row * image.width, (row + 1) * image.width), y * out.width + margin);
+  for (const { image, bands } of pages) {
+    for (const band of bands) {
+      for (let row = band.top; row < band.bottom; row++, y++) {
+        out.data.set(image.data.subarray(row * image.width, (row + 1) * image.width), y * out.width + margin);
+      }
+      y += gap;
     }
-    y += gap;
   }
   return out;
 }
@@ -82,11 +95,23 @@ export function stackBands(image: GrayImage, bands: readonly Band[]): GrayImage 
  * read it; undefined when the page shows no line-like band (a picture, a blank page): read the whole page then.
  */
 export async function writeLineSample(page: OcrInput, folder: string, name: string, count = SAMPLE_LINES): Promise<OcrInput | undefined> {
-  const image = await decodeGray(page.file);
-  const bands = sampleBands(image, count);
-  if (bands.length === 0) return undefined;
-  const stacked = stackBands(image, bands);
+  return writePagesLineSample([page], folder, name, count);
+}
+
+/**
+ * `count` lines of each page, stacked onto one sheet (one reading, one model load, for several pages); undefined
+ * when none of the pages shows a line-like band.
+ */
+export async function writePagesLineSample(pages: readonly OcrInput[], folder: string, name: string, count: number): Promise<OcrInput | undefined> {
+  const found: PageBands[] = [];
+  for (const page of pages) {
+    const image = await decodeGray(page.file);
+    const bands = sampleBands(image, count);
+    if (bands.length > 0) found.push({ image, bands });
+  }
+  if (found.length === 0) return undefined;
+  const stacked = stackPageBands(found);
   const file = join(folder, `${name}.png`);
   await sharpFromGray(stacked).png().toFile(file);
-  return { file, width: stacked.width, height: stacked.height, dpi: page.dpi };
+  return { file, width: stacked.width, height: stacked.height, dpi: pages[0].dpi };
 }

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGray, decodeGray, type GrayImage } from '../../src/imaging/index.js';
-import { inkBands, SAMPLE_LINES, sampleBands, stackBands, writeLineSample } from '../../src/ocr/sample-lines.js';
+import { createGray, decodeGray, type GrayImage, sharpFromGray } from '../../src/imaging/index.js';
+import { inkBands, SAMPLE_LINES, sampleBands, stackBands, writeLineSample, writePagesLineSample } from '../../src/ocr/sample-lines.js';
 import { renderTextPage, writePage } from './pages.js';
 
 /** A white page with `count` black bars `thick` pixels high, one every `pitch` rows from `top`. */
@@ -72,5 +72,21 @@ describe('line sample', () => {
     const blank = join(dir, 'blank.png');
     await sharp({ create: { width: 300, height: 400, channels: 3, background: '#fff' } }).png().toFile(blank);
     expect(await writeLineSample({ file: blank, width: 300, height: 400, dpi: 300 }, dir, 'none')).toBeUndefined();
+  });
+
+  it('stacks the lines of several pages on one sheet as wide as the widest, skipping a page without lines', async () => {
+    const save = async (name: string, image: GrayImage) => {
+      const file = join(dir, name);
+      await sharpFromGray(image).png().toFile(file);
+      return { file, width: image.width, height: image.height, dpi: 300 };
+    };
+    const narrow = await save('narrow.png', bars(20, { width: 400 }));
+    const wide = await save('wide.png', bars(20, { width: 700 }));
+    const blank = await save('blank-page.png', createGray(500, 500));
+    const sample = await writePagesLineSample([narrow, blank, wide], dir, 'pages', 4);
+    const image = await decodeGray(sample!.file);
+    expect(inkBands(image)).toHaveLength(8);
+    expect(image.width).toBeGreaterThanOrEqual(700);
+    expect(await writePagesLineSample([blank], dir, 'blank-only', 4)).toBeUndefined();
   });
 });
