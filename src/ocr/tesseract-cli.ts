@@ -53,6 +53,8 @@ const PSM_AUTO = '3';
 const PSM_BLOCK = '6';
 /** Word images read by one process: its model loads once, each image is still read on its own. */
 const WORDS_PER_PROCESS = 400;
+/** Fewer words than this are not worth a second process: loading the model costs about as much as reading them. */
+const MIN_WORDS_PER_PROCESS = 24;
 /** `thresholding_method` 2 is Sauvola (local, for uneven light); it arrived in tesseract 5. */
 const SAUVOLA_FROM_MAJOR = 5;
 
@@ -282,9 +284,12 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     },
     async readWords(images: OcrInput[], wanted: string[], readOptions?: { signal?: AbortSignal }): Promise<OcrPage[]> {
       const { major, langs, signal } = await prepareRead(wanted, readOptions?.signal);
-      // In batches, as many at once as pages are read: a book's thousands of words use every core.
+      // In batches, as many at once as pages are read: a book's thousands of words use every core, and a short
+      // document's few dozen are shared between the cores too (this reading is the last step before the text).
+      const count = Math.max(Math.ceil(images.length / WORDS_PER_PROCESS), Math.min(workers, Math.floor(images.length / MIN_WORDS_PER_PROCESS)), 1);
+      const size = Math.ceil(images.length / count);
       const batches: OcrInput[][] = [];
-      for (let first = 0; first < images.length; first += WORDS_PER_PROCESS) batches.push(images.slice(first, first + WORDS_PER_PROCESS));
+      for (let first = 0; first < images.length; first += size) batches.push(images.slice(first, first + size));
       const read = await Promise.all(batches.map((batch) => queue.run(() => readWordImages(batch, langs, major, signal), signal)));
       return read.flat();
     },
