@@ -1,33 +1,40 @@
 import { Command, CommanderError } from 'commander';
 import { ERROR_CODES } from '../errors.js';
 import { VERSION } from '../version.js';
-import { configCommand } from './commands/config.js';
-import { guiCommand } from './commands/gui.js';
-import { listCommand } from './commands/list.js';
-import { ocrCommand } from './commands/ocr.js';
-import { pluginsCommand } from './commands/plugins.js';
-import { serverCommand } from './commands/server.js';
-import { workerCommand } from './commands/worker.js';
-import { runCommand } from './commands/run.js';
 import { dropOutputOnClosedPipe } from './closed-pipe.js';
 import { asQuireError, Reported } from './failure.js';
 import { documentReport } from './json-report.js';
 import { printable, printableJson } from './print.js';
 import { closeOcrEngines } from '../ocr/index.js';
 
-export function buildProgram(): Command {
+/**
+ * The commands, each loaded only when it runs: `quire ocr` need not load the web app and the job server (their
+ * HTTP framework and database drivers cost a few hundred milliseconds of every run).
+ */
+const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Command>]> = [
+  ['run', async () => (await import('./commands/run.js')).runCommand()],
+  ['ocr', async () => (await import('./commands/ocr.js')).ocrCommand()],
+  ['plugins', async () => (await import('./commands/plugins.js')).pluginsCommand()],
+  ['list', async () => (await import('./commands/list.js')).listCommand()],
+  ['gui', async () => (await import('./commands/gui.js')).guiCommand()],
+  ['server', async () => (await import('./commands/server.js')).serverCommand()],
+  ['worker', async () => (await import('./commands/worker.js')).workerCommand()],
+  ['config', async () => (await import('./commands/config.js')).configCommand()],
+];
+
+/**
+ * The program for `argv`: with a command named first, that command alone (and `version`); otherwise (help, no
+ * command, a mistyped one) every command, so help lists them all and commander can suggest the nearest name.
+ */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
+  const named = argv.find((a) => !a.startsWith('-'));
+  const wanted = COMMANDS.filter(([name]) => name === named);
+  const loaded = await Promise.all((wanted.length > 0 ? wanted : COMMANDS).map(([, load]) => load()));
   const program = new Command('quire')
     .description('Quire turns camera captures of book pages, PDFs and page images into clean, searchable PDFs.')
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)');
-  program.addCommand(runCommand());
-  program.addCommand(ocrCommand());
-  program.addCommand(pluginsCommand());
-  program.addCommand(listCommand());
-  program.addCommand(guiCommand());
-  program.addCommand(serverCommand());
-  program.addCommand(workerCommand());
-  program.addCommand(configCommand());
+  for (const command of loaded) program.addCommand(command);
   program.addCommand(new Command('version').description('print the version').action(() => {
     process.stdout.write(`quire ${VERSION}\n`);
   }));
@@ -60,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     return exitCode;
   };
   try {
-    await buildProgram().parseAsync(argv, { from: 'user' });
+    await (await buildProgram(argv)).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (e) {
     if (e instanceof Reported) return e.exitCode;
