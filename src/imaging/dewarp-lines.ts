@@ -3,7 +3,8 @@
  * Used by the dewarp step; pure functions over typed arrays.
  */
 import { downscaleBox, downscaleMax, groupIntoLines, median, type Component } from './analysis.js';
-import { inkComponents, maxFilter } from './filters.js';
+import { maxFilter } from './blocks.js';
+import { inkComponents } from './filters.js';
 import type { GrayImage } from './gray.js';
 
 /** One text line as a curve through its baseline. */

@@ -17,7 +17,7 @@ import {
   sauvolaBinarize,
   unsharpMask,
   windowSum,
-} from '../../src/imaging/filters.js';
+} from '../../src/imaging/index.js';
 import { createGray, type GrayImage } from '../../src/imaging/index.js';
 import { seededRandom } from '../helpers.js';
 

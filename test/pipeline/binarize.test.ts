@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inkComponents, isBitonal, reduceByAverage } from '../../src/imaging/filters.js';
+import { inkComponents, isBitonal, reduceByAverage } from '../../src/imaging/index.js';
 import type { GrayImage } from '../../src/imaging/index.js';
 import { binarize, windowPxFor } from '../../src/pipeline/binarize.js';
 import { lightAt, photograph, renderTextPage, scoreAgainstTruth, seededRandom, type Lighting } from './synthetic-text.js';

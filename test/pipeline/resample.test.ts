@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inkComponents } from '../../src/imaging/filters.js';
+import { inkComponents } from '../../src/imaging/index.js';
 import { createGray, type Box, type GrayImage, unsharpMask } from '../../src/imaging/index.js';
 import { binarize } from '../../src/pipeline/binarize.js';
 import { isBitonal } from '../../src/imaging/index.js';

@@ -1,0 +1,319 @@
+/**
+ * Blurs and sharpening: box-filter Gaussians, the unsharp mask, the edge-blur measure and Richardson–Lucy
+ * deconvolution. Pure functions over typed arrays; nothing allocates per pixel.
+ */
+import type { GrayImage } from './gray.js';
+import { noiseLevel } from './threshold.js';
+
+/**
+ * Radii of `passes` successive box filters whose combined variance is closest to sigma²: three boxes make a
+ * Gaussian to within a few per cent in shape. Box widths are odd, so a blur never shifts the page; the spread
+ * then comes in steps, coarse below 2 px (σ = 1 gets 1.15).
+ */
+export function boxRadiiForGaussian(sigma: number, passes = 3): number[] {
+  // A box of width w = 2r+1 has variance (w² − 1)/12; take the two odd widths around the ideal one and mix them.
+  const ideal = Math.sqrt((12 * sigma * sigma) / passes + 1);
+  let lower = Math.floor(ideal);
+  if (lower % 2 === 0) lower--;
+  lower = Math.max(1, lower);
+  const upper = lower + 2;
+  const wide = Math.round((12 * sigma * sigma - passes * lower * lower + passes) / (4 * lower + 4));
+  const radii: number[] = [];
+  for (let i = 0; i < passes; i++) radii.push(((i < Math.max(0, Math.min(passes, wide)) ? upper : lower) - 1) / 2);
+  return radii;
+}
+
+/** Pixels a box blur reads and writes: grey levels (rounded when written) or floats. */
+type Pixels = Uint8Array | Float32Array;
+
+/**
+ * Box mean of radius r along each row, the edge pixels repeated beyond the border. `half` is added before a value is
+ * stored: 0.5 rounds into grey levels (the store truncates), 0 keeps floats as they are.
+ */
+function boxRows(src: Pixels, dst: Pixels, width: number, height: number, r: number, half: number): void {
+  const scale = 1 / (2 * r + 1);
+  const last = width - 1;
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    const first = src[row];
+    const end = src[row + last];
+    let sum = 0;
+    for (let i = -r; i <= r; i++) sum += src[row + Math.min(last, Math.max(0, i))];
+    // Three spans so the middle one, nearly all of the row, needs no clamping.
+    const a = Math.min(width, r + 1);
+    const b = Math.max(a, width - r - 1);
+    let x = 0;
+    for (; x < a; x++) {
+      dst[row + x] = sum * scale + half;
+      sum += src[row + Math.min(last, x + r + 1)] - first;
+    }
+    for (; x < b; x++) {
+      dst[row + x] = sum * scale + half;
+      sum += src[row + x + r + 1] - src[row + x - r];
+    }
+    for (; x < width; x++) {
+      dst[row + x] = sum * scale + half;
+      sum += end - src[row + Math.max(0, x - r)];
+    }
+  }
+}
+
+/** Box mean of radius r down each column, kept as running column sums so the page is read row by row. */
+function boxColumns(src: Pixels, dst: Pixels, width: number, height: number, r: number, sums: Float64Array, half: number): void {
+  const scale = 1 / (2 * r + 1);
+  const last = height - 1;
+  sums.fill(0);
+  for (let i = -r; i <= r; i++) {
+    const row = Math.min(last, Math.max(0, i)) * width;
+    for (let x = 0; x < width; x++) sums[x] += src[row + x];
+  }
+  for (let y = 0; y < height; y++) {
+    const out = y * width;
+    const enter = Math.min(last, y + r + 1) * width;
+    const leave = Math.max(0, y - r) * width;
+    for (let x = 0; x < width; x++) {
+      dst[out + x] = sums[x] * scale + half;
+      sums[x] += src[enter + x] - src[leave + x];
+    }
+  }
+}
+
+/** Gaussian blur of standard deviation `sigma` pixels, as three box blurs each way: cost independent of sigma. */
+export function gaussianBlur(page: GrayImage, sigma: number): GrayImage {
+  const { width, height } = page;
+  if (!(sigma > 0) || width === 0 || height === 0) return { width, height, data: Uint8Array.from(page.data) };
+  return { width, height, data: greyBoxGaussian(page.data, width, height, sigma) };
+}
+
+/**
+ * Unsharp mask: page + amount · (page − blurred page). Undoes part of a blur of about `sigma` pixels: an edge
+ * keeps its middle where it was but gets steep again, and a thin stroke the blur left pale gets its depth back.
+ */
+export function unsharpMask(page: GrayImage, sigma: number, amount: number): GrayImage {
+  const { width, height } = page;
+  if (!(sigma > 0) || width === 0 || height === 0) return { width, height, data: Uint8Array.from(page.data) };
+  return { width, height, data: greyBoxGaussian(page.data, width, height, sigma, amount) };
+}
+
+/**
+ * The grey-level box Gaussian of `boxGaussian` (each pass rounded to grey levels, the same values to the last bit),
+ * worked for speed: the row passes of a row run one after the other in two row-long scratch lines, and when
+ * `sharpen` is given the last column pass writes page + sharpen · (page − blurred) instead of the blur (the unsharp
+ * mask), so the page is read and written four times rather than seven.
+ */
+function greyBoxGaussian(src: Uint8Array, width: number, height: number, sigma: number, sharpen?: number): Uint8Array {
+  const radii = boxRadiiForGaussian(sigma).filter((r) => r > 0);
+  const n = width * height;
+  const a = new Uint8Array(n);
+  // No blur at all: the page itself, which an unsharp mask leaves as it is too.
+  if (radii.length === 0) {
+    a.set(src);
+    return a;
+  }
+  const lines = [new Uint8Array(width), new Uint8Array(width)];
+  for (let y = 0, row = 0; y < height; y++, row += width) {
+    let from: Uint8Array = src;
+    let fromOffset = row;
+    for (let i = 0; i < radii.length; i++) {
+      const last = i === radii.length - 1;
+      const to = last ? a : lines[i % 2];
+      greyBoxLine(from, fromOffset, to, last ? row : 0, width, radii[i]);
+      from = to;
+      fromOffset = 0;
+    }
+  }
+  const b = new Uint8Array(n);
+  const sums = new Int32Array(width);
+  let from = a;
+  let to = b;
+  for (let i = 0; i < radii.length; i++) {
+    const last = i === radii.length - 1;
+    if (last && sharpen !== undefined) greyBoxColumnsSharpen(from, to, width, height, radii[i], sums, src, sharpen);
+    else greyBoxColumns(from, to, width, height, radii[i], sums);
+    [from, to] = [to, from];
+  }
+  return from;
+}
+
+/** One row of grey levels, box mean of radius r (edge pixels repeated), rounded as `boxRows` rounds. */
+function greyBoxLine(src: Uint8Array, so: number, dst: Uint8Array, dO: number, width: number, r: number): void {
+  const scale = 1 / (2 * r + 1);
+  const last = width - 1;
+  const first = src[so];
+  const end = src[so + last];
+  let sum = 0;
+  for (let i = -r; i <= r; i++) sum += src[so + Math.min(last, Math.max(0, i))];
+  const a = Math.min(width, r + 1);
+  const b = Math.max(a, width - r - 1);
+  let x = 0;
+  for (; x < a; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += src[so + Math.min(last, x + r + 1)] - first;
+  }
+  for (; x < b; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += src[so + x + r + 1] - src[so + x - r];
+  }
+  for (; x < width; x++) {
+    dst[dO + x] = (sum * scale + 0.5) | 0;
+    sum += end - src[so + Math.max(0, x - r)];
+  }
+}
+
+/** The first 2r+1 rows' column sums (edge rows repeated), ready for row 0 of a column box pass. */
+function startColumnSums(src: Uint8Array, width: number, height: number, r: number, sums: Int32Array): void {
+  sums.fill(0);
+  for (let i = -r; i <= r; i++) {
+    const row = Math.min(height - 1, Math.max(0, i)) * width;
+    for (let x = 0; x < width; x++) sums[x] += src[row + x];
+  }
+}
+
+/** `boxColumns` for grey levels, with exact integer column sums. */
+function greyBoxColumns(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number, sums: Int32Array): void {
+  const scale = 1 / (2 * r + 1);
+  const last = height - 1;
+  startColumnSums(src, width, height, r, sums);
+  for (let y = 0; y < height; y++) {
+    const out = y * width;
+    const enter = Math.min(last, y + r + 1) * width;
+    const leave = Math.max(0, y - r) * width;
+    for (let x = 0; x < width; x++) {
+      const s = sums[x];
+      dst[out + x] = (s * scale + 0.5) | 0;
+      sums[x] = s + src[enter + x] - src[leave + x];
+    }
+  }
+}
+
+/** The last column pass of an unsharp mask: each blurred value is mixed with the `page` pixel as it is made. */
+function greyBoxColumnsSharpen(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number, sums: Int32Array, page: Uint8Array, amount: number): void {
+  const scale = 1 / (2 * r + 1);
+  const last = height - 1;
+  startColumnSums(src, width, height, r, sums);
+  for (let y = 0; y < height; y++) {
+    const out = y * width;
+    const enter = Math.min(last, y + r + 1) * width;
+    const leave = Math.max(0, y - r) * width;
+    for (let x = 0; x < width; x++) {
+      const s = sums[x];
+      const blurred = (s * scale + 0.5) | 0;
+      sums[x] = s + src[enter + x] - src[leave + x];
+      const p = page[out + x];
+      const v = p + amount * (p - blurred);
+      dst[out + x] = v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0;
+    }
+  }
+}
+
+/**
+ * Three box blurs each way, a Gaussian of `sigma` to within a few percent, worked in the two `buffers` (of the
+ * source's kind: grey levels are rounded, floats kept); the result is one of them. The source is left as it is.
+ */
+function boxGaussian<T extends Pixels>(src: T, width: number, height: number, sigma: number, buffers: [T, T]): T {
+  // A box of radius 0 would only copy the page.
+  const radii = boxRadiiForGaussian(sigma).filter((r) => r > 0);
+  const half = src instanceof Uint8Array ? 0.5 : 0;
+  // Each pass writes the buffer the pass before last wrote; the first pass reads the source itself.
+  if (radii.length === 0) {
+    buffers[0].set(src);
+    return buffers[0];
+  }
+  const sums = new Float64Array(width);
+  let a: T = src;
+  let pass = 0;
+  for (const r of radii) {
+    const b = buffers[pass++ % 2];
+    boxRows(a, b, width, height, r, half);
+    a = b;
+  }
+  for (const r of radii) {
+    const b = buffers[pass++ % 2];
+    boxColumns(a, b, width, height, r, sums, half);
+    a = b;
+  }
+  return a;
+}
+
+/**
+ * How soft the page's sharpest edges are, as the standard deviation in pixels of a Gaussian blur that would
+ * explain them, or null when the page has too few edges to tell. A blurred step of contrast C has a steepest
+ * slope of C / (σ·√(2π)); σ is taken as the median of contrast / (√(2π)·slope) over the 1 % steepest pixels,
+ * the contrast being the grey range of a 9×9 window around each. Central differences read a perfect step as
+ * 0.8 px and blur adds to that in quadrature; the crisp webcam frames we measured read 0.77–0.83, the soft
+ * synthetic ones of `examples/` 0.97–1.02.
+ */
+export function edgeBlur(page: GrayImage): number | null {
+  const { width, height, data } = page;
+  if (width < 12 || height < 12) return null;
+  const reach = 4;
+  // Slopes in quarter grey levels per pixel; central differences never exceed 255·√2/2.
+  const bins = 4 * 181;
+  const hist = new Uint32Array(bins);
+  const slope = new Float32Array(width * height);
+  for (let y = reach; y < height - reach; y++) {
+    for (let x = reach, i = y * width + reach; x < width - reach; x++, i++) {
+      const gx = data[i + 1] - data[i - 1];
+      const gy = data[i + width] - data[i - width];
+      const g = 0.5 * Math.sqrt(gx * gx + gy * gy);
+      slope[i] = g;
+      hist[Math.min(bins - 1, Math.floor(4 * g))]++;
+    }
+  }
+  const counted = (width - 2 * reach) * (height - 2 * reach);
+  let seen = 0;
+  let bin = bins - 1;
+  for (; bin > 0 && seen + hist[bin] <= counted * 0.01; bin--) seen += hist[bin];
+  // An edge must stand well clear of the sensor noise, whatever the percentile says on a near-empty page.
+  const steep = Math.max(bin / 4, 2 * Math.max(4, noiseLevel(page)));
+  const ratios: number[] = [];
+  const norm = 1 / Math.sqrt(2 * Math.PI);
+  for (let y = reach; y < height - reach; y++) {
+    for (let x = reach, i = y * width + reach; x < width - reach; x++, i++) {
+      if (slope[i] < steep) continue;
+      let lo = 255;
+      let hi = 0;
+      for (let dy = -reach; dy <= reach; dy++) {
+        const row = i + dy * width;
+        for (let dx = -reach; dx <= reach; dx++) {
+          const v = data[row + dx];
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
+        }
+      }
+      ratios.push(((hi - lo) * norm) / slope[i]);
+    }
+  }
+  if (ratios.length < 100) return null;
+  ratios.sort((a, b) => a - b);
+  return ratios[ratios.length >> 1];
+}
+
+
+/**
+ * Richardson–Lucy deconvolution of a Gaussian blur of `sigma` pixels, `iterations` rounds: the page that, blurred so,
+ * gives the page seen, estimated multiplicatively so that it stays positive. Worked on the ink (256 − grey), where
+ * paper is near zero and text is the signal. Each round is two box-Gaussian blurs of the page in floats.
+ */
+export function deconvolve(page: GrayImage, sigma: number, iterations: number): GrayImage {
+  const { width, height, data } = page;
+  const n = data.length;
+  const seen = new Float32Array(n);
+  for (let i = 0; i < n; i++) seen[i] = 256 - data[i];
+  const estimate = Float32Array.from(seen);
+  const ratio = new Float32Array(n);
+  const buffers: [Float32Array, Float32Array] = [new Float32Array(n), new Float32Array(n)];
+  for (let k = 0; k < iterations; k++) {
+    const blurred = boxGaussian(estimate, width, height, sigma, buffers);
+    for (let i = 0; i < n; i++) ratio[i] = seen[i] / (blurred[i] > 1e-3 ? blurred[i] : 1e-3);
+    // The blurred estimate is read: its buffer may take the next blur.
+    const back = boxGaussian(ratio, width, height, sigma, buffers);
+    for (let i = 0; i < n; i++) estimate[i] *= back[i];
+  }
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = 256 - estimate[i];
+    out[i] = v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0;
+  }
+  return { width, height, data: out };
+}
