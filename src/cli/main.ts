@@ -13,7 +13,7 @@ import { dropOutputOnClosedPipe } from './closed-pipe.js';
 import { asQuireError, Reported } from './failure.js';
 import { documentReport } from './json-report.js';
 import { printable, printableJson } from './print.js';
-import { closeOcrEngines } from '../ocr/index.js';
+import { closeOcrEngines } from '../convert/index.js';
 
 export function buildProgram(): Command {
   const program = new Command('quire')
