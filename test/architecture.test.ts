@@ -44,7 +44,7 @@ const IMPORTS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['web', ['convert', 'plugins', 'settings', 'project', 'http']],
   ['cli', ['convert', 'plugins', 'settings', 'project', 'server', 'web']],
   // The package's own entry (`quire`): the public surface of an embedder: the verbs from convert, the types of its options and results.
-  ['index', ['convert', 'project', 'pipeline']],
+  ['index', ['convert', 'project']],
 ];
 
 const allowed = new Map(IMPORTS.map(([name, names]) => [name, new Set([...GROUND, ...names])]));
