@@ -5,7 +5,7 @@
  * the next run.
  */
 import { ERROR_CODES, QuireError } from '../errors.js';
-import { closeOcrEngines } from '../ocr/index.js';
+import { closeOcrEngines } from '../convert/index.js';
 
 const EXIT_CODES: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 

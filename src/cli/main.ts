@@ -5,7 +5,7 @@ import { dropOutputOnClosedPipe } from './closed-pipe.js';
 import { asQuireError, Reported } from './failure.js';
 import { documentReport } from './json-report.js';
 import { printable, printableJson } from './print.js';
-import { closeOcrEngines } from '../ocr/index.js';
+import { closeOcrEngines } from '../convert/index.js';
 
 /**
  * The commands, each loaded only when it runs: `quire ocr` need not load the web app and the job server (their

@@ -24,3 +24,26 @@ export type { ProgressEvent } from './progress.js';
 export { send, type Sendable } from './send.js';
 export { writeExports, type WriteExportsOptions, type WrittenExport } from './write-exports.js';
 export { listPagePlugins, openProcessorSteps, parseStepList, registerOcrPlugins, useOcrPlugin, type ProcessorSteps, type StepRequest } from './page-plugins.js';
+
+/*
+ * What the faces (CLI, web app, job server) need of the engine's folders, passed on from here so that they reach
+ * the engine through this module only (the "imports" column of DESIGN.md, checked by test/architecture.test.ts):
+ * what the registries hold, for `quire list` and the web app's cards, and the few checks and readers a face runs
+ * before or after a conversion.
+ */
+export { inputType, openImages, openInput, frameSharp, type OpenedInput, type SourceFrame } from '../ingest/index.js';
+export { isPresetName, outOfFocus, PRESETS } from '../pipeline/index.js';
+export {
+  API_KEY_ENV,
+  closeOcrEngines,
+  describeOcrEngines,
+  languageName,
+  ocrPageText,
+  parseOcrSpec,
+  REMOTE_OCR_DESCRIPTOR,
+  REMOTE_OCR_SETTINGS,
+  REMOTE_OCR_SLUG,
+  setRemoteOcrKey,
+  setRemoteOcrSetting,
+} from '../ocr/index.js';
+export { exportRegistry, listExports, parseExportList, type ExportRequest } from '../export/index.js';

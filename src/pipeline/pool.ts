@@ -22,12 +22,15 @@ interface Pending {
 }
 
 /**
- * `size` threads; 0 runs frames in this thread (used when the code runs from TypeScript sources,
- * as under the test runner, where the compiled worker file does not exist).
+ * The threads' script, the build's `dist/pipeline/worker.js`, found from this file's place in the package: `src/pipeline/`
+ * and `dist/pipeline/` both lie two folders under the package root. So code run from the TypeScript sources (the
+ * tests) runs its frames on the built pipeline too, like the CLI the tests spawn: build first (`npm test` does).
  */
+const WORKER_FILE = fileURLToPath(new URL('../../dist/pipeline/worker.js', import.meta.url));
+
+/** `size` threads; 0 runs frames in this thread, one after the other. */
 export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraStepRunner): FramePool {
-  const workerUrl = new URL('./worker.js', import.meta.url);
-  if (size <= 0 || import.meta.url.endsWith('.ts')) return inProcessPool(runExtra);
+  if (size <= 0) return inProcessPool(runExtra);
 
   const idle: Worker[] = [];
   const waiting: Array<(w: Worker) => void> = [];
@@ -43,7 +46,7 @@ export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraSte
     else idle.push(worker);
   };
   const spawn = (): Worker => {
-    const worker = new Worker(fileURLToPath(workerUrl));
+    const worker = new Worker(WORKER_FILE);
     worker.on('message', (msg: { id: number; result?: FrameResult; error?: { code: ErrorCode; message: string; detail?: string }; step?: { call: number; name: string; page: ExtraStepPage; facts: ExtraStepFacts } }) => {
       if (msg.step) {
         void serveStep(worker, msg.step);

@@ -14,9 +14,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { createErrorHandler, errorBody, HttpError } from '../http/index.js';
-import { registerOcrPlugins } from '../convert/index.js';
-import { describeOcrEngines, languageName } from '../ocr/index.js';
-import { PRESETS } from '../pipeline/index.js';
+import { describeOcrEngines, languageName, PRESETS, registerOcrPlugins } from '../convert/index.js';
 import {
   defaultRegistry,
   exportSettings,

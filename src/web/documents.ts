@@ -10,12 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import { openDocument, processPages, readyOcr, recognize, type ProgressEvent } from '../convert/index.js';
+import { inputType, ocrPageText, openDocument, openImages, openInput, outOfFocus, processPages, readyOcr, recognize, type OpenedInput, type ProgressEvent } from '../convert/index.js';
 import { ERROR_CODES, QuireError } from '../errors.js';
-import { inputType, type OpenedInput, openImages, openInput } from '../ingest/index.js';
 import { HttpError } from '../http/index.js';
-import { ocrPageText } from '../ocr/index.js';
-import { outOfFocus } from '../pipeline/index.js';
 import { type DocumentRecord, readLibrary, removeStaleProjects, saveRecord } from './library.js';
 import {
   editWord,

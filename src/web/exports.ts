@@ -9,8 +9,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { readyOcr, recognize, send, writeExports } from '../convert/index.js';
-import { exportRegistry, listExports, type ExportRequest } from '../export/index.js';
+import { exportRegistry, listExports, readyOcr, recognize, send, writeExports, type ExportRequest } from '../convert/index.js';
 import { safeFileName, visiblePages, type ProjectManifest } from '../project/index.js';
 import { CHECK_KIND_LABELS, type InstalledDestination, type PluginHostOptions } from '../plugins/index.js';
 import { missingSettings } from '../settings/index.js';

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import sharp from 'sharp';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
-import { frameSharp, type SourceFrame } from '../ingest/index.js';
+import { frameSharp, type SourceFrame } from '../convert/index.js';
 import { replaceAtomically } from '../project/index.js';
 
 /** Thumbnails for the grid and the larger image of the page view, in pixels wide. */

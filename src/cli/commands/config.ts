@@ -1,7 +1,7 @@
 import { readHidden } from '../prompt.js';
 import { Command } from 'commander';
 import { ERROR_CODES, QuireError } from '../../errors.js';
-import { API_KEY_ENV, REMOTE_OCR_DESCRIPTOR, REMOTE_OCR_SETTINGS, REMOTE_OCR_SLUG, setRemoteOcrKey, setRemoteOcrSetting } from '../../ocr/index.js';
+import { API_KEY_ENV, REMOTE_OCR_DESCRIPTOR, REMOTE_OCR_SETTINGS, REMOTE_OCR_SLUG, setRemoteOcrKey, setRemoteOcrSetting } from '../../convert/index.js';
 import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from '../../plugins/index.js';
 import { secretsOf, viewSettings } from '../../settings/index.js';
 

@@ -1,10 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { listExports } from '../../export/index.js';
-import { listPagePlugins } from '../../convert/index.js';
-import { describeOcrEngines, languageName } from '../../ocr/index.js';
+import { describeOcrEngines, languageName, listExports, listPagePlugins, PRESETS } from '../../convert/index.js';
 import type { PagePluginEntry } from '../../plugins/index.js';
 import { listDestinations } from './plugins.js';
-import { PRESETS } from '../../pipeline/index.js';
 import { printable, printableJson } from '../print.js';
 
 const WHAT = ['pipelines', 'exports', 'ocr', 'destinations'] as const;

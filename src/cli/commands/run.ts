@@ -1,12 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, openProcessorSteps, parseStepList, refusedInputs, send as sendTo, useOcrPlugin, type ProcessorSteps, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
+import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, inputType, isPresetName, openProcessorSteps, parseExportList, parseStepList, refusedInputs, send as sendTo, useOcrPlugin, type ProcessorSteps, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
-import { parseExportList } from '../../export/index.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
-import { inputType } from '../../ingest/index.js';
-import { isPresetName } from '../../pipeline/index.js';
 import type { PresetName } from '../../project/index.js';
 import { formatBytes } from '../../util/index.js';
 import { asQuireError, Reported } from '../failure.js';
