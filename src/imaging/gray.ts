@@ -35,6 +35,19 @@ export function createGray(width: number, height: number, fill = 255): GrayImage
   return { width, height, data: new Uint8Array(width * height).fill(fill) };
 }
 
+/** An image as a frame arrives: encoded bytes sharp reads (one page of a multi-page TIFF), or raw pixels. */
+export interface ImageBytes {
+  data: Buffer;
+  page?: number;
+  raw?: { width: number; height: number; channels: 1 | 3 | 4 };
+}
+
+/** A sharp pipeline reading a loaded frame: its raw pixels, or its encoded image within the pixel limit. */
+export function frameSharp(frame: ImageBytes): Sharp {
+  if (frame.raw) return sharp(frame.data, { raw: frame.raw });
+  return readImage(frame.data, { page: frame.page ?? 0 });
+}
+
 /** A sharp pipeline reading an image file or its bytes (one page of a multi-page TIFF), within the pixel limit. */
 export function readImage(input: Buffer | string, options: { page?: number } = {}): Sharp {
   return sharp(input, { page: options.page ?? 0, limitInputPixels: MAX_IMAGE_PIXELS });

@@ -15,7 +15,8 @@ import type { InputType, OpenedInput } from './types.js';
 import { openZipSource } from './zip.js';
 
 export type { FrameImage, FrameKind, OpenedInput, SourceFrame, TextLayerPage } from './types.js';
-export { frameSharp } from './frame-image.js';
+// A frame's pixels are an image primitive (its home is imaging/), offered here with the frames themselves.
+export { frameSharp } from '../imaging/index.js';
 export { openSlim } from './slim.js';
 
 const EXTENSIONS: Record<string, InputType> = {

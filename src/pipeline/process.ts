@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
-import { cropGray, decodeGray, type GrayImage, isBitonal } from '../imaging/index.js';
-import { frameSharp, type FrameImage, type FrameKind } from '../ingest/index.js';
+// Types only from ingest: a pipeline thread must not load ingest's PDF readers (pdf-lib, a few hundred ms each start).
+import { cropGray, decodeGray, frameSharp, type GrayImage, isBitonal } from '../imaging/index.js';
+import type { FrameImage, FrameKind } from '../ingest/index.js';
 import { type DpiSource, fileSystemError, type PageKind, pdfReadyJpeg, type PresetName, type ProjectPage, writeFileAtomically, writePageImage } from '../project/index.js';
 import { estimateDpi } from './dpi.js';
 import { runExtraSteps, type ExtraStep, type ExtraStepRunner } from './extra-steps.js';
