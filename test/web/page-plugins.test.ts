@@ -1,15 +1,17 @@
 /**
  * The Plugins tab's processors and OCR engines in a real browser: installing despeckle from the registry through the
  * warning dialog that names its sha256 and what it may do, the list showing its kind, sandbox and trust, accepting it
- * again after its files changed, and an installed OCR engine plugin offered in the OCR panel.
+ * again after its files changed, an installed OCR engine plugin offered in the OCR panel, and a page despeckled by a
+ * run showing that step in its "what was done" line.
  */
 import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listingDigest, pluginDigest } from '../../src/plugins/index.js';
-import { ROOT } from '../helpers.js';
+import { ROOT, runQuire } from '../helpers.js';
 import { artifact, chromiumAvailable, launchBrowser, startGui, type RunningGui } from './browser.js';
 
 interface IndexEntry {
@@ -110,4 +112,28 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     await expect(panel().innerText()).resolves.toMatch(/\(plugin\)/);
     await page.screenshot({ path: artifact('21-ocr-plugin.png') });
   }, 60_000);
+
+  it('shows the despeckle step in the "what was done" line of a page a run despeckled', async () => {
+    // A text page with dust between its lines, converted by the command line with the step, kept as a slim project.
+    const width = 2480;
+    const height = 3508;
+    const pixels = Buffer.alloc(width * height, 235);
+    const ink = (x: number, y: number, w: number, h: number): void => {
+      for (let yy = y; yy < y + h; yy++) pixels.fill(20, yy * width + x, yy * width + x + w);
+    };
+    for (let r = 0; r < 30; r++) for (let l = 0; l < 60; l++) ink(300 + l * 30, 400 + r * 80, 18, 28);
+    for (let i = 0; i < 12; i++) ink(310 + i * 150, 400 + (i + 2) * 80 + 48, 4, 4); // between lines, far from any letter
+    const input = join(root, 'dusty.png');
+    await sharp(pixels, { raw: { width, height, channels: 1 } }).withMetadata({ density: 300 }).png().toFile(input);
+    const run = await runQuire(['run', input, '--steps', '+despeckle', '--ocr', 'none', '--export', 'slim', '-o', join(root, 'out')], { env: { QUIRE_HOME: home(), HOME: join(root, 'user') } });
+    expect(run.code, run.stderr).toBe(0);
+
+    await page.locator('header input[type=file]').setInputFiles(join(root, 'out', 'dusty.quire'));
+    await page.getByRole('button', { name: /^Page 1, / }).click({ timeout: 60_000 });
+    await page.getByRole('heading', { name: /^Page 1 of 1/ }).waitFor();
+    await expect(page.getByText(/despeckle \(plugin\): removed \d+, maxSpeckPx \d+/).count()).resolves.toBe(1);
+    const line = await page.getByText(/despeckle \(plugin\)/).innerText();
+    expect(Number(/removed (\d+)/.exec(line)?.[1])).toBeGreaterThan(0);
+    await page.screenshot({ path: artifact('22-what-was-done-plugin.png') });
+  }, 120_000);
 });
