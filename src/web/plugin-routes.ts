@@ -26,7 +26,7 @@ import {
 import { formatBytes } from '../util/index.js';
 import type { PagePluginsView, PagePluginView } from './api-types.js';
 import { registryFile } from './plugins.js';
-import { slugParams } from './schemas.js';
+import { errors, slugParams } from './schemas.js';
 
 export interface PagePluginRouteDeps {
   host: ResolvedHostOptions;
@@ -81,7 +81,7 @@ export function registerPagePluginRoutes(app: FastifyInstance, deps: PagePluginR
   const { host, registry, words } = deps;
   const installed = async (): Promise<PagePluginEntry[]> => [...(await discoverPagePlugins('processor', host)), ...(await discoverPagePlugins('ocr', host))];
 
-  app.get('/api/page-plugins', async (): Promise<PagePluginsView> => {
+  app.get('/api/page-plugins', { schema: { response: errors } }, async (): Promise<PagePluginsView> => {
     const view: PagePluginsView = { installed: (await installed()).map((e) => pagePluginView(e, words)), registry: [] };
     try {
       const index = await readRegistry(registry);
@@ -119,7 +119,7 @@ export function registerPagePluginRoutes(app: FastifyInstance, deps: PagePluginR
     properties: { sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
   } as const;
 
-  app.post<{ Params: { slug: string }; Body: { sha256: string } }>('/api/page-plugins/:slug/install', { schema: { params: slugParams, body: sha256Body } }, async (request) => {
+  app.post<{ Params: { slug: string }; Body: { sha256: string } }>('/api/page-plugins/:slug/install', { schema: { params: slugParams, body: sha256Body, response: errors } }, async (request) => {
     const { slug } = request.params;
     const found = registryEntries(await readRegistry(registry)).find((r) => r.entry.slug === slug);
     if (!found) throw new HttpError(404, 'not_found', `The plugin registry has no processor or OCR engine called ${slug}.`);
@@ -132,7 +132,7 @@ export function registerPagePluginRoutes(app: FastifyInstance, deps: PagePluginR
     return pagePluginView({ ...result.entry, state: 'usable', sha256: result.sha256 }, words);
   });
 
-  app.post<{ Params: { slug: string }; Body: { sha256: string } }>('/api/page-plugins/:slug/accept', { schema: { params: slugParams, body: sha256Body } }, async (request) => {
+  app.post<{ Params: { slug: string }; Body: { sha256: string } }>('/api/page-plugins/:slug/accept', { schema: { params: slugParams, body: sha256Body, response: errors } }, async (request) => {
     const { slug } = request.params;
     const kind = (['processor', 'ocr'] as const).find((k) => existsSync(join(kindDir(k, host.appData), slug)));
     if (!kind) throw new HttpError(404, 'not_found', `No processor or OCR engine called ${slug} is installed.`);

@@ -68,6 +68,12 @@ describe('installing and accepting processors and OCR engines from the web app',
     expect(accepted.json()).toMatchObject({ slug: 'despeckle', state: 'ready', sha256: pluginDigest(dir) });
   });
 
+  it('refuses a request without a sha256 before doing anything', async () => {
+    const bad = await call('POST', '/api/page-plugins/despeckle/accept', { sha256: 'not-a-digest' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.message).toMatch(/sha256/);
+  });
+
   it('says which plugin is not installed when asked to accept it', async () => {
     const missing = await call('POST', '/api/page-plugins/no-such-step/accept', { sha256: 'b'.repeat(64) });
     expect(missing.statusCode).toBe(404);
