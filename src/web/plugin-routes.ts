@@ -19,6 +19,7 @@ import {
   pluginDigest,
   readRegistry,
   recordAcceptance,
+  removePlugin,
   type PagePluginEntry,
   type RegistryEntry,
   type ResolvedHostOptions,
@@ -85,7 +86,6 @@ export function registerPagePluginRoutes(app: FastifyInstance, deps: PagePluginR
     const view: PagePluginsView = { installed: (await installed()).map((e) => pagePluginView(e, words)), registry: [] };
     try {
       const index = await readRegistry(registry);
-      view.registry = [];
       for (const { kind, entry } of registryEntries(index)) {
         const bytes = entry.files.reduce((sum, f) => sum + f.size, 0);
         // What it may do is what its manifest declares, read from the registry and checked against its sha256.
@@ -129,6 +129,11 @@ export function registerPagePluginRoutes(app: FastifyInstance, deps: PagePluginR
     }
     const result = await installPlugin(slug, { ...host, registry, fromFolder: false });
     if (result.kind === 'destination') throw new HttpError(409, 'not_page_plugin', `${slug} is a destination.`);
+    if (result.sha256 !== request.body.sha256) {
+      // The registry changed between the check above and the fetch: what was accepted is not what was shown.
+      await removePlugin(slug, host);
+      throw new HttpError(409, 'changed', `The registry's ${slug} changed while it was being installed, so it was removed again; look at it again before installing.`);
+    }
     return pagePluginView({ ...result.entry, state: 'usable', sha256: result.sha256 }, words);
   });
 
