@@ -2,7 +2,9 @@
 //
 // Row 1, the sandbox round trip: a 300-dpi A4 page (2480×3508, one grey channel) handed to a processor that
 // returns it as it came, in its own isolated process (bubblewrap where it works, prlimit, the permission model),
-// the pixels through the memory file system and back: the overhead of any processor, per page.
+// the pixels through the memory file system and back: the overhead of any processor, per page. Beside it, two
+// processors that change the page: `specks` blots out 40 small spots (what despeckle does to a page: a few changed
+// rows), `repaint` writes every pixel anew (a filter over the whole page; its own work, a fill, is counted in).
 // Row 2, in a run: the example bundle converted with and without `--steps +identity`, alternated (the machine is
 // shared: only the ratio side by side in one run means anything), the median per-page difference.
 import { spawnSync } from 'node:child_process';
@@ -14,16 +16,22 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { findPagePlugin, openPagePlugin, recordAcceptance, pluginIsolation } = await import(join(root, 'dist', 'plugins', 'index.js'));
 
-const IDENTITY_TOML = 'slug = "identity"\nname = "Identity"\nversion = "1.0.0"\nkind = "processor"\nentry = "plugin.mjs"\n\n[requires]\napi = 1\n';
-const IDENTITY_JS = `import { Processor, registerProcessor } from 'quire/plugin-api';
-class Identity extends Processor {
-  name = 'identity';
-  display = 'Identity';
-  summary = 'hands the page back as it came (a benchmark of the round trip)';
-  process(page) { return { image: page, facts: { seen: true } }; }
+const toml = (slug) => `slug = "${slug}"\nname = "${slug}"\nversion = "1.0.0"\nkind = "processor"\nentry = "plugin.mjs"\n\n[requires]\napi = 1\n`;
+const processorJs = (slug, body) => `import { Processor, registerProcessor } from 'quire/plugin-api';
+class Bench extends Processor {
+  name = '${slug}';
+  display = '${slug}';
+  summary = 'a benchmark of the round trip';
+  process(page) { ${body} return { image: page, facts: { seen: true } }; }
 }
-registerProcessor(Identity);
+registerProcessor(Bench);
 `;
+const PROCESSORS = {
+  identity: '',
+  // 40 spots of 4×4 pixels, spread down the page, set to black and back to white on alternate pages.
+  specks: 'const v = (this.n = (this.n ?? 0) + 1) % 2 ? 0 : 255; for (let s = 0; s < 40; s++) { const x = 100 + ((s * 379) % (page.width - 200)), y = 50 + Math.floor((s * (page.height - 100)) / 40); for (let dy = 0; dy < 4; dy++) page.pixels.fill(v, (y + dy) * page.width + x, (y + dy) * page.width + x + 4); }',
+  repaint: 'page.pixels.fill((this.n = ((this.n ?? 0) + 1) % 2) ? 120 : 130);',
+};
 
 /** CPU milliseconds (user + system) of this process's descendants (the plugin's process, bubblewrap), from /proc. */
 function descendantsCpuMs(pid = process.pid) {
@@ -56,11 +64,13 @@ function descendantsCpuMs(pid = process.pid) {
 
 const home = mkdtempSync(join(tmpdir(), 'quire-bench-plugins-'));
 try {
-  const dir = join(home, 'plugins', 'processors', 'identity');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'quire-plugin.toml'), IDENTITY_TOML);
-  writeFileSync(join(dir, 'plugin.mjs'), IDENTITY_JS);
-  recordAcceptance('identity', dir, home);
+  for (const [slug, body] of Object.entries(PROCESSORS)) {
+    const dir = join(home, 'plugins', 'processors', slug);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'quire-plugin.toml'), toml(slug));
+    writeFileSync(join(dir, 'plugin.mjs'), processorJs(slug, body));
+    recordAcceptance(slug, dir, home);
+  }
   const host = { appData: home, keychain: null };
   const isolation = await pluginIsolation(host);
   const entry = await findPagePlugin('processor', 'identity', host);
@@ -68,7 +78,10 @@ try {
 
   console.log(`machine: ${availableParallelism()} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; isolation: ${isolation.level}`);
   let startMs = 0;
-  for (const [label, width, height] of [['A4', 2480, 3508], ['A5', 1748, 2480]]) {
+  const rows = [['identity', 'A4', 2480, 3508], ['identity', 'A5', 1748, 2480], ...(process.env.BENCH_CHANGING === '0' ? [] : [['specks', 'A4', 2480, 3508], ['repaint', 'A4', 2480, 3508]])];
+  for (const [slug, label, width, height] of rows) {
+    const entry = await findPagePlugin('processor', slug, host);
+    if (entry?.state !== 'usable') throw new Error(`${slug} plugin not usable: ${entry?.reason}`);
     const pixels = new Uint8Array(width * height).fill(255);
     for (let r = 0; r < 30; r++) for (let y = 0; y < 25; y++) pixels.fill(0, (300 + r * 60 + y) * width + 200, (300 + r * 60 + y) * width + width - 200);
     const facts = { kind: 'bitonal', textScale: { xHeightPx: 26, linePitchPx: 60 }, plugins: {} };
@@ -101,7 +114,7 @@ try {
     const median = times[Math.floor(times.length / 2)];
     const p90 = times[Math.floor(times.length * 0.9)];
     console.log(
-      `processor round trip, 300-dpi ${label} page (${width}×${height} grey, ${((width * height) / 1e6).toFixed(1)} MB): wall median ${median.toFixed(1)} ms/page, p90 ${p90.toFixed(1)} ms; ` +
+      `${slug === 'identity' ? 'processor round trip' : `processor round trip (${slug})`}, 300-dpi ${label} page (${width}×${height} grey, ${((width * height) / 1e6).toFixed(1)} MB): wall median ${median.toFixed(1)} ms/page, p90 ${p90.toFixed(1)} ms; ` +
         `CPU host ${hostCpu.toFixed(1)} + plugin process ${childCpu.toFixed(1)} = ${(hostCpu + childCpu).toFixed(1)} ms/page (${times.length} pages); process start ${startMs.toFixed(0)} ms once per run`,
     );
   }

@@ -112,24 +112,42 @@ function toOcrPage(read: { lines: Array<{ box: OcrLine['box']; words: Array<{ te
   return { width: page.width, height: page.height, dpi: page.dpi, engine, languages, blocks };
 }
 
+/** An OCR engine plugin as an `OcrEngine`, and how to tell it that the plugin was described anew. */
+interface PluginEngine {
+  engine: OcrEngine;
+  /** The plugin as discovered again: its languages now, or why it may no longer run. */
+  update(entry: PagePluginEntry): void;
+}
+
 /** An OCR engine plugin as an `OcrEngine`: one session for the process, started on first use. */
-function pluginEngine(entry: PagePluginEntry, host: PluginHostOptions, onWarning: (line: string) => void): OcrEngine {
-  const descriptor = entry.descriptor!;
-  const languages = descriptor.languages ?? [];
+function pluginEngine(first: PagePluginEntry, host: PluginHostOptions, onWarning: (line: string) => void): PluginEngine {
+  let entry = first;
+  let descriptor = first.descriptor!;
+  let languages = descriptor.languages ?? [];
   let session: Promise<PagePluginSession> | undefined;
   // The process that described the engine reads the first pages; after a close, a new one starts when needed.
   let kept = entry.session;
-  const fresh: PagePluginEntry = { ...entry, session: undefined };
-  return {
+  let fresh: PagePluginEntry = { ...entry, session: undefined };
+  const stop = async (): Promise<void> => {
+    await kept?.close();
+    kept = undefined;
+    const running = session;
+    session = undefined;
+    if (running) await (await running.catch(() => undefined))?.close();
+  };
+  const engine: OcrEngine = {
     name: entry.slug,
     display: descriptor.display,
     description: `${descriptor.summary} (plugin)`,
     options: [],
     async available() {
+      if (entry.state === 'unaccepted') return { ok: false, reason: unacceptedLine(entry) };
+      if (entry.state === 'refused') return { ok: false, reason: `the plugin ${entry.slug} cannot be used: ${entry.reason ?? 'it is refused'}.` };
       return languages.length > 0 ? { ok: true } : { ok: false, reason: `the plugin ${entry.slug} has no language to read (see its description for where its model files go).` };
     },
     languages: () => [...languages],
     async recognize(input, wanted) {
+      if (entry.state !== 'usable') throw new QuireError(ERROR_CODES.USAGE, entry.state === 'unaccepted' ? unacceptedLine(entry) : `The OCR engine plugin ${entry.slug} cannot be used: ${entry.reason ?? 'it is refused'}.`);
       const chosen = wanted.filter((l) => languages.includes(l));
       const using = chosen.length > 0 ? chosen : languages.slice(0, 1);
       session ??= kept ? Promise.resolve(kept) : openPagePlugin(fresh, {}, host);
@@ -143,15 +161,26 @@ function pluginEngine(entry: PagePluginEntry, host: PluginHostOptions, onWarning
       }
       return toOcrPage(outcome.page, page, entry.slug, using);
     },
-    async close() {
-      await kept?.close();
-      kept = undefined;
-      const running = session;
-      session = undefined;
-      if (running) await (await running.catch(() => undefined))?.close();
+    close: stop,
+  };
+  return {
+    engine,
+    update(next) {
+      const changed = next.sha256 !== entry.sha256 || next.state !== entry.state || JSON.stringify(next.descriptor?.languages) !== JSON.stringify(languages);
+      entry = next;
+      if (next.state === 'usable' && next.descriptor) {
+        descriptor = next.descriptor;
+        languages = descriptor.languages ?? [];
+        fresh = { ...next, session: undefined };
+      }
+      // A process started for the plugin as it was reads no further page.
+      if (changed) void stop();
     },
   };
 }
+
+/** The OCR engine plugins this process registered, by name: the web app describes them again as they change. */
+const registeredPlugins = new Map<string, PluginEngine>();
 
 /**
  * Make `--ocr <name>` work for an installed OCR engine plugin: register it (once) when no built-in has that name.
@@ -165,7 +194,9 @@ export async function useOcrPlugin(spec: string | undefined, host: PluginHostOpt
   if (!entry) return;
   if (entry.state === 'unaccepted') throw new QuireError(ERROR_CODES.USAGE, unacceptedLine(entry));
   if (entry.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The OCR engine plugin ${name} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
-  registerOcrEngine(pluginEngine(entry, host, onWarning));
+  const made = pluginEngine(entry, host, onWarning);
+  registeredPlugins.set(name, made);
+  registerOcrEngine(made.engine);
 }
 
 /**
@@ -174,9 +205,20 @@ export async function useOcrPlugin(spec: string | undefined, host: PluginHostOpt
  */
 export async function registerOcrPlugins(host: PluginHostOptions = {}, onWarning: (line: string) => void = () => {}): Promise<string[]> {
   const skipped: string[] = [];
-  for (const entry of await discoverPagePlugins('ocr', host)) {
+  // Discovery starts no process for a plugin described before whose files (and files folder) are as they were.
+  const found = await discoverPagePlugins('ocr', host);
+  for (const entry of found) {
     if (entry.state === 'unaccepted') skipped.push(unacceptedLine(entry));
-    if (entry.state === 'usable' && !findOcrEngine(entry.slug)) registerOcrEngine(pluginEngine(entry, host, onWarning));
+    const registered = registeredPlugins.get(entry.slug);
+    if (registered) registered.update(entry);
+    else if (entry.state === 'usable' && !findOcrEngine(entry.slug)) {
+      const made = pluginEngine(entry, host, onWarning);
+      registeredPlugins.set(entry.slug, made);
+      registerOcrEngine(made.engine);
+    }
+  }
+  for (const [slug, registered] of registeredPlugins) {
+    if (!found.some((e) => e.slug === slug)) registered.update({ kind: 'ocr', slug, dir: '', state: 'refused', reason: 'it is no longer installed' });
   }
   return skipped;
 }

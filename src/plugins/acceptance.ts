@@ -20,10 +20,16 @@ export function pluginDigest(dir: string): string {
     }
   };
   walk(dir);
+  return listingDigest(files.map((path) => ({ path, sha256: createHash('sha256').update(readFileSync(join(dir, ...path.split('/')))).digest('hex') })));
+}
+
+/**
+ * The same sha256 from a list of files and their own sha256 (a registry entry's): what acceptance will record for
+ * the plugin once installed, known before any of it is fetched.
+ */
+export function listingDigest(files: ReadonlyArray<{ path: string; sha256: string }>): string {
   const hash = createHash('sha256');
-  for (const file of files.sort()) {
-    hash.update(file).update('\0').update(createHash('sha256').update(readFileSync(join(dir, ...file.split('/')))).digest('hex')).update('\n');
-  }
+  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) hash.update(file.path).update('\0').update(file.sha256).update('\n');
   return hash.digest('hex');
 }
 

@@ -21,6 +21,8 @@ export interface PluginHostOptions extends SettingsOptions {
    * `quire plugins install --allow-unisolated`.
    */
   allowUnisolated?: boolean;
+  /** Told each time a page plugin's sandboxed process is started to read what it says about itself (tests count them). */
+  onDescribeStart?: (slug: string) => void;
 }
 
 /** The options with every default filled in. */
@@ -29,6 +31,7 @@ export interface ResolvedHostOptions extends ResolvedSettingsOptions {
   onLog: (slug: string, line: string) => void;
   bwrap: string | null;
   allowUnisolated: boolean;
+  onDescribeStart: (slug: string) => void;
 }
 
 /** Where a plugin's lines go when nobody asked: standard error, with `QUIRE_DEBUG` only. */
@@ -45,5 +48,6 @@ export function resolveHostOptions(options: PluginHostOptions = {}): ResolvedHos
     onLog,
     bwrap: options.bwrap === undefined ? findBwrap() : options.bwrap,
     allowUnisolated,
+    onDescribeStart: options.onDescribeStart ?? (() => {}),
   };
 }

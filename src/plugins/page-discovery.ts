@@ -40,6 +40,31 @@ export interface PagePluginEntry {
   session?: PagePluginSession;
 }
 
+/**
+ * What an accepted plugin said about itself, kept so that listing the installed plugins (the web app's `/api/state`,
+ * each time a window opens or looks again) does not start a sandboxed process per plugin each time. Keyed on the
+ * plugin's folder, and valid while its sha256 and its files folder (the path, and the names, sizes and times of what is
+ * in it: an OCR engine's languages are the models put there) stay as they were.
+ */
+const described = new Map<string, { key: string; entry: PagePluginEntry }>();
+
+/** The files folder as far as a plugin's description may depend on it. */
+function filesFolderState(filesDir: string): string {
+  if (!existsSync(filesDir)) return `${filesDir}:absent`;
+  const parts: string[] = [filesDir];
+  const walk = (at: string, prefix: string): void => {
+    for (const d of readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(at, d.name);
+      const info = statSync(path, { throwIfNoEntry: false });
+      if (!info) continue;
+      parts.push(`${prefix}${d.name}:${info.isDirectory() ? 'dir' : `${info.size}:${info.mtimeMs}`}`);
+      if (info.isDirectory() && prefix.split('/').length < 3) walk(path, `${prefix}${d.name}/`);
+    }
+  };
+  walk(filesDir, '');
+  return parts.join('\n');
+}
+
 /** The one sentence for a plugin that is not run because it is not accepted. */
 export function unacceptedLine(entry: PagePluginEntry): string {
   const what = entry.kind === 'ocr' ? 'OCR engine' : 'processor';
@@ -68,15 +93,25 @@ export async function inspectPagePlugin(kind: PagePluginKindName, dir: string, h
   }
   const trust = trustOf(slug, dir, host.appData);
   if (trust.state !== 'accepted' && !options.accepting) return { ...base, state: 'unaccepted', trust: trust.state, sha256: trust.sha256, manifest, isolation };
+  const filesDir = options.filesDir ?? pluginPaths(slug, host.appData).filesDir;
+  const cacheKey = `${trust.sha256}\n${isolation.level}\n${filesFolderState(filesDir)}`;
+  const cached = described.get(`${kind}:${dir}`);
+  if (cached?.key === cacheKey && trust.state === 'accepted' && !options.keepSession) return { ...cached.entry, manifest, isolation };
+  host.onDescribeStart(slug);
   const session = await PagePluginSession.open({
     kind,
     plugin: code.plugin,
-    filesDir: options.filesDir ?? pluginPaths(slug, host.appData).filesDir,
+    filesDir,
     isolation,
     tesseract: manifest.capabilities.tesseract,
     loadTimeoutMs: host.timeouts.describe,
     onLog: (line) => host.onLog(slug, line),
   });
+  const remember = (entry: PagePluginEntry): PagePluginEntry => {
+    if (trust.state === 'accepted' && !options.filesDir) described.set(`${kind}:${dir}`, { key: cacheKey, entry });
+    return entry;
+  };
+  // A process that failed to start or answer is tried again next time (it may have been the machine's load).
   if (!(session instanceof PagePluginSession)) return { ...base, state: 'refused', manifest, isolation, sha256: trust.sha256, reason: session.message, detail: session.detail };
   if (!options.keepSession) await session.close();
   let descriptor: PagePluginDescriptor;
@@ -86,9 +121,10 @@ export async function inspectPagePlugin(kind: PagePluginKindName, dir: string, h
     descriptor = { ...session.descriptor, options: session.descriptor.options.map(rebuild) };
   } catch (e) {
     await session.close();
-    return { ...base, state: 'refused', manifest, isolation, sha256: trust.sha256, reason: e instanceof Error ? e.message : String(e), detail: '' };
+    return remember({ ...base, state: 'refused', manifest, isolation, sha256: trust.sha256, reason: e instanceof Error ? e.message : String(e), detail: '' });
   }
-  return { ...base, state: 'usable', sha256: trust.sha256, manifest, isolation, descriptor, plugin: code.plugin, ...(options.keepSession ? { session } : {}) };
+  const entry = remember({ ...base, state: 'usable', sha256: trust.sha256, manifest, isolation, descriptor, plugin: code.plugin });
+  return options.keepSession ? { ...entry, session } : entry;
 }
 
 /** Every installed plugin of a kind, checked, sorted by slug. */

@@ -16,7 +16,7 @@ import type { LoadablePlugin } from './sandbox.js';
 import { permissionFlags } from './sandbox.js';
 import { sandboxRuntime } from './runtime.js';
 import type { PageChildMessage, PagePluginDescriptor, PagePluginKindName, StartMessage } from './sandbox/page-protocol.js';
-import { PAGE_IN, PAGE_OUT, readPageFile, writePageFile } from './sandbox/page-files.js';
+import { MAX_RANGES, PAGE_IN, PAGE_OUT, readPageFile, readPageRanges, writePageFile } from './sandbox/page-files.js';
 import { runTesseractForPlugin } from './tesseract-broker.js';
 
 /** A page as the host hands it over: one grey channel. */
@@ -296,6 +296,13 @@ export class PagePluginSession {
       const recorded = checkFacts(reply.facts);
       if (typeof recorded === 'string') return { ok: false, message: recorded, detail: '' };
       const out = join(this.exchangeDir, PAGE_OUT);
+      const changed = reply.changed;
+      if (changed !== undefined) {
+        // Only what the plugin changed comes back, into the page's own buffer, which still holds the rest.
+        if (!sameSize || !validRanges(changed, width * height)) return { ok: false, message: 'it returned an image whose changed parts do not fit it', detail: JSON.stringify(changed).slice(0, 300) };
+        if (changed.length > 0 && !readPageRanges(out, page.pixels, changed)) return { ok: false, message: 'it returned fewer pixels than its image has', detail: '' };
+        return { ok: true, image: { width, height, dpi: page.dpi, pixels: page.pixels }, facts: recorded };
+      }
       try {
         if (statSync(out).size < width * height) return { ok: false, message: 'it returned fewer pixels than its image has', detail: '' };
       } catch (e) {
@@ -389,6 +396,19 @@ function checkDescriptor(d: PagePluginDescriptor, kind: PagePluginKindName): str
     return 'its languages must be a list of names of letters, digits, "_" and "-"';
   }
   return undefined;
+}
+
+/** Byte ranges `[start, end)` in order, not overlapping, inside an image of `bytes`, at most `MAX_RANGES` of them. */
+function validRanges(ranges: unknown, bytes: number): ranges is Array<[number, number]> {
+  if (!Array.isArray(ranges) || ranges.length > MAX_RANGES) return false;
+  let at = 0;
+  for (const r of ranges as unknown[]) {
+    if (!Array.isArray(r) || r.length !== 2 || !Number.isInteger(r[0]) || !Number.isInteger(r[1])) return false;
+    const [start, end] = r as [number, number];
+    if (start < at || end <= start || end > bytes) return false;
+    at = end;
+  }
+  return true;
 }
 
 function checkFacts(facts: unknown): Record<string, FactValue> | string {

@@ -160,6 +160,8 @@ export interface PageView {
   /** Degrees the page was turned to straighten it. */
   deskew?: number;
   dewarped?: boolean;
+  /** What each processor plugin step did to the page (its recorded facts), or why it failed on it. */
+  pluginSteps?: Array<{ step: string; failed?: string; facts: string }>;
   image: string;
   thumb: string;
   /** Pages with text: words worth a look, and words a person has checked. */
@@ -391,4 +393,50 @@ export interface ConfigExportView {
 export interface ConfigImportView {
   settings: string[];
   secrets: string[];
+}
+
+/** An installed processor or OCR engine plugin, as the Plugins tab lists it. */
+export interface PagePluginView {
+  slug: string;
+  kind: 'processor' | 'ocr';
+  display: string;
+  description: string;
+  version: string;
+  /** `ready`: accepted and loaded; `not-accepted`: never accepted; `changed`: its files changed since; `refused`: broken. */
+  state: 'ready' | 'not-accepted' | 'changed' | 'refused';
+  /** `sandboxed`, or `sandbox partial: no bubblewrap`. */
+  sandbox: string;
+  /** The sha256 of its files as they are now: what accepting it records. */
+  sha256?: string;
+  reason?: string;
+  /** A processor's place: the built-in step it follows. */
+  after?: string;
+  /** An OCR engine's languages. */
+  languages?: string[];
+  /** What it may do once accepted, one sentence each. */
+  mayDo: string[];
+}
+
+/** A processor or OCR engine the registry offers. */
+export interface PageRegistryEntryView {
+  slug: string;
+  kind: 'processor' | 'ocr';
+  name: string;
+  version: string;
+  description: string;
+  firstParty: boolean;
+  installed: boolean;
+  /** The sha256 installing it records as accepted (of its files as the registry lists them). */
+  sha256: string;
+  mayDo: string[];
+  files: number;
+  size: string;
+}
+
+export interface PagePluginsView {
+  installed: PagePluginView[];
+  registry: PageRegistryEntryView[];
+  /** Why the registry could not be read, in one sentence. */
+  registryError?: string;
+  isolation?: IsolationView;
 }

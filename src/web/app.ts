@@ -38,6 +38,7 @@ import { ERROR_WORDS, notFound } from './http-errors.js';
 import { libraryFolder } from './library.js';
 import { inInterfaceWords } from './interface-words.js';
 import { checkView, DestinationCache, isolationView, pluginView, registryDetail, registryView, secretStoreName, settingsView as pluginSettingsView } from './plugins.js';
+import { registerPagePluginRoutes } from './plugin-routes.js';
 import { idParams, pageParams, schemas, slugParams, wordParams } from './schemas.js';
 import { checkOcrChoice, exportFolderOf, readGuiSettings, saveGuiSettings, settingsView, type SettingsChange } from './settings.js';
 import { defaultUiDir, loadUi } from './static.js';
@@ -361,6 +362,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
   });
 
   // --- plugins ---
+  registerPagePluginRoutes(app, { host, registry, words });
   app.get('/api/plugins', async () => {
     // The Plugins tab looks again: a plugin folder may have been copied in by hand meanwhile.
     destinations.forget();

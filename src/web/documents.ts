@@ -48,7 +48,7 @@ import type {
 import { busy, failureMessage, notFound } from './http-errors.js';
 import { inInterfaceWords } from './interface-words.js';
 import { countsWith, markedWord } from './dictionary.js';
-import { curlFlattened } from './page-facts.js';
+import { curlFlattened, pluginSteps } from './page-facts.js';
 import { type PreviewSize, renderFramePreview, renderPagePreview } from './previews.js';
 import { countStage, endStages, finishStage, ocrStage, pagesStage, startStage, unpackStage } from './stages.js';
 
@@ -324,6 +324,7 @@ export class DocumentStore {
       ...(split ? { split: { box: split.box, content: split.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) } } : {}),
       ...(p.decisions.deskew ? { deskew: p.decisions.deskew.angle } : {}),
       ...(p.decisions.dewarp ? { dewarped: curlFlattened(p.decisions) } : {}),
+      ...(p.decisions.plugins ? { pluginSteps: pluginSteps(p.decisions) } : {}),
       image: `${base}/image?size=full&v=${doc.imageRevision}`,
       thumb: `${base}/image?size=thumb&v=${doc.imageRevision}`,
       ...(doc.counts.has(p.index) ? { proofreading: doc.counts.get(p.index) } : {}),

@@ -16,3 +16,14 @@ export function curlFlattened(decisions: ProjectPage['decisions']): boolean {
   const dpi = decisions.inputDpi.value;
   return dpi > 0 && (dewarp.maxShiftPx / dpi) * 25.4 >= VISIBLE_CURL_MM;
 }
+
+/**
+ * What each processor plugin step did to the page, in the order the steps ran: `despeckle: removed 41, maxSpeckPx 6`,
+ * or `despeckle failed: …` where the page went on without it.
+ */
+export function pluginSteps(decisions: ProjectPage['decisions']): Array<{ step: string; failed?: string; facts: string }> {
+  return Object.entries(decisions.plugins ?? {}).map(([step, facts]) => {
+    if (typeof facts.failed === 'string') return { step, failed: facts.failed, facts: '' };
+    return { step, facts: Object.entries(facts).map(([name, value]) => `${name} ${String(value)}`).join(', ') };
+  });
+}

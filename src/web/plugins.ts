@@ -133,7 +133,7 @@ export async function registryView(location: string, appData: string): Promise<R
 }
 
 /** A file of a registry entry, checked against the index's sha256 like an install checks it. */
-async function registryFile(location: string, entry: RegistryEntry, path: string): Promise<Buffer> {
+export async function registryFile(location: string, entry: RegistryEntry, path: string): Promise<Buffer> {
   const listed = entry.files.find((f) => f.path === path);
   if (!listed) throw new HttpError(404, 'not_found', `The registry's ${entry.slug} has no ${path}.`);
   let bytes: Buffer;

@@ -8,7 +8,7 @@ const errorSchema = {
   required: ['error'],
 } as const;
 
-const errors = { '4xx': errorSchema, '5xx': errorSchema } as const;
+export const errors = { '4xx': errorSchema, '5xx': errorSchema } as const;
 
 export const idParams = {
   type: 'object',

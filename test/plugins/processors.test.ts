@@ -1,6 +1,6 @@
 // Processor plugins from the registry: installed with their sha256 checked, accepted as installed, a change not run
 // until accepted again, and the first-party despeckle step removing isolated specks and nothing else.
-import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultRegistry, findPagePlugin, installPlugin, openPagePlugin, recordAcceptance } from '../../src/plugins/index.js';
@@ -72,5 +72,53 @@ describe('the despeckle processor from the registry', () => {
     const again = await findPagePlugin('processor', 'despeckle', host);
     expect(again?.state).toBe('usable');
     expect(again?.descriptor?.display).toBe('Despeckle (edited)');
+  });
+});
+
+describe('the pixels a processor returns', () => {
+  it('reach the page exactly, whether it changed a few spots, every pixel, or returned a new buffer, page after page', async () => {
+    const host = hostFor(appData);
+    const dir = join(appData, 'plugins', 'processors', 'painter');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'quire-plugin.toml'), 'slug = "painter"\nname = "Painter"\nversion = "1.0.0"\nkind = "processor"\nentry = "plugin.mjs"\n\n[requires]\napi = 1\n');
+    // What it does is chosen by the page's dpi: 1 a few spots, 2 every pixel, 3 a new buffer, 4 nothing.
+    writeFileSync(
+      join(dir, 'plugin.mjs'),
+      `import { Processor, registerProcessor } from 'quire/plugin-api';
+class Painter extends Processor {
+  name = 'painter'; display = 'Painter'; summary = 'paints';
+  process(page) {
+    const { width, height, pixels } = page;
+    if (page.dpi === 1) for (let s = 0; s < 30; s++) pixels[(s * 7919) % pixels.length] = 17;
+    if (page.dpi === 2) for (let i = 0; i < pixels.length; i++) pixels[i] = (pixels[i] + 1) % 256;
+    if (page.dpi === 3) return { image: { width, height, pixels: new Uint8Array(width * height).fill(99) }, facts: {} };
+    return { image: page, facts: {} };
+  }
+}
+registerProcessor(Painter);
+`,
+    );
+    recordAcceptance('painter', dir, appData);
+    const entry = await findPagePlugin('processor', 'painter', host);
+    expect(entry?.state).toBe('usable');
+    const session = await openPagePlugin(entry!, {}, host);
+    try {
+      const width = 700;
+      const height = 900;
+      for (const [round, dpi] of [1, 2, 2, 1, 4, 3, 1, 2, 4].entries()) {
+        const pixels = new Uint8Array(width * height);
+        for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 31 + round * 7) % 251;
+        const expected = pixels.slice();
+        if (dpi === 1) for (let s = 0; s < 30; s++) expected[(s * 7919) % expected.length] = 17;
+        if (dpi === 2) for (let i = 0; i < expected.length; i++) expected[i] = (expected[i] + 1) % 256;
+        if (dpi === 3) expected.fill(99);
+        const out = await session.process({ width, height, dpi, pixels }, { kind: 'gray', plugins: {} });
+        expect(out.ok).toBe(true);
+        if (!out.ok) return;
+        expect(Buffer.compare(Buffer.from(out.image.pixels), Buffer.from(expected)), `page ${round + 1} (mode ${dpi})`).toBe(0);
+      }
+    } finally {
+      await session.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectPage } from '../../src/project/index.js';
-import { curlFlattened } from '../../src/web/page-facts.js';
+import { curlFlattened, pluginSteps } from '../../src/web/page-facts.js';
 
 const decisions = (applied: boolean, maxShiftPx: number, dpi: number): ProjectPage['decisions'] => ({
   preset: 'sheet',
@@ -18,5 +18,20 @@ describe('what the page view says of page curl', () => {
   it('says the curl was flattened when the text moved by a visible distance', () => {
     // 12 px at 150 dpi is 2 mm: a book page bending toward its gutter.
     expect(curlFlattened(decisions(true, 12, 150))).toBe(true);
+  });
+});
+
+describe('what the page view says of processor plugin steps', () => {
+  it('names each step with what it recorded, and a step that failed with its sentence', () => {
+    const recorded: ProjectPage['decisions'] = {
+      preset: 'book',
+      inputDpi: { value: 300, source: 'pdf' },
+      plugins: { despeckle: { removed: 41, maxSpeckPx: 6 }, 'warm-tone': { failed: 'it did not finish within 20 s and was stopped' } },
+    };
+    expect(pluginSteps(recorded)).toEqual([
+      { step: 'despeckle', facts: 'removed 41, maxSpeckPx 6' },
+      { step: 'warm-tone', failed: 'it did not finish within 20 s and was stopped', facts: '' },
+    ]);
+    expect(pluginSteps({ preset: 'book', inputDpi: { value: 300, source: 'pdf' } })).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ import {
   type TesseractRequest,
 } from '../../plugin-api/index.js';
 import { lockDown } from './lockdown.js';
-import { PAGE_IN, PAGE_OUT, readPageFile, writePageFile } from './page-files.js';
+import { changedRanges, PAGE_IN, PAGE_OUT, readPageFile, writePageFile, writePageRanges } from './page-files.js';
 import type { PageChildMessage, PageHostMessage, PagePluginDescriptor, PageRequest, StartMessage } from './page-protocol.js';
 
 const sendToHost = process.send?.bind(process);
@@ -122,6 +122,20 @@ function pageBuffer(length: number): Uint8Array {
   return kept;
 }
 
+/**
+ * The page as it came, to send back only what the plugin changed: a copy in memory and a comparison cost less than
+ * writing the whole page to the file and the host reading it back. A plugin that changes most of each page gets no
+ * such copy after the first page that shows it (it would be work for nothing); it is tried again every 16 pages.
+ */
+let original: Uint8Array | undefined;
+let wholePages = 0;
+function snapshot(pixels: Uint8Array): Uint8Array | undefined {
+  if (wholePages > 0 && wholePages++ % 16 !== 0) return undefined;
+  if (original?.length !== pixels.length) original = new Uint8Array(pixels.length);
+  original.set(pixels);
+  return original;
+}
+
 async function page(request: PageRequest): Promise<void> {
   try {
     for (const key of Object.keys(runOptions)) delete runOptions[key];
@@ -130,11 +144,16 @@ async function page(request: PageRequest): Promise<void> {
     if (!readPageFile(join(exchangeDir, PAGE_IN), image.pixels)) throw new Error('the page file is shorter than its image');
     if (plugin instanceof Processor) {
       const facts: PageFacts = request.facts ?? { kind: 'gray', plugins: {} };
+      const before = snapshot(image.pixels);
       const result = await plugin.process(image, facts);
       const out = result?.image;
       if (!out || !(out.pixels instanceof Uint8Array)) throw new Error('process() returned no image');
-      writePageFile(join(exchangeDir, PAGE_OUT), out.pixels);
-      tell({ type: 'processed', id: request.id, width: Number(out.width), height: Number(out.height), bytes: out.pixels.length, facts: { ...(result.facts ?? {}) } });
+      const sameSize = Number(out.width) === request.width && Number(out.height) === request.height && out.pixels.length === before?.length;
+      const changed = before && sameSize ? changedRanges(before, out.pixels) : undefined;
+      if (before && sameSize) wholePages = changed ? 0 : 1;
+      if (changed) writePageRanges(join(exchangeDir, PAGE_OUT), out.pixels, changed);
+      else writePageFile(join(exchangeDir, PAGE_OUT), out.pixels);
+      tell({ type: 'processed', id: request.id, width: Number(out.width), height: Number(out.height), bytes: out.pixels.length, facts: { ...(result.facts ?? {}) }, ...(changed ? { changed } : {}) });
     } else if (plugin instanceof OcrEnginePlugin) {
       const read = await plugin.recognize(image, request.languages ?? []);
       tell({ type: 'recognized', id: request.id, page: JSON.parse(JSON.stringify(read ?? null)) });

@@ -67,7 +67,19 @@ export type PageChildMessage =
   | { type: 'refused'; what: string }
   | { type: 'ready'; descriptor: PagePluginDescriptor }
   | { type: 'start-failed'; message: string; detail: string; sandbox: boolean }
-  | { type: 'processed'; id: number; width: number; height: number; bytes: number; facts: Record<string, FactValue> }
+  | {
+      type: 'processed';
+      id: number;
+      width: number;
+      height: number;
+      bytes: number;
+      facts: Record<string, FactValue>;
+      /**
+       * Same size only: the byte ranges `[start, end)` the plugin changed, written at those offsets of the out file;
+       * the rest of the page is as the host sent it (none: it changed nothing). Absent: the whole image is in the file.
+       */
+      changed?: Array<[number, number]>;
+    }
   | { type: 'recognized'; id: number; page: RecognizedPage }
   | { type: 'page-failed'; id: number; detail: string; sandbox: boolean; memory?: boolean }
   | { type: 'tesseract'; id: number; file: string; width: number; height: number; dpi: number; model: string; psm: number };

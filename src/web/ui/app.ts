@@ -270,7 +270,11 @@ export function App(): ComponentChild {
     setPageIndex(null);
     setGridFocus(null);
   };
-  const pluginsChanged = (): void => setPluginsVersion((v) => v + 1);
+  const pluginsChanged = (): void => {
+    setPluginsVersion((v) => v + 1);
+    // An OCR engine plugin installed or accepted is offered in the OCR panel at once.
+    refreshBoot();
+  };
   const settingsSaved = (settings: SettingsView): void => {
     setBoot((b) => (b ? { ...b, settings } : b));
     refreshBoot();

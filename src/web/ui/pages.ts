@@ -147,6 +147,7 @@ function decisions(page: PageView): string {
   const parts = [`preset ${page.preset}`, `${page.width}×${page.height} px at ${page.dpi} dpi`];
   if (page.deskew !== undefined) parts.push(`straightened by ${Math.abs(page.deskew).toFixed(1)}°`);
   if (page.dewarped) parts.push('page curl flattened');
+  for (const s of page.pluginSteps ?? []) parts.push(s.failed !== undefined ? `${s.step} (plugin) failed, left out: ${s.failed}` : `${s.step} (plugin)${s.facts ? `: ${s.facts}` : ''}`);
   return parts.join(' · ');
 }
 

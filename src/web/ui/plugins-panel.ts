@@ -11,6 +11,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { PluginsView, PluginView, RegistryDetail, RegistryView } from '../api-types.js';
 import { api, messageOf } from './api.js';
 import { ConfirmDialog, Modal } from './dialog.js';
+import { PagePluginsPanel } from './page-plugins-panel.js';
 
 function FirstParty(): ComponentChild {
   return h('span', { class: 'badge first-party', title: 'Written by the makers of Quire; installed the same way as any plugin' }, 'First-party');
@@ -115,7 +116,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
   const [installing, setInstalling] = useState<string | null>(null);
   const [checks, setChecks] = useState<Record<string, string>>({});
   const [note, setNote] = useState<string | null>(null);
-  const [removing, setRemoving] = useState<PluginView | null>(null);
+  const [removing, setRemoving] = useState<Pick<PluginView, 'slug' | 'display'> | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -132,7 +133,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
     };
   }, [version]);
 
-  const remove = async (plugin: PluginView): Promise<void> => {
+  const remove = async (plugin: Pick<PluginView, 'slug' | 'display'>): Promise<void> => {
     setRemoving(null);
     try {
       await api('DELETE', `/api/plugins/${plugin.slug}`);
@@ -200,6 +201,7 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
           : h('p', { class: 'muted small' }, `Secrets typed here are kept in ${plugins.secretStore.text}.`)
         : null,
     ),
+    h(PagePluginsPanel, { version, onChanged, onRemove: (slug: string, display: string) => setRemoving({ slug, display }) }),
     h(
       'section',
       { 'aria-labelledby': 'registry-title' },
