@@ -39,7 +39,10 @@ export function handSetSplit(frame: GrayImage, pages: HandSetPages, where: strin
   if ('boxes' in pages) {
     const sides: PageRegion['side'][] = pages.boxes.length === 1 ? ['single'] : ['left', 'right'];
     const ordered = [...pages.boxes].sort((a, b) => a.x - b.x);
-    return { pages: ordered.map((box, i) => ({ side: sides[i], box: { ...box }, content: { ...box } })) };
+    const regions = ordered.map((box, i) => ({ side: sides[i], box: { ...box }, content: { ...box } }));
+    // Two pages: the split is drawn midway between the left page's right edge and the right page's left edge.
+    if (ordered.length === 2) return { pages: regions, gutterX: Math.round((ordered[0].x + ordered[0].width + ordered[1].x) / 2) };
+    return { pages: regions };
   }
   // A split alone: each half is one page, found in it as on a single-page frame.
   const halves: Array<[PageRegion['side'], Box]> = [
