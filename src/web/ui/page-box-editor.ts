@@ -9,6 +9,7 @@ import { h, type ComponentChild } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import type { BoxView, DocumentSummary, FrameView, PageView } from '../api-types.js';
 import { api, messageOf } from './api.js';
+import { ConfirmDialog } from './dialog.js';
 
 /** The smallest page box the pipeline takes, in capture pixels (`MIN_PAGE_BOX`). */
 const MIN_BOX = 32;
@@ -71,6 +72,9 @@ export function PageBoxEditor({
   const [boxes, setBoxes] = useState<BoxView[]>(start);
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
+  /** What waits for the person's answer: new pages need new text, and the corrections on the old text go. */
+  const [asking, setAsking] = useState<{ boxes: BoxView[] } | null | undefined>(undefined);
+  const checked = siblings.reduce((n, p) => n + (p.proofreading?.checked ?? 0), 0);
   const svg = useRef<SVGSVGElement>(null);
   const drag = useRef<{ id: number; grip: Grip } | null>(null);
   const stroke = Math.max(2, Math.round(frame.width / 400));
@@ -123,6 +127,11 @@ export function PageBoxEditor({
       setError(messageOf(e));
       setSending(false);
     }
+  };
+
+  const ask = (body: { boxes: BoxView[] } | null): void => {
+    if (checked > 0) setAsking(body);
+    else void send(body);
   };
 
   const edges: Edge[] = ['left', 'right', 'top', 'bottom'];
@@ -203,9 +212,26 @@ export function PageBoxEditor({
     h(
       'div',
       { class: 'box-editor-actions' },
-      h('button', { type: 'button', class: 'button primary', disabled: sending, onClick: () => void send({ boxes }) }, doc.ocr ? 'Apply and read the text again' : 'Apply'),
-      page.split?.handSet ? h('button', { type: 'button', class: 'button', disabled: sending, onClick: () => void send(null) }, 'Reset to automatic') : null,
+      h('button', { type: 'button', class: 'button primary', disabled: sending, onClick: () => ask({ boxes }) }, doc.ocr ? 'Apply and read the text again' : 'Apply'),
+      page.split?.handSet ? h('button', { type: 'button', class: 'button', disabled: sending, onClick: () => ask(null) }, 'Reset to automatic') : null,
       h('button', { type: 'button', class: 'button', disabled: sending, onClick: onClose }, 'Cancel'),
     ),
+    asking !== undefined
+      ? h(
+          ConfirmDialog,
+          {
+            title: "Make this frame's pages again?",
+            confirmLabel: 'Apply and discard them',
+            cancelLabel: 'Keep my corrections',
+            onConfirm: () => {
+              const body = asking;
+              setAsking(undefined);
+              void send(body);
+            },
+            onCancel: () => setAsking(undefined),
+          },
+          h('p', null, `Its pages are made anew and their text recognised again, so the ${checked} word${checked === 1 ? '' : 's'} you checked or corrected on them ${checked === 1 ? 'is' : 'are'} lost. The other pages keep theirs.`),
+        )
+      : null,
   );
 }
