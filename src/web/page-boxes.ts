@@ -31,9 +31,10 @@ export interface RemakeFrame {
 }
 
 /**
- * Keep the frame's pages as set (or forget them), and make that frame again in a folder of its own: its new pages
- * (and their text, read with the document's engine and languages when it has text) take the place of its old ones
- * in the project only once they are whole. Other pages, their text and corrections, are left as they are.
+ * Make the frame again in a folder of its own with its pages as set (or as found, `pages` null): its new pages (and
+ * their text, read with the document's engine and languages when it has text) take the place of its old ones in the
+ * project, and the boxes are kept, only once they are whole. Other pages, their text and corrections, are left as
+ * they are.
  */
 export async function remakeFrame({ doc, frame, pages, userWords, signal, report }: RemakeFrame): Promise<void> {
   const projectDir = doc.projectDir;
@@ -42,7 +43,6 @@ export async function remakeFrame({ doc, frame, pages, userWords, signal, report
   const boxes = await readPageBoxes(doc.dir);
   if (pages) boxes.set(frame, pages);
   else boxes.delete(frame);
-  await savePageBoxes(doc.dir, boxes);
 
   const stamp = `r${doc.imageRevision + 1}`;
   const scratch = join(doc.dir, `remake-${stamp}`);
@@ -64,6 +64,8 @@ export async function remakeFrame({ doc, frame, pages, userWords, signal, report
     const at = manifest.pages.findIndex((p) => p.source.frame === frame);
     const rest = manifest.pages.filter((p) => p.source.frame !== frame);
     const pagesNow = [...rest.slice(0, at), ...fresh, ...rest.slice(at)];
+    // The boxes are kept once the pages made with them are whole: a failed or cancelled remake leaves both as they were.
+    await savePageBoxes(doc.dir, boxes);
     manifest.pages = pagesNow.map((p, i) => ({ ...p, index: i + 1 }) as ProjectPage);
     await saveManifest(projectDir, manifest);
     doc.imageRevision++;
