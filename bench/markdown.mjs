@@ -157,14 +157,21 @@ async function shortCaptureRows(exporters) {
   ];
 }
 
-/** A critical text's line numbers set close to it (read right, as letters, glued to a hyphen), a side note read with its lines, an apparatus. */
+/**
+ * A critical text's line numbers set close to it (read right, as letters, glued to a hyphen), a side note read with its
+ * lines, an apparatus, reference numbers in the margin.
+ */
 async function marginCaptureRows(exporters) {
-  const { marginPage, sideNotePage, apparatusPage, scoreMargins, scoreApparatus } = await server.ssrLoadModule('/test/export/margin-captures.ts');
+  const { marginPage, sideNotePage, apparatusPage, referencePage, scoreMargins, scoreApparatus, scoreReferences } = await server.ssrLoadModule('/test/export/margin-captures.ts');
   const scored = exporters.map((e) => scoreMargins(e.untitledMarkdown([marginPage()]), e.untitledMarkdown([sideNotePage()])));
   return [
     { label: 'line numbers set half an em off the text, kept out of the words', scores: scored.map((s) => s.numbersOut) },
     { label: 'side note read with its body lines, set apart (blockquote)', scores: scored.map((s) => s.sideNoteApart) },
     { label: 'apparatus lines (lemma brackets read as parentheses) in the fenced apparatus block', scores: exporters.map((e) => scoreApparatus(e.untitledMarkdown([apparatusPage()]))) },
+    {
+      label: 'margin reference numbers as <!-- ref N --> at their line, text whole (read apart, read with the line)',
+      scores: exporters.map((e) => ['apart', 'with-line'].map((read) => scoreReferences(e.untitledMarkdown([referencePage(read)]))).reduce(([r, t], [a, b]) => [r + a, t + b])),
+    },
   ];
 }
 
