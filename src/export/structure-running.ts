@@ -289,7 +289,8 @@ function mendFromRange(numbers: (number | null)[], range: PageRange | null): (nu
   if (!range) return numbers;
   const { first, last } = range;
   const mended = numbers.map((n) => {
-    if (n === null || (n >= first && n <= last)) return n;
+    // A one-digit number shares no digit with another: nothing says it was misread.
+    if (n === null || n < 10 || (n >= first && n <= last)) return n;
     const near: number[] = [];
     for (let k = first; k <= last && near.length < 2; k++) if (oneDigitApart(n, k)) near.push(k);
     return near.length === 1 ? near[0] : n;

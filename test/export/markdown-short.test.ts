@@ -120,6 +120,7 @@ describe('printed page numbers', () => {
     expect(pageRangeIn('Livre VII, pages 576–79')).toEqual({ first: 576, last: 579 });
     expect(pageRangeIn('Lettres 1914-1918')).toBeNull();
     expect(pageRangeIn('Chapitre 3')).toBeNull();
+    expect(pageRangeIn('Rapport, p. 3')).toEqual({ first: 3, last: 3 });
   });
 
   it('scores full marks on every short capture of the benchmark', () => {
