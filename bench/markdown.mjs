@@ -81,7 +81,8 @@ try {
   const lexiconRows = await lexiconDecisions(exporters);
   const shortRows = await shortCaptureRows(exporters);
   const marginRows = await marginCaptureRows(exporters);
-  const reconverted = await reconversionRow(exporters, corpus.pages.map((p) => p.ocr));
+  const reconverted = [await reconversionRow(exporters, corpus.pages.map((p) => p.ocr), 'words as set')];
+  if (inputs[1]) reconverted.push(await reconversionRow(exporters, inputs[1].pages, 'OCR’d pages'));
   const realRows = withReal ? await realCaptureRows(exporters) : [];
 
   console.log(`\nMarkdown of a synthetic book (${corpus.pages.length} A5 pages, French and Latin), scored against its truth`);
@@ -93,7 +94,7 @@ try {
   console.log(`\nShort captures (test/export/short-captures.ts: 1 to 4 pages, too few for a running head to recur; test/export/margin-captures.ts: margins the engine read with the text), words as set`);
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
-  for (const row of [...shortRows, ...marginRows, reconverted]) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
+  for (const row of [...shortRows, ...marginRows, ...reconverted]) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
   if (realRows.length) {
     console.log(`\nA real capture (../shared/samples/athanase.aglbundle, 4 pages, OCR by this build), against ../shared/gt/athanase/`);
     console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
@@ -157,33 +158,40 @@ async function shortCaptureRows(exporters) {
   ];
 }
 
-/** A critical text's line numbers set close to it (read right, as letters, glued to a hyphen), a side note read with its lines, an apparatus. */
+/**
+ * A critical text's line numbers set close to it (read right, as letters, glued to a hyphen), a side note read with its
+ * lines, an apparatus, reference numbers in the margin.
+ */
 async function marginCaptureRows(exporters) {
-  const { marginPage, sideNotePage, apparatusPage, scoreMargins, scoreApparatus } = await server.ssrLoadModule('/test/export/margin-captures.ts');
+  const { marginPage, sideNotePage, apparatusPage, referencePage, scoreMargins, scoreApparatus, scoreReferences } = await server.ssrLoadModule('/test/export/margin-captures.ts');
   const scored = exporters.map((e) => scoreMargins(e.untitledMarkdown([marginPage()]), e.untitledMarkdown([sideNotePage()])));
   return [
     { label: 'line numbers set half an em off the text, kept out of the words', scores: scored.map((s) => s.numbersOut) },
     { label: 'side note read with its body lines, set apart (blockquote)', scores: scored.map((s) => s.sideNoteApart) },
     { label: 'apparatus lines (lemma brackets read as parentheses) in the fenced apparatus block', scores: exporters.map((e) => scoreApparatus(e.untitledMarkdown([apparatusPage()]))) },
+    {
+      label: 'margin reference numbers as <!-- ref N --> at their line, text whole (read apart, read with the line)',
+      scores: exporters.map((e) => ['apart', 'with-line'].map((read) => scoreReferences(e.untitledMarkdown([referencePage(read)]))).reduce(([r, t], [a, b]) => [r + a, t + b])),
+    },
   ];
 }
 
 /**
- * Quire's own searchable PDF converted again: the synthetic book's pages written as a PDF with their text layer (on
- * blank page images), its text layer read back as the PDF input does, and the blocks of the Markdown from it that are
- * the same as the Markdown of the pages themselves.
+ * Quire's own searchable PDF converted again: the synthetic book's pages (the words as set, and as tesseract read
+ * them when OCR runs) written as a PDF with their text layer (on blank page images), its text layer read back as the
+ * PDF input does, and the blocks of the Markdown from it that are the same as the Markdown of the pages themselves.
  */
-async function reconversionRow(exporters, pages) {
+async function reconversionRow(exporters, pages, name) {
   const { writePdf } = await server.ssrLoadModule('/src/export/pdf.ts');
   const { writePageImage } = await server.ssrLoadModule('/src/project/index.ts');
   const { openPdf } = await server.ssrLoadModule('/src/ingest/pdf.ts');
   const inputs = [];
   for (const [i, ocr] of pages.entries()) {
     const white = new Uint8Array(ocr.width * ocr.height).fill(255);
-    const file = await writePageImage({ data: white, width: ocr.width, height: ocr.height, channels: 1 }, 'bitonal', ocr.dpi, join(work, `blank-${i + 1}`));
+    const file = await writePageImage({ data: white, width: ocr.width, height: ocr.height, channels: 1 }, 'bitonal', ocr.dpi, join(work, `blank-${name.replace(/\W+/gu, '-')}-${i + 1}`));
     inputs.push({ file, kind: 'bitonal', width: ocr.width, height: ocr.height, dpi: ocr.dpi, ocr });
   }
-  const pdf = join(work, 'book.pdf');
+  const pdf = join(work, `book-${name.replace(/\W+/gu, '-')}.pdf`);
   await writePdf(inputs, pdf);
   const opened = await openPdf(pdf, 'book.pdf');
   const again = await Promise.all(opened.frames.map((frame) => frame.textLayer.textContent()));
@@ -193,7 +201,7 @@ async function reconversionRow(exporters, pages) {
     const got = new Set(e.toMarkdown(again).split('\n\n'));
     return [want.filter((block) => got.has(block)).length, want.length];
   });
-  return { label: 'Quire’s own PDF converted again: Markdown blocks the same as from its pages', scores };
+  return { label: `Quire’s own PDF converted again (${name}): Markdown blocks the same as from its pages`, scores };
 }
 
 /**

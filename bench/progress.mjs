@@ -5,7 +5,10 @@
 // down and never hidden) and as it is (dist/web/stages.js: pace measured after the first units, no figure for the
 // last unit, hidden once the count-down is below one unit). For every second a figure is on screen, its error
 // against the time the stage really had left. Build first (npm run build).
-import { mkdtempSync, rmSync } from 'node:fs';
+// BENCH_BASE_STAGES=<a stages.js> replays the same timeline through another build's estimate too (rows "base"), so
+// before and after come from one run; BENCH_PROGRESS_SAVE=<file> keeps the timeline, BENCH_PROGRESS_REPLAY=<file>
+// replays a kept one instead of converting again.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,25 +19,33 @@ const languages = process.env.BENCH_OCR_LANG ?? 'auto';
 const { openDocument, processPages, readyOcr, recognize } = await import(join(root, 'dist/convert/index.js'));
 const stages = await import(join(root, 'dist/web/stages.js'));
 
-const work = mkdtempSync(join(tmpdir(), 'quire-bench-progress-'));
-const t0 = Date.now();
+const replayFile = process.env.BENCH_PROGRESS_REPLAY;
 /** Per stage: when it started and ended, and when each count arrived (ms from t0). */
-const timeline = { pages: { start: 0, counts: [] }, ocr: { start: 0, counts: [] } };
-try {
-  const project = await openDocument(join(root, 'examples/sample.aglbundle'), { projectDir: join(work, 'project') });
-  await processPages(project, {
-    onProgress: (e) => e.type === 'frame' && timeline.pages.counts.push({ at: Date.now() - t0, done: e.framesDone, total: e.framesTotal }),
-  });
-  timeline.pages.end = Date.now() - t0;
-  timeline.ocr.start = Date.now() - t0;
-  const pagesTotal = project.manifest.pages.length;
-  timeline.ocr.counts.push({ at: timeline.ocr.start, done: 0, total: pagesTotal });
-  const spec = await readyOcr(engine, languages);
-  await recognize(project, spec, { onProgress: (e) => e.type === 'ocr' && timeline.ocr.counts.push({ at: Date.now() - t0, done: e.pagesDone, total: e.pagesTotal }) });
-  timeline.ocr.end = Date.now() - t0;
-  await project.close();
-} finally {
-  rmSync(work, { recursive: true, force: true });
+const timeline = replayFile && existsSync(replayFile) ? JSON.parse(readFileSync(replayFile, 'utf8')) : await record();
+if (process.env.BENCH_PROGRESS_SAVE) writeFileSync(process.env.BENCH_PROGRESS_SAVE, JSON.stringify(timeline));
+const base = process.env.BENCH_BASE_STAGES ? await import(process.env.BENCH_BASE_STAGES) : undefined;
+
+async function record() {
+  const work = mkdtempSync(join(tmpdir(), 'quire-bench-progress-'));
+  const t0 = Date.now();
+  const timeline = { pages: { start: 0, counts: [] }, ocr: { start: 0, counts: [] } };
+  try {
+    const project = await openDocument(join(root, 'examples/sample.aglbundle'), { projectDir: join(work, 'project') });
+    await processPages(project, {
+      onProgress: (e) => e.type === 'frame' && timeline.pages.counts.push({ at: Date.now() - t0, done: e.framesDone, total: e.framesTotal }),
+    });
+    timeline.pages.end = Date.now() - t0;
+    timeline.ocr.start = Date.now() - t0;
+    const pagesTotal = project.manifest.pages.length;
+    timeline.ocr.counts.push({ at: timeline.ocr.start, done: 0, total: pagesTotal });
+    const spec = await readyOcr(engine, languages);
+    await recognize(project, spec, { onProgress: (e) => e.type === 'ocr' && timeline.ocr.counts.push({ at: Date.now() - t0, done: e.pagesDone, total: e.pagesTotal }) });
+    timeline.ocr.end = Date.now() - t0;
+    await project.close();
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return timeline;
 }
 
 /** The estimate as it was: pace from the stage's start, shown from the first unit on, counted down to 1 s. */
@@ -44,12 +55,12 @@ function before(stage, count) {
   return { left: Math.max(1, Math.round(perUnit * (count.total - count.done))), unit: 0 };
 }
 
-/** The estimate as it is, through the app's own code. */
-function after() {
-  const progress = { kind: 'open', stages: [stages.ocrStage()], stage: 'ocr', framesTotal: 0, framesDone: 0, pagesDone: 0, started: 0 };
+/** The estimate as it is, through the app's own code (or another build's, `code`). */
+function after(code = stages) {
+  const progress = { kind: 'open', stages: [code.ocrStage()], stage: 'ocr', framesTotal: 0, framesDone: 0, pagesDone: 0, started: 0 };
   return (stage, count) => {
-    if (progress.stages[0].state !== 'running') stages.startStage(progress, 'ocr', stage.start);
-    stages.countStage(progress, 'ocr', count.done, count.total, count.at);
+    if (progress.stages[0].state !== 'running') code.startStage(progress, 'ocr', stage.start);
+    code.countStage(progress, 'ocr', count.done, count.total, count.at);
     return progress.secondsLeft === undefined ? undefined : { left: progress.secondsLeft, unit: progress.unitSeconds ?? 1 };
   };
 }
@@ -92,6 +103,7 @@ for (const key of ['pages', 'ocr']) {
   const stage = timeline[key];
   for (const [name, estimate] of [
     ['before', before],
+    ...(base ? [['base', after(base)]] : []),
     ['after', after()],
   ]) {
     const r = replay(stage, estimate);

@@ -16,6 +16,7 @@ import {
   safeFileName,
   saveManifest,
   writeOcrPage,
+  type HandSetPages,
   type PresetName,
   type ProjectFolder,
   type ProjectManifest,
@@ -193,6 +194,13 @@ export interface ProcessOptions {
    * A step that fails on a page leaves that page as it was and says so in a `warning` event.
    */
   processors?: { steps: ExtraStep[]; run: ExtraStepRunner };
+  /**
+   * Pages set by hand, by frame index (`--page-box`, the web app's page view), in the frame's pixels: they replace
+   * that frame's automatic split and crop. A frame the input does not have is refused before any work.
+   */
+  pageBoxes?: ReadonlyMap<number, HandSetPages>;
+  /** Make only these frames' pages (by frame index): a frame set by hand, made again. */
+  frames?: ReadonlySet<number>;
 }
 
 const DEFAULT_PRESET: Record<FrameKind, PresetName> = { camera: 'book', scan: 'sheet', digital: 'flat' };
@@ -207,8 +215,9 @@ export const DEFAULT_MARGIN_MM = 4;
  */
 export async function processPages(doc: OpenedDocument, options: ProcessOptions = {}): Promise<{ ms: number; steps: Record<string, number> }> {
   if (!doc.source) throw new QuireError(ERROR_CODES.USAGE, `The pages of ${doc.name} are already made; open its input again to make them anew.`);
+  checkFramesExist(doc.source, options, doc.label ?? doc.name);
   const t0 = performance.now();
-  options.onProgress?.({ type: 'start', name: doc.name, frames: doc.frames });
+  options.onProgress?.({ type: 'start', name: doc.name, frames: options.frames?.size ?? doc.frames });
   const pool = createFramePool(options.workers, options.processors?.run);
   // Stopping means stopping now: the frames in the workers are dropped rather than finished.
   const stop = (): void => void pool.close();
@@ -217,7 +226,8 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
     const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs, doc.label);
     await options.settle?.();
     const t1 = performance.now();
-    await matchPageSizes(doc.dir, pages);
+    // A frame made again alone keeps its own page size: the others' are not in this run.
+    if (!options.frames) await matchPageSizes(doc.dir, pages);
     steps['page-size'] = performance.now() - t1;
     doc.manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(doc.dir, doc.manifest);
@@ -228,6 +238,14 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   } finally {
     options.signal?.removeEventListener('abort', stop);
     await pool.close();
+  }
+}
+
+/** Refuse pages set by hand (or frames asked for) that name a frame the input does not have. */
+function checkFramesExist(source: OpenedInput, options: ProcessOptions, label: string): void {
+  const known = new Set(source.frames.map((f) => f.index));
+  for (const index of [...(options.pageBoxes?.keys() ?? []), ...(options.frames ?? [])]) {
+    if (!known.has(index)) throw new QuireError(ERROR_CODES.USAGE, `There is no frame ${index} in ${label}: it has ${known.size} frame${known.size === 1 ? '' : 's'}.`);
   }
 }
 
@@ -259,7 +277,8 @@ async function runFrames(
   kept: ReadonlyMap<string, string>,
   label: string | undefined,
 ): Promise<{ pages: FramePage[]; steps: Record<string, number> }> {
-  const total = opened.frames.length;
+  const frames = options.frames ? opened.frames.filter((f) => options.frames?.has(f.index)) : opened.frames;
+  const total = frames.length;
   const results: FramePage[][] = new Array(total);
   const steps: Record<string, number> = {};
   let next = 0;
@@ -271,8 +290,10 @@ async function runFrames(
     while (next < total && failure === undefined) {
       if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       const i = next++;
-      const frame = opened.frames[i];
-      const keptFile = frame.textLayer && kept.get(frame.textLayer.pdf);
+      const frame = frames[i];
+      const handSet = options.pageBoxes?.get(frame.index);
+      // A page whose box a person set is made from its pixels, even where its PDF has a text layer.
+      const keptFile = !handSet && frame.textLayer && kept.get(frame.textLayer.pdf);
       if (frame.textLayer && keptFile) {
         results[i] = [await keepTextPage(frame, frame.textLayer, keptFile, projectDir)];
         framesDone++;
@@ -286,13 +307,15 @@ async function runFrames(
         input: frame.input,
         frameIndex: frame.index,
         kind: frame.kind,
-        preset: options.pipeline ?? DEFAULT_PRESET[frame.kind],
+        // A page set by hand on a frame kept flat by default (a PDF page) is made as a sheet: flat has no geometry.
+        preset: options.pipeline ?? (handSet && DEFAULT_PRESET[frame.kind] === 'flat' ? 'sheet' : DEFAULT_PRESET[frame.kind]),
         ...(frame.dpi ? { knownDpi: frame.dpi } : {}),
         ...(options.dpi ? { dpiOption: options.dpi } : {}),
         marginMm: options.marginMm ?? DEFAULT_MARGIN_MM,
         projectDir,
         ...(options.reading === false ? { reading: false } : {}),
         ...(options.processors && options.processors.steps.length > 0 ? { extraSteps: options.processors.steps } : {}),
+        ...(handSet ? { handSet } : {}),
       };
       const result = await pool.run(task);
       results[i] = result.pages;

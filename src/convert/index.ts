@@ -32,7 +32,7 @@ export { listPagePlugins, openProcessorSteps, parseStepList, registerOcrPlugins,
  * before or after a conversion.
  */
 export { inputType, openImages, openInput, frameSharp, type OpenedInput, type SourceFrame } from '../ingest/index.js';
-export { isPresetName, outOfFocus, PRESETS } from '../pipeline/index.js';
+export { checkHandSetPages, isPresetName, outOfFocus, PRESETS } from '../pipeline/index.js';
 export {
   API_KEY_ENV,
   closeOcrEngines,

@@ -13,6 +13,7 @@
  *   back to the call. Reading systems show it in a pop-up. A note nothing refers to is a paragraph of class `note`.
  * - **Side notes** are `<aside class="sidenote">` before the paragraph they stand beside, shown in the text.
  * - **Critical apparatus** lines stay one block, one entry per line.
+ * - **Margin reference numbers** are a small `<span class="margin-ref">[124]</span>` where the line beside them starts.
  * - **Page breaks**: where a page with a known printed number begins, an empty
  *   `<span epub:type="pagebreak">` named by that number, for the page list.
  * - **Figures** are `<figure><img/></figure>` of the page image's region, where the caller has the image.
@@ -214,6 +215,7 @@ export function structureToEpubContent(structure: DocumentStructure, options: Ep
         .map((piece) => {
           if (piece.kind === 'text') return escapeXml(piece.text);
           if (piece.kind === 'pageBreak') return pageBreak(piece.page);
+          if (piece.kind === 'marginRef') return ` <span class="margin-ref">[${escapeXml(piece.ref)}]</span>`;
           const file = noteFile.get(piece.note);
           const label = escapeXml(markerOf.get(piece.note) ?? piece.note);
           if (file === undefined) return `<sup>${label}</sup>`;

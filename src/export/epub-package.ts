@@ -65,6 +65,7 @@ a.noteback, span.noteback { font-weight: bold; text-decoration: none; }
 aside.sidenote { font-size: 0.85em; font-style: italic; margin: 0.6em 0 0.6em 2em; }
 aside.sidenote p { text-indent: 0; text-align: left; }
 aside.apparatus p { font-size: 0.8em; text-indent: 0; text-align: left; margin: 0.5em 0; }
+span.margin-ref { font-size: 0.75em; color: #666; }
 figure { margin: 1em 0; text-align: center; page-break-inside: avoid; break-inside: avoid; }
 figure img { max-width: 100%; }
 body.cover { margin: 0; padding: 0; text-align: center; }

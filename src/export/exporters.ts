@@ -10,7 +10,7 @@ import { ExportRegistry, type Exporter, type ExportRequest, type ExportTarget } 
 import { writeEpub } from './epub.js';
 import { findFigures } from './figures.js';
 import { structureToMarkdown } from './markdown.js';
-import { openWordCheck, readStructure, type DocumentStructure } from './structure.js';
+import { openWordCheck, readStructure, withoutMarginRefs, type DocumentStructure } from './structure.js';
 import { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 import { pdfPagesFromProject, writePdf, type PdfOutputPage } from './pdf.js';
 import { writeSlim } from './slim.js';
@@ -51,12 +51,13 @@ export const markdownExporter: Exporter = {
   extension: '.md',
   options: {
     pages: { values: ['on', 'off'], description: 'page markers between paragraphs: on (default, <!-- page N --> comments) or off' },
+    refs: { values: ['keep', 'drop'], description: 'reference numbers printed in the margin: keep (default, <!-- ref 124 --> where their line starts) or drop' },
   },
   needsOcr: true,
   sendable: true,
   async write(target, options) {
     const structure = await documentStructure(target);
-    const text = Buffer.from(structureToMarkdown(structure, { pageMarkers: options.pages !== 'off' }));
+    const text = Buffer.from(structureToMarkdown(options.refs === 'drop' ? withoutMarginRefs(structure) : structure, { pageMarkers: options.pages !== 'off' }));
     await writeFileAtomically(target.path, text);
     return text.length;
   },
@@ -68,11 +69,13 @@ export const epubExporter: Exporter = {
   extension: '.epub',
   options: {
     author: { description: "the book's author, for the reader's library (several joined by \" & \")" },
+    refs: { values: ['keep', 'drop'], description: 'reference numbers printed in the margin: keep (default, a small [124] where their line starts) or drop' },
   },
   needsOcr: true,
   sendable: true,
   async write(target, options) {
-    const structure = await documentStructure(target);
+    const read = await documentStructure(target);
+    const structure = options.refs === 'drop' ? withoutMarginRefs(read) : read;
     const authors = typeof options.author === 'string' ? options.author.split(' & ').map((a) => a.trim()).filter((a) => a !== '') : [];
     return writeEpub(target, structure, { authors });
   },

@@ -16,6 +16,8 @@
  *   before each page's first block, `<!-- page N (p. 305) -->` when the page's printed number is known; a page
  *   that begins inside a paragraph has its marker after that paragraph (and after the notes that follow it).
  *   `pageMarkers: false` leaves them out.
+ * - **Margin reference numbers** (not line numbers) are comments where the line beside them starts:
+ *   `… tamen <!-- ref 124 --> videbam …`; one that opens a paragraph stands just before it, a block of its own.
  * - **Figures** (regions the OCR read no text in) have no text to give: a comment marks where one stands
  *   (`<!-- figure on page 3 (p. 305) -->`), written with the page markers.
  * - **Escaping**: `\`, `` ` ``, `*`, `_`, `[^` and `<` before a letter are escaped everywhere; `#`, `>`, `+`, `-`,
@@ -51,6 +53,7 @@ export function structureToMarkdown(structure: DocumentStructure, options: Pick<
       .map((piece) => {
         if (piece.kind === 'text') return escapeInline(piece.text);
         if (piece.kind === 'noteCall') return `[^${piece.note}]`;
+        if (piece.kind === 'marginRef') return ` <!-- ref ${piece.ref} -->`;
         deferred.push(piece.page);
         return '';
       })
@@ -71,9 +74,15 @@ export function structureToMarkdown(structure: DocumentStructure, options: Pick<
       case 'heading':
         out.push(`${'#'.repeat(block.level)} ${inline(block.content)}`);
         break;
-      case 'paragraph':
-        out.push(escapeLineStart(inline(block.content)));
+      case 'paragraph': {
+        // A line opening with `<!--` would be an HTML block, not a paragraph: the references that open one stand
+        // just before it.
+        const lead = block.content.findIndex((piece) => piece.kind !== 'marginRef');
+        const refs = block.content.slice(0, lead < 0 ? block.content.length : lead);
+        if (refs.length) out.push(inline(refs));
+        out.push(escapeLineStart(inline(block.content.slice(refs.length))));
         break;
+      }
       case 'sideNote':
         out.push(`> ${escapeLineStart(inline(block.content))}`);
         break;

@@ -7,6 +7,7 @@ import {
   extraSpace,
   isBodySize,
   isolatedBelow,
+  inStepsOfFive,
   isMarginNumber,
   isTall,
   measureMargins,
@@ -345,6 +346,26 @@ export function headingLevels(headings: { size: number; style: number }[], bodyS
   const keyOf = (h: { size: number; style: number }): number => (cluster.get(h.size) ?? rank) * 4 + (large(h.size) ? 0 : 3 - h.style);
   const keys = [...new Set(headings.map(keyOf))].sort((a, b) => a - b);
   return (heading) => Math.min(3, keys.indexOf(keyOf(heading)) + 1 || 3);
+}
+
+/** A reference number as set in a margin: `124`, `(124)`, `[17a]`; the number itself. */
+function referenceIn(text: string): string | null {
+  const core = text.replace(/[\s.,;:()[\]|]/gu, '');
+  return /^\d{1,4}[a-e]?$/u.test(core) ? core : null;
+}
+
+/**
+ * The reference numbers among a page's margin lines, each with its row: the numbers of one margin that are not
+ * counted in steps of five (those are line numbers, dropped with the other margin numbers).
+ */
+export function marginReferences(margin: Row[]): { row: Row; ref: string }[] {
+  return (['left', 'right'] as const).flatMap((side) => {
+    const numbers = margin.flatMap((row) => {
+      const ref = row.column === side ? referenceIn(row.text) : null;
+      return ref !== null ? [{ row, ref }] : [];
+    });
+    return numbers.length && !inStepsOfFive(numbers.map((n) => n.ref)) ? numbers : [];
+  });
 }
 
 /**

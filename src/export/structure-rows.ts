@@ -55,6 +55,8 @@ interface Line {
   x1: number;
   top: number;
   bottom: number;
+  /** A reference number the engine read with a body line, cut off it: it goes to its margin. */
+  reference?: boolean;
 }
 
 /** The value at fraction `q` of the sorted values (nearest rank). */
@@ -129,6 +131,16 @@ export function isMarginNumber(text: string): boolean {
 }
 
 /**
+ * Margin numbers counted in steps of five (`5`, `10`, `15`): line numbers, which go. Reference numbers (a column or
+ * page of another edition, `124`, `125`, or verse numbers) are not, and are kept as markers. Half of them at least,
+ * since OCR may misread one.
+ */
+export function inStepsOfFive(numbers: string[]): boolean {
+  const values = numbers.map((n) => Number(/\d+/u.exec(n)?.[0] ?? NaN)).filter((n) => !Number.isNaN(n));
+  return values.length > 0 && 2 * values.filter((n) => n % 5 === 0).length > values.length;
+}
+
+/**
  * Lines standing beside the text block, in a narrow column of their own (side notes, line numbers, verse numbers),
  * set apart from the body. The text block spans the long lines of the page (the widest fifth set the measure; on a
  * two-column page both columns are long); a margin line lies wholly left or right of it, between its first and last
@@ -157,8 +169,12 @@ function withMarginsCut(lines: Line[]): Line[] {
   const column = lineNumberColumn(lines, usualRight, em);
   const leftColumn = leftNumberColumn(lines, usualLeft, em);
   return lines.flatMap((original) => {
-    const cut = column ? withoutLineNumber(original, column, em(original)) : original;
-    const line = leftColumn ? withoutLeftLineNumber(cut, leftColumn, em(original)) : cut;
+    if (column?.lineNumbers === false || leftColumn?.lineNumbers === false) {
+      const references = withReferencesApart(original, column, leftColumn, em(original));
+      if (references.length > 1) return references;
+    }
+    const cut = column?.lineNumbers ? withoutLineNumber(original, column, em(original)) : original;
+    const line = leftColumn?.lineNumbers ? withoutLeftLineNumber(cut, leftColumn, em(original)) : cut;
     if (line.words.length === 0) return [];
     const note = sideNoteWords(line.words, usualLeft, usualRight, em(line), NOTE_WIDTH * measure);
     return note ? [lineOf(note.words), lineOf(note.rest)] : [line];
@@ -193,9 +209,24 @@ function marginsApart(lines: Line[]): { body: Line[]; margin: { left: Line[]; ri
     const others = k === 0 ? gaps.slice(1) : gaps.slice(0, -1);
     return gap > 0.8 * em(line) && (others.length === 0 || gap > 2 * median(others));
   };
+  // Reference numbers (two or more in one margin, not counted in steps of five) are margin text wherever they stand,
+  // level with the first or last line too, where a lone number would be the page's.
+  const outside = (l: Line): 'left' | 'right' | null => (l.x1 <= left - 0.5 * em(l) ? 'left' : l.x0 >= right + 0.5 * em(l) ? 'right' : null);
+  const references = new Set<Line>();
+  for (const side of ['left', 'right'] as const) {
+    const numbers = lines.filter((l) => {
+      const middle = (l.top + l.bottom) / 2;
+      return (l.reference || outside(l) === side) && /^\d{1,4}[a-e]?$/u.test(l.words.map((w) => w.text).join('')) && middle > first.top - em(l) && middle < last.bottom + em(l);
+    });
+    if (numbers.length >= 2 && !inStepsOfFive(numbers.map((l) => l.words[0].text))) for (const l of numbers) references.add(l);
+  }
   const body: Line[] = [];
   const margin = { left: [] as Line[], right: [] as Line[] };
   for (const line of lines) {
+    if (references.has(line)) {
+      margin[line.x1 <= usualLeft ? 'left' : 'right'].push(line);
+      continue;
+    }
     const side = !within(line) ? null : line.x1 <= left - 0.5 * em(line) ? 'left' : line.x0 >= right + 0.5 * em(line) ? 'right' : null;
     if (side) {
       margin[side].push(line);
@@ -248,6 +279,8 @@ const NOTE_WIDTH = 0.4;
 interface NumberColumn {
   x0: number;
   x1: number;
+  /** Counted in steps of five: line numbers, dropped however read. Otherwise reference numbers, kept. */
+  lineNumbers: boolean;
 }
 
 /**
@@ -271,7 +304,7 @@ function lineNumberColumn(lines: Line[], usualRight: number, em: (l: Line) => nu
     return word && /^\d{1,4}$/u.test(word.text) ? [word] : [];
   });
   if (numbers.length < 2) return null;
-  return { x0: median(numbers.map((w) => w.x0)), x1: median(numbers.map((w) => w.x1)) };
+  return { x0: median(numbers.map((w) => w.x0)), x1: median(numbers.map((w) => w.x1)), lineNumbers: inStepsOfFive(numbers.map((w) => w.text)) };
 }
 
 /** The first word of a line when it stands left of the text block's left edge, apart from the word after it. */
@@ -289,7 +322,29 @@ function leftNumberColumn(lines: Line[], usualLeft: number, em: (l: Line) => num
     return word && /^\d{1,4}$/u.test(word.text) ? [word] : [];
   });
   if (numbers.length < 2) return null;
-  return { x0: median(numbers.map((w) => w.x0)), x1: median(numbers.map((w) => w.x1)) };
+  return { x0: median(numbers.map((w) => w.x0)), x1: median(numbers.map((w) => w.x1)), lineNumbers: inStepsOfFive(numbers.map((w) => w.text)) };
+}
+
+/**
+ * A line's reference numbers from the columns of reference numbers beside it (a number at the line's start or end,
+ * standing in the column and apart from the next word) as lines of their own, marked for the margin, and the rest.
+ */
+function withReferencesApart(line: Line, right: NumberColumn | null, left: NumberColumn | null, em: number): Line[] {
+  const { words } = line;
+  if (words.length < 2) return [line];
+  const reference = (w: Word): boolean => /^\d{1,4}[a-e]?$/u.test(w.text);
+  const [first, last] = [words[0], words[words.length - 1]];
+  const parts: Line[] = [];
+  let rest = words;
+  if (left && !left.lineNumbers && reference(first) && Math.abs(first.x1 - left.x1) < 0.8 * em && words[1].x0 - first.x1 > 0.4 * em) {
+    parts.push({ ...lineOf([first]), reference: true });
+    rest = rest.slice(1);
+  }
+  if (right && !right.lineNumbers && rest.length > 1 && reference(last) && Math.abs(last.x0 - right.x0) < 0.8 * em && last.x0 - rest[rest.length - 2].x1 > 0.4 * em) {
+    parts.push({ ...lineOf([last]), reference: true });
+    rest = rest.slice(0, -1);
+  }
+  return parts.length ? [lineOf(rest), ...parts] : [line];
 }
 
 /** The line without its line number from the column left of it: a short token ending in the column, however read. */

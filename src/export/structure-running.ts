@@ -257,11 +257,50 @@ export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string
       if (numbered && apartFrom(first, 'top', next) && narrow(first)) running.add(first);
     }
   }
-  return { running, furniture: pageFurniture(pages, running, numbersAt) };
+  return { running, furniture: pageFurniture(pages, running, numbersAt, title !== undefined ? pageRangeIn(title) : null) };
 }
 
-/** Each page's printed number (read, checked against the sequence, inferred between agreeing pages) and running head. */
-function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: number; word: number; row: Row }[][]): PageFurniture[] {
+/** The pages a capture says it holds, first and last as printed. */
+export interface PageRange {
+  first: number;
+  last: number;
+}
+
+/**
+ * The page range a capture's name gives (the bundle's project name or its file name): `Confessions, pp. 576-579`,
+ * `confessions-pp576-579`, `p. 576`, `pages 576–79` (the last number shortened as in a citation). Null when it names
+ * none.
+ */
+export function pageRangeIn(name: string): PageRange | null {
+  const m = /(?:^|[^\p{L}])(?:pp?|pages?)\.?\s*(\d{1,4})(?:\s*[-–—_]\s*(\d{1,4}))?(?!\d)/iu.exec(name);
+  if (!m) return null;
+  const first = Number(m[1]);
+  const tail = m[2] ?? m[1];
+  const last = Number(m[1].slice(0, Math.max(0, m[1].length - tail.length)) + tail);
+  return first > 0 && last >= first ? { first, last } : null;
+}
+
+/**
+ * Page numbers checked against the capture's own page range: one read outside it and one digit away from a single
+ * number inside it is that number (`516` in pp. 576-579 is 576); and when the range holds as many pages as the
+ * capture and a page's number read agrees with it, a page where none was read takes the number the range gives.
+ */
+function mendFromRange(numbers: (number | null)[], range: PageRange | null): (number | null)[] {
+  if (!range) return numbers;
+  const { first, last } = range;
+  const mended = numbers.map((n) => {
+    // A one-digit number shares no digit with another: nothing says it was misread.
+    if (n === null || n < 10 || (n >= first && n <= last)) return n;
+    const near: number[] = [];
+    for (let k = first; k <= last && near.length < 2; k++) if (oneDigitApart(n, k)) near.push(k);
+    return near.length === 1 ? near[0] : n;
+  });
+  const fits = last - first + 1 === numbers.length && mended.some((n, p) => n === first + p);
+  return fits ? mended.map((n, p) => n ?? first + p) : mended;
+}
+
+/** Each page's printed number (read, checked against the sequence and the capture's page range, inferred between agreeing pages) and running head. */
+function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: number; word: number; row: Row }[][], range: PageRange | null): PageFurniture[] {
   const read = pages.map((rows, p) => {
     const heads = rows.filter((r) => running.has(r));
     const lone = heads.find((r) => isPageNumberText(r.text));
@@ -273,7 +312,7 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
       .filter((t) => t !== '');
     return { folio, runningHead: words.length ? words.join(' ') : undefined };
   });
-  const arabic = mendFromNeighbours(read.map((r) => (r.folio !== undefined ? numberIn(r.folio) : null)));
+  const arabic = mendFromNeighbours(mendFromRange(read.map((r) => (r.folio !== undefined ? numberIn(r.folio) : null)), range));
   // A number is misread when it breaks the order of its neighbours' numbers, or when those two agree with the
   // pages between them and it does not. Pages may be missing from a capture: numbers further apart are fine.
   const misread = (p: number): boolean => {

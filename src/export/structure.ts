@@ -20,7 +20,7 @@
  */
 import { openLexicon } from '../ocr/index.js';
 import type { OcrBox, OcrPage } from '../project/index.js';
-import { headingLevels, layoutPage, sideNotes, usualTextWidth, type HeadingItem, type LineItem, type PageLayout } from './structure-classify.js';
+import { headingLevels, layoutPage, marginReferences, sideNotes, usualTextWidth, type HeadingItem, type LineItem, type PageLayout } from './structure-classify.js';
 import { linkNotes, type LinkedNote, type NoteLinks } from './structure-notes.js';
 import { measureDocument, pageRegions, type Row } from './structure-rows.js';
 import { findRunningRows } from './structure-running.js';
@@ -32,7 +32,9 @@ export type Inline =
   /** `note` is the footnote's `id`. */
   | { kind: 'noteCall'; note: string }
   /** `page` indexes {@link DocumentStructure.pages}. */
-  | { kind: 'pageBreak'; page: number };
+  | { kind: 'pageBreak'; page: number }
+  /** A reference number printed in the margin (`124`: a column or page of another edition) beside the line starting here. */
+  | { kind: 'marginRef'; ref: string };
 
 /** One block of the document, in reading order. */
 export type Block =
@@ -124,6 +126,16 @@ export function readPrintedPages(pages: OcrPage[], options: Pick<StructureOption
   return findRunningRows(rowsByPage, measureDocument(rowsByPage), options.title, pages.map(pageHeight)).furniture;
 }
 
+/** The structure without its margin reference numbers (`md:refs=drop`). */
+export function withoutMarginRefs(structure: DocumentStructure): DocumentStructure {
+  const keep = (content: Inline[]): Inline[] => content.filter((piece) => piece.kind !== 'marginRef');
+  const blocks = structure.blocks.map((block): Block => {
+    if (block.kind === 'apparatus') return { ...block, lines: block.lines.map(keep) };
+    return 'content' in block ? { ...block, content: keep(block.content) } : block;
+  });
+  return { ...structure, blocks };
+}
+
 /** A page's height in points. */
 const pageHeight = (page: OcrPage): number => (page.height * 72) / (page.dpi > 0 ? page.dpi : 72);
 
@@ -143,6 +155,7 @@ export function readStructure(ocrPages: OcrPage[], options: StructureOptions = {
   const headings = layouts.flatMap((l) => l.items.flatMap((item) => (item.kind === 'heading' ? [item] : [])));
   const levelOf = headingLevels(headings, metrics.bodySize);
   const margins = regions.map((r) => sideNotes(r.margin));
+  const references = regions.map((r) => marginReferences(r.margin));
   const evidence: HyphenEvidence = {
     counts: buildDictionary([...content.flat(), ...margins.flat(2)].map((r) => r.text)),
     ...(options.isWord ? { isWord: options.isWord } : {}),
@@ -162,12 +175,12 @@ export function readStructure(ocrPages: OcrPage[], options: StructureOptions = {
     const scale = 72 / (page.dpi > 0 ? page.dpi : 72);
     return (options.figures?.[i] ?? []).map((box) => ({ box, x0: box.x0 * scale, x1: box.x1 * scale, top: box.y0 * scale }));
   });
-  const blocks = arrangeBlocks(layouts, margins, figures, links, (h) => levelOf(h) as 1 | 2 | 3, evidence);
+  const blocks = arrangeBlocks(layouts, { notes: margins, references }, figures, links, (h) => levelOf(h) as 1 | 2 | 3, evidence);
   return { pages: info, blocks };
 }
 
 /** Text as it is assembled: words (glued to what precedes them, or after a space), calls and page breaks. */
-type Token = { text: string; glued: boolean } | { call: string } | { pageBreak: number };
+type Token = { text: string; glued: boolean } | { call: string } | { pageBreak: number } | { ref: string };
 
 /** A block while it is assembled: its lines of tokens are joined at the end. */
 type Draft =
@@ -208,17 +221,22 @@ function rowTokens(row: Row, links: NoteLinks): Token[] {
 
 const wordTokens = (words: string[]): Token[] => words.map((text) => ({ text, glued: false }));
 
-/** Add a line to a block's tokens, joining a word hyphenated across the line end (or across a page break). */
+/**
+ * Add a line to a block's tokens, joining a word hyphenated across the line end (or across a page break). The line's
+ * margin references then follow the joined word.
+ */
 function appendLine(tokens: Token[], line: Token[], evidence: HyphenEvidence): void {
   let last = tokens.length - 1;
   while (last >= 0 && 'pageBreak' in tokens[last]) last--;
   const end = tokens[last];
-  const start = line[0];
+  const lead = line.findIndex((t) => !('ref' in t));
+  const refs = line.slice(0, lead < 0 ? line.length : lead);
+  const start = line[refs.length];
   if (end && 'text' in end && start && 'text' in start && !start.glued) {
     const joined = joinHyphenated(end.text, start.text, evidence);
     if (joined !== null) {
       tokens[last] = { text: joined, glued: end.glued };
-      tokens.push(...line.slice(1));
+      tokens.push(...refs, ...line.slice(refs.length + 1));
       return;
     }
   }
@@ -247,6 +265,10 @@ function toInline(tokens: Token[]): Inline[] {
     } else if ('call' in token) {
       flush();
       out.push({ kind: 'noteCall', note: token.call });
+    } else if ('ref' in token) {
+      flush();
+      out.push({ kind: 'marginRef', ref: token.ref });
+      spaceDue = true;
     } else {
       flush();
       out.push({ kind: 'pageBreak', page: token.pageBreak });
@@ -281,17 +303,33 @@ function finish(draft: Draft): Block {
 }
 
 /**
+ * Each margin reference number's row of the text block: the one most level with it, else the first below it, else
+ * the page's last.
+ */
+function referencesByRow(layout: PageLayout, references: { row: Row; ref: string }[]): Map<Row, string[]> {
+  const rows = layout.items.flatMap((item) => (item.kind === 'heading' ? item.rows : [item.row]));
+  const byRow = new Map<Row, string[]>();
+  for (const { row, ref } of references) {
+    const overlap = (r: Row): number => Math.min(r.bottom, row.bottom) - Math.max(r.top, row.top);
+    const level = rows.filter((r) => overlap(r) > 0).sort((a, b) => overlap(b) - overlap(a))[0];
+    const anchor = level ?? rows.find((r) => r.top >= row.top) ?? rows[rows.length - 1];
+    if (anchor) byRow.set(anchor, [...(byRow.get(anchor) ?? []), ref]);
+  }
+  return byRow;
+}
+
+/**
  * Pages to blocks. A paragraph broken across a page break is stitched back together when the page's last body line
  * does not end a sentence and the next page's first body line starts in lower case or is not indented; the break
  * stays inside it. A page's footnotes and apparatus come after the paragraph open at the page's end. A side note
  * goes before the paragraph holding the first body line level with it (or below it). A figure goes before the first
  * heading or paragraph that starts below its top (in its column); inside a paragraph that runs on past it (the line
  * below it goes on with an unfinished sentence), after that paragraph; when nothing follows it on its page, after the
- * paragraph open at the page's end.
+ * paragraph open at the page's end. A margin reference number starts the line level with it (or the next below it).
  */
 function arrangeBlocks(
   layouts: PageLayout[],
-  margins: Row[][][],
+  margins: { notes: Row[][][]; references: { row: Row; ref: string }[][] },
   figures: PlacedFigure[][],
   links: NoteLinks,
   levelOf: (heading: { size: number; style: number }) => 1 | 2 | 3,
@@ -314,12 +352,15 @@ function arrangeBlocks(
     // Each side note is anchored to the first body line level with it or below it (else the page's last line).
     const lines = layout.items.flatMap((item) => (item.kind === 'line' ? [item.row] : []));
     const anchored = new Map<Row, Draft[]>();
-    for (const note of margins[page]) {
+    for (const note of margins.notes[page]) {
       const anchor = lines.find((r) => r.bottom >= note[0].top) ?? lines[lines.length - 1];
       const draft: Draft = { kind: 'sideNote', tokens: tokensOfLines(note.map((r) => wordTokens(r.words.map((w) => w.text))), evidence) };
       if (anchor) anchored.set(anchor, [...(anchored.get(anchor) ?? []), draft]);
       else pendingFoot.push(draft);
     }
+
+    const refsAt = referencesByRow(layout, margins.references[page]);
+    const tokensOf = (row: Row): Token[] => [...(refsAt.get(row) ?? []).map((ref) => ({ ref })), ...rowTokens(row, links)];
 
     const first = layout.items[0];
     const stitched: ParagraphDraft | null =
@@ -356,10 +397,10 @@ function arrangeBlocks(
       }
       if (item.kind === 'heading') {
         close();
-        drafts.push({ kind: 'heading', level: levelOf(item), tokens: tokensOfLines(item.rows.map((r) => rowTokens(r, links)), evidence) });
+        drafts.push({ kind: 'heading', level: levelOf(item), tokens: tokensOfLines(item.rows.map(tokensOf), evidence) });
         return;
       }
-      const line = rowTokens(item.row, links);
+      const line = tokensOf(item.row);
       if (k === 0 && stitched) {
         stitched.tokens.push({ pageBreak: page });
         appendLine(stitched.tokens, line, evidence);

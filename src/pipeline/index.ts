@@ -10,3 +10,4 @@ export { matchPageSizes } from './page-size.js';
 export { turnPage } from './orientation.js';
 export { outOfFocus } from './resample.js';
 export type { ExtraStep, ExtraStepFacts, ExtraStepOutcome, ExtraStepPage, ExtraStepRunner } from './extra-steps.js';
+export { checkHandSetPages, MIN_PAGE_BOX } from './hand-set.js';

@@ -3,11 +3,12 @@ import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 // Types only from ingest: a pipeline thread must not load ingest's PDF readers (pdf-lib, a few hundred ms each start).
 import { cropGray, decodeGray, frameSharp, type GrayImage, isBitonal } from '../imaging/index.js';
 import type { FrameImage, FrameKind } from '../ingest/index.js';
-import { type DpiSource, fileSystemError, type PageKind, pdfReadyJpeg, type PresetName, type ProjectPage, writeFileAtomically, writePageImage } from '../project/index.js';
+import { type DpiSource, fileSystemError, type HandSetPages, type PageKind, pdfReadyJpeg, type PresetName, type ProjectPage, writeFileAtomically, writePageImage } from '../project/index.js';
 import { estimateDpi } from './dpi.js';
 import { runExtraSteps, type ExtraStep, type ExtraStepRunner } from './extra-steps.js';
 import { PRESETS } from './presets.js';
 import { padForG4 } from './resample.js';
+import { handSetSplit } from './hand-set.js';
 import { detectPages } from './split.js';
 import { pageStep, type PageState } from './steps.js';
 
@@ -33,6 +34,8 @@ export interface FrameTask {
   reading?: boolean;
   /** Steps added to the preset's (processor plugins), each after a built-in step; run through the pool's runner. */
   extraSteps?: ExtraStep[];
+  /** The frame's pages as a person set them, in its pixels: they replace the automatic split and crop. */
+  handSet?: HandSetPages;
 }
 
 /** A finished page, before its position in the document is known. */
@@ -62,6 +65,7 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
   };
   const preset = PRESETS[task.preset];
   if (preset.spread === null && preset.steps.length === 0) {
+    if (task.handSet) throw new QuireError(ERROR_CODES.USAGE, `Pages set by hand need the book or sheet preset, and ${frameName(task)} is kept as it is (flat).`);
     return { pages: [await timed('flat', () => processFlat(task))], timings };
   }
 
@@ -69,8 +73,10 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
   // When nothing states the resolution, the split estimates it for its margins, and each page is
   // measured on its own below: perspective makes the two pages of a spread differ in scale.
   const stated = statedDpi(task);
+  const detect = { ...(stated ? { dpi: stated.value } : {}), marginMm: task.marginMm };
+  const handSet = task.handSet;
   const split = await timed('split', () =>
-    detectPages(gray, { ...(stated ? { dpi: stated.value } : {}), marginMm: task.marginMm, spread: preset.spread === 'auto' ? 'auto' : 'single' }),
+    handSet ? handSetSplit(gray, handSet, frameName(task), detect) : detectPages(gray, { ...detect, spread: preset.spread === 'auto' ? 'auto' : 'single' }),
   );
 
   const pages: FramePage[] = [];
@@ -84,7 +90,7 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
       preset: task.preset,
       inputDpi: { value: round2(dpi.value), source: dpi.source },
       ...(stated ? { inputSize: { widthMm: round2((gray.width / stated.value) * 25.4), heightMm: round2((gray.height / stated.value) * 25.4) } } : {}),
-      split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) },
+      split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}), ...(handSet ? { handSet: true as const } : {}) },
     };
     const state: PageState = { image: page, kind: 'gray', dpi: dpi.value, targetDpi: preset.targetDpi ?? dpi.value, marginMm: task.marginMm, makeReading: task.reading ?? true, decisions };
     const measured = rhythm as ReturnType<typeof estimateDpi>;
@@ -115,6 +121,11 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
     });
   }
   return { pages, timings, ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+/** How a message names the frame: `frame 3 of book.aglbundle`. */
+function frameName(task: FrameTask): string {
+  return `frame ${task.frameIndex} of ${task.input}`;
 }
 
 /** The frame as one grey channel, EXIF orientation applied. */

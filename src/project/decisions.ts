@@ -14,6 +14,13 @@ export interface Box {
 /** Pipeline presets. `book`: a camera frame of an open book (two pages). `sheet`: one page. `flat`: clean scan, no geometry. */
 export type PresetName = 'book' | 'sheet' | 'flat';
 
+/**
+ * The pages of one frame as a person set them by hand (the web app's page view, `quire run --page-box`), in the
+ * frame's pixels: the box of each page (one, or two: the left page, then the right), or only where a spread splits
+ * (`splitX`: each side of it is a page, found inside its half). It replaces the automatic split and crop of that frame.
+ */
+export type HandSetPages = { boxes: Box[] } | { splitX: number };
+
 /** Where a page was found in its source frame. */
 export interface PageRegion {
   /** `single` when the frame holds one page. */

@@ -59,7 +59,8 @@ export interface ProjectPage {
   decisions: {
     preset: PresetName;
     inputDpi: { value: number; source: DpiSource };
-    split?: { box: PageRegion['box']; content: PageRegion['content']; gutterX?: number };
+    /** `handSet`: the box (or the split) was set by hand, not found. */
+    split?: { box: PageRegion['box']; content: PageRegion['content']; gutterX?: number; handSet?: true };
     deskew?: DeskewDecision;
     /** Page curl straightened by moving pixels vertically along fitted text lines. */
     dewarp?: DewarpDecision;

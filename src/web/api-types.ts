@@ -156,7 +156,8 @@ export interface PageView {
   source: { input: string; frame: number; side: 'left' | 'right' | 'single' };
   preset: string;
   /** Where the page was found in its frame: the page box, the printed area, and the gutter when the frame was split. */
-  split?: { box: BoxView; content: BoxView; gutterX?: number };
+  /** `handSet`: the box (or the split) was set by hand in the page view, not found (see `PUT …/frames/:index/pages`). */
+  split?: { box: BoxView; content: BoxView; gutterX?: number; handSet?: boolean };
   /** Degrees the page was turned to straighten it. */
   deskew?: number;
   dewarped?: boolean;

@@ -32,6 +32,7 @@ import { VERSION } from '../version.js';
 import type { BootState, ConfigExportView, ConfigImportView, DocumentSummary, PresetChoice, UnsavedSettings } from './api-types.js';
 import { checkToken, newSessionToken, setTokenCookie, unauthorizedPage, UNAUTHORIZED_MESSAGE } from './auth.js';
 import { dictionaryRoutes, UserDictionary } from './dictionary.js';
+import { registerPageBoxRoutes } from './page-box-routes.js';
 import { DocumentStore, type ProcessPagesFn, type UploadedFile } from './documents.js';
 import { exporterCards, exportStages, resolveExport, runExport, type ExportAsk } from './exports.js';
 import { ERROR_WORDS, notFound } from './http-errors.js';
@@ -329,6 +330,7 @@ export async function createGuiApp(options: GuiAppOptions = {}): Promise<GuiApp>
 
   // The person's dictionary: a word added stops being marked in every open document at once.
   dictionaryRoutes(app, dictionary, () => documents.recount());
+  registerPageBoxRoutes(app, { documents, userWords: () => dictionary.words() });
 
   // --- export ---
   app.get('/api/exporters', async () => exporterCards(await knownDestinations(), host).map((c) => (c.reason ? { ...c, reason: words(c.reason) } : c)));

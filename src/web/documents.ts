@@ -49,6 +49,7 @@ import { busy, failureMessage, notFound } from './http-errors.js';
 import { inInterfaceWords } from './interface-words.js';
 import { countsWith, markedWord } from './dictionary.js';
 import { curlFlattened, pluginSteps } from './page-facts.js';
+import { readPageBoxes } from './page-box-file.js';
 import { type PreviewSize, renderFramePreview, renderPagePreview } from './previews.js';
 import { countStage, endStages, finishStage, ocrStage, pagesStage, startStage, unpackStage } from './stages.js';
 
@@ -321,7 +322,7 @@ export class DocumentStore {
       hasText: p.ocr !== undefined,
       source: p.source,
       preset: p.decisions.preset,
-      ...(split ? { split: { box: split.box, content: split.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}) } } : {}),
+      ...(split ? { split: { box: split.box, content: split.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}), ...(split.handSet ? { handSet: true } : {}) } } : {}),
       ...(p.decisions.deskew ? { deskew: p.decisions.deskew.angle } : {}),
       ...(p.decisions.dewarp ? { dewarped: curlFlattened(p.decisions) } : {}),
       ...(p.decisions.plugins ? { pluginSteps: pluginSteps(p.decisions) } : {}),
@@ -547,7 +548,8 @@ export class DocumentStore {
       const lent = doc.opened ? { opened: { ...doc.opened, close: async () => undefined } } : {};
       const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, { projectDir, label: basename(doc.inputs[0]), keepTextPages, ...lent });
       try {
-        if (doc.opened) await this.#processPages(project, { ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}), signal, onProgress });
+        // Pages set by hand stay set (`page-boxes.ts`).
+        if (doc.opened) await this.#processPages(project, { ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}), pageBoxes: await readPageBoxes(doc.dir), signal, onProgress });
         else report.finish('unpack');
         // A reopened project keeps the text it has.
         if (ocr && !(doc.opened === null && project.manifest.ocr)) {
@@ -593,6 +595,13 @@ export class DocumentStore {
     const engine = doc.manifest?.ocr ? doc.manifest.ocr.engine : 'none';
     const ocrSettings = doc.manifest?.ocr ? { ...settings, ocrLanguages: doc.manifest.ocr.languages.join('+') } : settings;
     this.#background(doc, 'rerun', this.#convertPlan(doc, engine), (signal, report) => this.#convertInput(doc, ocrSettings, signal, report, engine));
+    return this.summary(doc);
+  }
+
+  /** Run `work` as the document's task of this kind, in the background (a frame set by hand, made again: `page-boxes.ts`). */
+  startTask(id: string, kind: TaskKind, stages: StageProgress[], work: (doc: GuiDocument, signal: AbortSignal, report: TaskReporter) => Promise<void>): DocumentSummary {
+    const doc = this.get(id);
+    this.#background(doc, kind, stages, (signal, report) => work(doc, signal, report));
     return this.summary(doc);
   }
 

@@ -5,10 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { structureToEpubContent } from '../../src/export/epub-content.js';
 import { structureToMarkdown } from '../../src/export/markdown.js';
-import { readStructure, type Block, type DocumentStructure, type Inline } from '../../src/export/structure.js';
+import { readStructure, withoutMarginRefs, type Block, type DocumentStructure, type Inline } from '../../src/export/structure.js';
 import type { OcrPage } from '../../src/project/index.js';
 import { PageSetter, setWords } from './markdown-builder.js';
 import { parseXml, XHTML_NS } from './epub-read.js';
+import { MARGIN_TEXT, referencePage } from './margin-captures.js';
 
 const text = (t: string): Inline => ({ kind: 'text', text: t });
 const heading = (level: 1 | 2 | 3, t: string): Block => ({ kind: 'heading', level, content: [text(t)] });
@@ -126,6 +127,17 @@ describe('text', () => {
     expect(chapters[0].xhtml).toContain('<aside class="apparatus"><p>3 a] b P<br/>\n4 c om. Q</p></aside>');
     expect(pages).toEqual([{ label: 'xiv', href: 'chapter-1.xhtml#page-1' }]);
     expect(chapters[0].xhtml).toContain('lang="la" xml:lang="la"');
+  });
+});
+
+describe('margin reference numbers', () => {
+  it('are a small bracketed number where their line starts, and nothing once dropped', () => {
+    const structure = readStructure([referencePage('apart')]);
+    const { chapters } = structureToEpubContent(structure, { title: 'T', language: 'la' });
+    expect(chapters[0].xhtml).toContain('<p><span class="margin-ref">[124]</span> Iam mortua erat');
+    expect(chapters[0].xhtml).toContain('incommutabilem <span class="margin-ref">[125]</span> totis');
+    const dropped = structureToEpubContent(withoutMarginRefs(structure), { title: 'T', language: 'la' });
+    expect(outline(dropped.chapters[0].xhtml)).toEqual([`p: ${MARGIN_TEXT}`]);
   });
 });
 

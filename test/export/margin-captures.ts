@@ -159,3 +159,64 @@ export function scoreApparatus(markdown: string): [number, number] {
   const lines = fenced.split('\\\n');
   return [APPARATUS.filter((line) => lines.includes(line)).length, APPARATUS.length];
 }
+
+/** Reference numbers (the columns of another edition) printed in the left margin beside these lines. */
+const REFERENCES: Record<number, string> = { 1: '124', 12: '125', 16: '126' };
+/** The reference numbers stand this far (in body ems) left of the text block. */
+const REFERENCE_GAP = 1.5;
+
+/**
+ * The critical text with reference numbers in its left margin, 1.5 em off the text: read as lines of their own
+ * (`apart`), or with the body line beside them (`with-line`). The number beside line 12 stands where a word
+ * hyphenated across lines 11 and 12 goes on (`incommu-`/`tabilem`). With `lineNumbers`, line numbers beside lines
+ * 5, 10, 15, 20, set the same way, instead.
+ */
+export function referencePage(read: 'apart' | 'with-line', lineNumbers = false): OcrPage {
+  const setter = new PageSetter({ ...A5, left: 320 });
+  LINES.forEach((line, i) => setter.body(line, { end: i === LINES.length - 1 }));
+  const page = setter.page();
+  const { left, size } = setter.frame;
+  const lines = page.blocks[0].paragraphs[0].lines;
+  lines.forEach((line, i) => {
+    const text = lineNumbers ? ((i + 1) % 5 === 0 ? String(i + 1) : undefined) : REFERENCES[i + 1];
+    if (text === undefined) return;
+    const x1 = left - REFERENCE_GAP * size;
+    const [word] = setWords(text, 0, setter.set[i].baseline, NUMBER_SIZE);
+    const placed = { ...word, box: { ...word.box, x0: Math.round(x1 - (word.box.x1 - word.box.x0)), x1: Math.round(x1) } };
+    if (read === 'with-line') {
+      line.words.unshift(placed);
+      line.box = { ...line.box, x0: placed.box.x0 };
+    } else {
+      page.blocks.push({ box: placed.box, paragraphs: [{ box: placed.box, lines: [{ box: placed.box, words: [placed] }] }] });
+    }
+  });
+  return page;
+}
+
+/**
+ * The reference page's Markdown as it must read: each number a `<!-- ref N -->` marker where its line starts (after
+ * the word a hyphen carries onto the line), the one beside the paragraph's first line a block before it.
+ */
+export const REFERENCE_BLOCKS: string[] = (() => {
+  let text = '';
+  LINES.forEach((line, i) => {
+    const ref = REFERENCES[i + 1];
+    const words = line.split(' ');
+    const marker = ref !== undefined ? `<!-- ref ${ref} -->` : '';
+    if (text.endsWith('-')) text = `${text.slice(0, -1)}${words.shift()}`;
+    text = [text, marker, ...words].filter((part) => part !== '').join(' ');
+  });
+  const first = `<!-- ref ${REFERENCES[1]} --> `;
+  return [first.trim(), text.slice(first.length)];
+})();
+
+/**
+ * The reference page's Markdown scored: each number's marker where its line starts (the first one a block before the
+ * paragraph), and the text whole once the markers are left out (no word lost, no number left in it).
+ */
+export function scoreReferences(markdown: string): [number, number] {
+  const text = markdown.replace(/<!-- page [^>]*-->\n\n/gu, '').trim();
+  const places = [`<!-- ref 124 -->\n\nIam mortua`, 'incommutabilem <!-- ref 125 --> totis', 'adversus <!-- ref 126 --> omnia'];
+  const whole = text.replace(/<!-- ref \d+ -->(\n\n| )?/gu, '') === MARGIN_TEXT ? 1 : 0;
+  return [places.filter((p) => text.includes(p)).length + whole, places.length + 1];
+}

@@ -4,9 +4,9 @@
  * brackets the OCR read as parentheses. What a reader finds in the Markdown.
  */
 import { describe, expect, it } from 'vitest';
-import { documentToMarkdown } from '../../src/export/index.js';
+import { documentToMarkdown, readStructure, structureToMarkdown, withoutMarginRefs } from '../../src/export/index.js';
 import { PageSetter } from './markdown-builder.js';
-import { APPARATUS, APPARATUS_NOTE, APPARATUS_TEXT, MARGIN_TEXT, SIDE_NOTE, SIDE_NOTE_TEXT, apparatusPage, leftMarginPage, marginPage, sideNotePage } from './margin-captures.js';
+import { APPARATUS, APPARATUS_NOTE, APPARATUS_TEXT, MARGIN_TEXT, REFERENCE_BLOCKS, SIDE_NOTE, SIDE_NOTE_TEXT, apparatusPage, leftMarginPage, marginPage, referencePage, scoreReferences, sideNotePage } from './margin-captures.js';
 
 /** The Markdown's blocks, the page marker left out. */
 const blocks = (markdown: string): string[] =>
@@ -51,5 +51,31 @@ describe('the critical apparatus', () => {
     const markdown = documentToMarkdown([apparatusPage()]);
     // The note’s call was not printed: it is called at the end of the page’s last sentence.
     expect(blocks(markdown)).toEqual([`${APPARATUS_TEXT}[^1]`, `<!-- apparatus -->\n${APPARATUS.join('\\\n')}\n<!-- /apparatus -->`, `[^1]: ${APPARATUS_NOTE.slice(3)}`]);
+  });
+});
+
+describe('reference numbers in the margin', () => {
+  it('keeps reference numbers as <!-- ref N --> markers where the line beside them starts, read apart or with the line', () => {
+    expect(REFERENCE_BLOCKS[1]).toContain('incommutabilem <!-- ref 125 --> totis');
+    expect(blocks(documentToMarkdown([referencePage('apart')]))).toEqual(REFERENCE_BLOCKS);
+    expect(blocks(documentToMarkdown([referencePage('with-line')]))).toEqual(REFERENCE_BLOCKS);
+  });
+
+  it('drops line numbers counted in steps of five set the same way, leaving no marker', () => {
+    expect(blocks(documentToMarkdown([referencePage('apart', true)]))).toEqual([MARGIN_TEXT]);
+    expect(blocks(documentToMarkdown([referencePage('with-line', true)]))).toEqual([MARGIN_TEXT]);
+  });
+
+  it('leaves the reference numbers out altogether when asked (refs=drop)', () => {
+    expect(blocks(structureToMarkdown(withoutMarginRefs(readStructure([referencePage('apart')]))))).toEqual([MARGIN_TEXT]);
+  });
+});
+
+describe('the reference rows of the benchmark', () => {
+  it('score full marks on both readings', () => {
+    expect(['apart', 'with-line'].map((read) => scoreReferences(documentToMarkdown([referencePage(read as 'apart' | 'with-line')])))).toEqual([
+      [4, 4],
+      [4, 4],
+    ]);
   });
 });

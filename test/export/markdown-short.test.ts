@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, readPrintedPages } from '../../src/export/index.js';
+import { pageRangeIn } from '../../src/export/structure-running.js';
 import { PageSetter } from './markdown-builder.js';
 import { scoreCapture, shortCaptures } from './short-captures.js';
 
@@ -90,6 +91,36 @@ describe('printed page numbers', () => {
     const md = documentToMarkdown(pages);
     expect(blocks(md).filter((b) => b.startsWith('<!--'))).toEqual(['<!-- page 1 (p. 576) -->', '<!-- page 2 (p. 577) -->', '<!-- page 3 (p. 578) -->', '<!-- page 4 (p. 579) -->']);
     expect(readPrintedPages(pages).map((p) => p.runningHead)).toEqual(['VII, I, 1-2 CONFESSIONUM', 'CONFESSIONS VII, I, 1-2', 'VIl, II, 3 CONEESSIONVM', 'CONFESSIONS VII, II, 3']);
+  });
+
+  it('mends a misread folio from the page range the capture’s name gives, where too few neighbours can', () => {
+    const { pages } = capture('four pages, pp. 576–579');
+    const folios = (md: string): string[] => blocks(md).filter((b) => b.startsWith('<!-- page'));
+    // Two pages, the first read 516: no two neighbours to mend it from.
+    expect(folios(documentToMarkdown(pages.slice(0, 2)))).toEqual(['<!-- page 1 (p. 516) -->', '<!-- page 2 (p. 577) -->']);
+    expect(folios(documentToMarkdown(pages.slice(0, 2), { title: 'Confessions, pp. 576-577' }))).toEqual(['<!-- page 1 (p. 576) -->', '<!-- page 2 (p. 577) -->']);
+    // One page, the range in a bundle's file name.
+    expect(readPrintedPages(pages.slice(0, 1), { title: 'confessions-pp576-579' })[0].folio).toBe('576');
+    // A range the pages do not bear out changes nothing.
+    expect(folios(documentToMarkdown(pages.slice(1, 3), { title: 'Confessions, pp. 12-13' }))).toEqual(['<!-- page 1 (p. 577) -->', '<!-- page 2 (p. 578) -->']);
+  });
+
+  it('gives a page that prints no folio its number from a page range that holds the capture exactly', () => {
+    const { pages } = capture('four pages, pp. 576–579');
+    // A chapter's first page: its text only, no head, no folio.
+    const noFolio = new PageSetter().paragraph('Un soir d’hiver pourtant la porte de sa maison resta ouverte, et la lumière brûla jusqu’à l’aube ; les voisins, inquiets, n’osèrent pas entrer.', { indent: 1.5 }).page();
+    const printed = readPrintedPages([noFolio, pages[1]], { title: 'Confessions VII, pp. 576–577' }).map((p) => p.folio);
+    expect(printed).toEqual(['576', '577']);
+  });
+
+  it('reads a page range from a capture’s name, and no range from other numbers', () => {
+    expect(pageRangeIn('Confessions, pp. 576-579')).toEqual({ first: 576, last: 579 });
+    expect(pageRangeIn('confessions_pp576-579')).toEqual({ first: 576, last: 579 });
+    expect(pageRangeIn('Saint Augustin p. 576')).toEqual({ first: 576, last: 576 });
+    expect(pageRangeIn('Livre VII, pages 576–79')).toEqual({ first: 576, last: 579 });
+    expect(pageRangeIn('Lettres 1914-1918')).toBeNull();
+    expect(pageRangeIn('Chapitre 3')).toBeNull();
+    expect(pageRangeIn('Rapport, p. 3')).toEqual({ first: 3, last: 3 });
   });
 
   it('scores full marks on every short capture of the benchmark', () => {

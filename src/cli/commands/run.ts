@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, inputType, isPresetName, openProcessorSteps, parseExportList, parseStepList, refusedInputs, send as sendTo, useOcrPlugin, type ProcessorSteps, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
-import type { PresetName } from '../../project/index.js';
+import type { HandSetPages, PresetName } from '../../project/index.js';
 import { formatBytes } from '../../util/index.js';
 import { asQuireError, Reported } from '../failure.js';
 import { Interrupted, interruptionOf, withInterruption } from '../interrupt.js';
@@ -36,6 +36,8 @@ export interface ConversionFlags {
   rotatePages?: boolean;
   /** `--steps +despeckle`: processor plugin steps added to the preset's. */
   steps?: string;
+  /** `--page-box 3:x,y,w,h` (repeated) or `--page-box 3:split=x`: a frame's pages set by hand. */
+  pageBox?: Map<number, HandSetPages>;
 }
 
 export function runCommand(): Command {
@@ -47,7 +49,8 @@ export function runCommand(): Command {
     .addOption(new Option('-p, --pipeline <preset>', 'pipeline preset (default: book for bundles and camera photos, sheet for scans, flat for vector PDFs)').argParser(parsePipeline))
     .option('--ocr <engine>', 'OCR engine spec: auto, tesseract, tesseract:lang=fra+lat, remoteocr, remoteocr:batch, none, or an installed OCR engine plugin (default: no OCR unless an export needs text)')
     .option('--steps <steps>', 'add installed processor plugin steps to the pipeline, +-joined, each with :key=value,… (e.g. +despeckle:max_speck_pct=20); see `quire list pipelines`')
-    .option('--check-ocr', "with a kept project: if its OCR batch (--ocr remoteocr:batch) is done, finish the OCR and write the exports asked for; else say it is still running");
+    .option('--check-ocr', "with a kept project: if its OCR batch (--ocr remoteocr:batch) is done, finish the OCR and write the exports asked for; else say it is still running")
+    .option('--page-box <frame:x,y,w,h|frame:split=x>', "a frame's page box set by hand, in its pixels, replacing the automatic split and crop (give it twice for the two pages of a spread), or only where the spread splits", parsePageBox);
   addSharedOptions(cmd);
   return cmd.action((inputs: string[], flags: ConversionFlags) => runConversion(inputs, flags));
 }
@@ -111,6 +114,7 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
     ...(flags.forceOcr ? { forceOcr: true } : {}),
     ...(flags.correct === false ? { correct: false } : {}),
     ...(flags.rotatePages === false ? { rotatePages: false } : {}),
+    ...(flags.pageBox ? { pageBoxes: flags.pageBox } : {}),
   };
   const outcomes: Outcome[] = [];
   await withInterruption(
@@ -355,6 +359,24 @@ function parseMargin(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 50) throw new InvalidArgumentError('give a margin from 0 to 50 mm.');
   return n;
+}
+
+/** `3:120,40,900,1300` (a page box; twice for a spread's two pages) or `3:split=960`, gathered by frame. */
+export function parsePageBox(value: string, previous: Map<number, HandSetPages> | undefined): Map<number, HandSetPages> {
+  const boxes = new Map(previous ?? []);
+  const m = /^(\d+):(?:split=(\d+)|(\d+),(\d+),(\d+),(\d+))$/.exec(value.trim());
+  if (!m || Number(m[1]) < 1) throw new InvalidArgumentError('give a frame and its page box in pixels as frame:x,y,width,height (e.g. 2:100,40,900,1300), or frame:split=x.');
+  const frame = Number(m[1]);
+  const had = boxes.get(frame);
+  if (m[2] !== undefined) {
+    if (had) throw new InvalidArgumentError(`frame ${frame} is given twice; a split set by hand goes alone.`);
+    boxes.set(frame, { splitX: Number(m[2]) });
+    return boxes;
+  }
+  const box = { x: Number(m[3]), y: Number(m[4]), width: Number(m[5]), height: Number(m[6]) };
+  if (had && !('boxes' in had && had.boxes.length === 1)) throw new InvalidArgumentError(`frame ${frame} has at most two page boxes, and no split beside them.`);
+  boxes.set(frame, { boxes: had ? [...had.boxes, box] : [box] });
+  return boxes;
 }
 
 function parseOnOff(value: string): boolean {

@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { DocumentDetail, FrameView, PageText, PageView } from '../api-types.js';
 import { api, messageOf } from './api.js';
 import { Icon } from './icons.js';
+import { PageBoxEditor } from './page-box-editor.js';
 import { ProofreadView, type InitialWord } from './proofread.js';
 import { fromPdf } from './source.js';
 import { ZoomableImage } from './zoom.js';
@@ -131,7 +132,7 @@ function Legend({ page }: { page: PageView }): ComponentChild {
   return h(
     'ul',
     { class: 'legend', 'aria-label': 'What is drawn on the capture' },
-    h('li', null, h('span', { class: 'swatch page-box', 'aria-hidden': 'true' }), 'Page box'),
+    h('li', null, h('span', { class: 'swatch page-box', 'aria-hidden': 'true' }), page.split.handSet ? 'Page box (set by hand)' : 'Page box'),
     h('li', null, h('span', { class: 'swatch content-box', 'aria-hidden': 'true' }), 'Printed area'),
     page.split.gutterX !== undefined ? h('li', null, h('span', { class: 'swatch gutter', 'aria-hidden': 'true' }), 'Split') : null,
   );
@@ -180,6 +181,7 @@ export function PageViewer({
   const [frame, setFrame] = useState<FrameView | null>(null);
   const [frameError, setFrameError] = useState<string | null>(null);
   const [text, setText] = useState<PageText | null>(null);
+  const [adjusting, setAdjusting] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   // A page kept from its PDF keeps the PDF's own text: there is nothing to proofread on it.
   const canProofread = page.hasText && page.kind !== 'pdf';
@@ -198,6 +200,7 @@ export function PageViewer({
       live = false;
     };
   }, [doc.id, page.source.frame, doc.hasCaptures, proofreading]);
+  useEffect(() => setAdjusting(false), [doc.id, page.source.frame]);
 
   useEffect(() => {
     let live = true;
@@ -227,8 +230,18 @@ export function PageViewer({
           'figure',
           { class: 'before' },
           h('figcaption', null, h('strong', null, 'Before'), ' — the capture'),
-          frame ? h(Capture, { frame, page, siblings }) : frameError ? h('p', { class: 'error', role: 'alert' }, frameError) : h('div', { class: 'placeholder', role: 'status' }, 'Loading the capture…'),
-          h(Legend, { page }),
+          frame && adjusting
+            ? h(PageBoxEditor, { doc, frame, page, siblings, onClose: () => setAdjusting(false) })
+            : frame
+              ? h(Capture, { frame, page, siblings })
+              : frameError
+                ? h('p', { class: 'error', role: 'alert' }, frameError)
+                : h('div', { class: 'placeholder', role: 'status' }, 'Loading the capture…'),
+          adjusting ? null : h(Legend, { page }),
+          // The split and crop set by hand, as in ScanTailor: a flat page has none to set.
+          frame && !adjusting && page.split
+            ? h('button', { type: 'button', class: 'button small-button', disabled: busy, onClick: () => setAdjusting(true) }, h(Icon, { name: 'pen', size: 16 }), 'Adjust page box')
+            : null,
         )
       : null,
     h(
