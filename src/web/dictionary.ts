@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HttpError } from '../http/index.js';
+import { httpError } from '../http/index.js';
 import { isDoubtful, type OcrPage, pageWords } from '../project/index.js';
 import { writePrivateFile } from '../settings/index.js';
 
@@ -55,11 +55,11 @@ export class UserDictionary {
   async replace(words: readonly string[]): Promise<string[]> {
     const kept = words.map((w) => w.normalize('NFC').trim()).filter((w) => w !== '');
     for (const w of kept) {
-      if (/\s/.test(w)) throw new HttpError(400, 'bad_word', `“${w.slice(0, MAX_WORD)}” is more than one word; put one word on each line.`);
-      if (w.length > MAX_WORD) throw new HttpError(400, 'bad_word', `A dictionary word can be at most ${MAX_WORD} characters long.`);
-      if (dictionaryKey(w) === '') throw new HttpError(400, 'bad_word', `“${w}” has no letters to look up.`);
+      if (/\s/.test(w)) throw httpError('bad_word', `“${w.slice(0, MAX_WORD)}” is more than one word; put one word on each line.`);
+      if (w.length > MAX_WORD) throw httpError('bad_word', `A dictionary word can be at most ${MAX_WORD} characters long.`);
+      if (dictionaryKey(w) === '') throw httpError('bad_word', `“${w}” has no letters to look up.`);
     }
-    if (kept.length > MAX_WORDS) throw new HttpError(400, 'bad_word', `The dictionary can hold at most ${MAX_WORDS} words.`);
+    if (kept.length > MAX_WORDS) throw httpError('bad_word', `The dictionary can hold at most ${MAX_WORDS} words.`);
     this.#set(kept);
     writePrivateFile(this.#path, this.#words.length > 0 ? `${this.#words.join('\n')}\n` : '');
     return this.words();

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { openDocument, readyOcr, recognize } from '../convert/index.js';
 import { ERROR_CODES, QuireError } from '../errors.js';
-import { HttpError } from '../http/index.js';
+import { HttpError, httpError } from '../http/index.js';
 import { inputType, type OpenedInput, openImages, openInput } from '../ingest/index.js';
 import { type ProjectManifest, visiblePages } from '../project/index.js';
 import type { GuiSettings, StageProgress } from './api-types.js';
@@ -31,7 +31,7 @@ export async function openUploads(dir: string, inputDir: string, files: Uploaded
   const where = { inputDir };
   let opened: OpenedInput | null;
   try {
-    if (paths.length === 0) throw new HttpError(400, 'missing_file', 'No file was given: choose a scan bundle, a PDF or images.');
+    if (paths.length === 0) throw httpError('missing_file', 'No file was given: choose a scan bundle, a PDF or images.');
     if (paths.length === 1 && inputType(paths[0]) === 'project') {
       // A slim project: unpacked by the open task, which says so if it cannot be.
       opened = null;

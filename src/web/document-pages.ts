@@ -3,7 +3,7 @@
  * text and words, and a person's edits of a word, written into the page's OCR file where every export reads it.
  */
 import { join } from 'node:path';
-import { HttpError } from '../http/index.js';
+import { httpError } from '../http/index.js';
 import { ocrPageText } from '../ocr/index.js';
 import { editWord, type OcrPage, pageWords, readOcrPage, type ProjectPage, restoreWord, writeOcrPage } from '../project/index.js';
 import type { FrameView, PageText, PageWords, WordEditResult } from './api-types.js';
@@ -30,7 +30,7 @@ export interface EditHooks {
 /** The document's project folder, when it has pages and no task holds it. */
 export function projectOf(doc: GuiDocument): string {
   if (doc.task) throw busy();
-  if (!doc.projectDir || !doc.manifest) throw new HttpError(409, 'no_pages', 'This document has no pages yet.');
+  if (!doc.projectDir || !doc.manifest) throw httpError('no_pages', 'This document has no pages yet.');
   return doc.projectDir;
 }
 
@@ -57,8 +57,8 @@ function readOcr(projectDir: string, page: ProjectPage): Promise<OcrPage> {
 /** A page's recognised words, line by line, with what proofreading needs to know of each. */
 export async function pageWordsOf(doc: GuiDocument, index: number, known: (text: string) => boolean): Promise<PageWords> {
   const page = pageOf(doc, index);
-  if (!page.ocr || !doc.projectDir) throw new HttpError(404, 'no_text', `Page ${index} has no recognised text yet; run OCR from the OCR panel first.`);
-  if (page.kind === 'pdf') throw new HttpError(409, 'kept_page', `Page ${index} is kept from its PDF with the text it had, so there is nothing to proofread.`);
+  if (!page.ocr || !doc.projectDir) throw httpError('no_text', `Page ${index} has no recognised text yet; run OCR from the OCR panel first.`);
+  if (page.kind === 'pdf') throw httpError('kept_page', `Page ${index} is kept from its PDF with the text it had, so there is nothing to proofread.`);
   const ocr = await readOcr(doc.projectDir, page);
   const lines: PageWords['lines'] = [];
   let n = 0;
@@ -80,16 +80,16 @@ export async function pageWordsOf(doc: GuiDocument, index: number, known: (text:
 export async function editWordOf(doc: GuiDocument, index: number, n: number, change: WordChange, hooks: EditHooks): Promise<WordEditResult> {
   const projectDir = projectOf(doc);
   const page = pageOf(doc, index);
-  if (!page.ocr) throw new HttpError(404, 'no_text', `Page ${index} has no recognised text yet; run OCR from the OCR panel first.`);
-  if (page.kind === 'pdf') throw new HttpError(409, 'kept_page', `Page ${index} is kept from its PDF with the text it had, so there is nothing to proofread.`);
+  if (!page.ocr) throw httpError('no_text', `Page ${index} has no recognised text yet; run OCR from the OCR panel first.`);
+  if (page.kind === 'pdf') throw httpError('kept_page', `Page ${index} is kept from its PDF with the text it had, so there is nothing to proofread.`);
   const run = doc.editing.then(async (): Promise<WordEditResult> => {
     const ocr = await readOcr(projectDir, page);
     const current = pageWords(ocr)[n];
-    if (!current) throw new HttpError(404, 'not_found', `Page ${index} has no word number ${n}.`);
-    if (current.text !== change.was) throw new HttpError(409, 'changed', `This word now reads "${current.text}", not "${change.was}"; look at it again before changing it.`);
+    if (!current) throw httpError('not_found', `Page ${index} has no word number ${n}.`);
+    if (current.text !== change.was) throw httpError('changed', `This word now reads "${current.text}", not "${change.was}"; look at it again before changing it.`);
     if (change.restore) restoreWord(ocr, n);
     else if (change.text !== undefined) editWord(ocr, n, change.text);
-    else throw new HttpError(400, 'bad_request', 'Give the new text of the word, or ask to restore it.');
+    else throw httpError('bad_request', 'Give the new text of the word, or ask to restore it.');
     await writeOcrPage(projectDir, page.ocr as string, ocr);
     const counts = countsWith(ocr, hooks.known);
     doc.counts.set(index, counts);
@@ -108,7 +108,7 @@ export async function pagePreviewOf(doc: GuiDocument, index: number, size: Previ
   const page = pageOf(doc, index);
   if (!doc.projectDir) throw notFound('page');
   // A page kept from its PDF is shown as the PDF page it is.
-  if (page.kind === 'pdf' && !doc.opened) throw new HttpError(404, 'no_image', 'This page is kept from its PDF as it is and has no page image.');
+  if (page.kind === 'pdf' && !doc.opened) throw httpError('no_image', 'This page is kept from its PDF as it is and has no page image.');
   const source = page.kind === 'pdf' ? (await frameOf(doc, page.source.frame)).path : join(doc.projectDir, page.file);
   const dest = join(doc.dir, 'previews', `r${doc.imageRevision}-p${index}-${size}.jpg`);
   await renderPagePreview(source, dest, size);
@@ -117,7 +117,7 @@ export async function pagePreviewOf(doc: GuiDocument, index: number, size: Previ
 
 /** A frame of the input: its size in pixels (the space of the page boxes) and where its image is. */
 export async function frameOf(doc: GuiDocument, index: number): Promise<FrameView & { path: string }> {
-  if (!doc.opened) throw new HttpError(404, 'no_captures', 'This document was opened from a slim project, which keeps the pages but not the captures they came from.');
+  if (!doc.opened) throw httpError('no_captures');
   const frame = doc.opened.frames.find((f) => f.index === index);
   if (!frame) throw notFound('frame');
   const path = join(doc.dir, 'previews', `frame-${index}.jpg`);

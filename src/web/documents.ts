@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processPages, readyOcr, recognize } from '../convert/index.js';
-import { HttpError } from '../http/index.js';
+import { httpError } from '../http/index.js';
 import { type ProjectManifest, saveManifest, visiblePages } from '../project/index.js';
 import type { DocumentDetail, DocumentSummary, ExportResult, FrameView, GuiSettings, PageText, PageWords, PresetChoice, StageProgress, TaskKind, WordEditResult } from './api-types.js';
 import { detailOf, type GuiDocument, type ProcessPagesFn, summaryOf, type TaskReporter, type UploadedFile } from './document-model.js';
@@ -189,7 +189,7 @@ export class DocumentStore {
   async rerun(id: string, preset: PresetChoice): Promise<DocumentSummary> {
     const doc = this.get(id);
     if (doc.task) throw busy();
-    if (!doc.opened && doc.manifest) throw new HttpError(409, 'no_captures', 'This document was opened from a slim project: its pages are made, and the captures they came from are not in it.');
+    if (!doc.opened && doc.manifest) throw httpError('slim_project');
     const settings = await this.#options.settings();
     doc.preset = preset;
     // OCR again only if the pages had it: new pages make the old text wrong.
@@ -203,7 +203,7 @@ export class DocumentStore {
   async recognize(id: string, engine: string, languages: string): Promise<DocumentSummary> {
     const doc = this.get(id);
     const projectDir = projectOf(doc);
-    if (engine === 'none') throw new HttpError(400, 'bad_setting', 'Choose an OCR engine to run.');
+    if (engine === 'none') throw httpError('bad_setting', 'Choose an OCR engine to run.');
     const manifest = doc.manifest as ProjectManifest;
     this.#background(doc, 'ocr', [ocrStage()], async (signal, report) => {
       const spec = await readyOcr(engine, languages);
@@ -243,7 +243,7 @@ export class DocumentStore {
     const manifest = doc.manifest as ProjectManifest;
     const page = pageOf(doc, index);
     if (hidden && !page.hidden && visiblePages(manifest).length === 1) {
-      throw new HttpError(409, 'last_page', 'This is the only page left in the exports, so it cannot be hidden too.');
+      throw httpError('last_page', 'This is the only page left in the exports, so it cannot be hidden too.');
     }
     if (hidden) page.hidden = true;
     else delete page.hidden;

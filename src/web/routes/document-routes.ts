@@ -4,7 +4,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
-import { HttpError } from '../../http/index.js';
+import { httpError } from '../../http/index.js';
 import { formatBytes } from '../../util/index.js';
 import type { PresetChoice } from '../api-types.js';
 import type { UploadedFile } from '../documents.js';
@@ -29,7 +29,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: GuiContext): v
   app.get('/api/documents', async () => documents.list());
 
   app.post('/api/documents', async (request, reply) => {
-    if (!request.isMultipart()) throw new HttpError(400, 'missing_file', 'Send the files as a multipart form.');
+    if (!request.isMultipart()) throw httpError('missing_file', 'Send the files as a multipart form.');
     const { id, dir, inputDir } = documents.newDocumentDir();
     await mkdir(inputDir, { recursive: true });
     const files: UploadedFile[] = [];
@@ -42,8 +42,8 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: GuiContext): v
         const path = join(inputDir, name);
         // A file Quire cannot open is refused on its first bytes, not once all of it is here.
         await pipeline(part.file, checkedUpload(name), createWriteStream(path));
-        if (part.file.truncated) throw new HttpError(413, 'too_large', `${name} is larger than Quire opens here (${formatBytes(MAX_UPLOAD)}).`);
-        if ((await stat(path)).size === 0) throw new HttpError(400, 'empty_file', `${name} is empty.`);
+        if (part.file.truncated) throw httpError('too_large', `${name} is larger than Quire opens here (${formatBytes(MAX_UPLOAD)}).`);
+        if ((await stat(path)).size === 0) throw httpError('empty_file', `${name} is empty.`);
         files.push({ path, name });
       }
     } catch (e) {

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { HttpError } from '../../http/index.js';
+import { httpError } from '../../http/index.js';
 import { exporterCards, exportStages, resolveExport, runExport, type ExportAsk } from '../exports.js';
 import { notFound } from '../http-errors.js';
 import { idParams, schemas } from '../schemas.js';
@@ -32,12 +32,12 @@ export function registerExportRoutes(app: FastifyInstance, ctx: GuiContext): voi
   app.post<{ Params: { id: string } }>('/api/documents/:id/open-folder', { schema: { params: idParams } }, async (request, reply) => {
     const doc = documents.get(request.params.id);
     const folder = doc.lastExport?.folder;
-    if (!folder) throw new HttpError(409, 'no_export', 'This document has no export in a folder yet.');
-    if (!isLoopback(request.ip)) throw new HttpError(403, 'not_local', 'Open folder shows the folder on the computer Quire runs on, and this window is on another one; use Download instead.');
+    if (!folder) throw httpError('no_export', 'This document has no export in a folder yet.');
+    if (!isLoopback(request.ip)) throw httpError('not_local', 'Open folder shows the folder on the computer Quire runs on, and this window is on another one; use Download instead.');
     try {
       await ctx.openFolder(folder);
     } catch {
-      throw new HttpError(502, 'no_file_manager', `No file manager could be started here; the files are in ${folder}.`);
+      throw httpError('no_file_manager', `No file manager could be started here; the files are in ${folder}.`);
     }
     return reply.code(204).send();
   });
@@ -45,7 +45,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: GuiContext): voi
     const file = downloads.get(request.params.id);
     if (!file) throw notFound('download');
     // A file in the export folder may have been moved or deleted since.
-    if (!(await stat(file.path).catch(() => undefined))?.isFile()) throw new HttpError(404, 'not_found', `${file.fileName} is no longer where Quire wrote it; export it again.`);
+    if (!(await stat(file.path).catch(() => undefined))?.isFile()) throw httpError('not_found', `${file.fileName} is no longer where Quire wrote it; export it again.`);
     return reply.type('application/octet-stream').header('content-disposition', attachment(file.fileName)).header('cache-control', 'no-store').send(createReadStream(file.path));
   });
 }

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { HttpError } from '../../http/index.js';
+import { httpError } from '../../http/index.js';
 import { exportSettings, exportWarnings, importSettings } from '../../plugins/index.js';
 import { applySettings, secretsOf } from '../../settings/index.js';
 import type { ConfigExportView, ConfigImportView, UnsavedSettings } from '../api-types.js';
@@ -22,7 +22,7 @@ export function registerPluginSettingsRoutes(app: FastifyInstance, ctx: GuiConte
       const d = await destinations.usable(request.params.slug);
       const { settings = {}, secrets = {}, forgetSecrets = [] } = request.body;
       for (const key of [...Object.keys(secrets), ...forgetSecrets]) {
-        if (!d.descriptor.secretFields.some((f) => f.id === key)) throw new HttpError(400, 'bad_setting', `${d.descriptor.display} has no secret "${key}".`);
+        if (!d.descriptor.secretFields.some((f) => f.id === key)) throw httpError('bad_setting', `${d.descriptor.display} has no secret "${key}".`);
       }
       applySettings(d.descriptor, Object.entries(settings).map(([k, v]) => [k, String(v)] as const), host);
       const store = secretsOf(d.slug, host);
