@@ -255,27 +255,27 @@ export class DocumentStore {
   }
 
   /** A page's recognised words, line by line, with what proofreading needs to know of each. */
-  pageWords(id: string, index: number): Promise<PageWords> {
+  async pageWords(id: string, index: number): Promise<PageWords> {
     return pageWordsOf(this.get(id), index, this.#known);
   }
 
   /** A person's reading of word `n` on a page, written into the page's OCR result (see `editWordOf`). */
-  editWord(id: string, index: number, n: number, change: WordChange): Promise<WordEditResult> {
+  async editWord(id: string, index: number, n: number, change: WordChange): Promise<WordEditResult> {
     return editWordOf(this.get(id), index, n, change, { known: this.#known, changed: (d) => this.#changed(d), keep: (d) => this.#keep(d) });
   }
 
   /** The path of a page's preview JPEG, rendered on first use. */
-  pagePreview(id: string, index: number, size: PreviewSize): Promise<string> {
+  async pagePreview(id: string, index: number, size: PreviewSize): Promise<string> {
     return pagePreviewOf(this.get(id), index, size);
   }
 
   /** A frame of the input: its size in pixels (the space of the page boxes) and where its image is. */
-  frame(id: string, index: number): Promise<FrameView & { path: string }> {
+  async frame(id: string, index: number): Promise<FrameView & { path: string }> {
     return frameOf(this.get(id), index);
   }
 
   /** The recognised text of a page, or empty text when OCR has not run on it. */
-  pageText(id: string, index: number): Promise<PageText> {
+  async pageText(id: string, index: number): Promise<PageText> {
     return pageTextOf(this.get(id), index);
   }
 
