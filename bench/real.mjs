@@ -12,7 +12,10 @@
 // notes), notes word recall, and CER over the page's text. Words are matched in order (a word alignment), so a body
 // word is found only in its place.
 //
-//   npm run bench:real [-- --quire path/to/bin/quire.js] [--keep DIR] [--shared DIR]
+//   npm run bench:real [-- --quire path/to/bin/quire.js] [--keep DIR] [--shared DIR] [--verbose]
+//
+// --verbose lists, page by page, the words a proofreader would miss (wrong in the text, not flagged) and the ones
+// flagged for nothing (right), each with its confidence and what the correction step did to it.
 //
 // The transcription and the sample are read from ../shared at run time and never copied into the project; without
 // them the benchmark says so and exits 0.
@@ -36,6 +39,7 @@ if (!existsSync(sample) || !existsSync(join(gtDir, 'README.md'))) {
   process.exit(0);
 }
 const keep = flag('--keep');
+const verbose = args.includes('--verbose');
 const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'quire-bench-real-'));
 mkdirSync(work, { recursive: true });
 
@@ -83,8 +87,13 @@ try {
     // The Markdown leaves the running head out on purpose (it is kept in the project); the others read it.
     const metrics = Object.fromEntries(readers.map((r) => [r, realTextMetrics(pageWords(truth, { header: r !== 'md' }), texts[r])]));
     // The words the proofreading view marks "to check", against the words that are wrong in the text Quire exports.
-    const flags = flagMetrics(pageWords(truth), ocrWords(JSON.parse(readFileSync(join(project, page.ocr), 'utf8'))).map((w) => ({ text: w.text, flagged: isDoubtful(w) })));
-    rows.push({ name, folio: page.printed?.folio, metrics, flags });
+    const details = verbose ? [] : undefined;
+    const flags = flagMetrics(
+      pageWords(truth),
+      ocrWords(JSON.parse(readFileSync(join(project, page.ocr), 'utf8'))).map((w) => ({ text: w.text, flagged: isDoubtful(w), confidence: w.confidence, correction: w.correction, unknown: w.unknown })),
+      details,
+    );
+    rows.push({ name, folio: page.printed?.folio, metrics, flags, details });
   }
 
   const pct = (a, b) => (b === 0 ? '–' : (a / b).toFixed(3));
@@ -98,6 +107,13 @@ try {
   const total = (r) => sumMetrics(rows.map((row) => row.metrics[r]));
   const flags = sumMetrics(rows.map((row) => row.flags));
   console.log(`\nwords to check (the proofreading view's doubtful words): ${flags.flagged} flagged, ${flags.wrong} wrong in the text; flag recall ${pct(flags.wrongFlagged, flags.wrong)} (wrong words flagged), flag precision ${pct(flags.wrongFlagged, flags.flagged)} (flagged words wrong)`);
+  if (verbose) {
+    const describe = (d) => `${d.text} (truth ${d.truth ?? '–'}; confidence ${Math.round(d.word.confidence)}${d.word.unknown ? ', unknown' : ''}${d.word.correction ? `, ${d.word.correction.reason} from ${d.word.correction.from}` : ''})`;
+    for (const row of rows) {
+      console.log(`\n${row.name}: wrong and not flagged: ${row.details.filter((d) => d.missed).map(describe).join(' · ') || 'none'}`);
+      console.log(`${row.name}: flagged and right: ${row.details.filter((d) => !d.missed).map(describe).join(' · ') || 'none'}`);
+    }
+  }
   console.log(`counts (all pages): ${total('md').body} body words, ${total('md').accented} accented, ${total('md').greek} Greek, ${total('md').notes} note words`);
   console.log(`quire run ${quireSeconds.toFixed(1)} s wall (OCR ${(summary.timings_ms.ocr / 1000).toFixed(1)} s of it); plain tesseract ${plainSeconds.toFixed(1)} s`);
 } finally {

@@ -277,14 +277,18 @@ export function sumMetrics(list) {
  * How well a page's "to check" flags point at its wrong words: `words` are the words of the text in order, each
  * `{ text, flagged }`; a word is wrong when the word-aligned transcription word is not the same (or there is none).
  */
-export function flagMetrics(truthWords, words) {
+export function flagMetrics(truthWords, words, details) {
   const read = [];
   for (const w of words) {
     const keys = wordsOf(dehyphenate(w.text)).map(realKey);
-    if (keys.length > 0) read.push({ key: keys.join(' '), flagged: w.flagged });
+    if (keys.length > 0) read.push({ key: keys.join(' '), flagged: w.flagged, word: w });
   }
   const right = new Array(read.length).fill(false);
-  for (const [i, j] of align(truthWords.map((t) => t.word), read.map((r) => r.key)).pairs) right[j] = truthWords[i].word === read[j].key;
+  const truthOf = new Array(read.length).fill(undefined);
+  for (const [i, j] of align(truthWords.map((t) => t.word), read.map((r) => r.key)).pairs) {
+    right[j] = truthWords[i].word === read[j].key;
+    truthOf[j] = truthWords[i].word;
+  }
   const m = { words: read.length, flagged: 0, wrong: 0, wrongFlagged: 0 };
   read.forEach((r, j) => {
     if (r.flagged) m.flagged++;
@@ -292,6 +296,8 @@ export function flagMetrics(truthWords, words) {
       m.wrong++;
       if (r.flagged) m.wrongFlagged++;
     }
+    // With `details`, the words a proofreader would miss (wrong, not flagged) and look at for nothing (flagged, right).
+    if (details && right[j] !== !r.flagged) details.push({ missed: !right[j], text: r.key, truth: truthOf[j], word: r.word });
   });
   return m;
 }

@@ -16,3 +16,4 @@ export {
   type ErrorBody,
   type ErrorWords,
 } from './errors.js';
+export { HTTP_ERRORS, httpError, type HttpErrorCode } from './codes.js';

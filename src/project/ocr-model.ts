@@ -36,6 +36,11 @@ export interface OcrWord {
   /** True when the word was checked against a dictionary, was not in it, and was left as read. */
   unknown?: boolean;
   /**
+   * Set by the correction step on a word it left as read but doubts for a reason the dictionary cannot see:
+   * `script`, a Greek word alone in a Latin-script line (a Latin word read in Greek look-alikes, "ΡΟ" for "PG").
+   */
+  doubt?: 'script' | (string & {});
+  /**
    * The engine's alternatives per character, best first: `alternatives[i][0]` is the i-th character as read
    * (joined, they give the engine's reading, `correction.from` when the word was corrected). Engines that
    * report them (tesseract's LSTM choices, those it really weighed) set them; the correction step uses them and

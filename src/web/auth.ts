@@ -4,7 +4,8 @@
  * page included, so no other origin and no other user of the machine can drive the app.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody } from '../http/index.js';
 
 export const TOKEN_HEADER = 'x-quire-token';
 
@@ -66,4 +67,23 @@ export const UNAUTHORIZED_MESSAGE = 'This Quire window needs the address quire g
 /** The 401 page a browser shows: one sentence, no script, nothing of the app. */
 export function unauthorizedPage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Quire — not allowed</title></head><body style="font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;line-height:1.5"><h1>Not allowed</h1><p>${UNAUTHORIZED_MESSAGE} Open the link from the terminal where you started it.</p></body></html>`;
+}
+
+/** Every request proves it holds the token before anything else runs: the page, its assets and every API route. */
+export function requireToken(app: FastifyInstance, token: string): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const how = checkToken(request, token);
+    if (how === 'refused') {
+      const api = request.url.startsWith('/api/');
+      void reply.code(401);
+      if (api) return reply.send(errorBody('unauthorized', UNAUTHORIZED_MESSAGE));
+      return reply.type('text/html; charset=utf-8').send(unauthorizedPage());
+    }
+    if (how === 'query') {
+      setTokenCookie(reply, token);
+      // The token leaves the address bar (and the history) once the cookie holds it.
+      if (request.method === 'GET' && request.url.split('?')[0] === '/') return reply.redirect('/', 303);
+    }
+    return undefined;
+  });
 }

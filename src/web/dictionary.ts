@@ -6,8 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { HttpError } from '../http/index.js';
+import { httpError } from '../http/index.js';
 import { isDoubtful, type OcrPage, pageWords } from '../project/index.js';
 import { writePrivateFile } from '../settings/index.js';
 
@@ -56,11 +55,11 @@ export class UserDictionary {
   async replace(words: readonly string[]): Promise<string[]> {
     const kept = words.map((w) => w.normalize('NFC').trim()).filter((w) => w !== '');
     for (const w of kept) {
-      if (/\s/.test(w)) throw new HttpError(400, 'bad_word', `“${w.slice(0, MAX_WORD)}” is more than one word; put one word on each line.`);
-      if (w.length > MAX_WORD) throw new HttpError(400, 'bad_word', `A dictionary word can be at most ${MAX_WORD} characters long.`);
-      if (dictionaryKey(w) === '') throw new HttpError(400, 'bad_word', `“${w}” has no letters to look up.`);
+      if (/\s/.test(w)) throw httpError('bad_word', `“${w.slice(0, MAX_WORD)}” is more than one word; put one word on each line.`);
+      if (w.length > MAX_WORD) throw httpError('bad_word', `A dictionary word can be at most ${MAX_WORD} characters long.`);
+      if (dictionaryKey(w) === '') throw httpError('bad_word', `“${w}” has no letters to look up.`);
     }
-    if (kept.length > MAX_WORDS) throw new HttpError(400, 'bad_word', `The dictionary can hold at most ${MAX_WORDS} words.`);
+    if (kept.length > MAX_WORDS) throw httpError('bad_word', `The dictionary can hold at most ${MAX_WORDS} words.`);
     this.#set(kept);
     writePrivateFile(this.#path, this.#words.length > 0 ? `${this.#words.join('\n')}\n` : '');
     return this.words();
@@ -89,27 +88,4 @@ export function markedWord(word: Parameters<typeof isDoubtful>[0], known: (text:
 export function countsWith(page: OcrPage, known: (text: string) => boolean): { words: number; doubtful: number; checked: number } {
   const words = pageWords(page);
   return { words: words.length, doubtful: words.filter((w) => markedWord(w, known)).length, checked: words.filter((w) => w.edit).length };
-}
-
-const wordsBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { words: { type: 'array', maxItems: MAX_WORDS, items: { type: 'string', maxLength: 200 } } },
-  required: ['words'],
-} as const;
-const wordBody = { type: 'object', additionalProperties: false, properties: { word: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['word'] } as const;
-
-/** `GET`/`PUT /api/dictionary` (Settings) and `POST /api/dictionary/words` (Add to dictionary); `changed` runs after each change. */
-export function dictionaryRoutes(app: FastifyInstance, dictionary: UserDictionary, changed: () => Promise<void>): void {
-  app.get('/api/dictionary', async () => ({ words: dictionary.words() }));
-  app.put<{ Body: { words: string[] } }>('/api/dictionary', { schema: { body: wordsBody } }, async (request) => {
-    const words = await dictionary.replace(request.body.words);
-    await changed();
-    return { words };
-  });
-  app.post<{ Body: { word: string } }>('/api/dictionary/words', { schema: { body: wordBody } }, async (request) => {
-    const words = await dictionary.add(request.body.word);
-    await changed();
-    return { words };
-  });
 }

@@ -16,7 +16,7 @@ import { missingSettings } from '../settings/index.js';
 import { formatBytes } from '../util/index.js';
 import type { ExporterCard, ExportResult, GuiSettings, StageProgress } from './api-types.js';
 import type { GuiDocument, TaskReporter } from './documents.js';
-import { HttpError } from '../http/index.js';
+import { httpError } from '../http/index.js';
 import { FORMAT_TITLES, ocrStage, sendStage, writeStage } from './stages.js';
 
 const TITLES = FORMAT_TITLES;
@@ -102,12 +102,12 @@ export interface ResolvedExport {
 /** One format asked for, with its options checked. */
 function resolveFormat(target: string, asked: Record<string, string> = {}): ExportRequest {
   const exporter = listExports().find((e) => e.name === target);
-  if (!exporter) throw new HttpError(400, 'unknown_format', `There is no export format called ${target}.`);
+  if (!exporter) throw httpError('unknown_format', `There is no export format called ${target}.`);
   const options: Record<string, string> = {};
   for (const [key, value] of Object.entries(asked)) {
     const allowed = exporter.options[key]?.values;
-    if (!allowed) throw new HttpError(400, 'bad_request', `The ${exporter.name} export has no option ${key}.`);
-    if (!allowed.includes(value)) throw new HttpError(400, 'bad_request', `The ${exporter.name} option ${key} must be one of: ${allowed.join(', ')}.`);
+    if (!allowed) throw httpError('bad_request', `The ${exporter.name} export has no option ${key}.`);
+    if (!allowed.includes(value)) throw httpError('bad_request', `The ${exporter.name} option ${key} must be one of: ${allowed.join(', ')}.`);
     options[key] = value;
   }
   return { format: exporter.name, options };
@@ -120,26 +120,26 @@ function titleOf(requests: ExportRequest[]): string {
 }
 
 export async function resolveExport(ask: ExportAsk, ctx: Pick<ExportContext, 'destinations' | 'host'>): Promise<ResolvedExport> {
-  if (ask.also && ask.also.length > 0 && ask.target.startsWith('send:')) throw new HttpError(400, 'bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
+  if (ask.also && ask.also.length > 0 && ask.target.startsWith('send:')) throw httpError('bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
   if (!ask.target.startsWith('send:')) {
     const requests = [resolveFormat(ask.target, ask.options)];
     for (const more of ask.also ?? []) {
-      if (more.target.startsWith('send:')) throw new HttpError(400, 'bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
-      if (requests.some((r) => r.format === more.target)) throw new HttpError(400, 'bad_request', `The ${more.target} export was asked for twice.`);
+      if (more.target.startsWith('send:')) throw httpError('bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
+      if (requests.some((r) => r.format === more.target)) throw httpError('bad_request', `The ${more.target} export was asked for twice.`);
       requests.push(resolveFormat(more.target, more.options));
     }
     return { requests, title: titleOf(requests) };
   }
   const slug = ask.target.slice('send:'.length);
   const found = (await ctx.destinations()).find((d) => d.slug === slug);
-  if (!found) throw new HttpError(404, 'not_found', `The destination ${slug} is not installed.`);
-  if (found.state === 'refused') throw new HttpError(409, 'refused', `The destination ${slug} cannot be used: ${found.reason}.`);
+  if (!found) throw httpError('not_found', `The destination ${slug} is not installed.`);
+  if (found.state === 'refused') throw httpError('refused', `The destination ${slug} cannot be used: ${found.reason}.`);
   const missing = missingSettings(found.descriptor, ctx.host);
-  if (missing.length > 0) throw new HttpError(409, 'not_set_up', `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}: open Plugins → ${found.descriptor.display} → Settings.`, missing);
+  if (missing.length > 0) throw httpError('not_set_up', `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}: open Plugins → ${found.descriptor.display} → Settings.`, { missing });
   const formats = writableFormats(found.descriptor.accepts);
-  if (formats.length === 0) throw new HttpError(409, 'no_format', `${found.descriptor.display} takes no format Quire writes.`);
+  if (formats.length === 0) throw httpError('no_format', `${found.descriptor.display} takes no format Quire writes.`);
   const format = ask.as ?? formats[0];
-  if (!formats.includes(format)) throw new HttpError(400, 'bad_request', `${found.descriptor.display} can be sent ${formats.join(', ')}, not ${format}.`);
+  if (!formats.includes(format)) throw httpError('bad_request', `${found.descriptor.display} can be sent ${formats.join(', ')}, not ${format}.`);
   return { requests: [{ format, options: {} }], slug, title: found.descriptor.display, display: found.descriptor.display };
 }
 

@@ -2,7 +2,7 @@
  * The web app's refusals, in the shared vocabulary of `src/http/`: every refusal is
  * `{ "error": { "code", "message" } }` with a fitting status; a QuireError keeps its own sentence.
  */
-import { describeFailure, HttpError, type ErrorWords } from '../http/index.js';
+import { describeFailure, type HttpError, httpError, type ErrorWords } from '../http/index.js';
 
 export const ERROR_WORDS: ErrorWords = {
   internal: 'Something went wrong in Quire.',
@@ -10,8 +10,8 @@ export const ERROR_WORDS: ErrorWords = {
   rateLimited: 'Too many requests; wait a little and try again.',
 };
 
-export const notFound = (what: string): HttpError => new HttpError(404, 'not_found', `There is no such ${what}.`);
-export const busy = (): HttpError => new HttpError(409, 'busy', 'This document is still busy; wait for it to finish or cancel it.');
+export const notFound = (what: string): HttpError => httpError('not_found', `There is no such ${what}.`);
+export const busy = (): HttpError => httpError('document_busy');
 
 
 /** A sentence for the page from a failure that ended a background task. */

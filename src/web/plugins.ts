@@ -29,7 +29,7 @@ import {
 import { missingSettings, secretsOf, unreadableSecrets, viewSettings } from '../settings/index.js';
 import { formatBytes } from '../util/index.js';
 import type { CheckView, FieldView, IsolationView, PluginSettingsView, PluginView, RegistryDetail, RegistryView, SecretStoreView } from './api-types.js';
-import { HttpError } from '../http/index.js';
+import { httpError } from '../http/index.js';
 
 /** Where a secret kept in `store` is, in the user's words. */
 function storePlace(store: string | undefined, host: ResolvedHostOptions): string {
@@ -74,8 +74,8 @@ export class DestinationCache {
 
   async usable(slug: string): Promise<UsableDestination> {
     const found = (await this.all()).find((d) => d.slug === slug);
-    if (!found) throw new HttpError(404, 'not_found', `The destination ${slug} is not installed.`);
-    if (found.state === 'refused') throw new HttpError(409, 'refused', `The destination ${slug} cannot be used: ${found.reason}.`);
+    if (!found) throw httpError('not_found', `The destination ${slug} is not installed.`);
+    if (found.state === 'refused') throw httpError('refused', `The destination ${slug} cannot be used: ${found.reason}.`);
     return found;
   }
 }
@@ -135,18 +135,18 @@ export async function registryView(location: string, appData: string): Promise<R
 /** A file of a registry entry, checked against the index's sha256 like an install checks it. */
 export async function registryFile(location: string, entry: RegistryEntry, path: string): Promise<Buffer> {
   const listed = entry.files.find((f) => f.path === path);
-  if (!listed) throw new HttpError(404, 'not_found', `The registry's ${entry.slug} has no ${path}.`);
+  if (!listed) throw httpError('not_found', `The registry's ${entry.slug} has no ${path}.`);
   let bytes: Buffer;
   if (/^https?:\/\//i.test(location)) {
     const url = new URL(`${entry.path}/${path}`.split('/').map(encodeURIComponent).join('/'), location.endsWith('/') ? location : `${location}/`);
     const response = await fetch(url).catch(() => undefined);
-    if (!response?.ok) throw new HttpError(502, 'registry', `The plugin registry at ${location} cannot be reached.`);
+    if (!response?.ok) throw httpError('registry', `The plugin registry at ${location} cannot be reached.`);
     bytes = Buffer.from(await response.arrayBuffer());
   } else {
     bytes = await readFile(join(location, ...entry.path.split('/'), ...path.split('/')));
   }
   if (createHash('sha256').update(bytes).digest('hex') !== listed.sha256) {
-    throw new HttpError(502, 'registry', `The registry's ${entry.slug} does not match its checksum, so Quire will not install it.`);
+    throw httpError('registry', `The registry's ${entry.slug} does not match its checksum, so Quire will not install it.`);
   }
   return bytes;
 }
@@ -156,7 +156,7 @@ export async function registryDetail(location: string, slug: string, host: Resol
   const { appData } = host;
   const index = await readRegistry(location);
   const entry = index.destinations.find((d) => d.slug === slug);
-  if (!entry) throw new HttpError(404, 'not_found', `The plugin registry has no destination called ${slug}.`);
+  if (!entry) throw httpError('not_found', `The plugin registry has no destination called ${slug}.`);
   const manifest = parse((await registryFile(location, entry, MANIFEST_FILE)).toString('utf8')) as Record<string, unknown>;
   const capabilities = (manifest.capabilities ?? {}) as Record<string, unknown>;
   const bytes = entry.files.reduce((sum, f) => sum + f.size, 0);

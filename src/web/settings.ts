@@ -13,7 +13,7 @@ import type { PluginHostOptions } from '../plugins/index.js';
 import { fileSystemError } from '../project/index.js';
 import { secretsOf, writePrivateFile } from '../settings/index.js';
 import type { GuiSettings, SettingsView } from './api-types.js';
-import { HttpError } from '../http/index.js';
+import { httpError } from '../http/index.js';
 
 export const SETTINGS_FILE = 'gui-settings.json';
 /** The secrets namespace of the remote OCR engine (`remoteocr`), and its key's id there. */
@@ -59,7 +59,7 @@ export function checkOcrChoice(engine: string, languages: string): void {
   try {
     parseOcrSpec(engine, languages);
   } catch (e) {
-    throw new HttpError(400, 'bad_setting', e instanceof Error ? e.message : String(e));
+    throw httpError('bad_setting', e instanceof Error ? e.message : String(e));
   }
 }
 
@@ -77,7 +77,7 @@ export async function saveGuiSettings(appData: string, change: SettingsChange, h
     ocrLanguages: change.ocrLanguages ?? current.ocrLanguages,
     exportFolder: change.exportFolder === undefined ? current.exportFolder : await checkedFolder(change.exportFolder),
   };
-  if (next.preset !== 'auto' && !isPresetName(next.preset)) throw new HttpError(400, 'bad_setting', `There is no pipeline preset called ${String(next.preset)}.`);
+  if (next.preset !== 'auto' && !isPresetName(next.preset)) throw httpError('bad_setting', `There is no pipeline preset called ${String(next.preset)}.`);
   checkOcrChoice(next.ocrEngine, next.ocrLanguages);
   const path = settingsPath(appData);
   // A settings file like any other: 0600 in a 0700 folder.
@@ -99,12 +99,12 @@ async function checkedFolder(typed: string): Promise<string> {
   const value = typed.trim();
   if (value === '') return '';
   const path = value === '~' ? homedir() : value.startsWith('~/') ? join(homedir(), value.slice(2)) : value;
-  if (!isAbsolute(path)) throw new HttpError(400, 'bad_setting', `Give the export folder as a full path (starting with / or ~/), not "${value}".`);
+  if (!isAbsolute(path)) throw httpError('bad_setting', `Give the export folder as a full path (starting with / or ~/), not "${value}".`);
   try {
     await mkdir(path, { recursive: true });
   } catch (e) {
     // The file system's own reason, in the one sentence every part of Quire uses for it.
-    throw new HttpError(400, 'bad_setting', (await fileSystemError(e, path, { action: 'create-folder' })).message);
+    throw httpError('bad_setting', (await fileSystemError(e, path, { action: 'create-folder' })).message);
   }
   return resolve(path);
 }

@@ -3,13 +3,13 @@
  * Quire cannot open is refused before the rest of it is written to disk.
  */
 import { Transform, type TransformCallback } from 'node:stream';
-import { HttpError } from '../http/index.js';
+import { type HttpError, httpError } from '../http/index.js';
 import { mayOpen, notOpenable, SNIFF_BYTES } from './upload-kind.js';
 
 /** Passes the bytes through once the first `SNIFF_BYTES` (or the whole of a shorter file) show a kind Quire opens. */
 export function checkedUpload(name: string): Transform {
   let head: Buffer | null = Buffer.alloc(0);
-  const judge = (): HttpError | null => (head && head.length > 0 && !mayOpen(name, head) ? new HttpError(400, 'unsupported_input', notOpenable(name)) : null);
+  const judge = (): HttpError | null => (head && head.length > 0 && !mayOpen(name, head) ? httpError('unsupported_input', notOpenable(name)) : null);
   return new Transform({
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       if (head === null) return done(null, chunk);

@@ -19,7 +19,9 @@ const TEXT = 'Un premier jet aurait été écrit à l’automne, comprenant les 
  * What the engine makes of some words: "premier" loses its "pr" (as on the real capture), "ville" becomes noise, and
  * "le 1er octobre" is read "le 1 &tobre" (the raised "er" lost, the "oc" run together).
  */
-const MISREAD: Record<string, string> = { premier: 'memier', ville: 'xqzt', '1er': '1', 'octobre.': '&tobre.' };
+const MISREAD: Record<string, string> = { premier: 'memier', ville: 'xqzt', '1er': '1', 'octobre.': '&tobre.', cœur: 'cour' };
+/** Misread as another dictionary word, with the engine's doubt: the ligature the grey page blurred. */
+const DOUBTED: Record<string, number> = { cour: 50 };
 
 let dir: string;
 const tesseract = createTesseractCliEngine({ workers: 1 });
@@ -33,7 +35,10 @@ const misreading: OcrEngine = {
   languages: () => tesseract.languages(),
   async recognize(page, languages) {
     const read = await tesseract.recognize(page, languages);
-    for (const word of pageWords(read)) if (MISREAD[word.text]) word.text = MISREAD[word.text];
+    for (const word of pageWords(read)) {
+      if (MISREAD[word.text]) word.text = MISREAD[word.text];
+      if (DOUBTED[word.text]) word.confidence = DOUBTED[word.text];
+    }
     return { ...read, engine: 'misreading-tesseract' };
   },
   async readWords(images, languages) {
@@ -94,6 +99,23 @@ describe('words read again', () => {
     const premier = pageWords(keptOcrPage(project)).find((w) => w.correction?.from === 'memier');
     expect(premier).toMatchObject({ text: 'premier', correction: { reason: 'reread', change: 'memier→premier (bitonal page)' } });
     expect(readFileSync(result.outputs[0].path, 'utf8')).toContain('Un premier jet');
+  });
+
+  it('takes the accent or ligature of a dictionary word read with doubt from the bitonal page', async () => {
+    const page = await renderTextPage('Il a du cœur à l’ouvrage.', { dpi: 300 });
+    await sharp(page.png).withMetadata({ density: 300 }).png().toFile(join(dir, 'heart.png'));
+    const project = join(dir, 'project-heart');
+    await convert(join(dir, 'heart.png'), { exports: 'md', ocr: 'misreading-tesseract', ocrLang: 'fra', keepProject: project, outDir: join(dir, 'out-heart') });
+    // As above, the grey page OCR read is made blank: the second reading can only come from the bitonal page.
+    const manifestFile = join(project, 'project.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as ProjectManifest;
+    const [first] = manifest.pages;
+    await sharp({ create: { width: first.width, height: first.height, channels: 3, background: '#ffffff' } }).grayscale().png().toFile(join(project, 'pages', 'blank.ocr.png'));
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, pages: [{ ...first, ocrImage: 'pages/blank.ocr.png' }, ...manifest.pages.slice(1)] }));
+    const result = await convert(project, { exports: 'md', outDir: join(dir, 'heart-corrected') });
+    const heart = pageWords(keptOcrPage(project)).find((w) => w.correction?.from === 'cour');
+    expect(heart).toMatchObject({ text: 'cœur', correction: { reason: 'reread', change: 'cour→cœur (bitonal page)', language: 'fra' } });
+    expect(readFileSync(result.outputs[0].path, 'utf8')).toContain('du cœur à');
   });
 
   it('reads each word image on its own: what it reads does not depend on the others read with it', async () => {

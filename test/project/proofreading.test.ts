@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DOUBTFUL_CONFIDENCE, editWord, isDoubtful, pageWords, proofreadingCounts, restoreWord, withoutRemovedWords, type OcrPage, type OcrWord } from '../../src/project/index.js';
+import { DOUBTFUL_CONFIDENCE, DOUBTFUL_UNKNOWN_CONFIDENCE, editWord, isDoubtful, pageWords, proofreadingCounts, restoreWord, withoutRemovedWords, type OcrPage, type OcrWord } from '../../src/project/index.js';
 
 const box = { x0: 0, y0: 0, x1: 10, y1: 10 };
 const word = (text: string, confidence = 95, extra: Partial<OcrWord> = {}): OcrWord => ({ text, box, confidence, ...extra });
@@ -9,11 +9,27 @@ function page(...lines: OcrWord[][]): OcrPage {
 }
 
 describe('proofreading words', () => {
-  it('takes a word as doubtful when the engine was unsure or the correction step changed it, until a person checks it', () => {
+  it('takes a word as doubtful when it is likely wrong, until a person checks it', () => {
     expect(isDoubtful(word('sure', DOUBTFUL_CONFIDENCE))).toBe(false);
     expect(isDoubtful(word('unsure', DOUBTFUL_CONFIDENCE - 1))).toBe(true);
+    // Letters the correction step guessed (a second choice, a known confusion, a second reading, another script).
+    expect(isDoubtful(word('modern', 96, { correction: { from: 'rnodern', reason: 'known-confusion' } }))).toBe(true);
+    expect(isDoubtful(word('premier', 96, { correction: { from: 'memier', reason: 'reread' } }))).toBe(true);
     expect(isDoubtful(word('modern', 96, { correction: { from: 'rnodern', reason: 'lexicon' } }))).toBe(true);
+    // What the ink or the grammar settled is not: a full stop seen on the baseline, even where the engine stumbled on
+    // the comma it read; "1." between a page and a line number is "l.", "à" before a participle "a".
+    expect(isDoubtful(word('synodes.', 59, { correction: { from: 'synodes,', reason: 'punctuation' } }))).toBe(false);
+    expect(isDoubtful(word('l.', 90, { correction: { from: '1.', reason: 'grammar' } }))).toBe(false);
+    expect(isDoubtful(word('vérité³', 80, { correction: { from: 'vérité*', reason: 'note-call' } }))).toBe(false);
+    // But letters the engine never read are a guess: "le 1 octobre" made "le 1er octobre".
+    expect(isDoubtful(word('1er', 93, { correction: { from: '1', reason: 'grammar' } }))).toBe(true);
+    // A word no dictionary knows: a misreading when read with doubt, a name or a term when read surely.
+    expect(isDoubtful(word('Afhanasius', DOUBTFUL_UNKNOWN_CONFIDENCE - 1, { unknown: true }))).toBe(true);
+    expect(isDoubtful(word('Athanase', DOUBTFUL_UNKNOWN_CONFIDENCE, { unknown: true }))).toBe(false);
+    // A word the correction step doubts for its place: Greek alone in a Latin line.
+    expect(isDoubtful(word('ΡΟ', 89, { doubt: 'script' }))).toBe(true);
     expect(isDoubtful(word('the', 30, { edit: { from: 'tbe' } }))).toBe(false);
+    expect(isDoubtful(word('ΡΟ', 89, { doubt: 'script', edit: { from: 'ΡΟ' } }))).toBe(false);
   });
 
   it('edits a word in place, keeping what it was before the first edit, and restores it', () => {

@@ -285,6 +285,7 @@ describe('quire gui server: a running task can be cancelled', () => {
       // One task at a time per document.
       const busy = await gui.app.inject({ method: 'POST', url: `/api/documents/${id}/rerun`, headers: auth, payload: { preset: 'flat' } });
       expect(busy.statusCode).toBe(409);
+      expect(busy.json().error).toEqual({ code: 'document_busy', message: 'This document is still busy; wait for it to finish or cancel it.' });
 
       await gui.app.inject({ method: 'POST', url: `/api/documents/${id}/cancel`, headers: auth });
       let doc = working;

@@ -104,9 +104,12 @@ describe('quire gui server: proofreading and exports', () => {
 
     const frame = await gui.app.inject({ method: 'GET', url: `/api/documents/${id}/frames/1`, headers: auth });
     expect(frame.statusCode).toBe(404);
+    expect(frame.json().error.code).toBe('no_captures');
     expect(frame.json().error.message).toMatch(/slim project, which keeps the pages but not the captures/);
     const rerun = await gui.app.inject({ method: 'POST', url: `/api/documents/${id}/rerun`, headers: auth, payload: { preset: 'book' } });
     expect(rerun.statusCode).toBe(409);
+    // Not the frame's 404 code: a program tells "nothing to show" from "nothing to make again".
+    expect(rerun.json().error).toMatchObject({ code: 'slim_project', message: expect.stringMatching(/^This document was opened from a slim project: its pages are made/) });
   });
 
   it('gives each word with what proofreading needs, and saves an edit into the project, keeping the original', async () => {

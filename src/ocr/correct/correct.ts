@@ -183,6 +183,7 @@ export function undoCorrections(page: OcrPage): OcrPage {
     if (word.correction) word.text = word.correction.from;
     delete word.correction;
     delete word.unknown;
+    delete word.doubt;
     delete word.raised;
   }
   return copy;
@@ -334,6 +335,12 @@ function checkToken(token: Token, context: CheckContext): Verdict {
     const mapped = mapToLatin(token, context);
     if (mapped) return mapped;
     if (script === 'mixed') return { kind: 'unknown' };
+    // A Greek word alone in a Latin line that no Latin word looks like: a Greek term quoted in the text, or a Latin
+    // word read in Greek look-alikes ("ΡΟ" for "PG", "Ίδους" for "l'issue"). Left as read, and marked for a look
+    // unless the Greek dictionary knows it and some of its letters look like no Latin one ("πρόφασις").
+    const greekWord = context.greek.some((l) => knows(l, core));
+    const lookAlike = Array.from(core).every((ch) => !isGreekLetter(ch) || latinLookAlikes(ch).length > 0);
+    if (!greekWord || lookAlike) token.words[0].doubt = 'script';
   }
 
   // Spellings no word has, mended whole: a name in small capitals read small, Greek letters no Greek word ends in.

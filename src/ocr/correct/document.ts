@@ -18,9 +18,9 @@ import { correctApostrophes, correctGuillemets, correctHighPunctuation, correctR
 import { documentWords, openCorrector, undoCorrections, type Corrector, type DocumentWords } from './correct.js';
 import { caseCandidates, correctCase } from './letter-case.js';
 import { callInText, pageHasNotes, raisedMarks, readCall } from './raised.js';
-import { applyReread, chooseReread, cutWord, wordsToReread } from './reread.js';
+import { applyReread, chooseGreek, chooseInk, chooseReread, cutWord, wordsBesideGreek, wordsToCheck, wordsToReread } from './reread.js';
 import { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
-import { pageWords, readOcrPage, writeOcrPage, type OcrPage, type ProjectManifest, type ProjectOcrCorrection, type ProjectPage } from '../../project/index.js';
+import { DOUBTFUL_CONFIDENCE, pageWords, readOcrPage, writeOcrPage, type OcrPage, type ProjectManifest, type ProjectOcrCorrection, type ProjectPage } from '../../project/index.js';
 import { eachAtOnce } from '../../util/index.js';
 
 const CORRECTING_AT_ONCE = 2;
@@ -94,8 +94,11 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
       }
       // Then what is read again on its own: the words left unknown, and the raised marks at words' ends (note calls).
       const doubtful = rereading ? wordsToReread(corrected) : [];
+      // And where OCR read a grey image, the words a dictionary knows but the engine read with doubt, cut from the
+      // bitonal page: the accent or ligature its ink keeps decides ("cour" there, "cœur" here; `chooseInk`).
+      const checked = rereading && page.ocrImage ? wordsToCheck(corrected, DOUBTFUL_CONFIDENCE) : [];
       const calls = rereading !== undefined && pageHasNotes(corrected);
-      if (doubtful.length > 0 || calls) {
+      if (doubtful.length > 0 || checked.length > 0 || calls) {
         if (!decoded.image) decoded = await decode();
         const source = decoded.reading ?? decoded.image;
         const order = pages.indexOf(page);
@@ -105,6 +108,13 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
           // whose ink keeps an accent or a letter the grey one may blur away ("méme" there, "même" here).
           if (decoded.reading && decoded.image) {
             for (const word of doubtful) cuts.push({ kind: 'ink', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(decoded.image, corrected, word.box, word.word) });
+            for (const word of checked) cuts.push({ kind: 'check', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(decoded.image, corrected, word.box, word.word) });
+          }
+          // A Latin-letter word beside Greek, read again in Greek alone: a Greek word read in Latin look-alikes.
+          if (manifest.ocr!.languages.includes(GREEK)) {
+            for (const word of wordsBesideGreek(corrected, doubtful)) {
+              cuts.push({ kind: 'greek', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
+            }
           }
           if (calls) for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced })) cuts.push({ kind: 'call', order, page: page.index, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
         }
@@ -121,9 +131,9 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
     if (rereading && cuts.length > 0) {
       // In page and reading order, whichever page was done first: the same project always makes the same image.
       cuts.sort((a, b) => a.order - b.order || a.index - b.index || CUT_ORDER[a.kind] - CUT_ORDER[b.kind]);
-      const { reread, context, calls } = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
+      const { reread, settled, context, calls } = await rereadWords(dir, cuts, rereading, manifest.ocr.languages, corrector, vocabulary, apostrophe);
       summary.corrected += reread + context + calls;
-      summary.unknown -= reread;
+      summary.unknown -= settled;
     }
   }
   manifest.ocr.correction = summary;
@@ -131,12 +141,18 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
 }
 
 /** For one word: its grey cut is read first, then its bitonal cut, then its raised mark. */
-const CUT_ORDER: Readonly<Record<WordCut['kind'], number>> = { word: 0, ink: 1, call: 2 };
+const CUT_ORDER: Readonly<Record<WordCut['kind'], number>> = { word: 0, ink: 1, check: 1, greek: 2, call: 3 };
+
+/** The language a Latin-letter word beside Greek is read again in. */
+const GREEK = 'ell';
 
 /** A word, or the raised mark at its end, cut out of its page to be read again: which page (its OCR file) and word, and its pixels. */
 interface WordCut {
-  /** A word cut from the image OCR read, the same word cut from the bitonal page, or a raised mark. */
-  kind: 'word' | 'ink' | 'call';
+  /**
+   * A word cut from the image OCR read, the same word cut from the bitonal page, a known word read with doubt cut
+   * from the bitonal page, a Latin-letter word beside Greek to read in Greek alone, or a raised mark.
+   */
+  kind: 'word' | 'ink' | 'check' | 'greek' | 'call';
   /** The page's place in the document. */
   order: number;
   /** The page's number, and its OCR file. */
@@ -163,15 +179,22 @@ async function rereadWords(
   corrector: Corrector,
   vocabulary: DocumentWords,
   apostrophe: Apostrophe | undefined,
-): Promise<{ reread: number; context: number; calls: number }> {
+): Promise<{ reread: number; settled: number; context: number; calls: number }> {
   const folder = await mkdtemp(join(tmpdir(), 'quire-reread-'));
   let readings: string[][];
   try {
     const images: OcrInput[] = cuts.map((cut, k) => ({ file: join(folder, `word-${k}.png`), width: cut.image.width, height: cut.image.height, dpi: cut.dpi }));
     await eachAtOnce([...cuts.keys()], CORRECTING_AT_ONCE, (k) => sharpFromGray(cuts[k].image).png().toFile(images[k].file).then(() => undefined));
-    readings = (await engine.readWords!(images, languages)).map((read) => pageWords(read).map((w) => w.text));
+    // The cuts to read in Greek alone go in a list of their own, read with the Greek model only.
+    readings = new Array<string[]>(cuts.length);
+    for (const greek of [false, true]) {
+      const ks = [...cuts.keys()].filter((k) => (cuts[k].kind === 'greek') === greek);
+      if (ks.length === 0) continue;
+      const read = await engine.readWords!(ks.map((k) => images[k]), greek ? [GREEK] : languages);
+      ks.forEach((k, i) => (readings[k] = read[i] ? pageWords(read[i]).map((w) => w.text) : []));
+    }
   } catch {
-    return { reread: 0, context: 0, calls: 0 };
+    return { reread: 0, settled: 0, context: 0, calls: 0 };
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
@@ -182,12 +205,15 @@ async function rereadWords(
     byPage.set(cut.ocr, entry);
   });
   let changed = 0;
+  let unknownSettled = 0;
   let context = 0;
   let putInText = 0;
   for (const [file, { number, words }] of byPage) {
     const page = await readOcrPage(dir, file, number);
     const all = pageWords(page);
     let here = 0;
+    /** Of them, words no dictionary knew. */
+    let settled = 0;
     let calls = 0;
     /** Calls put into the text in place of the mark the engine read. */
     let marks = 0;
@@ -203,11 +229,17 @@ async function rereadWords(
         }
         continue;
       }
-      // A word the grey cut did not settle may be settled by its bitonal cut (`ink`, after it in `cuts`).
-      const choice = chooseReread(word.text, again, (w) => corrector.known(w, vocabulary));
+      // A word the grey cut did not settle may be settled by its bitonal cut (`ink`, after it in `cuts`); a known word
+      // read with doubt only by the accents or ligature its bitonal cut shows.
+      const lookUp = (w: string): string | undefined => corrector.known(w, vocabulary);
+      // Read in Greek only while no other reading settled it.
+      if (kind === 'greek' && !word.unknown) continue;
+      const choice = kind === 'check' ? chooseInk(word.text, again, lookUp) : kind === 'greek' ? chooseGreek(word.text, again, lookUp) : chooseReread(word.text, again, lookUp);
       if (!choice) continue;
-      applyReread(word, kind === 'ink' ? { ...choice, change: `${choice.change} (bitonal page)` } : choice);
+      const wasUnknown = word.unknown === true;
+      applyReread(word, kind === 'word' ? choice : { ...choice, change: `${choice.change} (${kind === 'greek' ? 'read in Greek' : 'bitonal page'})` });
       here++;
+      if (wasUnknown) settled++;
     }
     putInText += marks;
     if (page.correction) page.correction.corrected += marks;
@@ -220,13 +252,14 @@ async function rereadWords(
     const around = corrector.recheckContext(page);
     if (page.correction) {
       page.correction.corrected += here + around;
-      page.correction.unknown -= here;
+      page.correction.unknown -= settled;
     }
     await writeOcrPage(dir, file, page);
     changed += here;
+    unknownSettled += settled;
     context += around;
   }
-  return { reread: changed, context, calls: putInText };
+  return { reread: changed, settled: unknownSettled, context, calls: putInText };
 }
 
 function hasCorrections(page: OcrPage): boolean {

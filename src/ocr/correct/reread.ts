@@ -10,7 +10,7 @@
  * taken at x-heights 8 to 14 px was right.
  */
 import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../../imaging/index.js';
-import type { OcrBox, OcrPage, OcrWord } from '../../project/index.js';
+import { pageWords, type OcrBox, type OcrPage, type OcrWord } from '../../project/index.js';
 import { editDistance } from '../../util/index.js';
 import { changeWord, splitWord } from './words.js';
 import { letterCount as letters, wordScript } from '../scripts.js';
@@ -27,6 +27,18 @@ export interface RereadWord {
 
 /** The page's words worth reading again: left `unknown`, of two letters or more, not checked by a person. */
 export function wordsToReread(page: OcrPage): RereadWord[] {
+  return wordsWhere(page, (word) => word.unknown === true);
+}
+
+/**
+ * The page's words worth a second reading on the bitonal page (`chooseInk`): ones a dictionary knows, left as read,
+ * that the engine read below `confidence` — where the grey page's blur may have taken an accent or a ligature.
+ */
+export function wordsToCheck(page: OcrPage, confidence: number): RereadWord[] {
+  return wordsWhere(page, (word) => !word.unknown && !word.correction && word.confidence < confidence && wordScript(splitWord(word.text).core) === 'Latin');
+}
+
+function wordsWhere(page: OcrPage, worth: (word: OcrWord) => boolean): RereadWord[] {
   const found: RereadWord[] = [];
   let index = 0;
   for (const block of page.blocks) {
@@ -34,7 +46,7 @@ export function wordsToReread(page: OcrPage): RereadWord[] {
       for (const line of paragraph.lines) {
         const pad = Math.round(PAD * (line.box.y1 - line.box.y0));
         for (const word of line.words) {
-          if (word.unknown && !word.edit && letters(splitWord(word.text).core) >= 2) {
+          if (worth(word) && !word.edit && letters(splitWord(word.text).core) >= 2) {
             found.push({
               index,
               box: {
@@ -127,10 +139,86 @@ export function chooseReread(read: string, again: readonly string[], known: (wor
   if (wordScript(second.core) !== script || known(first.core) !== undefined) return undefined;
   if (editDistance(first.core.toLowerCase(), second.core.toLowerCase()) > allowedChanges(letters(first.core))) return undefined;
   if (script === 'Greek' && bare(first.core) === bare(second.core)) return undefined;
+  // Nor for letters the cut lost: the modern dictionary knows ancient words shortened ("ὁμοούσιον" → "ὁμοούσιο").
+  if (script === 'Greek' && dropsLettersOnly(first.core, second.core)) return undefined;
   const language = known(second.core);
   if (language === undefined) return undefined;
   const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
   return { text: `${prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+}
+
+/**
+ * The unknown words in Latin letters beside a Greek word (in its line or across the line's end): a Greek word the
+ * engine read in Latin look-alikes ("bayrioy" for "ἐναντίον" after "à"), to be read again in Greek alone (`chooseGreek`).
+ */
+export function wordsBesideGreek(page: OcrPage, unknown: readonly RereadWord[]): RereadWord[] {
+  const all = pageWords(page);
+  const greek = (i: number): boolean => all[i] !== undefined && wordScript(splitWord(all[i].text).core) === 'Greek';
+  return unknown.filter((w) => wordScript(splitWord(all[w.index].text).core) === 'Latin' && (greek(w.index - 1) || greek(w.index + 1)));
+}
+
+/**
+ * The Greek reading of a word in Latin letters beside Greek (`wordsBesideGreek`): taken when it is one Greek word the
+ * Greek dictionary knows (not only the document) with about as many letters (two more or fewer) as the first reading.
+ * The letters cannot be compared across the scripts; the dictionary, the neighbours and the length decide.
+ */
+export function chooseGreek(read: string, again: readonly string[], known: (word: string) => string | undefined): { text: string; change: string; language: string } | undefined {
+  if (again.length !== 1) return undefined;
+  const first = splitWord(read);
+  const second = splitWord(again[0]);
+  if (wordScript(first.core) !== 'Latin' || wordScript(second.core) !== 'Greek' || Math.abs(letters(second.core) - letters(first.core)) > 2 || letters(second.core) < 2) return undefined;
+  const language = known(second.core);
+  if (language === undefined || language === 'document') return undefined;
+  const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
+  return { text: `${prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+}
+
+/** Whether `second` is `first` with some of its letters left out, and nothing else changed. */
+function dropsLettersOnly(first: string, second: string): boolean {
+  const a = Array.from(first);
+  const b = Array.from(second);
+  if (b.length >= a.length) return false;
+  let i = 0;
+  for (const ch of a) if (i < b.length && ch === b[i]) i++;
+  return i === b.length;
+}
+
+/**
+ * The two readings of a word a dictionary knows, read with doubt on the grey page (`read`) and cut from the bitonal
+ * page the PDF shows (`ink`): the bitonal one is taken when it is one word a dictionary knows (not only the document)
+ * that differs from the first by accents or a ligature alone — an accent is on the bitonal page or not, where the grey
+ * page's blur may have taken it ("cour" → "cœur", "d’ail" → "d’œil", "àme" → "âme", "méme" → "même"). Any other
+ * difference leaves the word as it is: the dictionary knew it, and the readings disagree on more than the marks.
+ */
+export function chooseInk(read: string, ink: readonly string[], known: (word: string) => string | undefined): { text: string; change: string; language: string } | undefined {
+  if (ink.length !== 1) return undefined;
+  const first = splitWord(read);
+  const second = splitWord(ink[0]);
+  if (second.core === first.core || wordScript(first.core) !== 'Latin' || letters(first.core) < INK_LETTERS || !marksApart(first.core, second.core)) return undefined;
+  const language = known(second.core);
+  if (language === undefined || language === 'document') return undefined;
+  return { text: `${first.prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+}
+
+/** Shorter words are left to the grammar rules: a speck of dust would decide "a" or "à", "la" or "là". */
+const INK_LETTERS = 3;
+
+/** Letters a ligature's ink is read as when it blurs: "œ" as o, a, e or c; "æ" as a or e. */
+const LIGATURE_BLURS: Readonly<Record<string, string>> = { œ: 'oaec', æ: 'ae', Œ: 'OAEC', Æ: 'AE' };
+
+/**
+ * Whether two spellings differ only in their marks (accents, cedilla) or in a ligature the first reading split or
+ * blurred ("oe", "o" or "a" for "œ"), letter for letter, apostrophes alike.
+ */
+function marksApart(first: string, second: string): boolean {
+  const b = Array.from(second.replace(/’/g, "'"));
+  const apart = (read: string): boolean => {
+    const a = Array.from(read.replace(/’/g, "'"));
+    if (a.length !== b.length) return false;
+    return a.every((ch, i) => ch === b[i] || (ch.toLowerCase() !== b[i].toLowerCase() && (bare(ch) === bare(b[i]) || (LIGATURE_BLURS[b[i]] ?? '').includes(ch))));
+  };
+  if (first.replace(/’/g, "'") === second.replace(/’/g, "'")) return false;
+  return apart(first) || (/[œŒ]/u.test(second) && apart(first.replace(/oe/g, 'œ').replace(/OE/g, 'Œ')));
 }
 
 /** A word without its accents and breathings, in small letters. */

@@ -26,8 +26,8 @@ import { PluginSettingsDialog } from './plugin-settings.js';
 import { PluginsPanel } from './plugins-panel.js';
 import { TaskPanel } from './progress.js';
 import { RecogniseButton } from './recognise.js';
-import type { InitialWord } from './proofread.js';
 import { SettingsPanel } from './settings-panel.js';
+import { useDocumentDetail, useFileDrop, usePageNav, useServerState } from './app-state.js';
 import { refuseUnopenable } from './upload-guard.js';
 import { isTyping, ShortcutsDialog } from './shortcuts.js';
 
@@ -137,18 +137,227 @@ function pickDocument(docs: Record<string, DocumentSummary>): string | null {
   return latest?.id ?? null;
 }
 
+/** A document without pages to show yet: its task, or why it has none. */
+function PendingDocument({ doc, boot, busy, onCancel, onClose }: { doc: DocumentSummary; boot: BootState; busy: boolean; onCancel: () => void; onClose: () => void }): ComponentChild {
+  return h(
+    'div',
+    { class: 'doc-pending' },
+    busy ? h(TaskPanel, { doc, onCancel }) : null,
+    !busy && doc.status === 'failed' ? h('div', { class: 'error-state', role: 'alert' }, h('h2', null, `${doc.name} could not be opened`), h('p', null, doc.error?.message ?? 'It failed.')) : null,
+    !busy && doc.status === 'cancelled' ? h('div', { class: 'notice-state', role: 'status' }, h('h2', null, 'Opening was cancelled'), h('p', null, 'Nothing was kept. Start again with another preset if you like.')) : null,
+    !busy && (doc.status === 'failed' || doc.status === 'cancelled')
+      ? h('div', { class: 'row' }, doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null, h('button', { type: 'button', class: 'button', onClick: onClose }, 'Close document'))
+      : null,
+    !busy && doc.status === 'ready' ? h('p', { role: 'status' }, 'Loading the pages…') : null,
+  );
+}
+
+/** The bar above a document's pages: its facts, Proofread or Recognise, Rerun and Close. */
+function DocBar({
+  detail,
+  doc,
+  boot,
+  busy,
+  proofreading,
+  onProofread,
+  onError,
+  onClose,
+}: {
+  detail: DocumentDetail;
+  doc: DocumentSummary;
+  boot: BootState;
+  busy: boolean;
+  proofreading: DocumentDetail['proofreading'];
+  onProofread: () => void;
+  onError: (e: unknown) => void;
+  onClose: () => void;
+}): ComponentChild {
+  return h(
+    'div',
+    { class: 'doc-bar' },
+    h('p', { class: 'doc-facts' }, `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`, detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '', detail.usedPreset ? ` · preset ${detail.usedPreset}` : '', detail.ocr ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})` : detail.pageList.every((p) => p.hasText) ? " · text: the PDF's own" : ' · no text yet'),
+    proofreading
+      ? h(
+          'button',
+          { type: 'button', class: 'button', onClick: onProofread },
+          h(Icon, { name: 'pen', size: 16 }),
+          proofreading.doubtful > 0 ? `Proofread: ${proofreading.doubtful} word${proofreading.doubtful === 1 ? '' : 's'} to check` : 'Proofread',
+        )
+      : h(RecogniseButton, { boot, doc, pages: detail.pageList, busy, onError }),
+    doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null,
+    h('button', { type: 'button', class: 'button subtle', onClick: onClose, disabled: busy }, 'Close document'),
+  );
+}
+
+/** The top bar: the document's name and source, the document switcher, Open… and the shortcuts. */
+function TopBar({
+  doc,
+  all,
+  currentId,
+  uploading,
+  onSwitch,
+  onFiles,
+  onShortcuts,
+}: {
+  doc: DocumentSummary | null;
+  /** Every document, oldest first. */
+  all: DocumentSummary[];
+  currentId: string | null;
+  uploading: number | null;
+  onSwitch: (id: string) => void;
+  onFiles: (files: File[]) => void;
+  onShortcuts: () => void;
+}): ComponentChild {
+  const labels = describeDocs(all);
+  return h(
+    'header',
+    { class: 'topbar' },
+    h('div', { class: 'brand' }, h(Icon, { name: 'book', size: 22 }), h('span', null, 'Quire')),
+    doc
+      ? h('div', { class: 'doc-heading' }, h('h1', { class: 'doc-title', title: doc.name }, doc.name), h('p', { class: 'doc-source muted' }, `${sourceOf(doc)} · opened ${clock(doc.openedAt, false)}`))
+      : h('span', { class: 'doc-title muted' }, 'No document open'),
+    all.length > 1
+      ? h(
+          'label',
+          { class: 'switcher' },
+          h('span', { class: 'visually-hidden' }, 'Switch document'),
+          h(
+            'select',
+            { value: currentId ?? '', onChange: (e: Event) => onSwitch((e.currentTarget as HTMLSelectElement).value) },
+            all.map((d) => h('option', { value: d.id }, labels.get(d.id))),
+          ),
+        )
+      : null,
+    doc && uploading !== null ? h(UploadProgress, { share: uploading }) : null,
+    h(FilePicker, { onFiles, label: 'Open…', inputId: 'open-files' }),
+    h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Keyboard shortcuts', 'aria-keyshortcuts': '?', title: 'Keyboard shortcuts (?)', onClick: onShortcuts }, h(Icon, { name: 'keyboard' })),
+  );
+}
+
+/** The panel a rail entry opens beside the pages. */
+function SidePanel({
+  panel,
+  doc,
+  boot,
+  pluginsVersion,
+  onClose,
+  onSetUp,
+  onPluginsChanged,
+  onSettingsSaved,
+}: {
+  panel: PanelName;
+  doc: DocumentSummary | null;
+  boot: BootState;
+  pluginsVersion: number;
+  onClose: () => void;
+  /** Open a plugin's settings. */
+  onSetUp: (slug: string) => void;
+  onPluginsChanged: () => void;
+  onSettingsSaved: (settings: SettingsView) => void;
+}): ComponentChild {
+  const panelTitle = RAIL.find((r) => r.name === panel)?.label;
+  return h(
+    'aside',
+    { id: 'side-panel', class: 'side-panel', 'aria-labelledby': 'panel-title', tabIndex: -1 },
+    h(
+      'div',
+      { class: 'panel-head' },
+      h('h2', { id: 'panel-title' }, panelTitle),
+      h('button', { type: 'button', class: 'icon-button', 'aria-label': `Close ${panelTitle}`, onClick: onClose }, h(Icon, { name: 'close' })),
+    ),
+    panel === 'export' ? h(ExportPanel, { doc, pluginsVersion, onSetUp, local: boot.local }) : null,
+    panel === 'ocr' ? h(OcrPanel, { boot, doc }) : null,
+    panel === 'plugins' ? h(PluginsPanel, { version: pluginsVersion, onChanged: onPluginsChanged, onSettings: onSetUp }) : null,
+    panel === 'settings' ? h(SettingsPanel, { boot, onSaved: onSettingsSaved }) : null,
+    panel === 'settings' ? h(DictionaryEditor, null) : null,
+  );
+}
+
+/** Asked before closing a document whose text changed since its last export; the safe answer has the focus. */
+function CloseConfirm({ doc, onConfirm, onCancel }: { doc: DocumentSummary; onConfirm: () => void; onCancel: () => void }): ComponentChild {
+  return h(
+    ConfirmDialog,
+    { title: `Close ${doc.name}?`, confirmLabel: 'Close document', cancelLabel: 'Keep it open', onConfirm, onCancel },
+    h(
+      'p',
+      null,
+      `${doc.proofreading?.checked ? `Its text, with the ${doc.proofreading.checked} word${doc.proofreading.checked === 1 ? '' : 's'} you checked,` : 'Its recognised text'} ${doc.lastExport ? 'changed after its last export' : 'has not been exported'}. Closing removes the document from Quire.`,
+    ),
+    h('p', { class: 'muted small' }, 'To keep it, export it first: a PDF or Markdown for the text, a slim project to go on proofreading later.'),
+  );
+}
+
+/** What the app's keys need to know and do. */
+interface AppKeyState {
+  /** The pages of the document shown. */
+  pages: PageView[];
+  pageIndex: number | null;
+  panel: PanelName | null;
+  mode: ViewMode;
+  openPage: (index: number) => void;
+  backToGrid: () => void;
+  setMode: (mode: ViewMode) => void;
+  setPanel: (panel: PanelName | null) => void;
+  showShortcuts: () => void;
+}
+
+/** The app's keys, wherever the focus is (except in a field or a dialog). */
+function appKey(e: KeyboardEvent, { pages, pageIndex, panel, mode, openPage, backToGrid, setMode, setPanel, showShortcuts }: AppKeyState): void {
+  if (e.defaultPrevented || isTyping(e) || document.querySelector('dialog[open]')) return;
+  const at = pages.findIndex((p) => p.index === pageIndex);
+  const go = (i: number): void => {
+    const page = pages[Math.max(0, Math.min(pages.length - 1, i))];
+    if (page && page.index !== pageIndex) openPage(page.index);
+  };
+  let handled = true;
+  if (e.key === '?') showShortcuts();
+  else if (e.key === 'o' || e.key === 'O') document.getElementById('open-files')?.click();
+  else if (e.key === 'Escape' && panel && (document.activeElement === document.body || document.activeElement?.closest('#side-panel'))) {
+    const name = panel;
+    setPanel(null);
+    document.getElementById(`rail-${name}`)?.focus();
+  } else if (pageIndex !== null && at >= 0) {
+    if (e.key === 'ArrowLeft' || e.key === 'PageUp') go(at - 1);
+    else if (e.key === 'ArrowRight' || e.key === 'PageDown') go(at + 1);
+    else if (e.key === 'Home') go(0);
+    else if (e.key === 'End') go(pages.length - 1);
+    else if (e.key === 'Escape') backToGrid();
+    else if ((e.key === 'p' || e.key === 'P') && pages[at].hasText && pages[at].kind !== 'pdf') setMode(mode === 'proofread' ? 'compare' : 'proofread');
+    else handled = false;
+  } else handled = false;
+  if (handled) e.preventDefault();
+}
+
+/** Whatever is shown is one of the server's documents: after a reload, a close, or a close in another window. */
+function useShownDocument(listed: boolean, docs: Record<string, DocumentSummary>, currentId: string | null, show: (id: string | null) => void): void {
+  useEffect(() => {
+    if (!listed) return;
+    if (currentId && docs[currentId]) return;
+    const next = pickDocument(docs);
+    if (next !== currentId) show(next);
+  }, [listed, docs, currentId]);
+  useEffect(() => {
+    if (currentId) sessionStorage.setItem(CURRENT_KEY, currentId);
+  }, [currentId]);
+}
+
+/** The app's keys, wherever the focus is (the handler is renewed each render, so it sees the state of now). */
+function useWindowKeys(handler: (e: KeyboardEvent) => void): void {
+  const onKey = useRef<(e: KeyboardEvent) => void>(() => undefined);
+  onKey.current = handler;
+  useEffect(() => {
+    const listener = (e: KeyboardEvent): void => onKey.current(e);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
+}
+
 export function App(): ComponentChild {
-  const [boot, setBoot] = useState<BootState | null>(null);
-  const [bootError, setBootError] = useState<string | null>(null);
-  const [docs, setDocs] = useState<Record<string, DocumentSummary>>({});
-  const [listed, setListed] = useState(false);
+  const { boot, setBoot, bootError, docs, setDocs, listed, refreshBoot } = useServerState();
   const [currentId, setCurrentId] = useState<string | null>(null);
   const [detail, setDetail] = useState<DocumentDetail | null>(null);
+  const { pageIndex, setPageIndex, mode, setMode, initialWord, gridFocus, setGridFocus, openPage, backToGrid, otherDoubtful, startProofreading } = usePageNav(detail);
   const [panel, setPanel] = useState<PanelName | null>(null);
-  const [pageIndex, setPageIndex] = useState<number | null>(null);
-  const [mode, setMode] = useState<ViewMode>('compare');
-  const [initialWord, setInitialWord] = useState<InitialWord>(null);
-  const [gridFocus, setGridFocus] = useState<number | null>(null);
   const [uploading, setUploading] = useState<number | null>(null);
   const [openError, setOpenError] = useState<string | null>(null);
   const [pluginsVersion, setPluginsVersion] = useState(0);
@@ -156,67 +365,15 @@ export function App(): ComponentChild {
   const [actionError, setActionError] = useState<{ docId: string; text: string } | null>(null);
   const [confirmClose, setConfirmClose] = useState(false);
   const [shortcuts, setShortcuts] = useState(false);
-  const [dragging, setDragging] = useState(false);
-  const dragDepth = useRef(0);
 
-  const refreshBoot = useCallback(() => {
-    api<BootState>('GET', '/api/state').then(setBoot, (e: unknown) => setBootError(messageOf(e)));
-  }, []);
-
-  useEffect(() => {
-    refreshBoot();
-    api<DocumentSummary[]>('GET', '/api/documents').then(
-      (list) => {
-        // The event stream may already have told of a newer state of some: keep that.
-        setDocs((all) => ({ ...Object.fromEntries(list.map((d) => [d.id, d])), ...all }));
-        setListed(true);
-      },
-      (e: unknown) => setBootError(messageOf(e)),
-    );
-    const events = new EventSource('/api/events');
-    events.addEventListener('document', (e) => {
-      const summary = JSON.parse((e as MessageEvent<string>).data) as DocumentSummary;
-      setDocs((all) => ({ ...all, [summary.id]: summary }));
-    });
-    events.addEventListener('removed', (e) => {
-      const { id } = JSON.parse((e as MessageEvent<string>).data) as { id: string };
-      setDocs((all) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== id)));
-    });
-    // Settings changed (here or in another window): engines may run now, or no longer.
-    events.addEventListener('settings', () => refreshBoot());
-    return () => events.close();
-  }, []);
-
-  // Whatever is shown is one of the server's documents: after a reload, a close, or a close in another window.
-  useEffect(() => {
-    if (!listed) return;
-    if (currentId && docs[currentId]) return;
-    const next = pickDocument(docs);
-    if (next !== currentId) {
-      setCurrentId(next);
-      setPageIndex(null);
-    }
-  }, [listed, docs, currentId]);
-  useEffect(() => {
-    if (currentId) sessionStorage.setItem(CURRENT_KEY, currentId);
-  }, [currentId]);
+  useShownDocument(listed, docs, currentId, (next) => {
+    setCurrentId(next);
+    setPageIndex(null);
+  });
 
   const doc = currentId ? (docs[currentId] ?? null) : null;
   const revision = doc?.revision;
-  useEffect(() => {
-    if (!currentId) {
-      setDetail(null);
-      return;
-    }
-    let live = true;
-    api<DocumentDetail>('GET', `/api/documents/${currentId}`).then(
-      (d) => live && setDetail(d),
-      (e: unknown) => live && setActionError({ docId: currentId, text: messageOf(e) }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [currentId, revision]);
+  useDocumentDetail(currentId, revision, setDetail, (id, e) => setActionError({ docId: id, text: messageOf(e) }));
 
   const open = useCallback(async (files: File[]) => {
     setOpenError(null);
@@ -233,6 +390,8 @@ export function App(): ComponentChild {
       setUploading(null);
     }
   }, []);
+
+  const { dragging, dragHandlers } = useFileDrop(open);
 
   const showError = (e: unknown): void => {
     if (currentId) setActionError({ docId: currentId, text: messageOf(e) });
@@ -280,92 +439,9 @@ export function App(): ComponentChild {
     refreshBoot();
   };
 
-  const openPage = (index: number, word: InitialWord = null): void => {
-    setInitialWord(word);
-    setPageIndex(index);
-  };
-  const backToGrid = (): void => {
-    setGridFocus(pageIndex);
-    setPageIndex(null);
-  };
-  /** The nearest page after or before `from` with words to check, opened for proofreading at its first or last one. */
-  const otherDoubtful = (from: number, direction: 1 | -1): boolean => {
-    const pages = detail?.pageList ?? [];
-    const ordered = direction === 1 ? pages.filter((p) => p.index > from) : pages.filter((p) => p.index < from).reverse();
-    const target = ordered.find((p) => (p.proofreading?.doubtful ?? 0) > 0);
-    if (!target) return false;
-    setMode('proofread');
-    openPage(target.index, direction === 1 ? 'first-doubtful' : 'last-doubtful');
-    return true;
-  };
-  const startProofreading = (): void => {
-    const first = detail?.pageList.find((p) => (p.proofreading?.doubtful ?? 0) > 0) ?? detail?.pageList.find((p) => p.proofreading);
-    if (!first) return;
-    setMode('proofread');
-    openPage(first.index, 'first-doubtful');
-  };
-
-  // The app's keys, wherever the focus is (the handler is renewed each render, so it sees the state of now).
-  const onKey = useRef<(e: KeyboardEvent) => void>(() => undefined);
-  onKey.current = (e: KeyboardEvent): void => {
-    if (e.defaultPrevented || isTyping(e) || document.querySelector('dialog[open]')) return;
-    const pages = detail && detail.id === currentId ? detail.pageList : [];
-    const at = pages.findIndex((p) => p.index === pageIndex);
-    const go = (i: number): void => {
-      const page = pages[Math.max(0, Math.min(pages.length - 1, i))];
-      if (page && page.index !== pageIndex) openPage(page.index);
-    };
-    let handled = true;
-    if (e.key === '?') setShortcuts(true);
-    else if (e.key === 'o' || e.key === 'O') document.getElementById('open-files')?.click();
-    else if (e.key === 'Escape' && panel && (document.activeElement === document.body || document.activeElement?.closest('#side-panel'))) {
-      const name = panel;
-      setPanel(null);
-      document.getElementById(`rail-${name}`)?.focus();
-    } else if (pageIndex !== null && at >= 0) {
-      if (e.key === 'ArrowLeft' || e.key === 'PageUp') go(at - 1);
-      else if (e.key === 'ArrowRight' || e.key === 'PageDown') go(at + 1);
-      else if (e.key === 'Home') go(0);
-      else if (e.key === 'End') go(pages.length - 1);
-      else if (e.key === 'Escape') backToGrid();
-      else if ((e.key === 'p' || e.key === 'P') && pages[at].hasText && pages[at].kind !== 'pdf') setMode(mode === 'proofread' ? 'compare' : 'proofread');
-      else handled = false;
-    } else handled = false;
-    if (handled) e.preventDefault();
-  };
-  useEffect(() => {
-    const listener = (e: KeyboardEvent): void => onKey.current(e);
-    window.addEventListener('keydown', listener);
-    return () => window.removeEventListener('keydown', listener);
-  }, []);
-
-  // A file dragged anywhere over the window lights the whole window up; dropping it opens it.
-  const hasFiles = (e: DragEvent): boolean => e.dataTransfer?.types.includes('Files') === true;
-  const dragHandlers = {
-    onDragEnter: (e: DragEvent) => {
-      if (!hasFiles(e)) return;
-      dragDepth.current++;
-      setDragging(true);
-    },
-    onDragOver: (e: DragEvent) => {
-      if (!hasFiles(e)) return;
-      e.preventDefault();
-      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
-    },
-    onDragLeave: (e: DragEvent) => {
-      if (!hasFiles(e)) return;
-      dragDepth.current = Math.max(0, dragDepth.current - 1);
-      if (dragDepth.current === 0) setDragging(false);
-    },
-    onDrop: (e: DragEvent) => {
-      dragDepth.current = 0;
-      setDragging(false);
-      if (!hasFiles(e)) return;
-      e.preventDefault();
-      const files = [...(e.dataTransfer?.files ?? [])];
-      if (files.length > 0) void open(files);
-    },
-  };
+  useWindowKeys((e) =>
+    appKey(e, { pages: detail && detail.id === currentId ? detail.pageList : [], pageIndex, panel, mode, openPage, backToGrid, setMode, setPanel, showShortcuts: () => setShortcuts(true) }),
+  );
 
   if (bootError) return h('main', { class: 'fatal' }, h('h1', null, 'Quire cannot start this window'), h('p', { role: 'alert' }, bootError));
   if (!boot || !listed) return h('main', { class: 'fatal', role: 'status' }, 'Loading Quire…');
@@ -373,7 +449,6 @@ export function App(): ComponentChild {
   const busy = doc?.status === 'working';
   const ready = detail && detail.id === currentId && detail.pageList.length > 0;
   const all = Object.values(docs).sort((a, b) => a.openedAt - b.openedAt);
-  const labels = describeDocs(all);
   const shownError = actionError && actionError.docId === currentId ? actionError.text : null;
   const proofreading = ready ? detail.proofreading : undefined;
 
@@ -381,36 +456,12 @@ export function App(): ComponentChild {
   if (!doc) {
     content = h(EmptyState, { onFiles: (f) => void open(f), uploading, error: openError, over: dragging });
   } else if (!ready) {
-    content = h(
-      'div',
-      { class: 'doc-pending' },
-      busy ? h(TaskPanel, { doc, onCancel: cancel }) : null,
-      !busy && doc.status === 'failed' ? h('div', { class: 'error-state', role: 'alert' }, h('h2', null, `${doc.name} could not be opened`), h('p', null, doc.error?.message ?? 'It failed.')) : null,
-      !busy && doc.status === 'cancelled' ? h('div', { class: 'notice-state', role: 'status' }, h('h2', null, 'Opening was cancelled'), h('p', null, 'Nothing was kept. Start again with another preset if you like.')) : null,
-      !busy && (doc.status === 'failed' || doc.status === 'cancelled')
-        ? h('div', { class: 'row' }, doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null, h('button', { type: 'button', class: 'button', onClick: closeDocument }, 'Close document'))
-        : null,
-      !busy && doc.status === 'ready' ? h('p', { role: 'status' }, 'Loading the pages…') : null,
-    );
+    content = h(PendingDocument, { doc, boot, busy, onCancel: cancel, onClose: closeDocument });
   } else {
     content = h(
       'div',
       { class: 'doc' },
-      h(
-        'div',
-        { class: 'doc-bar' },
-        h('p', { class: 'doc-facts' }, `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`, detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '', detail.usedPreset ? ` · preset ${detail.usedPreset}` : '', detail.ocr ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})` : detail.pageList.every((p) => p.hasText) ? " · text: the PDF's own" : ' · no text yet'),
-        proofreading
-          ? h(
-              'button',
-              { type: 'button', class: 'button', onClick: startProofreading },
-              h(Icon, { name: 'pen', size: 16 }),
-              proofreading.doubtful > 0 ? `Proofread: ${proofreading.doubtful} word${proofreading.doubtful === 1 ? '' : 's'} to check` : 'Proofread',
-            )
-          : h(RecogniseButton, { boot, doc, pages: detail.pageList, busy, onError: showError }),
-        doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null,
-        h('button', { type: 'button', class: 'button subtle', onClick: closeDocument, disabled: busy }, 'Close document'),
-      ),
+      h(DocBar, { detail, doc, boot, busy, proofreading, onProofread: startProofreading, onError: showError, onClose: closeDocument }),
       busy ? h(TaskPanel, { doc, onCancel: cancel, compact: true }) : null,
       h(LastTaskNote, { doc, exportPanel: panel === 'export' }),
       shownError ? h(ErrorBanner, { text: shownError, onDismiss: () => setActionError(null) }) : null,
@@ -431,69 +482,19 @@ export function App(): ComponentChild {
     );
   }
 
-  const panelTitle = RAIL.find((r) => r.name === panel)?.label;
   return h(
     'div',
     { class: panel ? 'app with-panel' : 'app', ...dragHandlers },
     h('a', { class: 'skip', href: '#main' }, 'Skip to the pages'),
     h(Announcer, { doc }),
-    h(
-      'header',
-      { class: 'topbar' },
-      h('div', { class: 'brand' }, h(Icon, { name: 'book', size: 22 }), h('span', null, 'Quire')),
-      doc
-        ? h('div', { class: 'doc-heading' }, h('h1', { class: 'doc-title', title: doc.name }, doc.name), h('p', { class: 'doc-source muted' }, `${sourceOf(doc)} · opened ${clock(doc.openedAt, false)}`))
-        : h('span', { class: 'doc-title muted' }, 'No document open'),
-      all.length > 1
-        ? h(
-            'label',
-            { class: 'switcher' },
-            h('span', { class: 'visually-hidden' }, 'Switch document'),
-            h(
-              'select',
-              { value: currentId ?? '', onChange: (e: Event) => switchTo((e.currentTarget as HTMLSelectElement).value) },
-              all.map((d) => h('option', { value: d.id }, labels.get(d.id))),
-            ),
-          )
-        : null,
-      doc && uploading !== null ? h(UploadProgress, { share: uploading }) : null,
-      h(FilePicker, { onFiles: (f) => void open(f), label: 'Open…', inputId: 'open-files' }),
-      h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Keyboard shortcuts', 'aria-keyshortcuts': '?', title: 'Keyboard shortcuts (?)', onClick: () => setShortcuts(true) }, h(Icon, { name: 'keyboard' })),
-    ),
+    h(TopBar, { doc, all, currentId, uploading, onSwitch: switchTo, onFiles: (f) => void open(f), onShortcuts: () => setShortcuts(true) }),
     doc && openError ? h(ErrorBanner, { text: openError, banner: true, onDismiss: () => setOpenError(null) }) : null,
     h('main', { id: 'main', class: 'main', tabIndex: -1 }, content),
-    panel
-      ? h(
-          'aside',
-          { id: 'side-panel', class: 'side-panel', 'aria-labelledby': 'panel-title', tabIndex: -1 },
-          h(
-            'div',
-            { class: 'panel-head' },
-            h('h2', { id: 'panel-title' }, panelTitle),
-            h('button', { type: 'button', class: 'icon-button', 'aria-label': `Close ${panelTitle}`, onClick: () => setPanel(null) }, h(Icon, { name: 'close' })),
-          ),
-          panel === 'export' ? h(ExportPanel, { doc, pluginsVersion, onSetUp: setSettingsOf, local: boot.local }) : null,
-          panel === 'ocr' ? h(OcrPanel, { boot, doc }) : null,
-          panel === 'plugins' ? h(PluginsPanel, { version: pluginsVersion, onChanged: pluginsChanged, onSettings: setSettingsOf }) : null,
-          panel === 'settings' ? h(SettingsPanel, { boot, onSaved: settingsSaved }) : null,
-          panel === 'settings' ? h(DictionaryEditor, null) : null,
-        )
-      : null,
+    panel ? h(SidePanel, { panel, doc, boot, pluginsVersion, onClose: () => setPanel(null), onSetUp: setSettingsOf, onPluginsChanged: pluginsChanged, onSettingsSaved: settingsSaved }) : null,
     h(Rail, { panel, onPanel: setPanel }),
     dragging ? h('div', { class: 'drop-overlay', 'aria-hidden': 'true' }, h('div', { class: 'drop-card' }, h(Icon, { name: 'open', size: 40 }), h('p', null, 'Drop to open as a new document'))) : null,
     settingsOf ? h(PluginSettingsDialog, { slug: settingsOf, onClose: () => setSettingsOf(null), onChanged: pluginsChanged }) : null,
     shortcuts ? h(ShortcutsDialog, { onClose: () => setShortcuts(false) }) : null,
-    confirmClose && doc
-      ? h(
-          ConfirmDialog,
-          { title: `Close ${doc.name}?`, confirmLabel: 'Close document', cancelLabel: 'Keep it open', onConfirm: closeNow, onCancel: () => setConfirmClose(false) },
-          h(
-            'p',
-            null,
-            `${doc.proofreading?.checked ? `Its text, with the ${doc.proofreading.checked} word${doc.proofreading.checked === 1 ? '' : 's'} you checked,` : 'Its recognised text'} ${doc.lastExport ? 'changed after its last export' : 'has not been exported'}. Closing removes the document from Quire.`,
-          ),
-          h('p', { class: 'muted small' }, 'To keep it, export it first: a PDF or Markdown for the text, a slim project to go on proofreading later.'),
-        )
-      : null,
+    confirmClose && doc ? h(CloseConfirm, { doc, onConfirm: closeNow, onCancel: () => setConfirmClose(false) }) : null,
   );
 }

@@ -123,6 +123,82 @@ function AlsoWrite({
   );
 }
 
+/** A destination that cannot be chosen: refused, or taking no format Quire writes. */
+const disabled = (c: ExporterCard): boolean => c.kind === 'destination' && (c.state === 'refused' || c.state === 'no-format');
+
+/** One card of the export panel: a format or a destination, with its options when it is the chosen one. */
+function ExporterCardItem({
+  c,
+  isSelected,
+  hasText,
+  formats,
+  choice,
+  setChoice,
+  also,
+  onAlso,
+  onSelect,
+  onSetUp,
+}: {
+  c: ExporterCard;
+  isSelected: boolean;
+  /** The document has recognised text already. */
+  hasText: boolean;
+  /** The other formats that may be written with this one. */
+  formats: ExporterCard[];
+  choice: (key: string, name: string, fallback: string) => string;
+  setChoice: (key: string, name: string, value: string) => void;
+  also: string[];
+  onAlso: (format: string, on: boolean) => void;
+  onSelect: () => void;
+  onSetUp: () => void;
+}): ComponentChild {
+  const id = `exporter-${c.key.replace(/[^a-z0-9-]/g, '-')}`;
+  return h(
+    'div',
+    { class: `card${isSelected ? ' selected' : ''}${disabled(c) ? ' disabled' : ''}` },
+    h(
+      'div',
+      { class: 'card-head' },
+      h('input', { type: 'radio', name: 'exporter', id, value: c.key, checked: isSelected, disabled: disabled(c), onChange: onSelect, 'aria-describedby': `${id}-desc` }),
+      h('label', { for: id }, c.title, c.kind === 'destination' ? h('span', { class: 'card-key' }, c.key) : null),
+    ),
+    h('p', { class: 'card-desc', id: `${id}-desc` }, c.description),
+    stateLine(c),
+    c.needsOcr ? h('p', { class: 'muted small' }, hasText ? 'Uses the recognised text.' : 'Needs text: OCR runs first.') : null,
+    isSelected && c.kind === 'format'
+      ? (c.options ?? []).map((o) =>
+          h(
+            'div',
+            { class: 'field inline' },
+            h('label', { for: `${id}-${o.name}` }, o.label),
+            h(
+              'select',
+              { id: `${id}-${o.name}`, value: choice(c.key, o.name, o.default), onChange: (e: Event) => setChoice(c.key, o.name, (e.currentTarget as HTMLSelectElement).value) },
+              o.values.map((v) => h('option', { value: v }, v)),
+            ),
+          ),
+        )
+      : null,
+    isSelected && c.kind === 'format' ? h(AlsoWrite, { id, chosen: c, formats, also, onChange: onAlso }) : null,
+    isSelected && c.kind === 'destination' && c.formats && c.formats.length > 1
+      ? h(
+          'div',
+          { class: 'field inline' },
+          h('label', { for: `${id}-as` }, 'Export as'),
+          h(
+            'select',
+            { id: `${id}-as`, value: choice(c.key, 'as', c.formats[0]), onChange: (e: Event) => setChoice(c.key, 'as', (e.currentTarget as HTMLSelectElement).value) },
+            c.formats.map((f) => h('option', { value: f }, `${f} — ${FORMAT_TITLES[f] ?? f}`)),
+          ),
+        )
+      : null,
+    isSelected && c.kind === 'destination' && c.formats?.length === 1 ? h('p', { class: 'muted small' }, `Sends ${FORMAT_TITLES[c.formats[0]] ?? c.formats[0]}.`) : null,
+    isSelected && c.kind === 'destination' && c.state !== 'refused'
+      ? h('button', { type: 'button', class: 'link-button', onClick: onSetUp }, `${c.title} settings…`)
+      : null,
+  );
+}
+
 export function ExportPanel({
   doc,
   pluginsVersion,
@@ -199,7 +275,6 @@ export function ExportPanel({
   const shownNote = note && doc && note.docId === doc.id ? note : null;
   const failed = doc?.lastTask?.kind === 'export' && doc.lastTask.outcome !== 'done' && !exporting ? doc.lastTask : null;
 
-  const disabled = (c: ExporterCard): boolean => c.kind === 'destination' && (c.state === 'refused' || c.state === 'no-format');
 
   return h(
     'div',
@@ -212,54 +287,21 @@ export function ExportPanel({
           'fieldset',
           { class: 'cards' },
           h('legend', null, 'What to make'),
-          cards.map((c) => {
-            const id = `exporter-${c.key.replace(/[^a-z0-9-]/g, '-')}`;
-            const isSelected = card?.key === c.key;
-            return h(
-              'div',
-              { key: c.key, class: `card${isSelected ? ' selected' : ''}${disabled(c) ? ' disabled' : ''}` },
-              h(
-                'div',
-                { class: 'card-head' },
-                h('input', { type: 'radio', name: 'exporter', id, value: c.key, checked: isSelected, disabled: disabled(c), onChange: () => setSelected(c.key), 'aria-describedby': `${id}-desc` }),
-                h('label', { for: id }, c.title, c.kind === 'destination' ? h('span', { class: 'card-key' }, c.key) : null),
-              ),
-              h('p', { class: 'card-desc', id: `${id}-desc` }, c.description),
-              stateLine(c),
-              c.needsOcr ? h('p', { class: 'muted small' }, doc?.ocr ? 'Uses the recognised text.' : 'Needs text: OCR runs first.') : null,
-              isSelected && c.kind === 'format'
-                ? (c.options ?? []).map((o) =>
-                    h(
-                      'div',
-                      { class: 'field inline' },
-                      h('label', { for: `${id}-${o.name}` }, o.label),
-                      h(
-                        'select',
-                        { id: `${id}-${o.name}`, value: choice(c.key, o.name, o.default), onChange: (e: Event) => setChoice(c.key, o.name, (e.currentTarget as HTMLSelectElement).value) },
-                        o.values.map((v) => h('option', { value: v }, v)),
-                      ),
-                    ),
-                  )
-                : null,
-              isSelected && c.kind === 'format' ? h(AlsoWrite, { id, chosen: c, formats: cards.filter((o) => o.kind === 'format' && o.key !== c.key), also: alsoOf(c.key), onChange: (f, on) => setAlsoOf(c.key, f, on) }) : null,
-              isSelected && c.kind === 'destination' && c.formats && c.formats.length > 1
-                ? h(
-                    'div',
-                    { class: 'field inline' },
-                    h('label', { for: `${id}-as` }, 'Export as'),
-                    h(
-                      'select',
-                      { id: `${id}-as`, value: choice(c.key, 'as', c.formats[0]), onChange: (e: Event) => setChoice(c.key, 'as', (e.currentTarget as HTMLSelectElement).value) },
-                      c.formats.map((f) => h('option', { value: f }, `${f} — ${FORMAT_TITLES[f] ?? f}`)),
-                    ),
-                  )
-                : null,
-              isSelected && c.kind === 'destination' && c.formats?.length === 1 ? h('p', { class: 'muted small' }, `Sends ${FORMAT_TITLES[c.formats[0]] ?? c.formats[0]}.`) : null,
-              isSelected && c.kind === 'destination' && c.state !== 'refused'
-                ? h('button', { type: 'button', class: 'link-button', onClick: () => onSetUp(slugOf(c)) }, `${c.title} settings…`)
-                : null,
-            );
-          }),
+          cards.map((c) =>
+            h(ExporterCardItem, {
+              key: c.key,
+              c,
+              isSelected: card?.key === c.key,
+              hasText: Boolean(doc?.ocr),
+              formats: cards.filter((o) => o.kind === 'format' && o.key !== c.key),
+              choice,
+              setChoice,
+              also: alsoOf(c.key),
+              onAlso: (f, on) => setAlsoOf(c.key, f, on),
+              onSelect: () => setSelected(c.key),
+              onSetUp: () => onSetUp(slugOf(c)),
+            }),
+          ),
         )
       : null,
     cards && cards.every((c) => c.kind === 'format') ? h('p', { class: 'muted small' }, 'Install a destination in Plugins to send exports to a library, an e-reader or a corpus.') : null,

@@ -7,7 +7,7 @@
  * what `quire plugins config --export/--import` do; exporting secrets asks first, naming them, and
  * warns as the CLI does.
  */
-import { h, type ComponentChild } from 'preact';
+import { Fragment, h, type ComponentChild, type Ref } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CheckView, ConfigExportView, ConfigImportView, FieldView, PluginSettingsView, UnsavedSettings } from '../api-types.js';
 import { api, ApiFailure, messageOf, startDownload } from './api.js';
@@ -169,6 +169,60 @@ function ExportSettingsDialog({ view, onClose }: { view: PluginSettingsView; onC
   );
 }
 
+/** What the plugin may reach on the network, and where a secret saved here is kept. */
+function PluginFacts({ view }: { view: PluginSettingsView }): ComponentChild {
+  return h(
+    Fragment,
+    null,
+    h(
+      'p',
+      { class: 'muted small' },
+      view.hosts === null
+        ? 'Network: none (it declares no network use).'
+        : view.hosts.length === 0
+          ? 'Network: only the servers its settings name, through Quire; none is saved yet.'
+          : `Network: only ${view.hosts.join(', ')} (named by its saved settings), through Quire.`,
+    ),
+    view.secretStore.plainText
+      ? h('p', { class: 'notice small' }, `A secret you save here is stored as plain text in ${view.secretStore.text}.`)
+      : h('p', { class: 'muted small' }, `A secret you save here is kept in ${view.secretStore.text}.`),
+  );
+}
+
+/** The outcome of Check, or that it runs. */
+function CheckOutcome({ check, checkedUnsaved }: { check: CheckView | 'running' | null; checkedUnsaved: boolean }): ComponentChild {
+  return (
+    check && check !== 'running'
+      ? h(
+          'div',
+          { class: `outcome ${check.ok ? 'ok' : 'bad'}`, role: 'status', 'aria-label': 'Check result' },
+          h('p', null, h('strong', null, check.label), ` — ${check.message}`),
+          checkedUnsaved ? h('p', { class: 'small' }, 'These are the values in the form; they are not saved until you press Save.') : null,
+        )
+      : check === 'running'
+        ? h('p', { class: 'muted', role: 'status' }, 'Checking…')
+        : null
+  );
+}
+
+/** The hidden file picker behind Import…. */
+function ImportFileInput({ inputRef, onFile }: { inputRef: Ref<HTMLInputElement>; onFile: (file: File) => void }): ComponentChild {
+  return h('input', {
+    ref: inputRef,
+    type: 'file',
+    accept: '.json,application/json',
+    class: 'visually-hidden',
+    tabIndex: -1,
+    'aria-label': 'Settings file to import',
+    onChange: (e: Event) => {
+      const target = e.currentTarget as HTMLInputElement;
+      const file = target.files?.[0];
+      target.value = '';
+      if (file) onFile(file);
+    },
+  });
+}
+
 export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: string; onClose: () => void; onChanged: () => void }): ComponentChild {
   const [view, setView] = useState<PluginSettingsView | null>(null);
   const [values, setValues] = useState<Values>({});
@@ -269,30 +323,10 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
           h('p', { class: 'muted' }, view.description),
           view.missing.length > 0 ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${view.missing.join(', ')}`) : h('p', { class: 'card-state ok' }, h(Icon, { name: 'check', size: 16 }), 'Set up'),
           view.fields.map((f) => h(FieldInput, { field: f, value: values[f.id] ?? '', onValue: (v) => setValues((old) => ({ ...old, [f.id]: v })) })),
-          h(
-            'p',
-            { class: 'muted small' },
-            view.hosts === null
-              ? 'Network: none (it declares no network use).'
-              : view.hosts.length === 0
-                ? 'Network: only the servers its settings name, through Quire; none is saved yet.'
-                : `Network: only ${view.hosts.join(', ')} (named by its saved settings), through Quire.`,
-          ),
-          view.secretStore.plainText
-            ? h('p', { class: 'notice small' }, `A secret you save here is stored as plain text in ${view.secretStore.text}.`)
-            : h('p', { class: 'muted small' }, `A secret you save here is kept in ${view.secretStore.text}.`),
+          h(PluginFacts, { view }),
           saved ? h('p', { class: 'outcome ok', role: 'status' }, saved) : null,
           error ? h('p', { class: 'error', role: 'alert' }, error) : null,
-          check && check !== 'running'
-            ? h(
-                'div',
-                { class: `outcome ${check.ok ? 'ok' : 'bad'}`, role: 'status', 'aria-label': 'Check result' },
-                h('p', null, h('strong', null, check.label), ` — ${check.message}`),
-                checkedUnsaved ? h('p', { class: 'small' }, 'These are the values in the form; they are not saved until you press Save.') : null,
-              )
-            : check === 'running'
-              ? h('p', { class: 'muted', role: 'status' }, 'Checking…')
-              : null,
+          h(CheckOutcome, { check, checkedUnsaved }),
           imported ? h('p', { class: 'outcome ok', role: 'status' }, imported) : null,
           h(
             'div',
@@ -302,20 +336,7 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
               { class: 'row' },
               h('button', { type: 'button', class: 'button', onClick: () => setExporting(true) }, 'Export…'),
               h('button', { type: 'button', class: 'button', onClick: () => importInput.current?.click() }, 'Import…'),
-              h('input', {
-                ref: importInput,
-                type: 'file',
-                accept: '.json,application/json',
-                class: 'visually-hidden',
-                tabIndex: -1,
-                'aria-label': 'Settings file to import',
-                onChange: (e: Event) => {
-                  const target = e.currentTarget as HTMLInputElement;
-                  const file = target.files?.[0];
-                  target.value = '';
-                  if (file) void importFile(file);
-                },
-              }),
+              h(ImportFileInput, { inputRef: importInput, onFile: (file) => void importFile(file) }),
             ),
             h(
               'div',

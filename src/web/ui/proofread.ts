@@ -5,7 +5,7 @@
  * and, enlarged, its line; Enter corrects it in place. "Next word to check" (N) goes through them, on to the
  * next pages. Every correction is saved in the project at once and goes into every export.
  */
-import { h, type ComponentChild } from 'preact';
+import { Fragment, h, type ComponentChild } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { DocumentDetail, PageView, PageWords, WordEditResult, WordView } from '../api-types.js';
 import { api, messageOf } from './api.js';
@@ -85,6 +85,289 @@ function rect(w: WordView, cls: string, onPick?: (n: number) => void): Component
   });
 }
 
+/**
+ * Where a key pressed in the text moves the pick: a word's number, `edit` (Enter, F2), null when it moves nowhere,
+ * undefined when the key is not one of the text's.
+ */
+function keyTarget(key: string, words: PageWords, all: WordView[], current: WordView | undefined): number | 'edit' | null | undefined {
+  const lines = words.lines;
+  const at = current ? lines.findIndex((l) => l.words.some((w) => w.n === current.n)) : -1;
+  switch (key) {
+    case 'ArrowRight':
+      return current ? Math.min(current.n + 1, all.length - 1) : 0;
+    case 'ArrowLeft':
+      return current ? Math.max(current.n - 1, 0) : 0;
+    case 'ArrowDown':
+    case 'ArrowUp': {
+      const target = lines[at + (key === 'ArrowDown' ? 1 : -1)];
+      if (!target || !current) return !current && all.length > 0 ? 0 : null;
+      const middle = (current.box.x0 + current.box.x1) / 2;
+      const nearest = target.words.reduce((best, w) => (Math.abs((w.box.x0 + w.box.x1) / 2 - middle) < Math.abs((best.box.x0 + best.box.x1) / 2 - middle) ? w : best));
+      return nearest.n;
+    }
+    case 'Home':
+      return at >= 0 ? lines[at].words[0].n : null;
+    case 'End':
+      return at >= 0 ? lines[at].words[lines[at].words.length - 1].n : null;
+    case 'Enter':
+    case 'F2':
+      return 'edit';
+    default:
+      return undefined;
+  }
+}
+
+/** The page image with the words to check, the checked ones and the picked one marked. */
+function ProofPage({ words, page, marked, current, pick }: { words: PageWords; page: PageView; marked: WordView[]; current: WordView | undefined; pick: (n: number) => void }): ComponentChild {
+  const pageDoubtful = words.doubtful;
+  return h(
+    'figure',
+    { class: 'proof-page' },
+    h('figcaption', null, h('strong', null, 'The page'), ' — words to check are marked', h('span', { class: 'swatch doubtful', 'aria-hidden': 'true' }), ', checked ones', h('span', { class: 'swatch checked', 'aria-hidden': 'true' })),
+    h(
+      'svg',
+      { class: 'proof-image', viewBox: `0 0 ${words.width} ${words.height}`, role: 'img', 'aria-label': `Page ${page.index} with ${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check marked${current ? `, and the box of “${current.text}”` : ''}` },
+      h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
+      marked.map((w) => rect(w, wordState(w), pick)),
+      current ? rect(current, 'selected') : null,
+    ),
+  );
+}
+
+/** The picked word: its line enlarged, why it is worth a look, and what can be done with it. */
+function WordDetail({
+  current,
+  magnified,
+  words,
+  page,
+  busy,
+  startEditing,
+  save,
+  onNote,
+}: {
+  current: WordView;
+  magnified: { x: number; y: number; width: number; height: number };
+  words: PageWords;
+  page: PageView;
+  busy: boolean;
+  startEditing: () => void;
+  save: (change: { text?: string; restore?: boolean }) => Promise<void>;
+  onNote: (tone: 'ok' | 'bad', text: string) => void;
+}): ComponentChild {
+  return h(
+    'div',
+    { class: 'word-detail' },
+    h(
+      'svg',
+      { class: 'magnifier', viewBox: `${magnified.x} ${magnified.y} ${magnified.width} ${magnified.height}`, role: 'img', 'aria-label': `The line of “${current.text}” on the page, enlarged` },
+      h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
+      rect(current, 'selected'),
+    ),
+    h('div', { class: 'word-facts small' }, whyDoubtful(current).map((t) => h('p', null, t))),
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'button', class: 'button', disabled: busy, onClick: startEditing, 'aria-keyshortcuts': 'Enter' }, h(Icon, { name: 'pen', size: 16 }), 'Correct'),
+      !current.edit ? h('button', { type: 'button', class: 'button', disabled: busy, onClick: () => void save({ text: current.text }) }, 'Mark checked') : null,
+      current.edit ? h('button', { type: 'button', class: 'button subtle', disabled: busy, onClick: () => void save({ restore: true }) }, `Restore “${current.edit.from}”`) : null,
+      h(AddToDictionary, { word: current, disabled: busy, onNote }),
+    ),
+  );
+}
+
+/** The field a word is corrected in: Enter saves, Escape gives up, leaving it saves a changed word. */
+function WordInput({
+  word,
+  draft,
+  setDraft,
+  save,
+  editingRef,
+  onStop,
+}: {
+  word: WordView;
+  draft: string;
+  setDraft: (text: string) => void;
+  save: (change: { text?: string; restore?: boolean }) => Promise<void>;
+  /** Set at once (state lags a render): the field's blur after Enter or Escape must not save a second time. */
+  editingRef: { current: boolean };
+  /** Stop editing; `refocus`: the word takes the focus again. */
+  onStop: (refocus: boolean) => void;
+}): ComponentChild {
+  return h('input', {
+    class: 'word-input',
+    value: draft,
+    size: Math.max(4, draft.length + 2),
+    'aria-label': `Correct “${word.text}”`,
+    spellcheck: false,
+    ref: (el: HTMLInputElement | null) => {
+      if (el && document.activeElement !== el) {
+        el.focus();
+        el.select();
+      }
+    },
+    onInput: (e: Event) => setDraft((e.currentTarget as HTMLInputElement).value),
+    onKeyDown: (e: KeyboardEvent) => {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        void save({ text: draft });
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        onStop(true);
+      }
+    },
+    onBlur: () => {
+      if (!editingRef.current) return;
+      if (draft.trim() !== word.text) void save({ text: draft });
+      else onStop(false);
+    },
+  });
+}
+
+/** The proofreading bar: the words to check on this page and in the document, and the way to the next one. */
+function ProofBar({ pageDoubtful, docDoubtful, checked, nextDoubtful }: { pageDoubtful: number; docDoubtful: number; checked: number; nextDoubtful: (direction: 1 | -1) => void }): ComponentChild {
+  return h(
+    'div',
+    { class: 'proof-bar' },
+    h('h3', { id: 'proof-title' }, 'Proofreading'),
+    h(
+      'p',
+      { class: 'muted small', role: 'status' },
+      `${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check on this page`,
+      docDoubtful !== pageDoubtful ? `, ${docDoubtful} in the document` : '',
+      checked > 0 ? ` · ${checked} checked` : '',
+    ),
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'button', class: 'button', onClick: () => nextDoubtful(-1), 'aria-keyshortcuts': 'Shift+N' }, 'Previous'),
+      h('button', { type: 'button', class: 'button primary', onClick: () => nextDoubtful(1), 'aria-keyshortcuts': 'N' }, 'Next word to check'),
+    ),
+  );
+}
+
+/** The page's words, paragraph by paragraph and line by line, each a button (the one being corrected a field). */
+function ProofLines({
+  words,
+  current,
+  pick,
+  startEditing,
+  input,
+}: {
+  words: PageWords;
+  current: WordView | undefined;
+  pick: (n: number) => void;
+  startEditing: () => void;
+  /** The field a word is being corrected in, if it is. */
+  input: (w: WordView) => ComponentChild;
+}): ComponentChild {
+  const button = (w: WordView): ComponentChild =>
+    h(
+      'button',
+      {
+        key: w.n,
+        type: 'button',
+        class: `word ${wordState(w)}${current?.n === w.n ? ' selected' : ''}`,
+        'data-n': w.n,
+        tabIndex: (current ? current.n === w.n : w.n === 0) ? 0 : -1,
+        'aria-pressed': current?.n === w.n,
+        onClick: () => (current?.n === w.n ? startEditing() : pick(w.n)),
+      },
+      w.text === '' ? h('span', { class: 'removed' }, '(removed)') : w.text,
+      h('span', { class: 'visually-hidden' }, wordNote(w)),
+    );
+  return h(
+    Fragment,
+    null,
+    groupParagraphs(words).map((para) =>
+      h(
+        'div',
+        { class: 'proof-para' },
+        para.map((line) => h('div', { class: 'proof-line' }, line.words.map((w) => input(w) ?? button(w)))),
+      ),
+    ),
+  );
+}
+
+/** A word's correction in progress: whether it runs, the text typed. */
+function useWordEditing(): { editing: boolean; draft: string; setDraft: (text: string) => void; editingRef: { current: boolean }; stopEditing: () => void; begin: (text: string) => void } {
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState('');
+  // Set at once (state lags a render): the field's blur after Enter or Escape must not save a second time.
+  const editingRef = useRef(false);
+  const stopEditing = (): void => {
+    editingRef.current = false;
+    setEditing(false);
+  };
+  const begin = (text: string): void => {
+    setDraft(text);
+    editingRef.current = true;
+    setEditing(true);
+  };
+  return { editing, draft, setDraft, editingRef, stopEditing, begin };
+}
+
+/** A page's words, read again when the document changes; `onNewPage` runs when another page's words arrive. */
+function usePageWords(docId: string, pageIndex: number, revision: number, onNewPage: (w: PageWords) => void): { words: PageWords | null; setWords: (f: (w: PageWords | null) => PageWords | null) => void; error: string | null } {
+  const [words, setWords] = useState<PageWords | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const shownPage = useRef<number | null>(null);
+  useEffect(() => {
+    let live = true;
+    setError(null);
+    api<PageWords>('GET', `/api/documents/${docId}/pages/${pageIndex}/words`).then(
+      (w) => {
+        if (!live) return;
+        if (shownPage.current !== w.index) {
+          shownPage.current = w.index;
+          onNewPage(w);
+        }
+        setWords(w);
+      },
+      (e: unknown) => live && setError(messageOf(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [docId, pageIndex, revision]);
+  return { words, setWords, error };
+}
+
+/** The picked word takes the focus when the keyboard moved to it (`focusWord`), and shows on the page and in the text. */
+function useFocusPicked(textRef: { current: HTMLDivElement | null }, selected: number | null, editing: boolean, words: PageWords | null, focusWord: { current: boolean }): void {
+  useEffect(() => {
+    if (selected === null || editing) return;
+    const button = textRef.current?.querySelector<HTMLElement>(`[data-n="${selected}"]`);
+    button?.scrollIntoView({ block: 'nearest' });
+    if (focusWord.current) {
+      button?.focus({ preventScroll: true });
+      focusWord.current = false;
+    }
+  }, [selected, editing, words]);
+}
+
+/** The next word to check after word `at` (or before it), on this page. */
+function nextDoubtfulWord(list: WordView[], at: number | null, direction: 1 | -1): WordView | undefined {
+  const from = at ?? (direction === 1 ? -1 : Number.MAX_SAFE_INTEGER);
+  const candidates = list.filter((w) => w.doubtful && (direction === 1 ? w.n > from : w.n < from));
+  return direction === 1 ? candidates[0] : candidates[candidates.length - 1];
+}
+
+/** N and Shift+N work anywhere in the page view, not only in the text. */
+function useNextWordKeys(nextDoubtful: (direction: 1 | -1) => void): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.defaultPrevented || isTyping(e) || document.querySelector('dialog[open]')) return;
+      if (e.key === 'n' || e.key === 'N') {
+        e.preventDefault();
+        nextDoubtful(e.shiftKey ? -1 : 1);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+}
+
 export function ProofreadView({
   doc,
   page,
@@ -97,46 +380,21 @@ export function ProofreadView({
   /** Go to the nearest page (after or before this one) with words to check, picking its first or last one. */
   onOtherPage: (direction: 1 | -1) => boolean;
 }): ComponentChild {
-  const [words, setWords] = useState<PageWords | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<number | null>(null);
-  const [editing, setEditing] = useState(false);
-  const [draft, setDraft] = useState('');
+  const { editing, draft, setDraft, editingRef, stopEditing, begin } = useWordEditing();
   const [note, setNote] = useState<{ tone: 'ok' | 'bad'; text: string } | null>(null);
   const textRef = useRef<HTMLDivElement>(null);
-  const shownPage = useRef<number | null>(null);
   const focusWord = useRef(false);
-  // Set at once (state lags a render): the field's blur after Enter or Escape must not save a second time.
-  const editingRef = useRef(false);
-  const stopEditing = (): void => {
-    editingRef.current = false;
-    setEditing(false);
-  };
   const busy = doc.status === 'working';
 
-  useEffect(() => {
-    let live = true;
-    setError(null);
-    api<PageWords>('GET', `/api/documents/${doc.id}/pages/${page.index}/words`).then(
-      (w) => {
-        if (!live) return;
-        // A new page starts where the person asked; the same page read again (after an edit) keeps its place.
-        if (shownPage.current !== w.index) {
-          shownPage.current = w.index;
-          const doubtful = w.lines.flatMap((l) => l.words).filter((x) => x.doubtful);
-          const first = initialWord === 'first-doubtful' ? doubtful[0] : initialWord === 'last-doubtful' ? doubtful[doubtful.length - 1] : undefined;
-          setSelected(first ? first.n : null);
-          stopEditing();
-          focusWord.current = first !== undefined;
-        }
-        setWords(w);
-      },
-      (e: unknown) => live && setError(messageOf(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [doc.id, page.index, doc.revision]);
+  // A new page starts where the person asked; the same page read again (after an edit) keeps its place.
+  const { words, setWords, error } = usePageWords(doc.id, page.index, doc.revision, (w) => {
+    const doubtful = w.lines.flatMap((l) => l.words).filter((x) => x.doubtful);
+    const first = initialWord === 'first-doubtful' ? doubtful[0] : initialWord === 'last-doubtful' ? doubtful[doubtful.length - 1] : undefined;
+    setSelected(first ? first.n : null);
+    stopEditing();
+    focusWord.current = first !== undefined;
+  });
 
   const all = useMemo(() => words?.lines.flatMap((l) => l.words) ?? [], [words]);
   const current = selected === null ? undefined : all.find((w) => w.n === selected);
@@ -144,16 +402,7 @@ export function ProofreadView({
   const latest = useRef({ selected, all, loaded: false });
   latest.current = { selected, all, loaded: words?.index === page.index };
 
-  // The picked word takes the focus when the keyboard moved to it, and shows on the page and in the text.
-  useEffect(() => {
-    if (selected === null || editing) return;
-    const button = textRef.current?.querySelector<HTMLElement>(`[data-n="${selected}"]`);
-    button?.scrollIntoView({ block: 'nearest' });
-    if (focusWord.current) {
-      button?.focus({ preventScroll: true });
-      focusWord.current = false;
-    }
-  }, [selected, editing, words]);
+  useFocusPicked(textRef, selected, editing, words, focusWord);
 
   // A word picked anyhow (keys, a click in the text or on the page image) has the focus, so Enter corrects it.
   const pick = (n: number): void => {
@@ -170,9 +419,7 @@ export function ProofreadView({
     const { selected: at, all: list, loaded } = latest.current;
     // The next page is still loading (a key pressed right after moving to it): that key waits for nothing.
     if (!loaded) return;
-    const from = at ?? (direction === 1 ? -1 : Number.MAX_SAFE_INTEGER);
-    const candidates = list.filter((w) => w.doubtful && (direction === 1 ? w.n > from : w.n < from));
-    const target = direction === 1 ? candidates[0] : candidates[candidates.length - 1];
+    const target = nextDoubtfulWord(list, at, direction);
     if (target) {
       pick(target.n);
       return;
@@ -181,25 +428,12 @@ export function ProofreadView({
     else setNote({ tone: 'ok', text: direction === 1 ? 'No word to check after this one, on this page or the next ones.' : 'No word to check before this one.' });
   };
 
-  // N and Shift+N work anywhere in the page view, not only in the text.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent): void => {
-      if (e.defaultPrevented || isTyping(e) || document.querySelector('dialog[open]')) return;
-      if (e.key === 'n' || e.key === 'N') {
-        e.preventDefault();
-        nextDoubtful(e.shiftKey ? -1 : 1);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  });
+  useNextWordKeys(nextDoubtful);
 
   const startEditing = (): void => {
     if (!current || busy) return;
     setNote(null);
-    setDraft(current.text);
-    editingRef.current = true;
-    setEditing(true);
+    begin(current.text);
   };
 
   const save = async (change: { text?: string; restore?: boolean }): Promise<void> => {
@@ -222,48 +456,14 @@ export function ProofreadView({
 
   const onTextKey = (e: KeyboardEvent): void => {
     if (editing || isTyping(e) || !words) return;
-    const lines = words.lines;
     const at0 = latest.current.selected;
-    const current = at0 === null ? undefined : all.find((w) => w.n === at0);
-    const at = current ? lines.findIndex((l) => l.words.some((w) => w.n === current.n)) : -1;
-    let handled = true;
-    switch (e.key) {
-      case 'ArrowRight':
-        pick(current ? Math.min(current.n + 1, all.length - 1) : 0);
-        break;
-      case 'ArrowLeft':
-        pick(current ? Math.max(current.n - 1, 0) : 0);
-        break;
-      case 'ArrowDown':
-      case 'ArrowUp': {
-        const target = lines[at + (e.key === 'ArrowDown' ? 1 : -1)];
-        if (!target || !current) {
-          if (!current && all.length > 0) pick(0);
-          break;
-        }
-        const middle = (current.box.x0 + current.box.x1) / 2;
-        const nearest = target.words.reduce((best, w) => (Math.abs((w.box.x0 + w.box.x1) / 2 - middle) < Math.abs((best.box.x0 + best.box.x1) / 2 - middle) ? w : best));
-        pick(nearest.n);
-        break;
-      }
-      case 'Home':
-        if (at >= 0) pick(lines[at].words[0].n);
-        break;
-      case 'End':
-        if (at >= 0) pick(lines[at].words[lines[at].words.length - 1].n);
-        break;
-      case 'Enter':
-      case 'F2':
-        startEditing();
-        break;
-      default:
-        handled = false;
-    }
-    if (handled) {
-      e.preventDefault();
-      // The page view's own keys (← → turn pages) wait while the text has them.
-      e.stopPropagation();
-    }
+    const target = keyTarget(e.key, words, all, at0 === null ? undefined : all.find((w) => w.n === at0));
+    if (target === undefined) return;
+    if (target === 'edit') startEditing();
+    else if (target !== null) pick(target);
+    e.preventDefault();
+    // The page view's own keys (← → turn pages) wait while the text has them.
+    e.stopPropagation();
   };
 
   if (error) return h('p', { class: 'error', role: 'alert' }, error);
@@ -277,59 +477,13 @@ export function ProofreadView({
   return h(
     'div',
     { class: 'proof' },
-    h(
-      'figure',
-      { class: 'proof-page' },
-      h('figcaption', null, h('strong', null, 'The page'), ' — words to check are marked', h('span', { class: 'swatch doubtful', 'aria-hidden': 'true' }), ', checked ones', h('span', { class: 'swatch checked', 'aria-hidden': 'true' })),
-      h(
-        'svg',
-        { class: 'proof-image', viewBox: `0 0 ${words.width} ${words.height}`, role: 'img', 'aria-label': `Page ${page.index} with ${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check marked${current ? `, and the box of “${current.text}”` : ''}` },
-        h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
-        marked.map((w) => rect(w, wordState(w), pick)),
-        current ? rect(current, 'selected') : null,
-      ),
-    ),
+    h(ProofPage, { words, page, marked, current, pick }),
     h(
       'section',
       { class: 'proof-text', 'aria-labelledby': 'proof-title' },
-      h(
-        'div',
-        { class: 'proof-bar' },
-        h('h3', { id: 'proof-title' }, 'Proofreading'),
-        h(
-          'p',
-          { class: 'muted small', role: 'status' },
-          `${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check on this page`,
-          docDoubtful !== pageDoubtful ? `, ${docDoubtful} in the document` : '',
-          words.checked > 0 ? ` · ${words.checked} checked` : '',
-        ),
-        h(
-          'div',
-          { class: 'row' },
-          h('button', { type: 'button', class: 'button', onClick: () => nextDoubtful(-1), 'aria-keyshortcuts': 'Shift+N' }, 'Previous'),
-          h('button', { type: 'button', class: 'button primary', onClick: () => nextDoubtful(1), 'aria-keyshortcuts': 'N' }, 'Next word to check'),
-        ),
-      ),
+      h(ProofBar, { pageDoubtful, docDoubtful, checked: words.checked, nextDoubtful }),
       current && magnified
-        ? h(
-            'div',
-            { class: 'word-detail' },
-            h(
-              'svg',
-              { class: 'magnifier', viewBox: `${magnified.x} ${magnified.y} ${magnified.width} ${magnified.height}`, role: 'img', 'aria-label': `The line of “${current.text}” on the page, enlarged` },
-              h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
-              rect(current, 'selected'),
-            ),
-            h('div', { class: 'word-facts small' }, whyDoubtful(current).map((t) => h('p', null, t))),
-            h(
-              'div',
-              { class: 'row' },
-              h('button', { type: 'button', class: 'button', disabled: busy, onClick: startEditing, 'aria-keyshortcuts': 'Enter' }, h(Icon, { name: 'pen', size: 16 }), 'Correct'),
-              !current.edit ? h('button', { type: 'button', class: 'button', disabled: busy, onClick: () => void save({ text: current.text }) }, 'Mark checked') : null,
-              current.edit ? h('button', { type: 'button', class: 'button subtle', disabled: busy, onClick: () => void save({ restore: true }) }, `Restore “${current.edit.from}”`) : null,
-              h(AddToDictionary, { word: current, disabled: busy, onNote: (tone, text) => setNote({ tone, text }) }),
-            ),
-          )
+        ? h(WordDetail, { current, magnified, words, page, busy, startEditing, save, onNote: (tone, text) => setNote({ tone, text }) })
         : h('p', { class: 'muted small' }, 'Pick a word, or press N for the next word to check. Enter corrects it.'),
       note ? h('p', { class: note.tone === 'bad' ? 'error' : 'outcome ok', role: note.tone === 'bad' ? 'alert' : 'status' }, note.text) : null,
       busy ? h('p', { class: 'notice', role: 'status' }, 'Corrections wait until the running task ends.') : null,
@@ -337,66 +491,27 @@ export function ProofreadView({
         'div',
         { class: 'proof-words', ref: textRef, role: 'group', 'aria-label': `Recognised text of page ${page.index}`, onKeyDown: onTextKey },
         all.length === 0 ? h('p', { class: 'muted' }, 'No text was found on this page.') : null,
-        groupParagraphs(words).map((para) =>
-          h(
-            'div',
-            { class: 'proof-para' },
-            para.map((line) =>
-              h(
-                'div',
-                { class: 'proof-line' },
-                line.words.map((w) =>
-                  editing && current && w.n === current.n
-                    ? h('input', {
-                        key: `edit-${w.n}`,
-                        class: 'word-input',
-                        value: draft,
-                        size: Math.max(4, draft.length + 2),
-                        'aria-label': `Correct “${w.text}”`,
-                        spellcheck: false,
-                        ref: (el: HTMLInputElement | null) => {
-                          if (el && document.activeElement !== el) {
-                            el.focus();
-                            el.select();
-                          }
-                        },
-                        onInput: (e: Event) => setDraft((e.currentTarget as HTMLInputElement).value),
-                        onKeyDown: (e: KeyboardEvent) => {
-                          if (e.key === 'Enter') {
-                            e.preventDefault();
-                            void save({ text: draft });
-                          } else if (e.key === 'Escape') {
-                            e.preventDefault();
-                            e.stopPropagation();
-                            stopEditing();
-                            focusWord.current = true;
-                          }
-                        },
-                        onBlur: () => {
-                          if (!editingRef.current) return;
-                          if (draft.trim() !== w.text) void save({ text: draft });
-                          else stopEditing();
-                        },
-                      })
-                    : h(
-                        'button',
-                        {
-                          key: w.n,
-                          type: 'button',
-                          class: `word ${wordState(w)}${current?.n === w.n ? ' selected' : ''}`,
-                          'data-n': w.n,
-                          tabIndex: (current ? current.n === w.n : w.n === 0) ? 0 : -1,
-                          'aria-pressed': current?.n === w.n,
-                          onClick: () => (current?.n === w.n ? startEditing() : pick(w.n)),
-                        },
-                        w.text === '' ? h('span', { class: 'removed' }, '(removed)') : w.text,
-                        h('span', { class: 'visually-hidden' }, wordNote(w)),
-                      ),
-                ),
-              ),
-            ),
-          ),
-        ),
+        h(ProofLines, {
+          words,
+          current,
+          pick,
+          startEditing,
+          input: (w) =>
+            editing && current && w.n === current.n
+              ? h(WordInput, {
+                  key: `edit-${w.n}`,
+                  word: w,
+                  draft,
+                  setDraft,
+                  save,
+                  editingRef,
+                  onStop: (refocus) => {
+                    stopEditing();
+                    if (refocus) focusWord.current = true;
+                  },
+                })
+              : null,
+        }),
       ),
     ),
   );

@@ -290,6 +290,23 @@ describe('the lexicon-checked correction', () => {
     expect(words(greek)[0].correction).toEqual({ from: '(πατροκτόνουζ)', reason: 'known-confusion', change: 'ζ→ς' });
   });
 
+  it('marks a Greek word alone in a French line for a look, and not the words of a Greek quotation', async () => {
+    const both = await openCorrector(['fra', 'ell']);
+    const read = page(
+      ['fra', 'ell'],
+      // "PG 26" (Patrologia Graeca) read in Greek capitals that spell no Latin word; "l'issue" read as "Ίδους".
+      [word('commune'), word('de'), word('MONTFAUCON,'), word('ΡΟ'), word('26,'), word('677')],
+      [word('ont'), word('eu'), word('Ίδους'), word('inverse')],
+      // A Greek term the Greek dictionary knows, quoted alone: Greek, as read.
+      [word('la'), word('πρόφασις'), word('du'), word('traité')],
+      [word('il'), word('cite'), word('«'), word('ὁ'), word('λόγος'), word('σὰρξ'), word('ἐγένετο'), word('»')],
+    );
+    const corrected = await both.correct(read);
+    expect(text(corrected)).toEqual(text(read));
+    expect(words(corrected).flatMap((w) => (w.doubt ? [`${w.text}: ${w.doubt}`] : []))).toEqual(['ΡΟ: script', 'Ίδους: script']);
+    expect(words(undoCorrections(corrected)).some((w) => w.doubt)).toBe(false);
+  });
+
   it('maps Latin look-alike letters inside a Greek quotation to Greek, across a line end too, and nothing else', async () => {
     const both = await openCorrector(['fra', 'ell']);
     const read = await both.correct(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createGray } from '../../../src/imaging/index.js';
 import { openCorrector } from '../../../src/ocr/correct/correct.js';
-import { chooseReread, cutWord, wordsToReread } from '../../../src/ocr/correct/reread.js';
+import { chooseGreek, chooseInk, chooseReread, cutWord, wordsBesideGreek, wordsToCheck, wordsToReread } from '../../../src/ocr/correct/reread.js';
 import type { OcrPage, OcrWord } from '../../../src/project/index.js';
 
 function word(text: string, x0: number, y0: number, extra: Partial<OcrWord> = {}): OcrWord {
@@ -45,6 +45,60 @@ describe('words read again', () => {
     expect(chooseReread('δὲ', ['de'], known)).toBeUndefined();
     // A Greek word changed for its accents only: the dictionary is modern Greek, the page may be ancient.
     expect(chooseReread('Τίς', ['Τις'], known)).toBeUndefined();
+  });
+
+  it('never takes a Greek second reading that only lost letters: the modern dictionary knows ancient words shortened', async () => {
+    const both = await openCorrector(['fra', 'ell']);
+    const known = (w: string): string | undefined => both.known(w);
+    // Recorded on the real capture: "(ὁμοούσιον)," read right on the page, "ὁμοούσιο" (a modern word) cut out.
+    expect(known('ὁμοούσιο')).toBe('ell');
+    expect(chooseReread('(ὁμοούσιον),', ['(ὁμοούσιο),'], known)).toBeUndefined();
+  });
+
+  it('combines the grey and bitonal readings of a known word read with doubt: the accent or ligature the bitonal page shows', async () => {
+    const fra = await openCorrector(['fra', 'ell']);
+    const known = (w: string): string | undefined => fra.known(w);
+    // Pairs as the two pages read them (grey, then bitonal): the bitonal page keeps the mark the grey one blurred.
+    expect(chooseInk('cour', ['cœur'], known)).toEqual({ text: 'cœur', change: 'cour→cœur', language: 'fra' });
+    expect(chooseInk('coeur,', ['cœur'], known)?.text).toBe('cœur,');
+    expect(chooseInk('d’ail.', ['d’œil'], known)?.text).toBe('d’œil.');
+    expect(chooseInk('sale', ['salé'], known)?.text).toBe('salé');
+    expect(chooseInk('côte', ['cote'], known)?.text).toBe('cote');
+    // A word no dictionary knows is settled by its bitonal cut the same way, by the rule for words read again.
+    expect(chooseReread('supréme', ['suprême'], known)?.text).toBe('suprême');
+    expect(chooseReread('àme', ['âme'], known)?.text).toBe('âme');
+    expect(chooseReread('méme', ['même'], known)?.text).toBe('même');
+    // Not when the readings differ by more than marks, by case only, or the bitonal reading is no word; not for the
+    // short words a speck of dust would decide ("la"/"là"): the grammar rules have them.
+    expect(chooseInk('cour', ['coup'], known)).toBeUndefined();
+    expect(chooseInk('Cour', ['cour'], known)).toBeUndefined();
+    expect(chooseInk('cour', ['cœurx'], known)).toBeUndefined();
+    expect(chooseInk('mon', ['môn'], known)).toBeUndefined();
+    expect(chooseInk('la', ['là'], known)).toBeUndefined();
+    // Apostrophes are the typography rules' business.
+    expect(chooseInk("l'accord", ['l’accord'], known)).toBeUndefined();
+    expect(chooseInk('cour', ['cœur', 'x'], known)).toBeUndefined();
+  });
+
+  it('reads a word in Latin letters beside Greek again in Greek, and takes a Greek word of about its length', async () => {
+    const both = await openCorrector(['fra', 'ell']);
+    const known = (w: string): string | undefined => both.known(w);
+    const read = page([[word('bayrioy', 10, 50, { unknown: true }), word('περιπεσεῖν', 60, 50), word('zqxw', 110, 50, { unknown: true }), word('vous', 160, 50)]]);
+    expect(wordsBesideGreek(read, wordsToReread(read)).map((w) => w.index)).toEqual([0, 2]);
+    expect(wordsBesideGreek(page([[word('zqxw', 10, 50, { unknown: true }), word('vous', 60, 50)]]), [{ index: 0, box: read.blocks[0].box, word: read.blocks[0].box }])).toEqual([]);
+    // Recorded on the real capture: "à bayrioy περιπεσεῖν" for "τὸ ἐναντίον περιπεσεῖν".
+    expect(chooseGreek('bayrioy', ['ἐναντίον'], known)).toEqual({ text: 'ἐναντίον', change: 'bayrioy→ἐναντίον', language: 'ell' });
+    expect(chooseGreek('(bayrioy),', ['ἐναντίον'], known)?.text).toBe('(ἐναντίον),');
+    // Not a Latin reading again, no word, two words, nor a Greek word far longer or shorter.
+    expect(chooseGreek('bayrioy', ['bayrioy'], known)).toBeUndefined();
+    expect(chooseGreek('bayrioy', ['ξζψχ'], known)).toBeUndefined();
+    expect(chooseGreek('bayrioy', ['ἐν', 'τῷ'], known)).toBeUndefined();
+    expect(chooseGreek('bayrioyzzz', ['καὶ'], known)).toBeUndefined();
+  });
+
+  it('checks on the bitonal page the known Latin-script words read with doubt, not the sure ones nor the unknown ones', () => {
+    const read = page([[word('cour', 100, 50, { confidence: 55 }), word('sûr', 150, 50, { confidence: 90 }), word('zqx', 200, 50, { confidence: 40, unknown: true })], [word('λόγος', 10, 120, { confidence: 40 }), word('aile', 60, 120, { confidence: 30, correction: { from: 'ailc', reason: 'known-confusion' } })]]);
+    expect(wordsToCheck(read, 70).map((d) => d.index)).toEqual([0]);
   });
 
   it('cuts the unknown words with their line’s height and some paper, without the ink of other words', () => {

@@ -5,14 +5,14 @@
  * stream, as every task's outcome does.
  */
 import type { FastifyInstance } from 'fastify';
-import { isQuireError } from '../errors.js';
-import { HttpError } from '../http/index.js';
-import type { HandSetPages } from '../project/index.js';
-import type { DocumentStore } from './documents.js';
-import { busy } from './http-errors.js';
-import { checkFramePages, remakeFrame } from './page-boxes.js';
-import { pageParams } from './schemas.js';
-import { ocrStage, pagesStage } from './stages.js';
+import { isQuireError } from '../../errors.js';
+import { httpError } from '../../http/index.js';
+import type { HandSetPages } from '../../project/index.js';
+import type { DocumentStore } from '../documents.js';
+import { busy } from '../http-errors.js';
+import { checkFramePages, remakeFrame } from '../page-boxes.js';
+import { pageParams } from '../schemas.js';
+import { ocrStage, pagesStage } from '../stages.js';
 
 const box = {
   type: 'object',
@@ -36,13 +36,13 @@ export function registerPageBoxRoutes(app: FastifyInstance, deps: { documents: D
   const remake = async (id: string, frame: number, pages: HandSetPages | null) => {
     const doc = documents.get(id);
     if (doc.task) throw busy();
-    if (doc.preset === 'flat') throw new HttpError(400, 'bad_page_box', 'Pages set by hand need the book or sheet preset: rerun the document with one of them first.');
+    if (doc.preset === 'flat') throw httpError('bad_page_box', 'Pages set by hand need the book or sheet preset: rerun the document with one of them first.');
     const view = await documents.frame(id, frame);
     if (pages) {
       try {
         checkFramePages(pages, view);
       } catch (e) {
-        if (isQuireError(e)) throw new HttpError(400, 'bad_page_box', e.message);
+        if (isQuireError(e)) throw httpError('bad_page_box', e.message);
         throw e;
       }
     }
