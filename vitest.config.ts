@@ -8,7 +8,13 @@ import { postgresBin } from './scripts/pg-cluster.mjs';
  * openapi.test.ts, whose document is the same on either.
  * Without PostgreSQL installed the second project is left out, except under CI=true, where that is a failure.
  */
-const SERVER_TESTS_ONCE = ['test/server/download.test.ts', 'test/server/forms.test.ts', 'test/server/server-command.test.ts', 'test/server/process.test.ts', 'test/server/openapi.test.ts'];
+const SERVER_TESTS_ONCE = [
+  'test/server/download.test.ts',
+  'test/server/forms.test.ts',
+  'test/server/server-command.test.ts',
+  'test/server/process.test.ts',
+  'test/server/openapi.test.ts',
+];
 const withPostgres = postgresBin() !== null || process.env.CI === 'true';
 
 export default defineConfig({

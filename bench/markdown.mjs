@@ -81,7 +81,13 @@ try {
   const lexiconRows = await lexiconDecisions(exporters);
   const shortRows = await shortCaptureRows(exporters);
   const marginRows = await marginCaptureRows(exporters);
-  const reconverted = [await reconversionRow(exporters, corpus.pages.map((p) => p.ocr), 'words as set')];
+  const reconverted = [
+    await reconversionRow(
+      exporters,
+      corpus.pages.map((p) => p.ocr),
+      'words as set',
+    ),
+  ];
   if (inputs[1]) reconverted.push(await reconversionRow(exporters, inputs[1].pages, 'OCR’d pages'));
   const realRows = withReal ? await realCaptureRows(exporters) : [];
 
@@ -91,10 +97,13 @@ try {
   for (const [label, measure] of rows) {
     console.log(`| ${label} | ${columns.map((c) => `${c.scores[measure].right}/${c.scores[measure].total}`).join(' | ')} |`);
   }
-  console.log(`\nShort captures (test/export/short-captures.ts: 1 to 4 pages, too few for a running head to recur; test/export/margin-captures.ts: margins the engine read with the text), words as set`);
+  console.log(
+    `\nShort captures (test/export/short-captures.ts: 1 to 4 pages, too few for a running head to recur; test/export/margin-captures.ts: margins the engine read with the text), words as set`,
+  );
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
-  for (const row of [...shortRows, ...marginRows, ...reconverted]) console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
+  for (const row of [...shortRows, ...marginRows, ...reconverted])
+    console.log(`| ${row.label} | ${row.scores.map(([right, total]) => `${right}/${total}`).join(' | ')} |`);
   if (realRows.length) {
     console.log(`\nA real capture (../shared/samples/athanase.aglbundle, 4 pages, OCR by this build), against ../shared/gt/athanase/`);
     console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
@@ -104,7 +113,8 @@ try {
   console.log(`\nLine-end hyphens decided on French dictionary words (npm dictionary-fr), split where a typesetter would`);
   console.log(`| measure | ${exporters.map((e) => e.name).join(' | ')} |`);
   console.log(`| --- | ${exporters.map(() => '---').join(' | ')} |`);
-  for (const row of lexiconRows) console.log(`| ${row.label} | ${row.scores.map((s) => `${s.right}/${s.total} (${((100 * s.right) / s.total).toFixed(1)} %)`).join(' | ')} |`);
+  for (const row of lexiconRows)
+    console.log(`| ${row.label} | ${row.scores.map((s) => `${s.right}/${s.total} (${((100 * s.right) / s.total).toFixed(1)} %)`).join(' | ')} |`);
 } finally {
   await server.close();
   rmSync(work, { recursive: true, force: true });
@@ -129,7 +139,9 @@ async function lexiconDecisions(exporters) {
     const at = points[points.length >> 1];
     return at === undefined ? [] : [{ first: `${word.slice(0, at)}-`, second: word.slice(at), want: word }];
   });
-  const hyphens = compounds.flatMap((word) => [...word.matchAll(/-/gu)].map((m) => ({ first: word.slice(0, m.index + 1), second: word.slice(m.index + 1), want: word })));
+  const hyphens = compounds.flatMap((word) =>
+    [...word.matchAll(/-/gu)].map((m) => ({ first: word.slice(0, m.index + 1), second: word.slice(m.index + 1), want: word })),
+  );
   const decide = await Promise.all(exporters.map((e) => e.joinHyphen));
   const score = (cases) => decide.map((join) => ({ right: cases.filter((c) => join(c.first, c.second) === c.want).length, total: cases.length }));
   return [
@@ -163,15 +175,21 @@ async function shortCaptureRows(exporters) {
  * lines, an apparatus, reference numbers in the margin.
  */
 async function marginCaptureRows(exporters) {
-  const { marginPage, sideNotePage, apparatusPage, referencePage, scoreMargins, scoreApparatus, scoreReferences } = await server.ssrLoadModule('/test/export/margin-captures.ts');
+  const { marginPage, sideNotePage, apparatusPage, referencePage, scoreMargins, scoreApparatus, scoreReferences } =
+    await server.ssrLoadModule('/test/export/margin-captures.ts');
   const scored = exporters.map((e) => scoreMargins(e.untitledMarkdown([marginPage()]), e.untitledMarkdown([sideNotePage()])));
   return [
     { label: 'line numbers set half an em off the text, kept out of the words', scores: scored.map((s) => s.numbersOut) },
     { label: 'side note read with its body lines, set apart (blockquote)', scores: scored.map((s) => s.sideNoteApart) },
-    { label: 'apparatus lines (lemma brackets read as parentheses) in the fenced apparatus block', scores: exporters.map((e) => scoreApparatus(e.untitledMarkdown([apparatusPage()]))) },
+    {
+      label: 'apparatus lines (lemma brackets read as parentheses) in the fenced apparatus block',
+      scores: exporters.map((e) => scoreApparatus(e.untitledMarkdown([apparatusPage()]))),
+    },
     {
       label: 'margin reference numbers as <!-- ref N --> at their line, text whole (read apart, read with the line)',
-      scores: exporters.map((e) => ['apart', 'with-line'].map((read) => scoreReferences(e.untitledMarkdown([referencePage(read)]))).reduce(([r, t], [a, b]) => [r + a, t + b])),
+      scores: exporters.map((e) =>
+        ['apart', 'with-line'].map((read) => scoreReferences(e.untitledMarkdown([referencePage(read)]))).reduce(([r, t], [a, b]) => [r + a, t + b]),
+      ),
     },
   ];
 }
@@ -188,7 +206,12 @@ async function reconversionRow(exporters, pages, name) {
   const inputs = [];
   for (const [i, ocr] of pages.entries()) {
     const white = new Uint8Array(ocr.width * ocr.height).fill(255);
-    const file = await writePageImage({ data: white, width: ocr.width, height: ocr.height, channels: 1 }, 'bitonal', ocr.dpi, join(work, `blank-${name.replace(/\W+/gu, '-')}-${i + 1}`));
+    const file = await writePageImage(
+      { data: white, width: ocr.width, height: ocr.height, channels: 1 },
+      'bitonal',
+      ocr.dpi,
+      join(work, `blank-${name.replace(/\W+/gu, '-')}-${i + 1}`),
+    );
     inputs.push({ file, kind: 'bitonal', width: ocr.width, height: ocr.height, dpi: ocr.dpi, ocr });
   }
   const pdf = join(work, `book-${name.replace(/\W+/gu, '-')}.pdf`);
@@ -212,7 +235,9 @@ async function reconversionRow(exporters, pages, name) {
  * not hold (what the structure dropped, misreadings aside).
  */
 async function realCaptureRows(exporters) {
-  const shared = [join(root, '..', 'shared'), '/work/shared'].find((dir) => existsSync(join(dir, 'gt', 'athanase')) && existsSync(join(dir, 'samples', 'athanase.aglbundle')));
+  const shared = [join(root, '..', 'shared'), '/work/shared'].find(
+    (dir) => existsSync(join(dir, 'gt', 'athanase')) && existsSync(join(dir, 'samples', 'athanase.aglbundle')),
+  );
   if (!shared) {
     console.error('(no ../shared/gt/athanase: the real capture is left out)');
     return [];
@@ -220,15 +245,38 @@ async function realCaptureRows(exporters) {
   const out = join(work, 'real');
   const project = join(work, 'real-project');
   const t0 = performance.now();
-  execFileSync(process.execPath, [join(root, 'bin', 'quire.js'), 'run', join(shared, 'samples', 'athanase.aglbundle'), '--ocr', 'auto', '--export', 'md', '-o', out, '--keep-project', project], { stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'bin', 'quire.js'),
+      'run',
+      join(shared, 'samples', 'athanase.aglbundle'),
+      '--ocr',
+      'auto',
+      '--export',
+      'md',
+      '-o',
+      out,
+      '--keep-project',
+      project,
+    ],
+    { stdio: 'ignore' },
+  );
   console.error(`(real capture converted in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8'));
-  const files = readdirSync(join(project, 'ocr')).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(join(project, 'ocr'))
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const pages = files.map((f) => JSON.parse(readFileSync(join(project, 'ocr', f), 'utf8')));
   const stems = ['athanase_150_L', 'athanase_150_R', 'athanase_151_L', 'athanase_151_R'];
   const gt = (stem, kind) => readFileSync(join(shared, 'gt', 'athanase', `${stem}.${kind}.txt`), 'utf8');
   // Note calls (`vérité³`, `vérité[^3]`) are not part of the word.
-  const wordsOf = (text) => text.normalize('NFC').replace(/['’]/gu, '’').replace(/[⁰¹²³⁴⁵⁶⁷⁸⁹]+|\[\^[^\]]+\]/gu, ' ').match(/[\p{L}\p{N}’]+/gu) ?? [];
+  const wordsOf = (text) =>
+    text
+      .normalize('NFC')
+      .replace(/['’]/gu, '’')
+      .replace(/[⁰¹²³⁴⁵⁶⁷⁸⁹]+|\[\^[^\]]+\]/gu, ' ')
+      .match(/[\p{L}\p{N}’]+/gu) ?? [];
   const bag = (words) => words.reduce((m, w) => m.set(w, (m.get(w) ?? 0) + 1), new Map());
   const ocrWords = pages.map((page) => page.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words.map((w) => w.text)))).join(' '));
   const scores = exporters.map((e) => {
@@ -241,8 +289,12 @@ async function realCaptureRows(exporters) {
     let lost = 0;
     let bodyTotal = 0;
     stems.forEach((stem, i) => {
-      const head = wordsOf(gt(stem, 'header')).filter((w) => /\p{L}{2}/u.test(w)).map((w) => w.toLowerCase());
-      const text = wordsOf(segments[i] ?? '').map((w) => w.toLowerCase()).join(' ');
+      const head = wordsOf(gt(stem, 'header'))
+        .filter((w) => /\p{L}{2}/u.test(w))
+        .map((w) => w.toLowerCase());
+      const text = wordsOf(segments[i] ?? '')
+        .map((w) => w.toLowerCase())
+        .join(' ');
       const runs = head.slice(0, -2).map((_, k) => head.slice(k, k + 3).join(' '));
       if (!runs.some((run) => text.includes(run))) heads++;
       for (const m of gt(stem, 'notes').matchAll(/^(\d+)\. /gmu)) {
@@ -281,7 +333,9 @@ async function markdownOf(src) {
     untitledMarkdown: (pages) => markdown.documentToMarkdown(pages, isWord ? { isWord } : {}),
     markdownWith: (pages, options) => markdown.documentToMarkdown(pages, { ...options, ...(isWord ? { isWord } : {}) }),
     // The line-end hyphen decision alone, with the French lexicon (an older export takes a word count instead).
-    joinHyphen: current ? (first, second) => text.joinHyphenated(first, second, { counts: new Map(), isWord: french }) : (first, second) => text.joinHyphenated(first, second, new Map()),
+    joinHyphen: current
+      ? (first, second) => text.joinHyphenated(first, second, { counts: new Map(), isWord: french })
+      : (first, second) => text.joinHyphenated(first, second, new Map()),
   };
 }
 

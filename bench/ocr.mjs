@@ -36,11 +36,13 @@ try {
     const ocrmypdf = doc.rows.find((r) => r.tool.startsWith('ocrmypdf'));
     for (const r of doc.rows) {
       const ratio = ocrmypdf ? (r.seconds / ocrmypdf.seconds).toFixed(2) : '–';
-      console.log(`| ${r.tool} | ${r.seconds.toFixed(1)} | ${((doc.pages / r.seconds) * 60).toFixed(1)} | ${(r.cer * 100).toFixed(2)} % | ${Math.round(r.bytes / doc.pages)} | ${ratio} |`);
+      console.log(
+        `| ${r.tool} | ${r.seconds.toFixed(1)} | ${((doc.pages / r.seconds) * 60).toFixed(1)} | ${(r.cer * 100).toFixed(2)} % | ${Math.round(r.bytes / doc.pages)} | ${ratio} |`,
+      );
     }
     if (!ocrmypdf) console.log('(ocrmypdf not installed: apt-get install ocrmypdf tesseract-ocr-eng tesseract-ocr-fra to compare)');
   }
-  console.log('The Quire rows use 2 workers; `auto` picks Debian\'s native tesseract when it is installed with the languages needed.');
+  console.log("The Quire rows use 2 workers; `auto` picks Debian's native tesseract when it is installed with the languages needed.");
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -122,8 +124,13 @@ function compare(label, input, truth, language) {
 }
 
 async function cleanPdfSpeed() {
-  const english = BOOKS.filter((b) => b.lang === 'en').flatMap((b) => b.chapters.flatMap((c) => c.paragraphs)).map((p) => p.replace(/\[\d+\]/g, '')).filter((p) => /^[\x20-\x7e“”’‘—]+$/.test(p));
-  const french = BOOKS.filter((b) => b.lang === 'fr').flatMap((b) => b.chapters.flatMap((c) => c.paragraphs)).map((p) => p.replace(/\[\d+\]/g, ''));
+  const english = BOOKS.filter((b) => b.lang === 'en')
+    .flatMap((b) => b.chapters.flatMap((c) => c.paragraphs))
+    .map((p) => p.replace(/\[\d+\]/g, ''))
+    .filter((p) => /^[\x20-\x7e“”’‘—]+$/.test(p));
+  const french = BOOKS.filter((b) => b.lang === 'fr')
+    .flatMap((b) => b.chapters.flatMap((c) => c.paragraphs))
+    .map((p) => p.replace(/\[\d+\]/g, ''));
   const long = await cleanPdf('clean-en-20', 20, english);
   const short = await cleanPdf('clean-fr-3', 3, french);
   const rows = compare('en20', long.input, long.truth, 'eng');

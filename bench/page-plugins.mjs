@@ -29,7 +29,8 @@ registerProcessor(Bench);
 const PROCESSORS = {
   identity: '',
   // 40 spots of 4×4 pixels, spread down the page, set to black and back to white on alternate pages.
-  specks: 'const v = (this.n = (this.n ?? 0) + 1) % 2 ? 0 : 255; for (let s = 0; s < 40; s++) { const x = 100 + ((s * 379) % (page.width - 200)), y = 50 + Math.floor((s * (page.height - 100)) / 40); for (let dy = 0; dy < 4; dy++) page.pixels.fill(v, (y + dy) * page.width + x, (y + dy) * page.width + x + 4); }',
+  specks:
+    'const v = (this.n = (this.n ?? 0) + 1) % 2 ? 0 : 255; for (let s = 0; s < 40; s++) { const x = 100 + ((s * 379) % (page.width - 200)), y = 50 + Math.floor((s * (page.height - 100)) / 40); for (let dy = 0; dy < 4; dy++) page.pixels.fill(v, (y + dy) * page.width + x, (y + dy) * page.width + x + 4); }',
   repaint: 'page.pixels.fill((this.n = ((this.n ?? 0) + 1) % 2) ? 120 : 130);',
 };
 
@@ -76,9 +77,22 @@ try {
   const entry = await findPagePlugin('processor', 'identity', host);
   if (entry?.state !== 'usable') throw new Error(`identity plugin not usable: ${entry?.reason}`);
 
-  console.log(`machine: ${availableParallelism()} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; isolation: ${isolation.level}`);
+  console.log(
+    `machine: ${availableParallelism()} cores, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; isolation: ${isolation.level}`,
+  );
   let startMs = 0;
-  const rows = [['identity', 'A4', 2480, 3508], ['identity', 'A5', 1748, 2480], ...(process.env.BENCH_CHANGING === '0' ? [] : [['specks', 'A4', 2480, 3508], ['repaint', 'A4', 2480, 3508]])];
+  const rows = [
+    ['identity', 'A4', 2480, 3508],
+    ['identity', 'A5', 1748, 2480],
+    ...(process.env.BENCH_CHANGING === '0'
+      ? []
+      : [
+          ['specks', 'A4', 2480, 3508],
+          ['repaint', 'A4', 2480, 3508],
+        ]),
+  ];
   for (const [slug, label, width, height] of rows) {
     const entry = await findPagePlugin('processor', slug, host);
     if (entry?.state !== 'usable') throw new Error(`${slug} plugin not usable: ${entry?.reason}`);
@@ -128,7 +142,10 @@ try {
       const out = join(home, `out-${Math.random().toString(36).slice(2)}`);
       const quoted = [bin, 'run', sample, '-o', out, ...(steps ? ['--steps', '+identity'] : [])].map((a) => `'${a}'`).join(' ');
       const t = performance.now();
-      const r = spawnSync('bash', ['-c', `TIMEFORMAT='%U %S'; time '${process.execPath}' ${quoted} >/dev/null 2>/dev/null`], { env: { ...process.env, QUIRE_HOME: home }, encoding: 'utf8' });
+      const r = spawnSync('bash', ['-c', `TIMEFORMAT='%U %S'; time '${process.execPath}' ${quoted} >/dev/null 2>/dev/null`], {
+        env: { ...process.env, QUIRE_HOME: home },
+        encoding: 'utf8',
+      });
       const wall = performance.now() - t;
       const [user, sys] = r.stderr.trim().split('\n').pop().split(' ').map(Number);
       rmSync(out, { recursive: true, force: true });

@@ -62,12 +62,23 @@ function printTable(rows) {
   console.log(line(Array(8 + steps.length).fill('---')));
   for (const r of rows) {
     const secs = r.timings.total / 1000;
-    console.log(line([
-      r.frames, r.pages, r.pdfPages, secs.toFixed(1), (r.pages / secs).toFixed(2), (r.cpuMs / r.pages).toFixed(0), (r.cpuMs / r.timings.total).toFixed(2), r.maxRssMb.toFixed(0),
-      ...steps.map((s) => ((r.timings.steps[s] ?? 0) / r.pages).toFixed(1)),
-    ]));
+    console.log(
+      line([
+        r.frames,
+        r.pages,
+        r.pdfPages,
+        secs.toFixed(1),
+        (r.pages / secs).toFixed(2),
+        (r.cpuMs / r.pages).toFixed(0),
+        (r.cpuMs / r.timings.total).toFixed(2),
+        r.maxRssMb.toFixed(0),
+        ...steps.map((s) => ((r.timings.steps[s] ?? 0) / r.pages).toFixed(1)),
+      ]),
+    );
   }
-  console.log(`\nstep times are the time spent in each step summed over worker threads, per page; CPU ms/page is the process's CPU time (all threads, start-up included) per page, cores busy that CPU time over the wall time (${availableParallelism()} cores here; the load average at the end was ${loadavg()[0].toFixed(1)}: other work on the machine slows every figure but the CPU per page); targets: ≥ 8 pages/s, peak RSS ≤ 700 MB, flat in pages.`);
+  console.log(
+    `\nstep times are the time spent in each step summed over worker threads, per page; CPU ms/page is the process's CPU time (all threads, start-up included) per page, cores busy that CPU time over the wall time (${availableParallelism()} cores here; the load average at the end was ${loadavg()[0].toFixed(1)}: other work on the machine slows every figure but the CPU per page); targets: ≥ 8 pages/s, peak RSS ≤ 700 MB, flat in pages.`,
+  );
 }
 
 function readSampleFrames() {

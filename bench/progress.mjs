@@ -39,7 +39,9 @@ async function record() {
     const pagesTotal = project.manifest.pages.length;
     timeline.ocr.counts.push({ at: timeline.ocr.start, done: 0, total: pagesTotal });
     const spec = await readyOcr(engine, languages);
-    await recognize(project, spec, { onProgress: (e) => e.type === 'ocr' && timeline.ocr.counts.push({ at: Date.now() - t0, done: e.pagesDone, total: e.pagesTotal }) });
+    await recognize(project, spec, {
+      onProgress: (e) => e.type === 'ocr' && timeline.ocr.counts.push({ at: Date.now() - t0, done: e.pagesDone, total: e.pagesTotal }),
+    });
     timeline.ocr.end = Date.now() - t0;
     await project.close();
   } finally {
@@ -95,17 +97,20 @@ function replay(stage, estimate) {
   };
 }
 
-console.log(`Example bundle (3 frames → 6 pages), OCR ${engine} ${languages}; stage times: pages ${((timeline.pages.end - timeline.pages.start) / 1000).toFixed(1)} s, OCR ${((timeline.ocr.end - timeline.ocr.start) / 1000).toFixed(1)} s`);
-console.log(`OCR pages done at: ${timeline.ocr.counts.filter((c) => c.done > 0).map((c) => `${((c.at - timeline.ocr.start) / 1000).toFixed(1)} s`).join(', ')}`);
+console.log(
+  `Example bundle (3 frames → 6 pages), OCR ${engine} ${languages}; stage times: pages ${((timeline.pages.end - timeline.pages.start) / 1000).toFixed(1)} s, OCR ${((timeline.ocr.end - timeline.ocr.start) / 1000).toFixed(1)} s`,
+);
+console.log(
+  `OCR pages done at: ${timeline.ocr.counts
+    .filter((c) => c.done > 0)
+    .map((c) => `${((c.at - timeline.ocr.start) / 1000).toFixed(1)} s`)
+    .join(', ')}`,
+);
 console.log('| stage | estimate | seconds with a figure | median error | worst error | within 30 % | first figure |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const key of ['pages', 'ocr']) {
   const stage = timeline[key];
-  for (const [name, estimate] of [
-    ['before', before],
-    ...(base ? [['base', after(base)]] : []),
-    ['after', after()],
-  ]) {
+  for (const [name, estimate] of [['before', before], ...(base ? [['base', after(base)]] : []), ['after', after()]]) {
     const r = replay(stage, estimate);
     console.log(`| ${key} | ${name} | ${r.shown} | ${r.median} | ${r.worst} | ${r.within30} | ${r.first} |`);
   }

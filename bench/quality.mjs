@@ -37,7 +37,9 @@ const { getOcrEngine, ocrPageText, closeOcrEngines } = await import(join(root, '
 try {
   const t0 = performance.now();
   const corpusDir = flag('--corpus') ? resolve(flag('--corpus')) : join(work, 'corpus');
-  const corpus = existsSync(join(corpusDir, 'corpus.json')) ? JSON.parse(readFileSync(join(corpusDir, 'corpus.json'), 'utf8')) : await makeQualityCorpus(corpusDir, { only });
+  const corpus = existsSync(join(corpusDir, 'corpus.json'))
+    ? JSON.parse(readFileSync(join(corpusDir, 'corpus.json'), 'utf8'))
+    : await makeQualityCorpus(corpusDir, { only });
   const corpusSeconds = (performance.now() - t0) / 1000;
   const rows = [];
   let ocrSeconds = 0;
@@ -52,10 +54,14 @@ try {
       rmSync(out, { recursive: true, force: true });
       const project = join(out, 'project');
       const started = performance.now();
-      const run = spawnSync(process.execPath, [quire, 'run', ...pages.map((p) => join(corpusDir, p.file)), '--ocr-lang', language, '--export', 'pdf', '-o', out, '--keep-project', project, '--json'], {
-        encoding: 'utf8',
-        maxBuffer: 1 << 26,
-      });
+      const run = spawnSync(
+        process.execPath,
+        [quire, 'run', ...pages.map((p) => join(corpusDir, p.file)), '--ocr-lang', language, '--export', 'pdf', '-o', out, '--keep-project', project, '--json'],
+        {
+          encoding: 'utf8',
+          maxBuffer: 1 << 26,
+        },
+      );
       if (run.status !== 0) throw new Error(`quire run failed on ${degradation.name}/${language}: ${run.stderr}`);
       wallSeconds += (performance.now() - started) / 1000;
       // One document: `quire run --json` prints an array of them (a single object in older builds, for --quire).
@@ -75,7 +81,10 @@ try {
         let bitonal = asRead;
         if (projectPage.ocrImage && !flag('--quire')) {
           const engine = getOcrEngine(summary.ocr.engine);
-          const page = await engine.recognize({ file: join(project, projectPage.file), width: projectPage.width, height: projectPage.height, dpi: projectPage.dpi }, summary.ocr.languages);
+          const page = await engine.recognize(
+            { file: join(project, projectPage.file), width: projectPage.width, height: projectPage.height, dpi: projectPage.dpi },
+            summary.ocr.languages,
+          );
           bitonal = ocrPageText(page);
         }
         add(totals.a, lines, bitonal);
@@ -86,9 +95,13 @@ try {
     rows.push({ degradation, totals });
   }
 
-  console.log(`\nOCR quality on ${rows.reduce((n, r) => n + r.degradation.pages.length, 0)} synthetic webcam pages (French, Latin, English), engine ${engineUsed}`);
+  console.log(
+    `\nOCR quality on ${rows.reduce((n, r) => n + r.degradation.pages.length, 0)} synthetic webcam pages (French, Latin, English), engine ${engineUsed}`,
+  );
   console.log('(a) bitonal page as the PDF shows it · (b) the page the OCR reads, before correction · (c) after correction\n');
-  console.log('| degradation | read | word recall | accented-word recall | body word recall | body accented recall | CER | e/c confusions | accent confusions | . , confusions |');
+  console.log(
+    '| degradation | read | word recall | accented-word recall | body word recall | body accented recall | CER | e/c confusions | accent confusions | . , confusions |',
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const all = { a: empty(), b: empty(), c: empty() };
   for (const { degradation, totals } of rows) {
@@ -105,7 +118,21 @@ try {
 }
 
 function empty() {
-  return { words: 0, found: 0, accented: 0, accentedFound: 0, bodyWords: 0, bodyFound: 0, bodyAccented: 0, bodyAccentedFound: 0, edits: 0, chars: 0, ec: 0, accent: 0, stops: 0 };
+  return {
+    words: 0,
+    found: 0,
+    accented: 0,
+    accentedFound: 0,
+    bodyWords: 0,
+    bodyFound: 0,
+    bodyAccented: 0,
+    bodyAccentedFound: 0,
+    edits: 0,
+    chars: 0,
+    ec: 0,
+    accent: 0,
+    stops: 0,
+  };
 }
 
 /** Add a page's figures: `lines` is its truth, `{ kind, text }` per printed line. */
@@ -126,6 +153,7 @@ function line(label, k, t) {
 /** A page's words as the engine read them: every recorded correction undone. */
 function asEngineRead(page) {
   const copy = JSON.parse(JSON.stringify(page));
-  for (const block of copy.blocks) for (const p of block.paragraphs) for (const l of p.lines) for (const w of l.words) if (w.correction) w.text = w.correction.from;
+  for (const block of copy.blocks)
+    for (const p of block.paragraphs) for (const l of p.lines) for (const w of l.words) if (w.correction) w.text = w.correction.from;
   return copy;
 }

@@ -90,38 +90,74 @@ try {
     const details = verbose ? [] : undefined;
     const flags = flagMetrics(
       pageWords(truth),
-      ocrWords(JSON.parse(readFileSync(join(project, page.ocr), 'utf8'))).map((w) => ({ text: w.text, flagged: isDoubtful(w), confidence: w.confidence, correction: w.correction, unknown: w.unknown })),
+      ocrWords(JSON.parse(readFileSync(join(project, page.ocr), 'utf8'))).map((w) => ({
+        text: w.text,
+        flagged: isDoubtful(w),
+        confidence: w.confidence,
+        correction: w.correction,
+        unknown: w.unknown,
+      })),
       details,
     );
     rows.push({ name, folio: page.printed?.folio, metrics, flags, details });
   }
 
   const pct = (a, b) => (b === 0 ? '–' : (a / b).toFixed(3));
-  const cells = (m) => `${pct(m.bodyFound, m.body)} | ${pct(m.accentedFound, m.accented)} | ${pct(m.greekFound, m.greek)} | ${pct(m.notesFound, m.notes)} | ${((100 * m.edits) / Math.max(1, m.chars)).toFixed(2)} %`;
-  console.log(`\nReal capture: ${basename(sample)}, ${manifest.pages.length} pages, against the hand transcription (engine ${summary.ocr?.engine}, languages ${summary.ocr?.languages?.join('+')})`);
-  console.log('md: Quire\'s Markdown · pdf: Quire\'s PDF text layer · read: Quire\'s reading before correction · plain: `tesseract -l fra+ell` (Debian) on Quire\'s bitonal page\n');
+  const cells = (m) =>
+    `${pct(m.bodyFound, m.body)} | ${pct(m.accentedFound, m.accented)} | ${pct(m.greekFound, m.greek)} | ${pct(m.notesFound, m.notes)} | ${((100 * m.edits) / Math.max(1, m.chars)).toFixed(2)} %`;
+  console.log(
+    `\nReal capture: ${basename(sample)}, ${manifest.pages.length} pages, against the hand transcription (engine ${summary.ocr?.engine}, languages ${summary.ocr?.languages?.join('+')})`,
+  );
+  console.log(
+    "md: Quire's Markdown · pdf: Quire's PDF text layer · read: Quire's reading before correction · plain: `tesseract -l fra+ell` (Debian) on Quire's bitonal page\n",
+  );
   console.log('| page | text | body words | accented | Greek | notes | CER |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const row of rows) for (const r of readers) console.log(`| ${row.name} | ${r} | ${cells(row.metrics[r])} |`);
   for (const r of readers) console.log(`| **all** | ${r} | ${cells(sumMetrics(rows.map((row) => row.metrics[r])))} |`);
   const total = (r) => sumMetrics(rows.map((row) => row.metrics[r]));
   const flags = sumMetrics(rows.map((row) => row.flags));
-  console.log(`\nwords to check (the proofreading view's doubtful words): ${flags.flagged} flagged, ${flags.wrong} wrong in the text; flag recall ${pct(flags.wrongFlagged, flags.wrong)} (wrong words flagged), flag precision ${pct(flags.wrongFlagged, flags.flagged)} (flagged words wrong)`);
+  console.log(
+    `\nwords to check (the proofreading view's doubtful words): ${flags.flagged} flagged, ${flags.wrong} wrong in the text; flag recall ${pct(flags.wrongFlagged, flags.wrong)} (wrong words flagged), flag precision ${pct(flags.wrongFlagged, flags.flagged)} (flagged words wrong)`,
+  );
   if (verbose) {
-    const describe = (d) => `${d.text} (truth ${d.truth ?? '–'}; confidence ${Math.round(d.word.confidence)}${d.word.unknown ? ', unknown' : ''}${d.word.correction ? `, ${d.word.correction.reason} from ${d.word.correction.from}` : ''})`;
+    const describe = (d) =>
+      `${d.text} (truth ${d.truth ?? '–'}; confidence ${Math.round(d.word.confidence)}${d.word.unknown ? ', unknown' : ''}${d.word.correction ? `, ${d.word.correction.reason} from ${d.word.correction.from}` : ''})`;
     for (const row of rows) {
-      console.log(`\n${row.name}: wrong and not flagged: ${row.details.filter((d) => d.missed).map(describe).join(' · ') || 'none'}`);
-      console.log(`${row.name}: flagged and right: ${row.details.filter((d) => !d.missed).map(describe).join(' · ') || 'none'}`);
+      console.log(
+        `\n${row.name}: wrong and not flagged: ${
+          row.details
+            .filter((d) => d.missed)
+            .map(describe)
+            .join(' · ') || 'none'
+        }`,
+      );
+      console.log(
+        `${row.name}: flagged and right: ${
+          row.details
+            .filter((d) => !d.missed)
+            .map(describe)
+            .join(' · ') || 'none'
+        }`,
+      );
     }
   }
-  console.log(`counts (all pages): ${total('md').body} body words, ${total('md').accented} accented, ${total('md').greek} Greek, ${total('md').notes} note words`);
-  console.log(`quire run ${quireSeconds.toFixed(1)} s wall (OCR ${(summary.timings_ms.ocr / 1000).toFixed(1)} s of it); plain tesseract ${plainSeconds.toFixed(1)} s`);
+  console.log(
+    `counts (all pages): ${total('md').body} body words, ${total('md').accented} accented, ${total('md').greek} Greek, ${total('md').notes} note words`,
+  );
+  console.log(
+    `quire run ${quireSeconds.toFixed(1)} s wall (OCR ${(summary.timings_ms.ocr / 1000).toFixed(1)} s of it); plain tesseract ${plainSeconds.toFixed(1)} s`,
+  );
 } finally {
   if (!keep) rmSync(work, { recursive: true, force: true });
 }
 
 function readLines(file) {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+    : [];
 }
 
 /** The transcription's own table: `| \`athanase_150\` | \`images/0001.jpg\` | …` → bundle file → image stem. */
@@ -154,7 +190,8 @@ function markdownPage(md, n) {
 function ocrText(page) {
   const lines = [];
   for (const block of page.blocks ?? [])
-    for (const paragraph of block.paragraphs ?? []) for (const line of paragraph.lines ?? []) lines.push(line.words.map((w) => (w.correction ? w.correction.from : w.text)).join(' '));
+    for (const paragraph of block.paragraphs ?? [])
+      for (const line of paragraph.lines ?? []) lines.push(line.words.map((w) => (w.correction ? w.correction.from : w.text)).join(' '));
   return lines.join('\n');
 }
 
@@ -166,7 +203,14 @@ function ocrWords(page) {
     for (const paragraph of block.paragraphs ?? [])
       for (const line of paragraph.lines ?? [])
         line.words.forEach((word, i) => {
-          const w = carried ? { ...word, text: carried.text.replace(/[-‐]$/u, '') + word.text, confidence: Math.min(carried.confidence, word.confidence), correction: carried.correction ?? word.correction } : word;
+          const w = carried
+            ? {
+                ...word,
+                text: carried.text.replace(/[-‐]$/u, '') + word.text,
+                confidence: Math.min(carried.confidence, word.confidence),
+                correction: carried.correction ?? word.correction,
+              }
+            : word;
           carried = i === line.words.length - 1 && /\p{L}[-‐]$/u.test(w.text) ? w : undefined;
           if (!carried) out.push(w);
         });

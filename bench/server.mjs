@@ -91,14 +91,23 @@ async function main() {
       // A warm-up burst first, so the figure is not the JIT's or the first files' of a fresh process.
       await cannon({ url: `${target.address}/run`, method: 'POST', headers: { 'content-type': contentType }, body, connections: 16, amount: 32 });
       const cpu0 = cpuMs(target.pid);
-      const run = await cannon({ url: `${target.address}/run`, method: 'POST', headers: { 'content-type': contentType }, body, connections: 16, amount: uploads });
+      const run = await cannon({
+        url: `${target.address}/run`,
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+        connections: 16,
+        amount: uploads,
+      });
       const cpu = (cpuMs(target.pid) - cpu0) / uploads;
       const goal = label.includes('floor') ? '' : '; target p99 ≤ 50 ms';
       const note = `${fmt(run.requests.average)} uploads/s, server CPU ${cpu.toFixed(1)} ms each${run.non2xx ? `, ${run.non2xx} non-2xx` : ''}${goal}`;
       rows.push([`POST /run, 1 MB, 16 clients, ${label}`, `p50 ${run.latency.p50} ms`, `p99 ${run.latency.p99} ms`, note]);
     };
     await runUploads('worker paused');
-    const floor = spawn(process.execPath, [fileURLToPath(import.meta.url), '--baseline', await mkdtemp(join(home, 'baseline-'))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const floor = spawn(process.execPath, [fileURLToPath(import.meta.url), '--baseline', await mkdtemp(join(home, 'baseline-'))], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       await runUploads('bare fastify + multipart to disk (floor)', { address: (await firstLine(floor)).address, pid: floor.pid });
     } finally {
@@ -112,9 +121,19 @@ async function main() {
     const t0 = performance.now();
     const job = await submitSmall(address, apiKey);
     while ((await json(`${address}/check/${job}?api_key=${apiKey}`)).status !== 'done') await new Promise((r) => setTimeout(r, 100));
-    rows.push(['example bundle (3 frames, 6 pages), submit → done', `${fmt((performance.now() - t0) / 1000)} s`, '', 'the job in a process of its own (started for it)']);
+    rows.push([
+      'example bundle (3 frames, 6 pages), submit → done',
+      `${fmt((performance.now() - t0) / 1000)} s`,
+      '',
+      'the job in a process of its own (started for it)',
+    ]);
     const start = jobProcessStart();
-    rows.push(['a job process starting (node + the conversion modules)', `${fmt(start)} ms`, '', 'one is started ahead and waits loaded, so a job pays this only when jobs come faster']);
+    rows.push([
+      'a job process starting (node + the conversion modules)',
+      `${fmt(start)} ms`,
+      '',
+      'one is started ahead and waits loaded, so a job pays this only when jobs come faster',
+    ]);
 
     const check = await cannon({ url: `${address}/check/${job}?api_key=${apiKey}`, connections: 10, duration: seconds });
     rows.push(['GET /check', `${fmt(check.requests.average)} req/s`, `p99 ${check.latency.p99} ms`, '']);
@@ -128,17 +147,30 @@ async function main() {
     for (let i = 0; i < 4; i++) converting.push(await submitSmall(address, other));
     while ((await json(`${address}/check/${converting[0]}?api_key=${other}`)).status !== 'processing') await new Promise((r) => setTimeout(r, 50));
     await runUploads('while a job converts');
-    const stillRunning = (await Promise.all(converting.map(async (id) => (await json(`${address}/check/${id}?api_key=${other}`)).status))).filter((st) => st === 'processing' || st === 'pending').length;
+    const stillRunning = (await Promise.all(converting.map(async (id) => (await json(`${address}/check/${id}?api_key=${other}`)).status))).filter(
+      (st) => st === 'processing' || st === 'pending',
+    ).length;
     rows[rows.length - 1][3] += `; ${stillRunning} of 4 sample jobs still converting or queued at the end`;
     await cancelQueued(home, apiKey);
-    for (const id of converting) while (!['done', 'failed'].includes((await json(`${address}/check/${id}?api_key=${other}`)).status)) await new Promise((r) => setTimeout(r, 200));
+    for (const id of converting)
+      while (!['done', 'failed'].includes((await json(`${address}/check/${id}?api_key=${other}`)).status)) await new Promise((r) => setTimeout(r, 200));
 
     const bomb = await pixelBombWatchingRss(address, apiKey, child.pid);
-    rows.push(['pixel bomb job (16000×9000 declared)', `peak RSS ${fmt(bomb.peakMb)} MB`, `+${fmt(bomb.growthMb)} MB over ${fmt(bomb.seconds)} s`, `job ${bomb.status}: ${bomb.error}`]);
+    rows.push([
+      'pixel bomb job (16000×9000 declared)',
+      `peak RSS ${fmt(bomb.peakMb)} MB`,
+      `+${fmt(bomb.growthMb)} MB over ${fmt(bomb.seconds)} s`,
+      `job ${bomb.status}: ${bomb.error}`,
+    ]);
 
     const growth = await uploadHugeWatchingRss(address, apiKey, child.pid, 1024 * MB);
     await cancelQueued(home, apiKey);
-    rows.push(['1 GiB upload, 1 client', `RSS +${fmt(growth.growthMb)} MB`, `${fmt(growth.seconds)} s (${fmt(1024 / growth.seconds)} MB/s)`, `HTTP ${growth.status}; target ≤ 64 MB`]);
+    rows.push([
+      '1 GiB upload, 1 client',
+      `RSS +${fmt(growth.growthMb)} MB`,
+      `${fmt(growth.seconds)} s (${fmt(1024 / growth.seconds)} MB/s)`,
+      `HTTP ${growth.status}; target ≤ 64 MB`,
+    ]);
 
     const jobs = await fillJobs(home, apiKey, 10_000);
     // Rows only (no upload behind them): cancelled, so the worker does not start a process for each while measuring.
@@ -175,11 +207,25 @@ async function httpRows() {
     const { body, contentType } = multipartBuffer(apiKey, 'bench.zip', randomBytes(MB));
     const uploads = async (label, target = { address }) => {
       await cannon({ url: `${target.address}/run`, method: 'POST', headers: { 'content-type': contentType }, body, connections: 16, amount: 32 });
-      const run = await cannon({ url: `${target.address}/run`, method: 'POST', headers: { 'content-type': contentType }, body, connections: 16, amount: 16 * 20 });
-      rows.push([`POST /run, 1 MB, 16 clients, ${label}`, `p50 ${run.latency.p50} ms`, `p99 ${run.latency.p99} ms`, `${fmt(run.requests.average)} uploads/s${run.non2xx ? `, ${run.non2xx} non-2xx` : ''}`]);
+      const run = await cannon({
+        url: `${target.address}/run`,
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+        connections: 16,
+        amount: 16 * 20,
+      });
+      rows.push([
+        `POST /run, 1 MB, 16 clients, ${label}`,
+        `p50 ${run.latency.p50} ms`,
+        `p99 ${run.latency.p99} ms`,
+        `${fmt(run.requests.average)} uploads/s${run.non2xx ? `, ${run.non2xx} non-2xx` : ''}`,
+      ]);
       return run.latency.p99;
     };
-    const floorProcess = spawn(process.execPath, [fileURLToPath(import.meta.url), '--baseline', await mkdtemp(join(home, 'baseline-'))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const floorProcess = spawn(process.execPath, [fileURLToPath(import.meta.url), '--baseline', await mkdtemp(join(home, 'baseline-'))], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let floor;
     try {
       floor = await uploads('bare fastify + multipart to disk (floor)', { address: (await firstLine(floorProcess)).address });
@@ -196,7 +242,9 @@ async function httpRows() {
     for (let i = 0; i < 64; i++) {
       const socket = connect({ port: Number(url.port), host: url.hostname, localAddress: '127.0.0.2' });
       socket.on('error', () => undefined);
-      socket.write(`POST /run HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name="note"\r\n\r\n`);
+      socket.write(
+        `POST /run HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name="note"\r\n\r\n`,
+      );
       keyless.push(socket);
     }
     const drip = setInterval(() => keyless.forEach((s) => s.destroyed || s.write('x')), 500);
@@ -216,7 +264,8 @@ async function httpRows() {
     const busy = await uploads('while a job converts');
     rows[rows.length - 1][3] += `; ${fmt(busy / floor)}× the floor's p99 (goal ≤ 1.5×)`;
     await cancelQueued(home, apiKey);
-    for (const id of converting) while (!['done', 'failed'].includes((await json(`${address}/check/${id}?api_key=${other}`)).status)) await new Promise((r) => setTimeout(r, 200));
+    for (const id of converting)
+      while (!['done', 'failed'].includes((await json(`${address}/check/${id}?api_key=${other}`)).status)) await new Promise((r) => setTimeout(r, 200));
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -288,7 +337,9 @@ async function clusterRows() {
           while (!['done', 'failed'].includes((await json(`${address}/check/${id}?api_key=${apiKey}`)).status)) await new Promise((r) => setTimeout(r, 20));
           const db = new pg.Client(url);
           await db.connect();
-          const { rows: [row] } = await db.query('SELECT started_at, created_at FROM jobs WHERE job_id = $1', [id]);
+          const {
+            rows: [row],
+          } = await db.query('SELECT started_at, created_at FROM jobs WHERE job_id = $1', [id]);
           await db.end();
           waits.push(Number(row.started_at) - Date.parse(row.created_at));
         }
@@ -373,14 +424,16 @@ async function uploadHugeWatchingRss(address, apiKey, pid, size) {
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
   const boundary = `----quirebig${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\n${apiKey}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\n${apiKey}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const chunk = randomBytes(MB);
   let left = size;
   let sentHead = false;
   const body = new Readable({
     read() {
-      if (!sentHead) return void (sentHead = true, this.push(head));
+      if (!sentHead) return void ((sentHead = true), this.push(head));
       if (left <= 0) return void (this.push(tail), this.push(null));
       const n = Math.min(MB, left);
       left -= n;
@@ -391,7 +444,13 @@ async function uploadHugeWatchingRss(address, apiKey, pid, size) {
   const url = new URL(`${address}/run`);
   const status = await new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode));
@@ -419,7 +478,11 @@ function jobProcessStart() {
 async function pixelBomb() {
   const { default: sharp } = await import('sharp');
   const { default: yazl } = await import('yazl');
-  const jpeg = Buffer.from(await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } }).jpeg({ quality: 50 }).toBuffer());
+  const jpeg = Buffer.from(
+    await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } })
+      .jpeg({ quality: 50 })
+      .toBuffer(),
+  );
   const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
   jpeg.writeUInt16BE(9000, sof + 5);
   jpeg.writeUInt16BE(16000, sof + 7);
@@ -450,7 +513,13 @@ async function pixelBombWatchingRss(address, apiKey, pid) {
   while (!['done', 'failed'].includes((job = await json(`${address}/check/${id}?api_key=${apiKey}`)).status)) await new Promise((r) => setTimeout(r, 50));
   clearInterval(sampler);
   peak = Math.max(peak, baseline + (hwmOf(pid) - hwm0));
-  return { peakMb: peak / MB, growthMb: (peak - baseline) / MB, seconds: (performance.now() - t0) / 1000, status: job.status, error: `${bytes.length} B upload; ${job.error}` };
+  return {
+    peakMb: peak / MB,
+    growthMb: (peak - baseline) / MB,
+    seconds: (performance.now() - t0) / 1000,
+    status: job.status,
+    error: `${bytes.length} B upload; ${job.error}`,
+  };
 }
 
 /** Peak RSS of a process from /proc (Linux), in bytes. */
@@ -476,7 +545,10 @@ async function fillJobs(home, apiKey, count) {
   const key = await store.findActiveKey(createHash('sha256').update(apiKey).digest('hex'));
   const existing = (await store.listJobs(key.keyId)).length;
   for (let i = existing; i < count; i++) {
-    await store.insertJob({ jobId: randomBytes(16).toString('base64url'), keyId: key.keyId, emailNotif: false, ocr: null, dpi: null, uploadName: `book ${i}.pdf`, inputExt: 'pdf' }, Date.now());
+    await store.insertJob(
+      { jobId: randomBytes(16).toString('base64url'), keyId: key.keyId, emailNotif: false, ocr: null, dpi: null, uploadName: `book ${i}.pdf`, inputExt: 'pdf' },
+      Date.now(),
+    );
   }
   const total = (await store.listJobs(key.keyId)).length;
   await store.close();

@@ -160,7 +160,7 @@ export function align(a, b) {
     [prev, cur] = [cur, prev];
   }
   const pairs = [];
-  for (let i = n, j = m; i > 0 || j > 0; ) {
+  for (let i = n, j = m; i > 0 || j > 0;) {
     const how = move[i * width + j];
     if (i > 0 && j > 0 && how === 0) {
       pairs.push([i - 1, j - 1]);
@@ -173,7 +173,10 @@ export function align(a, b) {
 }
 
 function baseLetter(ch) {
-  return ch.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return ch
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 }
 
 /**
@@ -203,7 +206,11 @@ export function confusions(truth, got) {
  * compound is one word whether a line break split it or not), `…` as three full stops.
  */
 function realKey(word) {
-  return word.normalize('NFKC').replace(/[‘’‚`]/g, "'").replace(/[-‐‑‒–—]/g, '').normalize('NFC');
+  return word
+    .normalize('NFKC')
+    .replace(/[‘’‚`]/g, "'")
+    .replace(/[-‐‑‒–—]/g, '')
+    .normalize('NFC');
 }
 
 const GREEK = /\p{Script=Greek}/u;
@@ -285,7 +292,10 @@ export function flagMetrics(truthWords, words, details) {
   }
   const right = new Array(read.length).fill(false);
   const truthOf = new Array(read.length).fill(undefined);
-  for (const [i, j] of align(truthWords.map((t) => t.word), read.map((r) => r.key)).pairs) {
+  for (const [i, j] of align(
+    truthWords.map((t) => t.word),
+    read.map((r) => r.key),
+  ).pairs) {
     right[j] = truthWords[i].word === read[j].key;
     truthOf[j] = truthWords[i].word;
   }

@@ -53,7 +53,11 @@ function entryFor(folder, slug) {
 /** The plugin folders under `registry/<folder>/`, sorted. */
 function slugsIn(folder) {
   const dir = join(root, folder);
-  return existsSync(dir) ? readdirSync(dir).filter((n) => !n.startsWith('.') && statSync(join(dir, n)).isDirectory()).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => !n.startsWith('.') && statSync(join(dir, n)).isDirectory())
+        .sort()
+    : [];
 }
 const lists = { destinations: slugsIn('destinations'), processors: slugsIn('processors'), ocr: slugsIn('ocr') };
 const slugs = [...lists.destinations, ...lists.processors, ...lists.ocr];

@@ -71,25 +71,37 @@ const COLOURS = {
  */
 const FRAMES = [
   {
-    book: 0, spread: 0, seed: 11, captured: '2025-03-14T10:21:05Z',
+    book: 0,
+    spread: 0,
+    seed: 11,
+    captured: '2025-03-14T10:21:05Z',
     camera: { roll: -1.4, keystone: 0.03, yaw: 0.012, scale: 0.985, dx: -12, dy: 6, height: 3000 },
     surface: { left: { rise: 66, reach: 52, bulge: 9 }, right: { rise: 58, reach: 44, bulge: 7 } },
     light: { dimCorner: [0, 1], strength: 0.36 },
     fingers: [{ page: 'left', at: 0.58, angle: -7 }],
   },
   {
-    book: 0, spread: 1, seed: 23, captured: '2025-03-14T10:21:19Z',
+    book: 0,
+    spread: 1,
+    seed: 23,
+    captured: '2025-03-14T10:21:19Z',
     camera: { roll: 2.1, keystone: 0.022, yaw: -0.015, scale: 0.97, dx: 14, dy: -4, height: 3000 },
     surface: { left: { rise: 60, reach: 46, bulge: 8 }, right: { rise: 64, reach: 50, bulge: 10 } },
     light: { dimCorner: [0, 0], strength: 0.32 },
     fingers: [{ page: 'right', at: 0.46, angle: 9 }],
   },
   {
-    book: 1, spread: 0, seed: 37, captured: '2025-03-14T10:23:42Z',
+    book: 1,
+    spread: 0,
+    seed: 37,
+    captured: '2025-03-14T10:23:42Z',
     camera: { roll: -2.6, keystone: 0.035, yaw: 0.008, scale: 0.95, dx: 4, dy: 8, height: 3000 },
     surface: { left: { rise: 72, reach: 56, bulge: 11 }, right: { rise: 55, reach: 40, bulge: 6 } },
     light: { dimCorner: [1, 1], strength: 0.32 },
-    fingers: [{ page: 'left', at: 0.4, angle: -4 }, { page: 'left', at: 0.63, angle: -11 }],
+    fingers: [
+      { page: 'left', at: 0.4, angle: -4 },
+      { page: 'left', at: 0.63, angle: -11 },
+    ],
   },
 ];
 
@@ -205,7 +217,17 @@ function typesetBook(book, fonts) {
   const openPage = () => {
     if (pages.length === book.pageCount) return false;
     const number = book.firstPage + pages.length;
-    page = { number, side: number % 2 === 0 ? 'left' : 'right', runs: [], rules: [], paragraphs: [], notes: [], chapter: null, y: PAGE.firstBaseline, empty: true };
+    page = {
+      number,
+      side: number % 2 === 0 ? 'left' : 'right',
+      runs: [],
+      rules: [],
+      paragraphs: [],
+      notes: [],
+      chapter: null,
+      y: PAGE.firstBaseline,
+      empty: true,
+    };
     pages.push(page);
     return true;
   };
@@ -268,7 +290,12 @@ function finishPage(page, book, noteLines, { regular, italic }) {
   const { left, width } = column(page.side);
   const runningHead = page.side === 'left' ? book.title : book.chapters[page.chapter].runningHead;
   const runs = [...page.runs];
-  runs.push({ y: PAGE.runningHeadBaseline, size: TYPE.runningHead.size, italic: true, words: centred(runningHead, left, width, italic, TYPE.runningHead.size) });
+  runs.push({
+    y: PAGE.runningHeadBaseline,
+    size: TYPE.runningHead.size,
+    italic: true,
+    words: centred(runningHead, left, width, italic, TYPE.runningHead.size),
+  });
   runs.push({ y: PAGE.folioBaseline, size: TYPE.folio.size, italic: false, words: centred(String(page.number), left, width, regular, TYPE.folio.size) });
   const noteRuns = page.notes.flatMap((n) => noteLines.get(n).lines);
   let y = PAGE.lastBaseline - (noteRuns.length - 1) * TYPE.note.lead;
@@ -301,7 +328,10 @@ function pageSvg(page) {
 
 /** Ink coverage of a rendered page: 0 = bare paper, 255 = solid ink. */
 async function renderInk(page) {
-  const { data, info } = await sharp(Buffer.from(pageSvg(page))).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(Buffer.from(pageSvg(page)))
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   if (info.channels !== 1 || info.width !== PAGE.width || info.height !== PAGE.height) throw new Error('unexpected page raster');
   const ink = new Uint8Array(data.length);
   for (let i = 0; i < data.length; i++) ink[i] = 255 - data[i];
@@ -370,14 +400,21 @@ function buildSpread(leftInk, rightInk, seed) {
         }
       }
       const k = inkValue / 255;
-      red[i] = (rgb[0] * tone) * (1 - k) + COLOURS.ink[0] * k;
-      green[i] = (rgb[1] * tone) * (1 - k) + COLOURS.ink[1] * k;
-      blue[i] = (rgb[2] * tone) * (1 - k) + COLOURS.ink[2] * k;
+      red[i] = rgb[0] * tone * (1 - k) + COLOURS.ink[0] * k;
+      green[i] = rgb[1] * tone * (1 - k) + COLOURS.ink[1] * k;
+      blue[i] = rgb[2] * tone * (1 - k) + COLOURS.ink[2] * k;
       ink[i] = inkValue;
     }
   }
   return {
-    width, height, red, green, blue, alpha, ink, gutterX,
+    width,
+    height,
+    red,
+    green,
+    blue,
+    alpha,
+    ink,
+    gutterX,
     pages: { left: { x: leftPageX, y: cover }, right: { x: gutterX, y: cover } },
   };
 }
@@ -443,7 +480,7 @@ function makeCamera(spec, spread) {
     deskX[i] = X;
     height[i] = surfaceHeight(side, Math.abs(d));
     const dh = surfaceHeight(side, Math.abs(d) + 0.01) - height[i];
-    slope[i] = (Math.sign(d) || 1) * dh / 0.01;
+    slope[i] = ((Math.sign(d) || 1) * dh) / 0.01;
   }
   // Arc length along the surface from the gutter: the flat x of each desk x.
   const flatX = new Float64Array(n);
@@ -452,7 +489,7 @@ function makeCamera(spec, spread) {
   for (let i = g + 1; i < n; i++) flatX[i] = flatX[i - 1] + step * Math.sqrt(1 + slope[i] * slope[i]);
   for (let i = g - 1; i >= 0; i--) flatX[i] = flatX[i + 1] - step * Math.sqrt(1 + slope[i] * slope[i]);
   const pictureX = new Float64Array(n);
-  for (let i = 0; i < n; i++) pictureX[i] = gx + (deskX[i] - gx) * D / (D - height[i]);
+  for (let i = 0; i < n; i++) pictureX[i] = gx + ((deskX[i] - gx) * D) / (D - height[i]);
   for (let i = 1; i < n; i++) if (pictureX[i] <= pictureX[i - 1]) throw new Error('camera model folds over');
 
   // Light from the upper left and above: the slope down into the gutter on the left page faces away.
@@ -514,7 +551,7 @@ function makeCamera(spec, spread) {
     const t = clamp((fx - flatX[i]) / (flatX[i + 1] - flatX[i]), 0, 1);
     const px = pictureX[i] + t * (pictureX[i + 1] - pictureX[i]);
     const h = height[i] + t * (height[i + 1] - height[i]);
-    const py = cy + (fy - cy) * D / (D - h);
+    const py = cy + ((fy - cy) * D) / (D - h);
     return applyHomography(toFrame, px, py);
   };
 
@@ -546,7 +583,10 @@ async function renderDesk(seed, shiftX, shiftY) {
       rgb[i + 2] = clamp(COLOURS.wood[2] * tone * (0.95 + 0.1 * grain), 0, 255);
     }
   }
-  return sharp(rgb, { raw: { width: w, height: h, channels: 3 } }).resize(FRAME.width, FRAME.height, { kernel: 'cubic' }).raw().toBuffer();
+  return sharp(rgb, { raw: { width: w, height: h, channels: 3 } })
+    .resize(FRAME.width, FRAME.height, { kernel: 'cubic' })
+    .raw()
+    .toBuffer();
 }
 
 /** Light falling on the desk: broad, one corner dimmer, a little vignetting, warm. */
@@ -733,7 +773,11 @@ async function renderFrame(spec, pages, pageInk) {
   const H = FRAME.height;
 
   // The book's shadow on the desk: its coverage, blurred and shifted away from the light.
-  const shadowMask = await sharp(Buffer.from(book.cover), { raw: { width: W, height: H, channels: 1 } }).blur(16).extractChannel(0).raw().toBuffer();
+  const shadowMask = await sharp(Buffer.from(book.cover), { raw: { width: W, height: H, channels: 1 } })
+    .blur(16)
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
   if (shadowMask.length !== W * H) throw new Error('unexpected shadow mask');
   const desk = await renderDesk(spec.seed, spec.camera.dx * 0.5, spec.camera.dy * 0.5);
   const colour = book.colour;
@@ -759,14 +803,19 @@ async function renderFrame(spec, pages, pageInk) {
     }
   }
   // Optics first (a slightly soft lens), then the sensor's noise, then the JPEG encoder.
-  const soft = await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).blur(0.8).raw().toBuffer();
+  const soft = await sharp(rgb, { raw: { width: W, height: H, channels: 3 } })
+    .blur(0.8)
+    .raw()
+    .toBuffer();
   const random = prng(spec.seed * 1000 + 1);
   for (let i = 0; i < W * H; i++) {
     const o = i * 3;
     const luma = normal(random) * 2.2;
     for (let c = 0; c < 3; c++) soft[o + c] = clamp(Math.round(soft[o + c] + luma + normal(random) * 1.1), 0, 255);
   }
-  const jpeg = await sharp(soft, { raw: { width: W, height: H, channels: 3 } }).jpeg({ quality: FRAME.jpegQuality }).toBuffer();
+  const jpeg = await sharp(soft, { raw: { width: W, height: H, channels: 3 } })
+    .jpeg({ quality: FRAME.jpegQuality })
+    .toBuffer();
 
   const truthPages = pages.map((page, p) => {
     const box = book.boxes[p];
@@ -839,7 +888,11 @@ function parseArgs(argv) {
 async function main() {
   const started = Date.now();
   const options = parseArgs(process.argv.slice(2));
-  const allText = BOOKS.flatMap((b) => [b.title, ...Object.entries(b.notes).map(([n, t]) => `${n}. ${t}`), ...b.chapters.flatMap((c) => [...c.heading, c.runningHead, ...c.paragraphs])]).join(' ');
+  const allText = BOOKS.flatMap((b) => [
+    b.title,
+    ...Object.entries(b.notes).map(([n, t]) => `${n}. ${t}`),
+    ...b.chapters.flatMap((c) => [...c.heading, c.runningHead, ...c.paragraphs]),
+  ]).join(' ');
   const chars = [...new Set([...allText, ...'0123456789 ', ...SUPERSCRIPT_DIGITS])].sort();
   const fonts = { regular: await measureAdvances(chars, false), italic: await measureAdvances(chars, true) };
   const books = BOOKS.map((book) => typesetBook(book, fonts));
@@ -861,25 +914,31 @@ async function main() {
     });
     if (options.preview) {
       mkdirSync(options.preview, { recursive: true });
-      await sharp(frame.jpeg).png().toFile(join(options.preview, `frame-${f + 1}.png`));
+      await sharp(frame.jpeg)
+        .png()
+        .toFile(join(options.preview, `frame-${f + 1}.png`));
     }
   }
 
   const manifest = { format_version: 1, project: PROJECT_TITLE, created: BUNDLE.created, device: BUNDLE.device, page_count: images.length };
-  const pagesJsonl = images.map((img, i) => JSON.stringify({ index: i + 1, file: img.name, captured: img.captured, w: FRAME.width, h: FRAME.height })).join('\n') + '\n';
+  const pagesJsonl =
+    images.map((img, i) => JSON.stringify({ index: i + 1, file: img.name, captured: img.captured, w: FRAME.width, h: FRAME.height })).join('\n') + '\n';
   const bundle = await zipBundle([
     { name: 'manifest.json', data: Buffer.from(JSON.stringify(manifest, null, 2) + '\n') },
     { name: 'pages.jsonl', data: Buffer.from(pagesJsonl) },
     ...images.map((img) => ({ name: img.name, data: img.data })),
   ]);
   const truth = {
-    about: 'What is printed in examples/sample.aglbundle, made by scripts/make-sample.mjs. Boxes are frame pixels; text is the body of each page (chapter headings included, paragraphs separated by a blank line); dpi is the effective resolution of the page in the frame.',
+    about:
+      'What is printed in examples/sample.aglbundle, made by scripts/make-sample.mjs. Boxes are frame pixels; text is the body of each page (chapter headings included, paragraphs separated by a blank line); dpi is the effective resolution of the page in the frame.',
     frames: truthFrames,
   };
   mkdirSync(options.out, { recursive: true });
   writeFileSync(join(options.out, 'sample.aglbundle'), bundle);
   writeFileSync(join(options.out, 'sample.truth.json'), JSON.stringify(truth, null, 2) + '\n');
-  console.log(`wrote ${join(options.out, 'sample.aglbundle')} (${(bundle.length / 1024).toFixed(0)} KB) and sample.truth.json in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `wrote ${join(options.out, 'sample.aglbundle')} (${(bundle.length / 1024).toFixed(0)} KB) and sample.truth.json in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 await main();

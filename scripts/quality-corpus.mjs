@@ -116,7 +116,10 @@ function typeset(page, fontPx, advances) {
 
 async function renderPage(layout, family) {
   const S = SUPERSAMPLE;
-  const texts = layout.runs.map((r) => `<text x="${(r.x * S).toFixed(1)}" y="${(r.y * S).toFixed(1)}" font-size="${(r.size * S).toFixed(2)}" xml:space="preserve">${escapeXml(r.text)}</text>`);
+  const texts = layout.runs.map(
+    (r) =>
+      `<text x="${(r.x * S).toFixed(1)}" y="${(r.y * S).toFixed(1)}" font-size="${(r.size * S).toFixed(2)}" xml:space="preserve">${escapeXml(r.text)}</text>`,
+  );
   const rule = `<rect x="${(layout.rule.x * S).toFixed(1)}" y="${(layout.rule.y * S).toFixed(1)}" width="${(layout.rule.width * S).toFixed(1)}" height="${S}" fill="#000"/>`;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${layout.width * S}" height="${layout.height * S}"><rect width="100%" height="100%" fill="#fff"/><g font-family="${family}" fill="#000">${texts.join('')}${rule}</g></svg>`;
   const { data, info } = await sharp(Buffer.from(svg)).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
@@ -207,7 +210,9 @@ async function develop(planes, width, height, spec, random, gutterLeft) {
       }
     }
   }
-  return sharp(rgb, { raw: { width, height, channels: 3 } }).jpeg({ quality: JPEG_QUALITY }).toBuffer();
+  return sharp(rgb, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: JPEG_QUALITY })
+    .toBuffer();
 }
 
 /** Make the corpus in `out`; returns its description (also written to `corpus.json`). */

@@ -69,4 +69,8 @@ export const QUALITY_PAGES = [
     ],
     notes: { 1: 'George III and Charlotte in England; Louis XVI and Marie-Antoinette in France.' },
   },
-].map((page) => (page.language === 'fra' ? { ...page, paragraphs: page.paragraphs.map(frenchSpacing), notes: Object.fromEntries(Object.entries(page.notes).map(([n, t]) => [n, frenchSpacing(t)])) } : page));
+].map((page) =>
+  page.language === 'fra'
+    ? { ...page, paragraphs: page.paragraphs.map(frenchSpacing), notes: Object.fromEntries(Object.entries(page.notes).map(([n, t]) => [n, frenchSpacing(t)])) }
+    : page,
+);

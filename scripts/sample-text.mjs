@@ -126,7 +126,9 @@ export const BOOKS = [
     ],
     notes: {
       1: frenchSpacing('Du grec πᾶν, « tout », et γλῶσσα, « langue » : celui qui parle de tout.'),
-      2: frenchSpacing('Mot forgé par Voltaire contre la philosophie de Leibniz et de Wolff. Pangloss, qui enseigne tout, a oublié le précepte de Delphes : γνῶθι σεαυτόν, « connais-toi toi-même ».'),
+      2: frenchSpacing(
+        'Mot forgé par Voltaire contre la philosophie de Leibniz et de Wolff. Pangloss, qui enseigne tout, a oublié le précepte de Delphes : γνῶθι σεαυτόν, « connais-toi toi-même ».',
+      ),
     },
   },
 ];

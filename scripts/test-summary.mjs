@@ -10,7 +10,7 @@ for (const path of paths) {
     const report = JSON.parse(readFileSync(path, 'utf8'));
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
     // A suite whose setup failed fails no single test: count it, so the line never reads "0 failed" then.
-    failed += report.numFailedTests + (report.numFailedTests === 0 ? report.numFailedTestSuites ?? 0 : 0);
+    failed += report.numFailedTests + (report.numFailedTests === 0 ? (report.numFailedTestSuites ?? 0) : 0);
     passed += report.numPassedTests;
   } catch {
     // A run that left no report (its install failed, say) is a failure, never silence.

@@ -38,8 +38,7 @@ export async function measureAdvances(chars, { family, italic = false }) {
   const height = rows.length * rowHeight;
   const style = italic ? ' font-style="italic"' : '';
   const texts = rows.map(
-    (c, i) =>
-      `<text x="20" y="${i * rowHeight + 58}" font-size="${size}"${style} xml:space="preserve">H${escapeXml(c.repeat(repeat))}H</text>`,
+    (c, i) => `<text x="20" y="${i * rowHeight + 58}" font-size="${size}"${style} xml:space="preserve">H${escapeXml(c.repeat(repeat))}H</text>`,
   );
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#fff"/><g font-family="${family}">${texts.join('')}</g></svg>`;
   const { data, info } = await sharp(Buffer.from(svg)).extractChannel(0).raw().toBuffer({ resolveWithObject: true });

@@ -41,9 +41,7 @@ export class QuireError extends Error {
 
   /** Usage errors exit with 2, everything else with 1. */
   get exitCode(): number {
-    return this.code === ERROR_CODES.USAGE || this.code === ERROR_CODES.UNKNOWN_FORMAT || this.code === ERROR_CODES.UNKNOWN_PIPELINE
-      ? 2
-      : 1;
+    return this.code === ERROR_CODES.USAGE || this.code === ERROR_CODES.UNKNOWN_FORMAT || this.code === ERROR_CODES.UNKNOWN_PIPELINE ? 2 : 1;
   }
 }
 

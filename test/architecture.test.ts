@@ -100,7 +100,9 @@ describe('the architecture of src/', () => {
   });
 
   it('has a table that runs one way (each row names only rows above it, the ground below all)', () => {
-    const backwards = IMPORTS.flatMap(([name, names]) => names.filter((n) => (rowOf.get(n) ?? Infinity) >= (rowOf.get(name) ?? -1)).map((n) => `${name} → ${n}`));
+    const backwards = IMPORTS.flatMap(([name, names]) =>
+      names.filter((n) => (rowOf.get(n) ?? Infinity) >= (rowOf.get(name) ?? -1)).map((n) => `${name} → ${n}`),
+    );
     expect(backwards).toEqual([]);
     expect(GROUND.every((g) => (rowOf.get(g) ?? Infinity) < (rowOf.get('project') ?? -1))).toBe(true);
   });

@@ -13,7 +13,12 @@ interface Link {
 
 function markdownFiles(): string[] {
   const docs = join(ROOT, 'docs');
-  return [join(ROOT, 'README.md'), ...readdirSync(docs).filter((n) => n.endsWith('.md')).map((n) => join(docs, n))];
+  return [
+    join(ROOT, 'README.md'),
+    ...readdirSync(docs)
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => join(docs, n)),
+  ];
 }
 
 /** Links and images outside code (fenced blocks and `code spans` show paths, they do not link to them). */
@@ -85,7 +90,15 @@ describe('README and docs', () => {
 
   it('the checker finds what a broken page would hold', () => {
     const file = join(ROOT, 'docs', 'example.md');
-    const text = ['# A page', '[up](../../shared/DESIGN.md) [gone](nowhere.md) [fine](cli.md#pipelines)', '`[not a link](x.md)`', '```', '[in code](y.md)', '```', '[bad anchor](cli.md#no-such-heading)'].join('\n');
+    const text = [
+      '# A page',
+      '[up](../../shared/DESIGN.md) [gone](nowhere.md) [fine](cli.md#pipelines)',
+      '`[not a link](x.md)`',
+      '```',
+      '[in code](y.md)',
+      '```',
+      '[bad anchor](cli.md#no-such-heading)',
+    ].join('\n');
     const reasons = linksOf(text, file).map((l) => `${l.target}: ${brokenReason(l)}`);
     expect(reasons).toEqual([
       '../../shared/DESIGN.md: leads outside the repository',

@@ -23,10 +23,15 @@ export interface RunResult {
 /** Run the built CLI (`npm test` builds first) as a user would. */
 export function runQuire(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [QUIRE_BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [QUIRE_BIN, ...args],
+      { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, maxBuffer: 1 << 24 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -69,7 +74,16 @@ export function pdfImages(path: string): PdfImage[] {
     .filter((l) => l.trim())
     .map((l) => {
       const c = l.trim().split(/\s+/);
-      return { page: Number(c[0]), width: Number(c[3]), height: Number(c[4]), color: c[5], bpc: Number(c[7]), enc: c[8], xppi: Number(c[12]), yppi: Number(c[13]) };
+      return {
+        page: Number(c[0]),
+        width: Number(c[3]),
+        height: Number(c[4]),
+        color: c[5],
+        bpc: Number(c[7]),
+        enc: c[8],
+        xppi: Number(c[12]),
+        yppi: Number(c[13]),
+      };
     });
 }
 

@@ -6,7 +6,21 @@ import * as quire from '../src/index.js';
 describe("the package's public surface", () => {
   it('exports the verbs, registries, errors and version named in docs/architecture.md, nothing else', () => {
     expect(Object.keys(quire).sort()).toEqual(
-      ['API_VERSION', 'cancelProjectOcr', 'checkConversions', 'checkProjectOcr', 'convert', 'describeOcrEngines', 'ERROR_CODES', 'isQuireError', 'languageName', 'listExports', 'PRESETS', 'QuireError', 'VERSION'].sort(),
+      [
+        'API_VERSION',
+        'cancelProjectOcr',
+        'checkConversions',
+        'checkProjectOcr',
+        'convert',
+        'describeOcrEngines',
+        'ERROR_CODES',
+        'isQuireError',
+        'languageName',
+        'listExports',
+        'PRESETS',
+        'QuireError',
+        'VERSION',
+      ].sort(),
     );
   });
 

@@ -29,7 +29,11 @@ export interface DocumentReport {
 }
 
 /** A document's report: `fields` over the empty one. */
-export function documentReport(inputs: readonly string[] | null, status: DocumentStatus, fields: Partial<Omit<DocumentReport, 'input' | 'status'>> = {}): DocumentReport {
+export function documentReport(
+  inputs: readonly string[] | null,
+  status: DocumentStatus,
+  fields: Partial<Omit<DocumentReport, 'input' | 'status'>> = {},
+): DocumentReport {
   return {
     input: inputs === null ? null : inputs.length === 1 ? inputs[0] : [...inputs],
     status,

@@ -35,14 +35,23 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)');
   for (const command of loaded) program.addCommand(command);
-  program.addCommand(new Command('version').description('print the version').action(() => {
-    process.stdout.write(`quire ${VERSION}\n`);
-  }));
+  program.addCommand(
+    new Command('version').description('print the version').action(() => {
+      process.stdout.write(`quire ${VERSION}\n`);
+    }),
+  );
   // What commander prints comes partly from the command line (an unknown option, an argument): escaped like the rest,
   // line by line (its own line breaks are kept), and said in Quire's one voice.
   const output = {
     outputError: (text: string, write: (s: string) => void) =>
-      write(`${text.replace(/\n$/, '').replace(/^error: /, 'quire: ').split('\n').map(printable).join('\n')}\n`),
+      write(
+        `${text
+          .replace(/\n$/, '')
+          .replace(/^error: /, 'quire: ')
+          .split('\n')
+          .map(printable)
+          .join('\n')}\n`,
+      ),
   };
   const configure = (cmd: Command): void => {
     cmd.exitOverride().configureOutput(output);
@@ -74,7 +83,10 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof CommanderError) {
       // Help and version end here too, with code 0; commander has already printed them, and the error on stderr.
       if (e.exitCode === 0) return 0;
-      if (wantsJson) process.stdout.write(printableJson([documentReport(null, 'failed', { error: { code: ERROR_CODES.USAGE, message: e.message.replace(/^error: /, '') } })]) + '\n');
+      if (wantsJson)
+        process.stdout.write(
+          printableJson([documentReport(null, 'failed', { error: { code: ERROR_CODES.USAGE, message: e.message.replace(/^error: /, '') } })]) + '\n',
+        );
       return 2;
     }
     const error = await asQuireError(e);

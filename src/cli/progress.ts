@@ -16,7 +16,8 @@ export function progressReporter(mode: 'tty' | 'lines' | 'quiet', stream: NodeJS
         else drawBar(stream, name, 0, e.frames, 0, 'starting', 'frames');
         break;
       case 'frame':
-        if (mode === 'lines') stream.write(`${name}: frame ${e.framesDone}/${e.framesTotal} done (${printable(e.input)}), ${count(e.pagesDone, 'page')} so far\n`);
+        if (mode === 'lines')
+          stream.write(`${name}: frame ${e.framesDone}/${e.framesTotal} done (${printable(e.input)}), ${count(e.pagesDone, 'page')} so far\n`);
         else drawBar(stream, name, e.framesDone, e.framesTotal, e.pagesDone, rate(e.pagesDone, started), 'frames');
         break;
       case 'ocr':

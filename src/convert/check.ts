@@ -125,7 +125,13 @@ export async function checkConversions(documents: ReadonlyArray<string | string[
       }
     }
     await checkOcr(ocr, needsText, inspected);
-    if (!(await stat(outDir).then(() => true, () => false))) created = outDir;
+    if (
+      !(await stat(outDir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      created = outDir;
     const stems = await checkOutputs(outDir, requests, inspected, options);
     return {
       outDir,
@@ -200,7 +206,14 @@ export function refusedInputs(error: unknown): string[] | undefined {
  * Open one document's input and read what the later checks need; with `keepOpen`, the input stays open for the
  * conversion, and so does a project opened again when it goes to a temporary folder (`temporary`: no folder to keep it in).
  */
-async function inspect(inputs: string[], options: CheckOptions, ocr: OcrSpec | undefined, keepTextPages: boolean, keepOpen: boolean, temporary: boolean): Promise<Inspected> {
+async function inspect(
+  inputs: string[],
+  options: CheckOptions,
+  ocr: OcrSpec | undefined,
+  keepTextPages: boolean,
+  keepOpen: boolean,
+  temporary: boolean,
+): Promise<Inspected> {
   if (inputs.length === 1 && inputType(inputs[0]) === 'project') {
     const doc = await openDocument(inputs[0], { ...(options.name ? { name: options.name } : {}), ...(options.label ? { label: options.label } : {}) });
     let kept = false;
@@ -277,7 +290,10 @@ async function sizeOf(paths: string[]): Promise<number> {
 async function checkOcr(ocr: OcrSpec | undefined, needsText: boolean, docs: Inspected[]): Promise<void> {
   if (!ocr || !docs.some((d) => d.needsOcr)) return;
   if (ocr.engine === 'none' && needsText) {
-    throw new QuireError(ERROR_CODES.USAGE, 'Markdown, EPUB and textpack exports are made from the text, and --ocr none reads none; choose an OCR engine (e.g. --ocr auto) or export pdf only.');
+    throw new QuireError(
+      ERROR_CODES.USAGE,
+      'Markdown, EPUB and textpack exports are made from the text, and --ocr none reads none; choose an OCR engine (e.g. --ocr auto) or export pdf only.',
+    );
   }
   // An engine that cannot run (no API key, no language data) is said now, not after the pipeline's minutes.
   await assertOcrReady(ocr);
@@ -288,7 +304,12 @@ async function checkOcr(ocr: OcrSpec | undefined, needsText: boolean, docs: Insp
  * takes shorter names, none standing on a folder; enough space for the outputs (and the working folder, where it
  * shares the device).
  */
-async function checkOutputs(outDir: string, requests: ExportRequest[], docs: Inspected[], options: CheckOptions): Promise<Array<{ stem: string; renamed?: 'taken' | 'shortened' }>> {
+async function checkOutputs(
+  outDir: string,
+  requests: ExportRequest[],
+  docs: Inspected[],
+  options: CheckOptions,
+): Promise<Array<{ stem: string; renamed?: 'taken' | 'shortened' }>> {
   const extensions = requests.map((r) => exportRegistry.get(r.format)?.extension ?? '');
   const wanted = docs.map((d) => options.fileStem ?? safeFileName(d.name));
   let stems = distinctStems(wanted, extensions);
@@ -338,6 +359,9 @@ async function sameDevice(a: string, b: string): Promise<boolean> {
 async function checkWorkingSpace(dir: string, needed: number): Promise<void> {
   const free = await freeBytes(dir);
   if (free !== undefined && free < needed) {
-    throw new QuireError(ERROR_CODES.OUTPUT, `Not enough space for the working folder in ${dir}: ${formatBytes(free)} free, about ${formatBytes(needed)} needed.`);
+    throw new QuireError(
+      ERROR_CODES.OUTPUT,
+      `Not enough space for the working folder in ${dir}: ${formatBytes(free)} free, about ${formatBytes(needed)} needed.`,
+    );
   }
 }

@@ -161,7 +161,8 @@ async function convertChecked(plan: CheckedDocument, options: ConvertOptions, t0
       // A project opened again is read again only as the plan says (asked, or lacking the text an export needs).
       if (plan.readsText && ocrSpec) ocr = await recognize(doc, ocrSpec, { requests, outDir, ...recognizeOptionsOf(options, plan.fileStem) });
       // Text recognised before: corrected, or put back as read, as this run asks.
-      else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct) await finishText(doc, correct, options.userWords);
+      else if (doc.manifest.ocr && !doc.manifest.ocrBatch && doc.manifest.ocr.correction?.enabled !== correct)
+        await finishText(doc, correct, options.userWords);
     }
     const tExport = performance.now();
     const outputs = await writeExports(doc, exportsNow(doc.manifest, requests), outDir, {
@@ -242,7 +243,8 @@ export async function checkProjectOcr(projectDir: string, options: Pick<ConvertO
   }
   const polled = await pollProjectOcr(dir, manifest, options.signal ? { signal: options.signal } : {});
   if (polled.state === 'pending') return { state: 'pending', name: manifest.name, projectDir: dir, status: polled.status, pending: pendingOf(batch) };
-  if (polled.state === 'failed') return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
+  if (polled.state === 'failed')
+    return { state: 'failed', name: manifest.name, projectDir: dir, message: polled.message, ...(polled.detail ? { detail: polled.detail } : {}) };
   await finishText({ dir, manifest }, batch.correct !== false);
   const ocr = performance.now() - t0;
   const tExport = performance.now();
@@ -256,7 +258,10 @@ export async function checkProjectOcr(projectDir: string, options: Pick<ConvertO
   await saveManifest(dir, manifest);
   options.onProgress?.({ type: 'done', pages: manifest.pages.length });
   const frames = new Set(manifest.pages.map((p) => `${p.source.input}#${p.source.frame}`)).size;
-  return { state: 'done', result: resultOf(manifest, outputs, frames, dir, { total: performance.now() - t0, pipeline: 0, ocr, export: performance.now() - tExport, steps: {} }) };
+  return {
+    state: 'done',
+    result: resultOf(manifest, outputs, frames, dir, { total: performance.now() - t0, pipeline: 0, ocr, export: performance.now() - tExport, steps: {} }),
+  };
 }
 
 /** Cancel a project's OCR batch on the service's side; nothing when it has none (or no project is left). */
@@ -303,7 +308,13 @@ function pendingOf(batch: ProjectOcrBatch): OcrPending {
   return { engine: batch.engine, batchIds: batch.ticket.batchIds, submittedAt: batch.ticket.submittedAt };
 }
 
-function resultOf(manifest: ProjectManifest, outputs: WrittenExport[], frames: number, projectDir: string | undefined, timings: ConvertResult['timings']): ConvertResult {
+function resultOf(
+  manifest: ProjectManifest,
+  outputs: WrittenExport[],
+  frames: number,
+  projectDir: string | undefined,
+  timings: ConvertResult['timings'],
+): ConvertResult {
   const keptPages = manifest.pages.filter((p) => p.kind === 'pdf').length;
   const blurred = visiblePages(manifest).flatMap((p, i) => (outOfFocus(p.decisions.sharpen, p.decisions.scale) ? [i + 1] : []));
   return {

@@ -83,7 +83,10 @@ export async function openDocument(input: string | string[], options: OpenOption
     const keep = typeof options.projectDir === 'function' ? options.projectDir(name) : options.projectDir;
     folder = await createProjectFolder(keep);
     const dir = folder.dir;
-    const manifest = newManifest(name, inputs.map((p) => basename(p)));
+    const manifest = newManifest(
+      name,
+      inputs.map((p) => basename(p)),
+    );
     const kept = options.keepTextPages ? await copySourcePdfs(opened, dir) : new Map<string, string>();
     const made = folder;
     return {
@@ -110,10 +113,16 @@ export async function openDocument(input: string | string[], options: OpenOption
 async function reopenProject(path: string, options: OpenOptions): Promise<OpenedDocument> {
   const isFolder = (await stat(path)).isDirectory();
   // A kept project folder is used in place; a slim project is unpacked first.
-  const keep = isFolder ? undefined : typeof options.projectDir === 'function' ? options.projectDir(basename(path).replace(/\.quire$/i, '')) : options.projectDir;
+  const keep = isFolder
+    ? undefined
+    : typeof options.projectDir === 'function'
+      ? options.projectDir(basename(path).replace(/\.quire$/i, ''))
+      : options.projectDir;
   const folder = await createProjectFolder(keep);
   try {
-    const { dir, manifest } = isFolder ? { dir: path, manifest: await loadManifest(path) } : await openSlim(path, join(folder.dir, 'project'), options.label ?? path);
+    const { dir, manifest } = isFolder
+      ? { dir: path, manifest: await loadManifest(path) }
+      : await openSlim(path, join(folder.dir, 'project'), options.label ?? path);
     if (options.name) manifest.name = options.name;
     return {
       name: manifest.name,
@@ -245,7 +254,8 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
 function checkFramesExist(source: OpenedInput, options: ProcessOptions, label: string): void {
   const known = new Set(source.frames.map((f) => f.index));
   for (const index of [...(options.pageBoxes?.keys() ?? []), ...(options.frames ?? [])]) {
-    if (!known.has(index)) throw new QuireError(ERROR_CODES.USAGE, `There is no frame ${index} in ${label}: it has ${known.size} frame${known.size === 1 ? '' : 's'}.`);
+    if (!known.has(index))
+      throw new QuireError(ERROR_CODES.USAGE, `There is no frame ${index} in ${label}: it has ${known.size} frame${known.size === 1 ? '' : 's'}.`);
   }
 }
 

@@ -8,7 +8,16 @@ import { ERROR_CODES, QuireError } from '../errors.js';
 import { decodeGray } from '../imaging/index.js';
 import { findOcrEngine, registerOcrEngine, type OcrEngine } from '../ocr/index.js';
 import type { ExtraStep, ExtraStepRunner } from '../pipeline/index.js';
-import { discoverPagePlugins, findPagePlugin, openPagePlugin, readStepOptions, unacceptedLine, type PagePluginEntry, type PagePluginSession, type PluginHostOptions } from '../plugins/index.js';
+import {
+  discoverPagePlugins,
+  findPagePlugin,
+  openPagePlugin,
+  readStepOptions,
+  unacceptedLine,
+  type PagePluginEntry,
+  type PagePluginSession,
+  type PluginHostOptions,
+} from '../plugins/index.js';
 import type { OcrBlock, OcrLine, OcrPage } from '../project/index.js';
 
 /** One `--steps` item: `+despeckle` or `+despeckle:max_speck_pct=20,min_isolation_pct=40`. */
@@ -19,11 +28,17 @@ export interface StepRequest {
 
 /** Read `--steps`: processor names joined by `+` (a leading `+` says "added to the preset's"), each with `:key=value,…`. */
 export function parseStepList(text: string): StepRequest[] {
-  const items = text.trim().replace(/^\+/, '').split('+').map((t) => t.trim());
-  if (items.length === 0 || items.some((t) => t === '')) throw new QuireError(ERROR_CODES.USAGE, `The step list "${text}" has an empty entry; write --steps +despeckle or +despeckle:key=value.`);
+  const items = text
+    .trim()
+    .replace(/^\+/, '')
+    .split('+')
+    .map((t) => t.trim());
+  if (items.length === 0 || items.some((t) => t === ''))
+    throw new QuireError(ERROR_CODES.USAGE, `The step list "${text}" has an empty entry; write --steps +despeckle or +despeckle:key=value.`);
   return items.map((item) => {
     const [name, rest] = [item.split(':')[0], item.includes(':') ? item.slice(item.indexOf(':') + 1) : ''];
-    if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new QuireError(ERROR_CODES.USAGE, `"${name}" is not a step name; step names are lower-case words joined by hyphens.`);
+    if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name))
+      throw new QuireError(ERROR_CODES.USAGE, `"${name}" is not a step name; step names are lower-case words joined by hyphens.`);
     const options: Record<string, string> = {};
     for (const pair of rest === '' ? [] : rest.split(',')) {
       const m = /^([a-z][a-z0-9_]*)=(.*)$/.exec(pair.trim());
@@ -64,7 +79,8 @@ export async function openProcessorSteps(requests: readonly StepRequest[], host:
         skipped.push(unacceptedLine(entry));
         continue;
       }
-      if (entry.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The processor ${request.name} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
+      if (entry.state === 'refused')
+        throw new QuireError(ERROR_CODES.USAGE, `The processor ${request.name} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
       if (sessions.has(request.name)) {
         await entry.session?.close();
         throw new QuireError(ERROR_CODES.USAGE, `The step ${request.name} is named twice in --steps.`);
@@ -93,12 +109,22 @@ export async function openProcessorSteps(requests: readonly StepRequest[], host:
 }
 
 /** Lines of a recognised page grouped into paragraphs where the gap between lines is larger than a line. */
-function toOcrPage(read: { lines: Array<{ box: OcrLine['box']; words: Array<{ text: string; box: OcrLine['box']; confidence: number; choices?: string[][] }> }> }, page: { width: number; height: number; dpi: number }, engine: string, languages: string[]): OcrPage {
+function toOcrPage(
+  read: { lines: Array<{ box: OcrLine['box']; words: Array<{ text: string; box: OcrLine['box']; confidence: number; choices?: string[][] }> }> },
+  page: { width: number; height: number; dpi: number },
+  engine: string,
+  languages: string[],
+): OcrPage {
   const lines: OcrLine[] = read.lines
     .filter((l) => l.words.length > 0)
     .map((l) => ({
       box: { ...l.box },
-      words: l.words.map((w) => ({ text: w.text, box: { ...w.box }, confidence: w.confidence, ...(w.choices && w.choices.length === [...w.text].length ? { alternatives: w.choices } : {}) })),
+      words: l.words.map((w) => ({
+        text: w.text,
+        box: { ...w.box },
+        confidence: w.confidence,
+        ...(w.choices && w.choices.length === [...w.text].length ? { alternatives: w.choices } : {}),
+      })),
     }));
   const paragraphs: OcrLine[][] = [];
   for (const line of lines) {
@@ -107,7 +133,12 @@ function toOcrPage(read: { lines: Array<{ box: OcrLine['box']; words: Array<{ te
     if (last && line.box.y0 - last.box.y1 <= height) paragraphs.at(-1)?.push(line);
     else paragraphs.push([line]);
   }
-  const union = (boxes: OcrLine['box'][]): OcrLine['box'] => ({ x0: Math.min(...boxes.map((b) => b.x0)), y0: Math.min(...boxes.map((b) => b.y0)), x1: Math.max(...boxes.map((b) => b.x1)), y1: Math.max(...boxes.map((b) => b.y1)) });
+  const union = (boxes: OcrLine['box'][]): OcrLine['box'] => ({
+    x0: Math.min(...boxes.map((b) => b.x0)),
+    y0: Math.min(...boxes.map((b) => b.y0)),
+    x1: Math.max(...boxes.map((b) => b.x1)),
+    y1: Math.max(...boxes.map((b) => b.y1)),
+  });
   const blocks: OcrBlock[] = paragraphs.map((p) => ({ box: union(p.map((l) => l.box)), paragraphs: [{ box: union(p.map((l) => l.box)), lines: p }] }));
   return { width: page.width, height: page.height, dpi: page.dpi, engine, languages, blocks };
 }
@@ -143,11 +174,17 @@ function pluginEngine(first: PagePluginEntry, host: PluginHostOptions, onWarning
     async available() {
       if (entry.state === 'unaccepted') return { ok: false, reason: unacceptedLine(entry) };
       if (entry.state === 'refused') return { ok: false, reason: `the plugin ${entry.slug} cannot be used: ${entry.reason ?? 'it is refused'}.` };
-      return languages.length > 0 ? { ok: true } : { ok: false, reason: `the plugin ${entry.slug} has no language to read (see its description for where its model files go).` };
+      return languages.length > 0
+        ? { ok: true }
+        : { ok: false, reason: `the plugin ${entry.slug} has no language to read (see its description for where its model files go).` };
     },
     languages: () => [...languages],
     async recognize(input, wanted) {
-      if (entry.state !== 'usable') throw new QuireError(ERROR_CODES.USAGE, entry.state === 'unaccepted' ? unacceptedLine(entry) : `The OCR engine plugin ${entry.slug} cannot be used: ${entry.reason ?? 'it is refused'}.`);
+      if (entry.state !== 'usable')
+        throw new QuireError(
+          ERROR_CODES.USAGE,
+          entry.state === 'unaccepted' ? unacceptedLine(entry) : `The OCR engine plugin ${entry.slug} cannot be used: ${entry.reason ?? 'it is refused'}.`,
+        );
       const chosen = wanted.filter((l) => languages.includes(l));
       const using = chosen.length > 0 ? chosen : languages.slice(0, 1);
       session ??= kept ? Promise.resolve(kept) : openPagePlugin(fresh, {}, host);
@@ -193,7 +230,8 @@ export async function useOcrPlugin(spec: string | undefined, host: PluginHostOpt
   const entry = await findPagePlugin('ocr', name, host, { keepSession: true });
   if (!entry) return;
   if (entry.state === 'unaccepted') throw new QuireError(ERROR_CODES.USAGE, unacceptedLine(entry));
-  if (entry.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The OCR engine plugin ${name} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
+  if (entry.state === 'refused')
+    throw new QuireError(ERROR_CODES.USAGE, `The OCR engine plugin ${name} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
   const made = pluginEngine(entry, host, onWarning);
   registeredPlugins.set(name, made);
   registerOcrEngine(made.engine);

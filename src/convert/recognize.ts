@@ -4,9 +4,38 @@ import { join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { type ExportRequest, type PdfPageInput, writePdf } from '../export/index.js';
 import { turnPage } from '../pipeline/index.js';
-import { alignOntoLayout, bestLocalEngine, otherPageLanguages, SAMPLE_PAGES, looksMisoriented, MIN_ORIENTATION_CONFIDENCE, detectDocumentLanguages, detectLanguages, startLanguageSample, findOcrEngine, getOcrEngine, type OcrDocument, type OcrEngine, type OcrInput, ocrPageText, type OcrSpec, parseOcrSpec, warmCorrector } from '../ocr/index.js';
+import {
+  alignOntoLayout,
+  bestLocalEngine,
+  otherPageLanguages,
+  SAMPLE_PAGES,
+  looksMisoriented,
+  MIN_ORIENTATION_CONFIDENCE,
+  detectDocumentLanguages,
+  detectLanguages,
+  startLanguageSample,
+  findOcrEngine,
+  getOcrEngine,
+  type OcrDocument,
+  type OcrEngine,
+  type OcrInput,
+  ocrPageText,
+  type OcrSpec,
+  parseOcrSpec,
+  warmCorrector,
+} from '../ocr/index.js';
 import type { ProgressEvent } from './progress.js';
-import { type OcrBox, type OcrPage, type PageKind, type ProjectManifest, type ProjectOcrBatch, type ProjectPage, readOcrPage, visiblePages, writeOcrPage } from '../project/index.js';
+import {
+  type OcrBox,
+  type OcrPage,
+  type PageKind,
+  type ProjectManifest,
+  type ProjectOcrBatch,
+  type ProjectPage,
+  readOcrPage,
+  visiblePages,
+  writeOcrPage,
+} from '../project/index.js';
 
 /** How a document's text is read: the options of `recognize`, and of every step of it here. */
 export interface RecognizeOptions {
@@ -192,7 +221,10 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
   if (first.recognizeDocument) return undefined;
   // Asked once a page needs reading: pages kept with their own text need no engine at all.
   let ready: Promise<void> | undefined;
-  const readyOnce = (): Promise<void> => (ready ??= assertAvailable(first).then(() => mkdir(join(dir, 'ocr'), { recursive: true })).then(() => undefined));
+  const readyOnce = (): Promise<void> =>
+    (ready ??= assertAvailable(first)
+      .then(() => mkdir(join(dir, 'ocr'), { recursive: true }))
+      .then(() => undefined));
   const decision = languageDecision(dir, first, spec, options);
   const running: Array<Promise<void>> = [];
   /** The size each page had when it was read. */
@@ -376,14 +408,21 @@ function readLayout(dir: string, file: string, page: ProjectPage): Promise<OcrPa
   return readOcrPage(dir, file, page.index).catch(() => undefined);
 }
 
-const hasWords = (page: OcrPage | undefined): page is OcrPage => page !== undefined && page.blocks.some((b) => b.paragraphs.some((p) => p.lines.some((l) => l.words.length > 0)));
+const hasWords = (page: OcrPage | undefined): page is OcrPage =>
+  page !== undefined && page.blocks.some((b) => b.paragraphs.some((p) => p.lines.some((l) => l.words.length > 0)));
 
 /**
  * The local layout of each page, when one exists: `ocr/<page>.local.json`, else the page's current result when a
  * local engine made it (copied to `.local.json`, since the remote result takes its place). With the spec
  * option `layout=<engine>`, that engine reads the pages that have none first.
  */
-async function localLayouts(dir: string, pages: ProjectPage[], remote: string, spec: Pick<OcrSpec, 'options' | 'languages'>, options: RecognizeOptions): Promise<Array<OcrPage | undefined>> {
+async function localLayouts(
+  dir: string,
+  pages: ProjectPage[],
+  remote: string,
+  spec: Pick<OcrSpec, 'options' | 'languages'>,
+  options: RecognizeOptions,
+): Promise<Array<OcrPage | undefined>> {
   const layouts: Array<OcrPage | undefined> = [];
   for (const page of pages) {
     const localFile = `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`;
@@ -402,11 +441,20 @@ async function localLayouts(dir: string, pages: ProjectPage[], remote: string, s
   const missing = pages.filter((_, i) => layouts[i] === undefined);
   if (layoutEngine && missing.length > 0) {
     const local = getOcrEngine(layoutEngine);
-    if (local.recognizeDocument || local.name === remote) throw new QuireError(ERROR_CODES.USAGE, `The OCR option layout=${layoutEngine} needs a local engine such as tesseract.`);
+    if (local.recognizeDocument || local.name === remote)
+      throw new QuireError(ERROR_CODES.USAGE, `The OCR option layout=${layoutEngine} needs a local engine such as tesseract.`);
     await assertAvailable(local);
     const languages = spec.languages === 'auto' ? 'auto' : parseOcrSpec(layoutEngine, spec.languages.join('+')).languages;
     // A layout is not the text: nothing of it is corrected, so no dictionary is loaded for it.
-    await recognizePages(local, async () => local, dir, missing, languages, { ...(options.signal ? { signal: options.signal } : {}), correct: false }, (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`);
+    await recognizePages(
+      local,
+      async () => local,
+      dir,
+      missing,
+      languages,
+      { ...(options.signal ? { signal: options.signal } : {}), correct: false },
+      (p) => `ocr/${ocrFileStem(p)}${LOCAL_LAYOUT_SUFFIX}`,
+    );
     for (const [i, page] of pages.entries()) layouts[i] ??= await readLayout(dir, `ocr/${ocrFileStem(page)}${LOCAL_LAYOUT_SUFFIX}`, page);
   }
   return layouts;
@@ -416,7 +464,15 @@ async function localLayouts(dir: string, pages: ProjectPage[], remote: string, s
  * Remote pages saved as the project's OCR: each aligned onto its local layout when there is one (see
  * `src/ocr/remote/align.ts`), the document's languages read off the text unless the spec named them.
  */
-async function saveRemotePages(dir: string, manifest: ProjectManifest, engine: string, pages: ProjectPage[], results: OcrPage[], layouts: Array<OcrPage | undefined>, wanted: string[] | 'auto'): Promise<void> {
+async function saveRemotePages(
+  dir: string,
+  manifest: ProjectManifest,
+  engine: string,
+  pages: ProjectPage[],
+  results: OcrPage[],
+  layouts: Array<OcrPage | undefined>,
+  wanted: string[] | 'auto',
+): Promise<void> {
   const languages = wanted === 'auto' ? detectLanguages(results.map(ocrPageText).join('\n\n')) : wanted;
   for (const [i, page] of pages.entries()) {
     const remote = { ...results[i], languages };
@@ -429,7 +485,14 @@ async function saveRemotePages(dir: string, manifest: ProjectManifest, engine: s
   manifest.ocr = { engine, languages };
 }
 
-async function recognizeAsDocument(dir: string, manifest: ProjectManifest, engine: OcrEngine, spec: OcrSpec, pages: ProjectPage[], options: RecognizeOptions): Promise<void> {
+async function recognizeAsDocument(
+  dir: string,
+  manifest: ProjectManifest,
+  engine: OcrEngine,
+  spec: OcrSpec,
+  pages: ProjectPage[],
+  options: RecognizeOptions,
+): Promise<void> {
   const layouts = await localLayouts(dir, pages, engine.name, spec, options);
   const document = await projectDocument(dir, pages);
   const languages = spec.languages === 'auto' ? [] : spec.languages;
@@ -442,7 +505,14 @@ async function recognizeAsDocument(dir: string, manifest: ProjectManifest, engin
   await saveRemotePages(dir, manifest, engine.name, pages, results, layouts, spec.languages);
 }
 
-async function submitProjectBatch(dir: string, manifest: ProjectManifest, engine: OcrEngine, spec: OcrSpec, pages: ProjectPage[], options: RecognizeOptions): Promise<ProjectOcrBatch> {
+async function submitProjectBatch(
+  dir: string,
+  manifest: ProjectManifest,
+  engine: OcrEngine,
+  spec: OcrSpec,
+  pages: ProjectPage[],
+  options: RecognizeOptions,
+): Promise<ProjectOcrBatch> {
   if (!engine.submitBatch || !engine.poll) throw new QuireError(ERROR_CODES.USAGE, `The OCR engine "${engine.name}" cannot run as a batch.`);
   // A layout engine runs now, while the batch is away, so finishing it later needs only the network.
   await localLayouts(dir, pages, engine.name, spec, options);
@@ -489,7 +559,12 @@ export async function pollProjectOcr(dir: string, manifest: ProjectManifest, opt
   const document = await projectDocument(dir, pages);
   const polled = await engine.poll!(batch.ticket, document, options.signal ? { signal: options.signal } : {});
   if (polled.state !== 'done') return polled;
-  if (polled.pages.length !== pages.length) throw new QuireError(REMOTE_FAILED, 'The OCR batch came back with a different number of pages than were sent.', `${polled.pages.length} of ${pages.length}`);
+  if (polled.pages.length !== pages.length)
+    throw new QuireError(
+      REMOTE_FAILED,
+      'The OCR batch came back with a different number of pages than were sent.',
+      `${polled.pages.length} of ${pages.length}`,
+    );
   const layouts = await localLayouts(dir, pages, engine.name, { options: {}, languages: batch.languages }, {});
   await saveRemotePages(dir, manifest, engine.name, pages, polled.pages, layouts, batch.languages);
   return { state: 'done' };

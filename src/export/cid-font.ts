@@ -230,7 +230,14 @@ export function glyphlessTrueType(): Uint8Array {
     { tag: 'hhea', data: hheaTable() },
     { tag: 'hmtx', data: hmtxTable() },
     // Short offsets (half the byte offset): .notdef is empty, glyph 1 is the blank record.
-    { tag: 'loca', data: new Bytes().u16(0).u16(0).u16(blankGlyph().length / 2).done() },
+    {
+      tag: 'loca',
+      data: new Bytes()
+        .u16(0)
+        .u16(0)
+        .u16(blankGlyph().length / 2)
+        .done(),
+    },
     { tag: 'maxp', data: maxpTable() },
     { tag: 'name', data: nameTable() },
     { tag: 'post', data: postTable() },
@@ -397,7 +404,13 @@ function nameTable(): Uint8Array {
   let offset = 0;
   for (const [id, text] of names) {
     // Windows, Unicode BMP, US English; strings are UTF-16BE.
-    table.u16(3).u16(1).u16(0x409).u16(id).u16(text.length * 2).u16(offset);
+    table
+      .u16(3)
+      .u16(1)
+      .u16(0x409)
+      .u16(id)
+      .u16(text.length * 2)
+      .u16(offset);
     for (const char of text) strings.u16(char.charCodeAt(0));
     offset += text.length * 2;
   }

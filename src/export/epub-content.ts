@@ -256,7 +256,9 @@ export function structureToEpubContent(structure: DocumentStructure, options: Ep
             break;
           }
           const id = idPart(block.id);
-          const back = firstCall.has(block.id) ? `<a class="noteback" href="${link(firstCall.get(block.id) as number, `ref-${id}`)}">` : '<span class="noteback">';
+          const back = firstCall.has(block.id)
+            ? `<a class="noteback" href="${link(firstCall.get(block.id) as number, `ref-${id}`)}">`
+            : '<span class="noteback">';
           const close = firstCall.has(block.id) ? '</a>' : '</span>';
           body.push(
             `<aside epub:type="footnote" role="doc-footnote" class="footnote" id="note-${id}"><p>${back}${escapeXml(block.marker ?? block.id)}${close} ${inline(block.content)}</p></aside>`,
@@ -268,14 +270,19 @@ export function structureToEpubContent(structure: DocumentStructure, options: Ep
           break;
         case 'figure': {
           const image = options.figureImage?.(block, ++figureCount.n);
-          if (image) body.push(`<figure class="figure" id="figure-${figureCount.n}"><img src="${escapeXml(image.href)}" alt="${escapeXml(image.alt)}"/></figure>`);
+          if (image)
+            body.push(`<figure class="figure" id="figure-${figureCount.n}"><img src="${escapeXml(image.href)}" alt="${escapeXml(image.alt)}"/></figure>`);
           break;
         }
       }
     }
     const opensChapter = blocks.some((b) => b.kind === 'heading') && blocks.find((b) => b.kind !== 'page')?.kind === 'heading';
     const section = opensChapter ? '<section epub:type="chapter" role="doc-chapter">' : '<section>';
-    return { file: here, title: title ?? options.title, xhtml: xhtmlDocument(title ?? options.title, options.language, stylesheet, `${section}\n${body.join('\n')}\n</section>`) };
+    return {
+      file: here,
+      title: title ?? options.title,
+      xhtml: xhtmlDocument(title ?? options.title, options.language, stylesheet, `${section}\n${body.join('\n')}\n</section>`),
+    };
   });
   return { chapters, toc, pages };
 }

@@ -85,7 +85,6 @@ const CONTENTS: Record<string, string> = {
   el: 'Περιεχόμενα',
 };
 
-
 /** A stable `urn:uuid:` made from the book's content (an RFC 9562 version 8 UUID from its SHA-256). */
 function contentIdentifier(book: EpubBook, parts: readonly EpubFile[]): string {
   const hash = createHash('sha256');
@@ -183,7 +182,12 @@ export function epubFiles(book: EpubBook): EpubFile[] {
   const parts: EpubFile[] = [
     { name: 'nav.xhtml', data: Buffer.from(nav) },
     { name: STYLESHEET, data: Buffer.from(CSS) },
-    ...(cover && book.cover ? [{ name: 'cover.xhtml', data: Buffer.from(cover) }, { name: book.cover.href, data: book.cover.data }] : []),
+    ...(cover && book.cover
+      ? [
+          { name: 'cover.xhtml', data: Buffer.from(cover) },
+          { name: book.cover.href, data: book.cover.data },
+        ]
+      : []),
     ...content.chapters.map((c) => ({ name: c.file, data: Buffer.from(c.xhtml) })),
     ...book.images.map((image) => ({ name: image.href, data: image.data })),
   ];

@@ -52,19 +52,35 @@ function modifiedDate(): string {
 }
 
 /** A figure of the page as an image for the package: JPEG (grey unless the page is colour), PNG from a black-and-white page. */
-async function encodeFigure(page: ProjectPage, path: string, region: OcrBox, ocrSize: { width: number; height: number }): Promise<{ data: Buffer; mediaType: EpubImage['mediaType'] }> {
+async function encodeFigure(
+  page: ProjectPage,
+  path: string,
+  region: OcrBox,
+  ocrSize: { width: number; height: number },
+): Promise<{ data: Buffer; mediaType: EpubImage['mediaType'] }> {
   const { width = 0, height = 0 } = await readImage(path).metadata();
   const [sx, sy] = [width / ocrSize.width, height / ocrSize.height];
   const left = Math.max(0, Math.floor(region.x0 * sx));
   const top = Math.max(0, Math.floor(region.y0 * sy));
   const image = readImage(path)
-    .extract({ left, top, width: Math.max(1, Math.min(width, Math.ceil(region.x1 * sx)) - left), height: Math.max(1, Math.min(height, Math.ceil(region.y1 * sy)) - top) })
+    .extract({
+      left,
+      top,
+      width: Math.max(1, Math.min(width, Math.ceil(region.x1 * sx)) - left),
+      height: Math.max(1, Math.min(height, Math.ceil(region.y1 * sy)) - top),
+    })
     .flatten({ background: '#ffffff' })
     .resize({ width: MAX_FIGURE_SIDE, height: MAX_FIGURE_SIDE, fit: 'inside', withoutEnlargement: true });
   if (page.kind === 'bitonal') {
     return { data: await image.greyscale().png({ compressionLevel: 9, palette: true, colours: 2, dither: 0 }).toBuffer(), mediaType: 'image/png' };
   }
-  return { data: await image.toColourspace(page.kind === 'color' ? 'srgb' : 'b-w').jpeg({ quality: 85, mozjpeg: false }).toBuffer(), mediaType: 'image/jpeg' };
+  return {
+    data: await image
+      .toColourspace(page.kind === 'color' ? 'srgb' : 'b-w')
+      .jpeg({ quality: 85, mozjpeg: false })
+      .toBuffer(),
+    mediaType: 'image/jpeg',
+  };
 }
 
 /** The cover: the first page reduced (see `COVER_SIDE`), a JPEG of at most `MAX_COVER_BYTES`. */

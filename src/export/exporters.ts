@@ -22,7 +22,8 @@ export const pdfExporter: Exporter = {
   options: {
     profile: {
       values: PDF_PROFILES,
-      description: 'how page images are stored: auto (G4 for black-and-white pages, JPEG for the others), g4 (every page black and white), jpeg (every page JPEG)',
+      description:
+        'how page images are stored: auto (G4 for black-and-white pages, JPEG for the others), g4 (every page black and white), jpeg (every page JPEG)',
     },
   },
   shorthand: 'profile',
@@ -51,7 +52,10 @@ export const markdownExporter: Exporter = {
   extension: '.md',
   options: {
     pages: { values: ['on', 'off'], description: 'page markers between paragraphs: on (default, <!-- page N --> comments) or off' },
-    refs: { values: ['keep', 'drop'], description: 'reference numbers printed in the margin: keep (default, <!-- ref 124 --> where their line starts) or drop' },
+    refs: {
+      values: ['keep', 'drop'],
+      description: 'reference numbers printed in the margin: keep (default, <!-- ref 124 --> where their line starts) or drop',
+    },
   },
   needsOcr: true,
   sendable: true,
@@ -68,7 +72,7 @@ export const epubExporter: Exporter = {
   description: 'EPUB 3 for e-readers: the text reflowed by chapter, with linked footnotes, table of contents, page list, language and cover (turns on OCR)',
   extension: '.epub',
   options: {
-    author: { description: "the book's author, for the reader's library (several joined by \" & \")" },
+    author: { description: 'the book\'s author, for the reader\'s library (several joined by " & ")' },
     refs: { values: ['keep', 'drop'], description: 'reference numbers printed in the margin: keep (default, a small [124] where their line starts) or drop' },
   },
   needsOcr: true,
@@ -76,7 +80,13 @@ export const epubExporter: Exporter = {
   async write(target, options) {
     const read = await documentStructure(target);
     const structure = options.refs === 'drop' ? withoutMarginRefs(read) : read;
-    const authors = typeof options.author === 'string' ? options.author.split(' & ').map((a) => a.trim()).filter((a) => a !== '') : [];
+    const authors =
+      typeof options.author === 'string'
+        ? options.author
+            .split(' & ')
+            .map((a) => a.trim())
+            .filter((a) => a !== '')
+        : [];
     return writeEpub(target, structure, { authors });
   },
 };

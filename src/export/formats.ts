@@ -90,7 +90,9 @@ export class ExportRegistry {
     const [rawName, ...rawOptions] = token.split(':').map((part) => part.trim());
     const exporter = this.get(rawName);
     if (!exporter) {
-      const valid = this.list().map((e) => e.name).join(', ');
+      const valid = this.list()
+        .map((e) => e.name)
+        .join(', ');
       throw new QuireError('unknown_format', `Unknown export format "${rawName}"; valid formats are: ${valid}.`);
     }
     const options: Record<string, string | true> = {};

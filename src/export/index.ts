@@ -4,4 +4,14 @@ export { documentStructure, epubExporter, exportRegistry, listExports, parseExpo
 export { writePdf, pdfPagesFromProject, type PdfOutputPage, type PdfPageInput } from './pdf.js';
 export { writeSlim } from './slim.js';
 export { documentToMarkdown, structureToMarkdown, type MarkdownOptions } from './markdown.js';
-export { openWordCheck, readPrintedPages, readStructure, withoutMarginRefs, type Block, type DocumentStructure, type Inline, type PageInfo, type StructureOptions } from './structure.js';
+export {
+  openWordCheck,
+  readPrintedPages,
+  readStructure,
+  withoutMarginRefs,
+  type Block,
+  type DocumentStructure,
+  type Inline,
+  type PageInfo,
+  type StructureOptions,
+} from './structure.js';

@@ -3,9 +3,7 @@ import { decodeGray, histogram, otsuThreshold, readImage, singleG4Segment, type 
 import { encodeBitonalTiff, PAGE_JPEG_QUALITY, pdfReadyJpeg, type PageKind } from '../project/index.js';
 
 /** A page image in the form a PDF image XObject stores it. */
-export type PdfImageData =
-  | ({ encoding: 'ccitt' } & G4Segment)
-  | { encoding: 'jpeg'; width: number; height: number; components: 1 | 3; data: Uint8Array };
+export type PdfImageData = ({ encoding: 'ccitt' } & G4Segment) | { encoding: 'jpeg'; width: number; height: number; components: 1 | 3; data: Uint8Array };
 
 /**
  * The page's G4 data: lifted byte for byte from a single-tile (or single-strip) G4 TIFF, else

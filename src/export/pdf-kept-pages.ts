@@ -37,7 +37,10 @@ export async function copyKeptPages(doc: PDFDocument, requests: KeptPageRequest[
     }
     const pageIndex = new Map(source.getPages().map((p, i) => [p.ref.toString(), i]));
     for (const index of new Set(wanted.map((r) => r.page - 1))) detachPage(source.getPage(index), pageIndex);
-    const copied = await doc.copyPages(source, wanted.map((r) => r.page - 1));
+    const copied = await doc.copyPages(
+      source,
+      wanted.map((r) => r.page - 1),
+    );
     // A link to a source page that is in the output goes to the first copy of it.
     const copyOf = new Map<number, PDFRef>();
     wanted.forEach((r, k) => {

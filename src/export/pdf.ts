@@ -141,12 +141,7 @@ function addImagePage(doc: PDFDocument, page: PdfPageInput, image: PdfImageData)
   // A G4 tile can be wider than the page (padding to 16 pixels): draw it at the page's scale
   // from the left edge and let the page box cut the padding off.
   const drawnWidth = image.encoding === 'ccitt' && image.columns !== image.width ? pixelsToPoints(image.columns, page.dpi) : size.width;
-  pdfPage.pushOperators(
-    pushGraphicsState(),
-    concatTransformationMatrix(drawnWidth, 0, 0, size.height, 0, 0),
-    drawObject(name),
-    popGraphicsState(),
-  );
+  pdfPage.pushOperators(pushGraphicsState(), concatTransformationMatrix(drawnWidth, 0, 0, size.height, 0, 0), drawObject(name), popGraphicsState());
   return pdfPage;
 }
 

@@ -61,4 +61,3 @@ function pipeZip(zip: yazl.ZipFile, temp: string): Promise<void> {
     zip.end();
   });
 }
-

@@ -68,7 +68,10 @@ function marginsOf(rows: Row[], metrics: Metrics, textWidth?: number): (column: 
   const page = measureMargins(rows, metrics) ?? { left: 0, right: 0 };
   const byColumn = new Map<Column, Margins>();
   for (const column of ['full', 'left', 'right'] as const) {
-    const m = measureMargins(rows.filter((r) => r.column === column), metrics);
+    const m = measureMargins(
+      rows.filter((r) => r.column === column),
+      metrics,
+    );
     if (m) byColumn.set(column, m);
   }
   const full = byColumn.get('full');
@@ -165,7 +168,10 @@ function footStart(rows: Row[], metrics: Metrics, pageHeight: number): number {
   for (let j = n - 1; j >= 1; j--) {
     if (!bigGap(j)) continue;
     const marker = noteMarker(rows[j].words[0].text);
-    const above = rows.slice(0, j).map((r) => r.text).join(' ');
+    const above = rows
+      .slice(0, j)
+      .map((r) => r.text)
+      .join(' ');
     const lower = rows[j].top > 0.6 * pageHeight && n - j <= Math.max(3, 0.3 * n) && noTall(j);
     if (lower && marker && refersToNote(above, marker)) return j;
     const apparatus = rows.slice(j).filter((r) => isApparatusLine(r.text)).length;
@@ -196,7 +202,10 @@ function missingMarker(lines: Row[], i: number, last: NoteItem | ApparatusItem |
   if (!LETTER_MARKER.test(lines[i].words[0].text) || last?.kind !== 'note' || !last.marker?.numeric) return null;
   if (!isTerminated(last.rows[last.rows.length - 1].text)) return null;
   const before = Number(last.marker.marker);
-  const after = lines.slice(i + 1).map((r) => footMarker(r.words[0].text)).find((m) => m?.numeric);
+  const after = lines
+    .slice(i + 1)
+    .map((r) => footMarker(r.words[0].text))
+    .find((m) => m?.numeric);
   return after && Number(after.marker) === before + 2 ? { marker: String(before + 1), numeric: true, rest: '' } : null;
 }
 
@@ -218,7 +227,8 @@ function splitFoot(rows: Row[], metrics: Metrics): (NoteItem | ApparatusItem)[] 
     }
     const marker = footMarker(row.words[0].text) ?? missingMarker(lines, i, last);
     const prev = last?.kind === 'note' ? last.rows[last.rows.length - 1] : undefined;
-    const startsNote = marker !== null && (!prev || isTerminated(prev.text) || row.x0 - prev.x0 > 0.5 * metrics.bodySize || prev.x1 < row.x1 - 2 * metrics.bodySize);
+    const startsNote =
+      marker !== null && (!prev || isTerminated(prev.text) || row.x0 - prev.x0 > 0.5 * metrics.bodySize || prev.x1 < row.x1 - 2 * metrics.bodySize);
     if (last?.kind !== 'note' || startsNote) foot.push({ kind: 'note', marker: startsNote ? marker : null, rows: [row] });
     else last.rows.push(row);
   });
@@ -257,15 +267,12 @@ export function layoutPage(rows: Row[], metrics: Metrics, pageHeight: number, te
   const tallTitle = (r: Row): boolean => isTall(r, metrics) && !(r.words.length > 6 && indent(r) < em && margins(r.column).right - r.x1 < em);
   const headingLike = (r: Row): boolean =>
     tallTitle(r) ||
-    (hasLetter(r.text) &&
-      !/[-,;]$/u.test(r.text) &&
-      r.words.length <= 12 &&
-      ((isAllCaps(r.text) && r.x1 - r.x0 < 0.8 * width(r)) || centred(r)));
+    (hasLetter(r.text) && !/[-,;]$/u.test(r.text) && r.words.length <= 12 && ((isAllCaps(r.text) && r.x1 - r.x0 < 0.8 * width(r)) || centred(r)));
   const apartAbove = (i: number): boolean => i === 0 || isolatedBelow(content[i - 1], content[i], metrics);
   const endsParagraph = (r: Row): boolean => isTerminated(r.text) && margins(r.column).right - r.x1 > 2 * em;
 
   const isHeading = new Array<boolean>(content.length).fill(false);
-  for (let i = 0; i < content.length; ) {
+  for (let i = 0; i < content.length;) {
     if (!headingLike(content[i])) {
       i++;
       continue;
@@ -294,7 +301,8 @@ export function layoutPage(rows: Row[], metrics: Metrics, pageHeight: number, te
     if (numbered && afterParagraph && beforeParagraph) isHeading[i] = true;
     // A short line set in italics or bold alone between two paragraphs, without space: the paragraph before it
     // ended short, the one after it starts indented, and it ends like no sentence.
-    const between = prev !== undefined && endsParagraph(prev) && next !== undefined && next.column === r.column && indent(next) > 0.5 * em && indent(r) < 0.5 * em;
+    const between =
+      prev !== undefined && endsParagraph(prev) && next !== undefined && next.column === r.column && indent(next) > 0.5 * em && indent(r) < 0.5 * em;
     if (plain && r.words.length <= 8 && between) isHeading[i] = true;
   });
 
@@ -303,8 +311,7 @@ export function layoutPage(rows: Row[], metrics: Metrics, pageHeight: number, te
     const row = content[i];
     const last = items[items.length - 1];
     if (isHeading[i]) {
-      const sameHeading =
-        last?.kind === 'heading' && isHeading[i - 1] && Math.abs(row.size / last.size - 1) < 0.12 && !apartAbove(i);
+      const sameHeading = last?.kind === 'heading' && isHeading[i - 1] && Math.abs(row.size / last.size - 1) < 0.12 && !apartAbove(i);
       if (sameHeading) last.rows.push(row);
       else items.push({ kind: 'heading', rows: [row], size: row.size, style: 0 });
       continue;

@@ -152,7 +152,7 @@ function matchCalls(markers: string[], candidates: Candidate[]): number[] {
     }
   }
   const chosen = new Array<number>(n).fill(-1);
-  for (let i = n, j = m; i > 0 && j > 0; ) {
+  for (let i = n, j = m; i > 0 && j > 0;) {
     if (best[i][j] === best[i - 1][j]) i--;
     else if (best[i][j] === best[i][j - 1]) j--;
     else {

@@ -189,8 +189,14 @@ function marginsApart(lines: Line[]): { body: Line[]; margin: { left: Line[]; ri
   const measure = quantile(lines.map(width), 0.8);
   const long = lines.filter((l) => width(l) >= 0.6 * measure).sort((a, b) => a.top - b.top);
   if (long.length < 3) return none;
-  const left = quantile(long.map((l) => l.x0), 0.1);
-  const right = quantile(long.map((l) => l.x1), 0.9);
+  const left = quantile(
+    long.map((l) => l.x0),
+    0.1,
+  );
+  const right = quantile(
+    long.map((l) => l.x1),
+    0.9,
+  );
   const [first, last] = [long[0], long[long.length - 1]];
   const em = (l: Line): number => (l.bottom - l.top) / (ASCENT_TALL + DESCENT);
   const level = (l: Line, other: Line): boolean => Math.min(l.bottom, other.bottom) - Math.max(l.top, other.top) > 0.3 * (l.bottom - l.top);
@@ -216,7 +222,12 @@ function marginsApart(lines: Line[]): { body: Line[]; margin: { left: Line[]; ri
   for (const side of ['left', 'right'] as const) {
     const numbers = lines.filter((l) => {
       const middle = (l.top + l.bottom) / 2;
-      return (l.reference || outside(l) === side) && /^\d{1,4}[a-e]?$/u.test(l.words.map((w) => w.text).join('')) && middle > first.top - em(l) && middle < last.bottom + em(l);
+      return (
+        (l.reference || outside(l) === side) &&
+        /^\d{1,4}[a-e]?$/u.test(l.words.map((w) => w.text).join('')) &&
+        middle > first.top - em(l) &&
+        middle < last.bottom + em(l)
+      );
     });
     if (numbers.length >= 2 && !inStepsOfFive(numbers.map((l) => l.words[0].text))) for (const l of numbers) references.add(l);
   }
@@ -340,7 +351,14 @@ function withReferencesApart(line: Line, right: NumberColumn | null, left: Numbe
     parts.push({ ...lineOf([first]), reference: true });
     rest = rest.slice(1);
   }
-  if (right && !right.lineNumbers && rest.length > 1 && reference(last) && Math.abs(last.x0 - right.x0) < 0.8 * em && last.x0 - rest[rest.length - 2].x1 > 0.4 * em) {
+  if (
+    right &&
+    !right.lineNumbers &&
+    rest.length > 1 &&
+    reference(last) &&
+    Math.abs(last.x0 - right.x0) < 0.8 * em &&
+    last.x0 - rest[rest.length - 2].x1 > 0.4 * em
+  ) {
     parts.push({ ...lineOf([last]), reference: true });
     rest = rest.slice(0, -1);
   }

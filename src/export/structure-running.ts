@@ -150,7 +150,12 @@ export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string
     const height = pageHeights[row.page];
     return (others.length > 0 && row.top - median(others) > SINK_PITCHES * metrics.pitch) || (height !== undefined && row.top > SINK_PAGE * height);
   };
-  const tallKeys = new Set(pages.flat().filter((r) => isTall(r, metrics) && !isPageNumberText(r.text)).map((r) => runningKey(r.text)));
+  const tallKeys = new Set(
+    pages
+      .flat()
+      .filter((r) => isTall(r, metrics) && !isPageNumberText(r.text))
+      .map((r) => runningKey(r.text)),
+  );
   const edges = (rows: Row[]): { top: Row[]; bottom: Row[] } => ({ top: rows.slice(0, 2), bottom: rows.slice(-2) });
 
   /** The row and the rows like it at the same edge of nearby pages, in page order. */
@@ -183,8 +188,7 @@ export function findRunningRows(pages: Row[][], metrics: Metrics, title?: string
   };
 
   // A page number at either end of one of the page's top or bottom rows.
-  const numberedEdge = (row: Row, edge: 'top' | 'bottom'): boolean =>
-    edges(pages[row.page])[edge].some((r) => /^\d{1,4}\b|\b\d{1,4}$/u.test(r.text));
+  const numberedEdge = (row: Row, edge: 'top' | 'bottom'): boolean => edges(pages[row.page])[edge].some((r) => /^\d{1,4}\b|\b\d{1,4}$/u.test(r.text));
   // Chapter titles kept on their first page: no later rule takes them for a head.
   const titles = new Set<Row>();
   const keptFirst = (row: Row, group: Row[], edge: 'top' | 'bottom'): boolean => {
@@ -308,11 +312,21 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
     const folio = lone ? lone.text.replace(/[\s\-–—.·•()[\]|]/gu, '') : numbered ? String(numbered.value) : undefined;
     const words = heads
       .filter((r) => !isPageNumberText(r.text))
-      .map((r) => r.words.filter((_, k) => !(numbered && numbered.row === r && numbered.word === k)).map((w) => w.text).join(' '))
+      .map((r) =>
+        r.words
+          .filter((_, k) => !(numbered && numbered.row === r && numbered.word === k))
+          .map((w) => w.text)
+          .join(' '),
+      )
       .filter((t) => t !== '');
     return { folio, runningHead: words.length ? words.join(' ') : undefined };
   });
-  const arabic = mendFromNeighbours(mendFromRange(read.map((r) => (r.folio !== undefined ? numberIn(r.folio) : null)), range));
+  const arabic = mendFromNeighbours(
+    mendFromRange(
+      read.map((r) => (r.folio !== undefined ? numberIn(r.folio) : null)),
+      range,
+    ),
+  );
   // A number is misread when it breaks the order of its neighbours' numbers, or when those two agree with the
   // pages between them and it does not. Pages may be missing from a capture: numbers further apart are fine.
   const misread = (p: number): boolean => {
@@ -338,7 +352,8 @@ function pageFurniture(pages: Row[][], running: Set<Row>, numbersAt: { value: nu
       }
     }
     // A folio OCR read with letters for digits (`l44`) is left out of the running head once the sequence gives it.
-    const misread = (word: string | undefined): boolean => folio !== undefined && word !== undefined && word.replace(/[lIi|]/gu, '1').replace(/[oO]/gu, '0') === folio;
+    const misread = (word: string | undefined): boolean =>
+      folio !== undefined && word !== undefined && word.replace(/[lIi|]/gu, '1').replace(/[oO]/gu, '0') === folio;
     const words = r.runningHead?.split(' ') ?? [];
     const head = words.filter((w, k) => !((k === 0 || k === words.length - 1) && words.length > 1 && misread(w))).join(' ');
     return { ...(folio !== undefined ? { folio } : {}), ...(head !== '' ? { runningHead: head } : {}) };

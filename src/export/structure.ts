@@ -20,7 +20,16 @@
  */
 import { openLexicon } from '../ocr/index.js';
 import type { OcrBox, OcrPage } from '../project/index.js';
-import { headingLevels, layoutPage, marginReferences, sideNotes, usualTextWidth, type HeadingItem, type LineItem, type PageLayout } from './structure-classify.js';
+import {
+  headingLevels,
+  layoutPage,
+  marginReferences,
+  sideNotes,
+  usualTextWidth,
+  type HeadingItem,
+  type LineItem,
+  type PageLayout,
+} from './structure-classify.js';
 import { linkNotes, type LinkedNote, type NoteLinks } from './structure-notes.js';
 import { measureDocument, pageRegions, type Row } from './structure-rows.js';
 import { findRunningRows } from './structure-running.js';
@@ -354,7 +363,13 @@ function arrangeBlocks(
     const anchored = new Map<Row, Draft[]>();
     for (const note of margins.notes[page]) {
       const anchor = lines.find((r) => r.bottom >= note[0].top) ?? lines[lines.length - 1];
-      const draft: Draft = { kind: 'sideNote', tokens: tokensOfLines(note.map((r) => wordTokens(r.words.map((w) => w.text))), evidence) };
+      const draft: Draft = {
+        kind: 'sideNote',
+        tokens: tokensOfLines(
+          note.map((r) => wordTokens(r.words.map((w) => w.text))),
+          evidence,
+        ),
+      };
       if (anchor) anchored.set(anchor, [...(anchored.get(anchor) ?? []), draft]);
       else pendingFoot.push(draft);
     }
@@ -385,9 +400,15 @@ function arrangeBlocks(
       const anchoredFigures = figureAnchors.get(item);
       // The space a figure takes is no paragraph break: a line below it that goes on with the sentence continues.
       const pastFigure =
-        anchoredFigures !== undefined && item.kind === 'line' && open !== null && !isTerminated((open as ParagraphDraft).lastText) && startsLowercase(item.row.text) && !item.indented;
+        anchoredFigures !== undefined &&
+        item.kind === 'line' &&
+        open !== null &&
+        !isTerminated((open as ParagraphDraft).lastText) &&
+        startsLowercase(item.row.text) &&
+        !item.indented;
       if (anchoredFigures) {
-        const continuesParagraph = item.kind === 'line' && ((k === 0 && stitched !== null) || (open !== null && k > 0 && (!item.startsParagraph || pastFigure)));
+        const continuesParagraph =
+          item.kind === 'line' && ((k === 0 && stitched !== null) || (open !== null && k > 0 && (!item.startsParagraph || pastFigure)));
         if (continuesParagraph) {
           pendingFigures.push(...anchoredFigures);
         } else {

@@ -175,6 +175,9 @@ function lineOperators(words: PlacedWord[], fontName: string): string {
 
 /** A PDF number: at most two decimals, no trailing zeros, never `-0`. */
 function num(value: number): string {
-  const text = value.toFixed(2).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  const text = value
+    .toFixed(2)
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
   return text === '-0' ? '0' : text;
 }

@@ -36,7 +36,10 @@ export const HTTP_ERRORS = {
   not_cancellable: { status: 409, message: 'The job has already ended, so it cannot be cancelled.' },
   too_many_uploads: { status: 429, message: 'This API key is already sending as many uploads at once as this server takes; wait for one to finish.' },
   auth_throttled: { status: 429, message: 'Too many wrong API keys or admin secrets came from this address; wait a little and try again.' },
-  too_many_unverified: { status: 429, message: 'This address already has as many uploads waiting for their API key as this server takes; send the key in a header.' },
+  too_many_unverified: {
+    status: 429,
+    message: 'This address already has as many uploads waiting for their API key as this server takes; send the key in a header.',
+  },
   queue_full: { status: 429, message: 'This API key already has as many jobs waiting as this server takes; submit more once some are done.' },
   storage_full: { status: 429, message: 'The jobs of this API key already keep as much on the server as it allows; delete some jobs and try again.' },
   busy: { status: 503, message: 'The server is receiving as many uploads at once as it takes; try again in a moment.' },

@@ -122,7 +122,8 @@ const DEFAULT_WORDS: ErrorWords = {
 };
 
 /** The multipart parser's own errors for a body that is not a well-formed form: no boundary, or it ends early. */
-const MALFORMED_FORM = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)$/;
+const MALFORMED_FORM =
+  /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|.* terminated early due to unexpected end of multipart data)$/;
 
 /** A request body that is not a well-formed multipart form: the client's fault, answered 400 and logged as information. */
 export function isMalformedForm(error: unknown): boolean {
@@ -131,13 +132,17 @@ export function isMalformedForm(error: unknown): boolean {
 
 /** The answer for any thrown value, as status and body; 5xx bodies never carry internals. */
 export function describeFailure(error: unknown, words: ErrorWords = DEFAULT_WORDS): { status: number; body: ErrorBody; headers?: Record<string, string> } {
-  if (error instanceof HttpError) return { status: error.statusCode, body: errorBody(error.code, error.message, error.missing), ...(error.headers ? { headers: error.headers } : {}) };
+  if (error instanceof HttpError)
+    return { status: error.statusCode, body: errorBody(error.code, error.message, error.missing), ...(error.headers ? { headers: error.headers } : {}) };
   if (isQuireError(error)) {
     const status = statusOfQuireError(error.code);
     return { status, body: errorBody(error.code, status === 500 ? words.internal : error.message) };
   }
   if (isMalformedForm(error)) {
-    return { status: 400, body: errorBody('bad_request', 'The request body is not a well-formed multipart form: its boundary is missing or it ends before the form does.') };
+    return {
+      status: 400,
+      body: errorBody('bad_request', 'The request body is not a well-formed multipart form: its boundary is missing or it ends before the form does.'),
+    };
   }
   // fastify's and its plugins' own errors: bad content type, body too large, multipart limits, schema validation.
   const fastify = (error ?? {}) as Partial<FastifyError>;
@@ -166,7 +171,11 @@ export function createErrorHandler(words: ErrorWords = DEFAULT_WORDS): (error: u
       return;
     }
     const { status, body, headers } = describeFailure(error, words);
-    if (status >= 500 && status !== 503 && status !== 507) request.log.error({ err: describeError(error), detail: isQuireError(error) ? error.detail : undefined, stack: (error as Error | undefined)?.stack }, 'request failed');
+    if (status >= 500 && status !== 503 && status !== 507)
+      request.log.error(
+        { err: describeError(error), detail: isQuireError(error) ? error.detail : undefined, stack: (error as Error | undefined)?.stack },
+        'request failed',
+      );
     else request.log.info({ code: body.error.code, status }, 'request refused');
     if (headers) reply.headers(headers);
     // Whoever should wait is told how long.
@@ -199,7 +208,12 @@ export function createFrameworkErrorHandler(words: ErrorWords = DEFAULT_WORDS): 
 /** Node's own refusals of a request it could not parse, by the error it raises. */
 const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request did not arrive in time.' },
-  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'headers_too_large', message: 'The request line and headers are larger than this server takes.' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'headers_too_large',
+    message: 'The request line and headers are larger than this server takes.',
+  },
 };
 const CLIENT_ERROR_DEFAULT = { status: 400, reason: 'Bad Request', code: 'bad_request', message: 'The request is not valid HTTP.' };
 

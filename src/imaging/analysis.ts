@@ -166,11 +166,7 @@ export function paperLevel(image: GrayImage, cell: number): { grid: GrayImage; l
  * Ink: pixels clearly darker than the paper around them (by `fraction` of the paper level and at least
  * `minContrast` grey levels), restricted to `where` when given (same size as the image).
  */
-export function inkMask(
-  image: GrayImage,
-  level: Uint8Array,
-  options: { fraction?: number; minContrast?: number; where?: Uint8Array } = {},
-): BinaryMask {
+export function inkMask(image: GrayImage, level: Uint8Array, options: { fraction?: number; minContrast?: number; where?: Uint8Array } = {}): BinaryMask {
   const { fraction = 0.2, minContrast = 18, where } = options;
   const n = image.width * image.height;
   const out = new Uint8Array(n);

@@ -93,7 +93,17 @@ export function reduceByAverage(page: GrayImage, factor: number): GrayImage {
  * Running maximum of one line with a window of 2r+1 (van Herk / Gil–Werman: three comparisons per value,
  * whatever the window). `pad` must hold n + 2r values; `g` and `h` are scratch of the same length.
  */
-function lineMax(src: Float32Array, srcOffset: number, srcStride: number, n: number, r: number, dst: Float32Array, pad: Float32Array, g: Float32Array, h: Float32Array): void {
+function lineMax(
+  src: Float32Array,
+  srcOffset: number,
+  srcStride: number,
+  n: number,
+  r: number,
+  dst: Float32Array,
+  pad: Float32Array,
+  g: Float32Array,
+  h: Float32Array,
+): void {
   const w = 2 * r + 1;
   const len = n + 2 * r;
   pad.fill(-Infinity, 0, r);

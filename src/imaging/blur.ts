@@ -187,7 +187,16 @@ function greyBoxColumns(src: Uint8Array, dst: Uint8Array, width: number, height:
 }
 
 /** The last column pass of an unsharp mask: each blurred value is mixed with the `page` pixel as it is made. */
-function greyBoxColumnsSharpen(src: Uint8Array, dst: Uint8Array, width: number, height: number, r: number, sums: Int32Array, page: Uint8Array, amount: number): void {
+function greyBoxColumnsSharpen(
+  src: Uint8Array,
+  dst: Uint8Array,
+  width: number,
+  height: number,
+  r: number,
+  sums: Int32Array,
+  page: Uint8Array,
+  amount: number,
+): void {
   const scale = 1 / (2 * r + 1);
   const last = height - 1;
   startColumnSums(src, width, height, r, sums);
@@ -288,7 +297,6 @@ export function edgeBlur(page: GrayImage): number | null {
   ratios.sort((a, b) => a - b);
   return ratios[ratios.length >> 1];
 }
-
 
 /**
  * Richardson–Lucy deconvolution of a Gaussian blur of `sigma` pixels, `iterations` rounds: the page that, blurred so,

@@ -110,7 +110,7 @@ function joinFragments(fragments: readonly Fragment[], letterHeight: number, max
     if (used[seed]) continue;
     used[seed] = 1;
     let line = fragments[seed];
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       const leftEnd = endTangent(line, 'left', reach);
       const rightEnd = endTangent(line, 'right', reach);

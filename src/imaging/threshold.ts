@@ -109,7 +109,7 @@ export function sauvolaBinarize(page: GrayImage, params: SauvolaParams): GrayIma
       const s = Math.sqrt(Math.max(0, variance));
       const o = by * cols + bx;
       const p = Math.max(4, paper[o]);
-      const sauvola = ((m * (1 + k * (s / range - 1))) * p) / 255;
+      const sauvola = (m * (1 + k * (s / range - 1)) * p) / 255;
       threshold[o] = Math.min(sauvola, p * keepBelow, p - minContrast);
     }
   }

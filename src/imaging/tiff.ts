@@ -135,9 +135,7 @@ export function singleG4Segment(bytes: Uint8Array): G4Segment | undefined {
 
 function isEmbeddableG4(layout: TiffLayout): boolean {
   const singleSegment = layout.offsets.length === 1 && layout.byteCounts.length === 1;
-  const coversPage = layout.tile
-    ? layout.tile.width >= layout.width && layout.tile.height >= layout.height
-    : layout.rowsPerStrip >= layout.height;
+  const coversPage = layout.tile ? layout.tile.width >= layout.width && layout.tile.height >= layout.height : layout.rowsPerStrip >= layout.height;
   return (
     layout.compression === COMPRESSION_G4 &&
     layout.bitsPerSample === 1 &&

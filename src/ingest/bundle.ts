@@ -93,7 +93,10 @@ export function findBundleRoot(label: string, files: ReadonlyMap<string, number>
   }
   if (wrapped.size === 1) return `${[...wrapped][0]}/`;
   if (wrapped.size > 1) {
-    const names = [...wrapped].sort().map((n) => `${n}/`).join(', ');
+    const names = [...wrapped]
+      .sort()
+      .map((n) => `${n}/`)
+      .join(', ');
     throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} holds several scan bundles (${names}); give them to Quire one at a time.`);
   }
   throw new QuireError(ERROR_CODES.BUNDLE_MISSING, `${label} is not a scan bundle: it has no manifest.json at its root or in a folder at its root.`);
@@ -129,7 +132,10 @@ export function parseManifest(label: string, text: string): BundleManifest {
   if (typeof value.project === 'string' && value.project.trim() !== '') manifest.project = value.project.trim();
   if (value.page_count !== undefined) {
     if (!isCount(value.page_count)) {
-      throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable scan bundle: its manifest.json gives page_count ${JSON.stringify(value.page_count)}, which is not a number of pages.`);
+      throw new QuireError(
+        ERROR_CODES.BAD_ARCHIVE,
+        `${label} is not a readable scan bundle: its manifest.json gives page_count ${JSON.stringify(value.page_count)}, which is not a number of pages.`,
+      );
     }
     manifest.pageCount = value.page_count;
   }
@@ -181,7 +187,10 @@ export function parsePages(label: string, text: string): BundlePage[] {
 async function checkPageImage(source: BundleSource, prefix: string, page: BundlePage): Promise<void> {
   const { label } = source;
   if (!source.files.has(prefix + page.file)) {
-    throw new QuireError(ERROR_CODES.BUNDLE_MISSING, `${label} is incomplete: page ${page.index} in pages.jsonl names ${page.file}, which is not in the bundle.`);
+    throw new QuireError(
+      ERROR_CODES.BUNDLE_MISSING,
+      `${label} is incomplete: page ${page.index} in pages.jsonl names ${page.file}, which is not in the bundle.`,
+    );
   }
   const name = prefix + page.file;
   const head = await source.readHead(name, IMAGE_HEAD_BYTES);
@@ -190,7 +199,8 @@ async function checkPageImage(source: BundleSource, prefix: string, page: Bundle
   }
   // Its size from its header, so that a decompression bomb is refused here, before anything decodes it.
   const size = (await imageSize(head)) ?? (head.length < (source.files.get(name) ?? 0) ? await imageSize(await source.read(name)) : null);
-  if (!size) throw new QuireError(ERROR_CODES.BAD_IMAGE, `${label} is not a usable scan bundle: on page ${page.index}, ${page.file} is not an image Quire can read.`);
+  if (!size)
+    throw new QuireError(ERROR_CODES.BAD_IMAGE, `${label} is not a usable scan bundle: on page ${page.index}, ${page.file} is not an image Quire can read.`);
   checkImagePixels(`${label}: page ${page.index} (${page.file})`, size.width, size.height);
 }
 

@@ -32,8 +32,7 @@ export async function openImageFiles(paths: string[], label?: string): Promise<O
 const IMAGE_HEAD_BYTES = 128 * 1024;
 
 async function describeImageFile(path: string, label: string): Promise<SourceFrame[]> {
-  const notImage = (detail?: string) =>
-    new QuireError(ERROR_CODES.BAD_IMAGE, `${label} is not an image Quire can read (JPEG, PNG, TIFF or WebP).`, detail);
+  const notImage = (detail?: string) => new QuireError(ERROR_CODES.BAD_IMAGE, `${label} is not an image Quire can read (JPEG, PNG, TIFF or WebP).`, detail);
   let info;
   try {
     info = await stat(path);
@@ -63,7 +62,12 @@ async function describeImageFile(path: string, label: string): Promise<SourceFra
   const frames: SourceFrame[] = [];
   for (let page = 0; page < pages; page++) {
     // Each page of a TIFF has its own resolution tags.
-    const pageMeta = page === 0 ? meta : await sharp(path, { page }).metadata().catch(() => meta);
+    const pageMeta =
+      page === 0
+        ? meta
+        : await sharp(path, { page })
+            .metadata()
+            .catch(() => meta);
     checkImagePixels(`${name} page ${page + 1}`, pageMeta.width, pageMeta.height);
     frames.push(frameOf(path, `${name}#${page + 1}`, pageMeta, page));
   }

@@ -215,7 +215,8 @@ export function* operations(bytes: Uint8Array): Generator<Operation> {
       i = skipLiteralString(bytes, i);
       operands.push(null);
     } else if (c === 0x3c /* < */) {
-      if (bytes[i + 1] === 0x3c) i += 2; // dictionary start (marked-content properties)
+      if (bytes[i + 1] === 0x3c)
+        i += 2; // dictionary start (marked-content properties)
       else {
         while (i < n && bytes[i] !== 0x3e) i++;
         i++;

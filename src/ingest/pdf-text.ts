@@ -49,7 +49,7 @@ const LINE_GAP_EM = 2.5;
 /** A gap between lines wider than this fraction of the line height starts a new block. */
 const BLOCK_GAP = 0.75;
 /** Usual advance widths in ems, between Times and Helvetica; other characters count as an average lower-case letter. */
-const NARROW = new Set([...'ijlI.,:;\'!|`´‘’']);
+const NARROW = new Set([..."ijlI.,:;'!|`´‘’"]);
 const SEMI_NARROW = new Set([...'ftr()[]{}-"“”/\\']);
 const WIDE = new Set([...'mwMW@%']);
 const SPACE_EM = 0.26;

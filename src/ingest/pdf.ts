@@ -352,7 +352,14 @@ function planScan(page: PDFPage, bytes: Buffer, what: string): PagePlan | null {
   const bits = numberOf(dict.lookup(PDFName.of('BitsPerComponent')));
   const device = nameOf(dict.lookup(PDFName.of('ColorSpace')));
   const channels = device === 'DeviceGray' ? 1 : device === 'DeviceRGB' && bits === 8 ? 3 : undefined;
-  if (filters.length === 1 && filters[0] === 'FlateDecode' && !dict.has(PDFName.of('DecodeParms')) && channels && (bits === 8 || bits === 1) && contents.buffer === bytes.buffer) {
+  if (
+    filters.length === 1 &&
+    filters[0] === 'FlateDecode' &&
+    !dict.has(PDFName.of('DecodeParms')) &&
+    channels &&
+    (bits === 8 || bits === 1) &&
+    contents.buffer === bytes.buffer
+  ) {
     return { mode: 'flate', kind: 'scan', dpi, offset: contents.byteOffset - bytes.byteOffset, length: contents.length, width, height, gray, channels, bits };
   }
   return { mode: 'pixels', kind: 'scan', dpi, width, height, gray };
@@ -496,7 +503,12 @@ interface DecodedImage {
 }
 
 /** The page's one image as pdfjs decodes it (any filter: Flate, CCITT, JBIG2, JPX…), or null to rasterise instead. */
-async function decodedImage(pdfjs: Pdfjs, doc: PDFDocumentProxy, n: number, plan: { width: number; height: number; gray: boolean }): Promise<FrameImage | null> {
+async function decodedImage(
+  pdfjs: Pdfjs,
+  doc: PDFDocumentProxy,
+  n: number,
+  plan: { width: number; height: number; gray: boolean },
+): Promise<FrameImage | null> {
   const page = await doc.getPage(n);
   try {
     const ops = await page.getOperatorList({ intent: 'print' });
@@ -584,4 +596,3 @@ export function rawFromRgba(rgba: Uint8ClampedArray, width: number, height: numb
   }
   return { data: firstChannel(rgba, pixels, 4), raw: { width, height, channels: 1 } };
 }
-

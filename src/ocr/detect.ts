@@ -113,7 +113,10 @@ function onlyScript(text: string, script: Script): string {
 }
 
 function words(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}]+/u).filter((w) => w.length > 0);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter((w) => w.length > 0);
 }
 
 /** For each word list, the share of the text's words it holds. */

@@ -7,7 +7,16 @@ export type { OcrBatchPoll, OcrDocument, OcrDocumentOptions, OcrEngine, OcrInput
 export { closeOcrEngines, createOcrRegistry, findOcrEngine, getOcrEngine, listOcrEngines, registerOcrEngine } from './registry.js';
 export { parseOcrLanguages, parseOcrSpec, type OcrSpec } from './spec.js';
 export { detectLanguages } from './detect.js';
-export { detectDocumentLanguages, firstGuessLanguages, otherPageLanguages, recognizeAuto, resolveLanguages, SAMPLE_PAGES, startLanguageSample, type LanguageSample } from './auto.js';
+export {
+  detectDocumentLanguages,
+  firstGuessLanguages,
+  otherPageLanguages,
+  recognizeAuto,
+  resolveLanguages,
+  SAMPLE_PAGES,
+  startLanguageSample,
+  type LanguageSample,
+} from './auto.js';
 export { describeOcrEngines } from './describe.js';
 export { languageName, languageTag, toTesseractCode } from './languages.js';
 export { listInstalledLanguages } from './tesseract-data.js';

@@ -20,7 +20,7 @@ const SUSPECT_CONFIDENCE = 55;
 const MIN_WORDS = 12;
 
 function quarter(degrees: number): PageOrientation['rotate'] | undefined {
-  const d = ((Math.round(degrees / 90) * 90) % 360 + 360) % 360;
+  const d = (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
   return d === 0 || d === 90 || d === 180 || d === 270 ? d : undefined;
 }
 

@@ -164,7 +164,10 @@ export function capitalsInside(word: string): string | undefined {
 export function modernGreekForms(word: string): string[] {
   const decomposed = word.normalize('NFD');
   if (!/[\u0300-\u036f]/u.test(decomposed)) return [];
-  const accented = decomposed.replace(/[\u0313\u0314\u0345]/gu, '').replace(/[\u0300\u0342]/gu, '\u0301').normalize('NFC');
+  const accented = decomposed
+    .replace(/[\u0313\u0314\u0345]/gu, '')
+    .replace(/[\u0300\u0342]/gu, '\u0301')
+    .normalize('NFC');
   const bare = decomposed.replace(/[\u0300-\u036f]/gu, '').normalize('NFC');
   return [...new Set([accented, bare])];
 }

@@ -90,10 +90,20 @@ export function parseOcrSpec(spec: string, langOption?: string): OcrSpec {
   const trimmed = spec.trim();
   const { engine: rawEngine, pairs } = splitSpec(trimmed);
   const requested = rawEngine.trim().toLowerCase();
-  if (requested === '') throw usage(`The OCR spec "${spec}" names no engine; choose one of: auto, ${listOcrEngines().map((e) => e.name).join(', ')}.`);
+  if (requested === '')
+    throw usage(
+      `The OCR spec "${spec}" names no engine; choose one of: auto, ${listOcrEngines()
+        .map((e) => e.name)
+        .join(', ')}.`,
+    );
   const name = requested === 'auto' ? BEST_LOCAL_ENGINE : requested;
   const engine = findOcrEngine(name);
-  if (!engine) throw usage(`Unknown OCR engine "${requested}"; choose one of: auto, ${listOcrEngines().map((e) => e.name).join(', ')}.`);
+  if (!engine)
+    throw usage(
+      `Unknown OCR engine "${requested}"; choose one of: auto, ${listOcrEngines()
+        .map((e) => e.name)
+        .join(', ')}.`,
+    );
   const mode = takeMode(engine, pairs, trimmed);
   const { [LANG_OPTION]: specLang, ...options } = parsePairs(pairs, trimmed);
   checkOptions(engine, options, trimmed);
@@ -110,4 +120,3 @@ function takeMode(engine: OcrEngine, pairs: string[], spec: string): string | un
   if (!modes.includes(word)) throw usage(`The OCR engine "${engine.name}" has no mode "${word}" (in "${spec}"); its modes are: ${modes.join(', ')}.`);
   return word;
 }
-

@@ -240,7 +240,15 @@ const ALTERNATIVE_SHARE = 0.5;
 function alternativesOf(groups: Array<Array<{ text: string; score: number }>>, text: string): string[][] | undefined {
   const kept = groups.map((g) => g.filter((c) => c.text.trim() !== '')).filter((g) => g.length > 0);
   if (kept.length === 0 || kept.map((g) => g[0].text).join('') !== text) return undefined;
-  return kept.map((g) => [...new Set([g[0].text, ...g.slice(1).filter((c) => c.score > 0 && c.score >= ALTERNATIVE_SHARE * g[0].score).map((c) => c.text)])]);
+  return kept.map((g) => [
+    ...new Set([
+      g[0].text,
+      ...g
+        .slice(1)
+        .filter((c) => c.score > 0 && c.score >= ALTERNATIVE_SHARE * g[0].score)
+        .map((c) => c.text),
+    ]),
+  ]);
 }
 
 function toLine(node: LineNode, frame: OcrFrame): OcrLine | undefined {

@@ -133,7 +133,11 @@ function pageFailure(outcome: ProcessOutcome, file: string, timeoutMs: number): 
     case 'not-started':
       return new QuireError(ERROR_CODES.INTERNAL, 'The tesseract program could not be started.', `${outcome.error.code ?? ''} ${outcome.error.message}`.trim());
     case 'timed-out':
-      return new QuireError(ERROR_CODES.INTERNAL, `Tesseract took longer than ${Number((timeoutMs / 1000).toFixed(1))} s on the page image ${file}.`, outcome.stderr.trim());
+      return new QuireError(
+        ERROR_CODES.INTERNAL,
+        `Tesseract took longer than ${Number((timeoutMs / 1000).toFixed(1))} s on the page image ${file}.`,
+        outcome.stderr.trim(),
+      );
     case 'exited': {
       const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.code}`;
       return new QuireError(ERROR_CODES.INTERNAL, `Tesseract failed on the page image ${file}.`, `${how}: ${outcome.stderr.trim()}`);
@@ -275,7 +279,9 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       const own = all.filter((code) => !npm.has(code));
       return [
         ...(best.length > 0 ? [{ languages: best, model: `${MODEL_FOLDER} (npm @tesseract.js-data)` }] : []),
-        ...(own.length > 0 ? [{ languages: own, model: tessdataDir ? `from ${tessdataDir}` : `the system's own${system().folder ? ` (${system().folder})` : ''}` }] : []),
+        ...(own.length > 0
+          ? [{ languages: own, model: tessdataDir ? `from ${tessdataDir}` : `the system's own${system().folder ? ` (${system().folder})` : ''}` }]
+          : []),
       ];
     },
     async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {

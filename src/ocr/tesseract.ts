@@ -219,7 +219,12 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Tes
           } catch (e) {
             throw new QuireError(ERROR_CODES.INTERNAL, `OCR failed on the page image ${page.file}.`, describeError(e));
           }
-          return parseHocr(hocr, { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY }, langs, 'tesseract');
+          return parseHocr(
+            hocr,
+            { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY },
+            langs,
+            'tesseract',
+          );
         },
         recognizeOptions?.signal,
       );

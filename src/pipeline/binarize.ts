@@ -73,5 +73,9 @@ export function binarize(page: GrayImage, options: BinarizeOptions): { image: Gr
   // The threshold levels the page itself (its contrast floor must see the sensor noise as it is, not amplified).
   const source = amount > 0 ? unsharpMask(page, sigmaPx, amount) : page;
   const image = sauvolaBinarize(source, { windowPx, backgroundPx, k });
-  return { image, ...(reading ? { reading } : {}), decision: { method: 'sauvola', windowMm, windowPx, k, ...(amount > 0 ? { sharpen: { sigmaPx, amount } } : {}) } };
+  return {
+    image,
+    ...(reading ? { reading } : {}),
+    decision: { method: 'sauvola', windowMm, windowPx, k, ...(amount > 0 ? { sharpen: { sigmaPx, amount } } : {}) },
+  };
 }

@@ -7,7 +7,16 @@
  * and any change of line spacing that curl causes. Only vertical displacement is corrected, which is what makes
  * lines wavy for OCR and for the eye.
  */
-import { assertImage, type CurvedLine, type CurvedLines, fitTextLines, lineY, remapVertical, remapVerticalThrough, type VerticalField } from '../imaging/index.js';
+import {
+  assertImage,
+  type CurvedLine,
+  type CurvedLines,
+  fitTextLines,
+  lineY,
+  remapVertical,
+  remapVerticalThrough,
+  type VerticalField,
+} from '../imaging/index.js';
 import type { GrayImage } from '../imaging/index.js';
 import type { DewarpDecision } from '../project/index.js';
 

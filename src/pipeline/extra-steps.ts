@@ -31,7 +31,8 @@ export interface ExtraStepPage {
 }
 
 /** A failure hands the page's own pixels back when they crossed a thread (`original`): the page goes on with them. */
-export type ExtraStepOutcome = { ok: true; image: ExtraStepPage; facts: Record<string, FactValue> } | { ok: false; message: string; detail?: string; original?: Uint8Array };
+export type ExtraStepOutcome =
+  { ok: true; image: ExtraStepPage; facts: Record<string, FactValue> } | { ok: false; message: string; detail?: string; original?: Uint8Array };
 
 /** Runs an added step on one page; never rejects for the step's own faults. */
 export type ExtraStepRunner = (name: string, page: ExtraStepPage, facts: ExtraStepFacts) => Promise<ExtraStepOutcome>;
@@ -43,12 +44,20 @@ export type ExtraStepRunner = (name: string, page: ExtraStepPage, facts: ExtraSt
  */
 function factsOf(state: PageState, after: string): ExtraStepFacts {
   const scale = state.dpi / state.decisions.inputDpi.value;
-  const rhythm = state.measuredText && Number.isFinite(scale) && scale > 0 ? { xHeightPx: state.measuredText.xHeightPx * scale, linePitchPx: state.measuredText.linePitchPx * scale } : undefined;
+  const rhythm =
+    state.measuredText && Number.isFinite(scale) && scale > 0
+      ? { xHeightPx: state.measuredText.xHeightPx * scale, linePitchPx: state.measuredText.linePitchPx * scale }
+      : undefined;
   const crop = state.decisions.crop;
   const marginPx = crop ? Math.round((state.marginMm / 25.4) * state.dpi) : 0;
   const pageBox =
     after === 'crop' && crop && state.image.width > 2 * marginPx && state.image.height > 2 * marginPx
-      ? { x: marginPx, y: marginPx, width: Math.min(crop.width, state.image.width) - 2 * marginPx, height: Math.min(crop.height, state.image.height) - 2 * marginPx }
+      ? {
+          x: marginPx,
+          y: marginPx,
+          width: Math.min(crop.width, state.image.width) - 2 * marginPx,
+          height: Math.min(crop.height, state.image.height) - 2 * marginPx,
+        }
       : undefined;
   return {
     kind: state.kind === 'bitonal' ? 'bitonal' : 'gray',
@@ -67,7 +76,13 @@ function round2(n: number): number {
  * kept only while the size stays); its facts are recorded under `decisions.plugins[name]`. A failed step records
  * `failed` with its sentence and leaves the page as it was.
  */
-export async function runExtraSteps(state: PageState, after: string, extra: readonly ExtraStep[], run: ExtraStepRunner, timed: (name: string, work: () => Promise<void>) => Promise<void>): Promise<string[]> {
+export async function runExtraSteps(
+  state: PageState,
+  after: string,
+  extra: readonly ExtraStep[],
+  run: ExtraStepRunner,
+  timed: (name: string, work: () => Promise<void>) => Promise<void>,
+): Promise<string[]> {
   const warnings: string[] = [];
   for (const step of extra.filter((s) => s.after === after)) {
     await timed(step.name, async () => {

@@ -21,7 +21,8 @@ export function checkHandSetPages(pages: HandSetPages, frame: { width: number; h
   };
   if ('splitX' in pages) {
     const x = pages.splitX;
-    if (!Number.isInteger(x) || x < MIN_PAGE_BOX || x > frame.width - MIN_PAGE_BOX) refuse(`splits at x ${x}, outside the capture (${frame.width} pixels wide, a page at least ${MIN_PAGE_BOX} on each side)`);
+    if (!Number.isInteger(x) || x < MIN_PAGE_BOX || x > frame.width - MIN_PAGE_BOX)
+      refuse(`splits at x ${x}, outside the capture (${frame.width} pixels wide, a page at least ${MIN_PAGE_BOX} on each side)`);
     return;
   }
   if (pages.boxes.length === 0 || pages.boxes.length > 2) refuse(`has ${pages.boxes.length} boxes; a frame holds one page or two`);
@@ -29,7 +30,8 @@ export function checkHandSetPages(pages: HandSetPages, frame: { width: number; h
     const text = `${b.width}×${b.height} at (${b.x}, ${b.y})`;
     if (![b.x, b.y, b.width, b.height].every(Number.isInteger)) refuse(`(${text}) is not in whole pixels`);
     if (b.width < MIN_PAGE_BOX || b.height < MIN_PAGE_BOX) refuse(`(${text}) is smaller than ${MIN_PAGE_BOX}×${MIN_PAGE_BOX} pixels`);
-    if (b.x < 0 || b.y < 0 || b.x + b.width > frame.width || b.y + b.height > frame.height) refuse(`(${text}) reaches outside the capture (${frame.width}×${frame.height})`);
+    if (b.x < 0 || b.y < 0 || b.x + b.width > frame.width || b.y + b.height > frame.height)
+      refuse(`(${text}) reaches outside the capture (${frame.width}×${frame.height})`);
   }
 }
 

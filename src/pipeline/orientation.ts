@@ -5,7 +5,11 @@ import { writePageImage, type ProjectPage } from '../project/index.js';
 import { padForG4 } from './resample.js';
 
 async function turned(file: string, degrees: number): Promise<GrayImage> {
-  const { data, info } = await sharpFromGray(await decodeGray(file)).rotate(degrees).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharpFromGray(await decodeGray(file))
+    .rotate(degrees)
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
 }
 

@@ -19,7 +19,6 @@ const OUTLIER = 1.15;
 /** Scanned inputs within this many millimetres of each other count as one page size. */
 const SAME_SIZE_MM = 5;
 
-
 /**
  * The middle value, or the upper of the two middle ones: of two pages, the larger is the size the other is checked
  * against (a mean of the two could make the larger page an outlier of its own document).

@@ -47,18 +47,26 @@ export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraSte
   };
   const spawn = (): Worker => {
     const worker = new Worker(WORKER_FILE);
-    worker.on('message', (msg: { id: number; result?: FrameResult; error?: { code: ErrorCode; message: string; detail?: string }; step?: { call: number; name: string; page: ExtraStepPage; facts: ExtraStepFacts } }) => {
-      if (msg.step) {
-        void serveStep(worker, msg.step);
-        return;
-      }
-      const job = pending.get(msg.id);
-      pending.delete(msg.id);
-      release(worker);
-      if (!job) return;
-      if (msg.error) job.reject(new QuireError(msg.error.code, msg.error.message, msg.error.detail));
-      else job.resolve(msg.result as FrameResult);
-    });
+    worker.on(
+      'message',
+      (msg: {
+        id: number;
+        result?: FrameResult;
+        error?: { code: ErrorCode; message: string; detail?: string };
+        step?: { call: number; name: string; page: ExtraStepPage; facts: ExtraStepFacts };
+      }) => {
+        if (msg.step) {
+          void serveStep(worker, msg.step);
+          return;
+        }
+        const job = pending.get(msg.id);
+        pending.delete(msg.id);
+        release(worker);
+        if (!job) return;
+        if (msg.error) job.reject(new QuireError(msg.error.code, msg.error.message, msg.error.detail));
+        else job.resolve(msg.result as FrameResult);
+      },
+    );
     worker.on('error', (e) => {
       const id = owner.get(worker);
       const job = id === undefined ? undefined : pending.get(id);

@@ -14,14 +14,16 @@ export interface Preset {
 export const PRESETS: Record<PresetName, Preset> = {
   book: {
     name: 'book',
-    description: 'camera frames of an open book: find the pages, split the spread, straighten, clean to black on white (default for scan bundles and camera photos)',
+    description:
+      'camera frames of an open book: find the pages, split the spread, straighten, clean to black on white (default for scan bundles and camera photos)',
     spread: 'auto',
     steps: ['deskew', 'dewarp', 'resample', 'binarize', 'crop'],
     targetDpi: 300,
   },
   sheet: {
     name: 'sheet',
-    description: 'one page per image (a phone photo of a sheet, a scanned page): find the page, straighten, clean to black on white (default for scanned PDFs and images)',
+    description:
+      'one page per image (a phone photo of a sheet, a scanned page): find the page, straighten, clean to black on white (default for scanned PDFs and images)',
     spread: 'single',
     steps: ['deskew', 'dewarp', 'resample', 'binarize', 'crop'],
     targetDpi: 300,

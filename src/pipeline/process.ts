@@ -3,7 +3,17 @@ import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 // Types only from ingest: a pipeline thread must not load ingest's PDF readers (pdf-lib, a few hundred ms each start).
 import { cropGray, decodeGray, frameSharp, type GrayImage, isBitonal } from '../imaging/index.js';
 import type { FrameImage, FrameKind } from '../ingest/index.js';
-import { type DpiSource, fileSystemError, type HandSetPages, type PageKind, pdfReadyJpeg, type PresetName, type ProjectPage, writeFileAtomically, writePageImage } from '../project/index.js';
+import {
+  type DpiSource,
+  fileSystemError,
+  type HandSetPages,
+  type PageKind,
+  pdfReadyJpeg,
+  type PresetName,
+  type ProjectPage,
+  writeFileAtomically,
+  writePageImage,
+} from '../project/index.js';
 import { estimateDpi } from './dpi.js';
 import { runExtraSteps, type ExtraStep, type ExtraStepRunner } from './extra-steps.js';
 import { PRESETS } from './presets.js';
@@ -65,7 +75,8 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
   };
   const preset = PRESETS[task.preset];
   if (preset.spread === null && preset.steps.length === 0) {
-    if (task.handSet) throw new QuireError(ERROR_CODES.USAGE, `Pages set by hand need the book or sheet preset, and ${frameName(task)} is kept as it is (flat).`);
+    if (task.handSet)
+      throw new QuireError(ERROR_CODES.USAGE, `Pages set by hand need the book or sheet preset, and ${frameName(task)} is kept as it is (flat).`);
     return { pages: [await timed('flat', () => processFlat(task))], timings };
   }
 
@@ -90,9 +101,22 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
       preset: task.preset,
       inputDpi: { value: round2(dpi.value), source: dpi.source },
       ...(stated ? { inputSize: { widthMm: round2((gray.width / stated.value) * 25.4), heightMm: round2((gray.height / stated.value) * 25.4) } } : {}),
-      split: { box: region.box, content: region.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}), ...(handSet ? { handSet: true as const } : {}) },
+      split: {
+        box: region.box,
+        content: region.content,
+        ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}),
+        ...(handSet ? { handSet: true as const } : {}),
+      },
     };
-    const state: PageState = { image: page, kind: 'gray', dpi: dpi.value, targetDpi: preset.targetDpi ?? dpi.value, marginMm: task.marginMm, makeReading: task.reading ?? true, decisions };
+    const state: PageState = {
+      image: page,
+      kind: 'gray',
+      dpi: dpi.value,
+      targetDpi: preset.targetDpi ?? dpi.value,
+      marginMm: task.marginMm,
+      makeReading: task.reading ?? true,
+      decisions,
+    };
     const measured = rhythm as ReturnType<typeof estimateDpi>;
     if (measured) state.measuredText = { xHeightPx: measured.xHeightPx, linePitchPx: measured.linePitchPx };
     for (const name of preset.steps) {
@@ -228,7 +252,9 @@ async function keepJpeg(task: FrameTask): Promise<FramePage | null> {
 /** A colour image whose channels never differ by more than a little is grey. */
 function isGrayish(data: Uint8Array, channels: number): boolean {
   for (let i = 0; i < data.length; i += channels * 7) {
-    const r = data[i], g = data[i + 1], b = data[i + 2];
+    const r = data[i],
+      g = data[i + 1],
+      b = data[i + 2];
     if (Math.abs(r - g) > 12 || Math.abs(g - b) > 12 || Math.abs(r - b) > 12) return false;
   }
   return true;

@@ -1,4 +1,16 @@
-import { type Box, cropGray, deconvolve, edgeBlur, type GrayImage, type InkComponent, inkComponents, padRight, sharpFromGray, unionBox, unsharpMask } from '../imaging/index.js';
+import {
+  type Box,
+  cropGray,
+  deconvolve,
+  edgeBlur,
+  type GrayImage,
+  type InkComponent,
+  inkComponents,
+  padRight,
+  sharpFromGray,
+  unionBox,
+  unsharpMask,
+} from '../imaging/index.js';
 import type { SharpenDecision } from '../project/index.js';
 
 /** Width of the unsharp mask, in source pixels: the blur of a soft capture (lens, demosaicing, JPEG). */

@@ -51,9 +51,10 @@ export function detectPages(frame: GrayImage, options: DetectPagesOptions = {}):
   const gutterX = Math.round(gutter * scale);
   const pages: PageRegion[] = [];
   for (const side of ['left', 'right'] as const) {
-    const isOnSide = (l: Box): boolean => (across(slant, l) < gutter) === (side === 'left');
+    const isOnSide = (l: Box): boolean => across(slant, l) < gutter === (side === 'left');
     const onSide = text.lines.filter(isOnSide);
-    const limit: Box = side === 'left' ? { x: 0, y: 0, width: gutterX, height: frame.height } : { x: gutterX, y: 0, width: frame.width - gutterX, height: frame.height };
+    const limit: Box =
+      side === 'left' ? { x: 0, y: 0, width: gutterX, height: frame.height } : { x: gutterX, y: 0, width: frame.width - gutterX, height: frame.height };
     if (onSide.length === 0) {
       // A blank page facing a printed one is still a page (numbering stays right): its sheet of paper.
       const sheet = sheetIn(text, side === 'left' ? 0 : gutter, side === 'left' ? gutter : text.ink.width);
@@ -146,7 +147,7 @@ function findGutter(work: GrayImage, text: TextFinding, slant: Slant, pitch: num
   const hi = Math.ceil((2 * w) / 3);
   const shade = columnShade(work, text, slant);
   let best: { x0: number; x1: number; score: number } | undefined;
-  for (let x = 0; x < w; ) {
+  for (let x = 0; x < w;) {
     if (profile[x] > empty) {
       x++;
       continue;
@@ -245,7 +246,7 @@ function textArea(text: TextFinding, lines: readonly TextLine[], marks: readonly
   const main = blocks[0];
   let area: Box = main.box;
   const joined = new Set([0]);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (let i = 1; i < blocks.length; i++) {
       if (joined.has(i)) continue;

@@ -17,9 +17,7 @@ import type { AuthChallenge } from './digest.js';
  * @since API 1
  */
 export type BridgeBody =
-  | { kind: 'bytes'; base64: string }
-  | { kind: 'file'; path: string }
-  | { kind: 'multipart'; fields: Record<string, string>; files: MultipartFile[] };
+  { kind: 'bytes'; base64: string } | { kind: 'file'; path: string } | { kind: 'multipart'; fields: Record<string, string>; files: MultipartFile[] };
 
 /** One HTTP request, signed already (its `Authorization` header is in `headers`). @since API 1 */
 export interface BridgeHttpRequest {

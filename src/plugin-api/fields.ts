@@ -213,7 +213,14 @@ const EMAIL = /^[^\s@<>,;:"()[\]\\\p{Cc}]+@(?:[^\s@<>,;:"()[\]\\\p{Cc}.]+\.)+[^\
 function parseNumber(field: Field, text: string, name: string): number {
   const unit = field.kind === 'duration' ? ' of seconds' : '';
   const what = field.kind === 'port' ? 'a port number' : `a whole number${unit}`;
-  const range = field.min !== null && field.max !== null ? ` from ${field.min} to ${field.max}` : field.min !== null ? ` of at least ${field.min}` : field.max !== null ? ` of at most ${field.max}` : '';
+  const range =
+    field.min !== null && field.max !== null
+      ? ` from ${field.min} to ${field.max}`
+      : field.min !== null
+        ? ` of at least ${field.min}`
+        : field.max !== null
+          ? ` of at most ${field.max}`
+          : '';
   const t = text.trim();
   const n = /^[+-]?\d{1,15}$/.test(t) ? Number.parseInt(t, 10) : Number.NaN;
   if (!Number.isSafeInteger(n) || (field.min !== null && n < field.min) || (field.max !== null && n > field.max)) {

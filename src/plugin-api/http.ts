@@ -119,7 +119,12 @@ function prepareBody(body: HttpBody | undefined, contentType: string | undefined
     };
   }
   const file = (body as { file: string }).file;
-  return { length: statSync(file).size, contentType: contentType ?? 'application/octet-stream', open: () => createReadStream(file), bridged: () => ({ kind: 'file', path: file }) };
+  return {
+    length: statSync(file).size,
+    contentType: contentType ?? 'application/octet-stream',
+    open: () => createReadStream(file),
+    bridged: () => ({ kind: 'file', path: file }),
+  };
 }
 
 /** A reply as the host handed it over. */
@@ -137,7 +142,13 @@ function bridgedResponse(reply: BridgeHttpReply): HttpResponse {
 }
 
 /** Send once; no auth handling. In a sandbox the host sends it. */
-function sendOnce(url: URL, method: string, headers: Record<string, string>, body: PreparedBody | undefined, options: HttpRequestOptions): Promise<HttpResponse> {
+function sendOnce(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: PreparedBody | undefined,
+  options: HttpRequestOptions,
+): Promise<HttpResponse> {
   const bridge = hostBridge();
   if (bridge) {
     return bridge
@@ -307,7 +318,10 @@ export class HttpClient {
 
     const signed = (state: DigestState): Record<string, string> => {
       state.nc += 1;
-      return { ...headers, Authorization: digestAuthorization(state.challenge, { method, uri, username: auth.username, password: auth.password, nc: state.nc }) };
+      return {
+        ...headers,
+        Authorization: digestAuthorization(state.challenge, { method, uri, username: auth.username, password: auth.password, nc: state.nc }),
+      };
     };
     if (!this.#digest && body) this.#digest = await this.#probe(url, headers, merged);
     const signedFirst = this.#digest !== undefined;

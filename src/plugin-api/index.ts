@@ -28,7 +28,16 @@ export {
 export { Field, headersField, missingFieldLabels, parseHeaderLines, parseFieldValue, type FieldKind, type FieldOptions, type FieldValue } from './fields.js';
 export { normalizeBookMeta, type BookMeta } from './meta.js';
 export { CheckResult, SendResult, CHECK_KINDS, CHECK_KIND_LABELS, isCheckKind, type CheckKind } from './results.js';
-export { HttpClient, HttpNetworkError, httpRequest, type HttpAuth, type HttpAuthMode, type HttpBody, type HttpRequestOptions, type HttpResponse } from './http.js';
+export {
+  HttpClient,
+  HttpNetworkError,
+  httpRequest,
+  type HttpAuth,
+  type HttpAuthMode,
+  type HttpBody,
+  type HttpRequestOptions,
+  type HttpResponse,
+} from './http.js';
 export { multipartBody, type MultipartBody, type MultipartFile } from './multipart.js';
 export { MailError, sendMail, verifySmtp } from './mail.js';
 export type { MailAttachment, MailMessage, MailReceipt, SmtpSecurity, SmtpSettings } from './mail-types.js';
@@ -58,4 +67,11 @@ export {
   type RecognizedWord,
   type TesseractRequest,
 } from './page.js';
-export { routeNetworkThroughHost, type BridgeBody, type BridgeHttpReply, type BridgeHttpRequest, type BridgeMailRequest, type NetworkBridge } from './bridge.js';
+export {
+  routeNetworkThroughHost,
+  type BridgeBody,
+  type BridgeHttpReply,
+  type BridgeHttpRequest,
+  type BridgeMailRequest,
+  type NetworkBridge,
+} from './bridge.js';

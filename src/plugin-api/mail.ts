@@ -102,7 +102,8 @@ export async function sendMail(smtp: SmtpSettings, message: MailMessage): Promis
         ...(a.contentType ? { contentType: a.contentType } : {}),
       })),
     })) as { accepted?: unknown[]; rejected?: unknown[]; response?: string; messageId?: string };
-    const addresses = (list: unknown[] | undefined): string[] => (list ?? []).map((a) => (typeof a === 'string' ? a : String((a as { address?: string }).address)));
+    const addresses = (list: unknown[] | undefined): string[] =>
+      (list ?? []).map((a) => (typeof a === 'string' ? a : String((a as { address?: string }).address)));
     return { accepted: addresses(info.accepted), rejected: addresses(info.rejected), response: info.response ?? '', messageId: info.messageId ?? '' };
   } catch (e) {
     throw asMailError(e);

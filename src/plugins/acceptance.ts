@@ -20,7 +20,14 @@ export function pluginDigest(dir: string): string {
     }
   };
   walk(dir);
-  return listingDigest(files.map((path) => ({ path, sha256: createHash('sha256').update(readFileSync(join(dir, ...path.split('/')))).digest('hex') })));
+  return listingDigest(
+    files.map((path) => ({
+      path,
+      sha256: createHash('sha256')
+        .update(readFileSync(join(dir, ...path.split('/'))))
+        .digest('hex'),
+    })),
+  );
 }
 
 /**
@@ -29,7 +36,8 @@ export function pluginDigest(dir: string): string {
  */
 export function listingDigest(files: ReadonlyArray<{ path: string; sha256: string }>): string {
   const hash = createHash('sha256');
-  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) hash.update(file.path).update('\0').update(file.sha256).update('\n');
+  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
+    hash.update(file.path).update('\0').update(file.sha256).update('\n');
   return hash.digest('hex');
 }
 

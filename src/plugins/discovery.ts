@@ -64,7 +64,13 @@ export function isShippedPlugin(dir: string, slug: string): boolean {
   if (!expected) return false;
   const files = pluginFiles(dir);
   if (files.length !== expected.size) return false;
-  return files.every((file) => expected.get(file) === createHash('sha256').update(readFileSync(join(dir, ...file.split('/')))).digest('hex'));
+  return files.every(
+    (file) =>
+      expected.get(file) ===
+      createHash('sha256')
+        .update(readFileSync(join(dir, ...file.split('/'))))
+        .digest('hex'),
+  );
 }
 
 /** True when a registry entry's files (path and sha256) are exactly those of the first-party plugin `slug` shipped with Quire. */
@@ -153,7 +159,8 @@ export function readPluginCode(dir: string, directoryName = basename(dir)): { ma
   if (lstatSync(entry).isSymbolicLink() || !realpathSync(entry).startsWith(realDir + sep) || !statSync(entry).isFile()) {
     throw new PluginRefused(`its entry ${manifest.entry} is not a file inside its own directory`, '', manifest);
   }
-  if (statSync(entry).size > MAX_MODULE_BYTES) throw new PluginRefused(`its entry ${manifest.entry} is larger than ${formatBytes(MAX_MODULE_BYTES)}`, '', manifest);
+  if (statSync(entry).size > MAX_MODULE_BYTES)
+    throw new PluginRefused(`its entry ${manifest.entry} is larger than ${formatBytes(MAX_MODULE_BYTES)}`, '', manifest);
   const source = readFileSync(entry, 'utf8');
   const scan = scanImports(source);
   if (scan.problems.length > 0) throw new PluginRefused(scan.problems[0], scan.problems.join('; '), manifest);
@@ -216,11 +223,19 @@ export async function inspectPluginDir(dir: string, filesDir: string, host: Reso
   try {
     code = readPluginCode(dir, directoryName);
   } catch (e) {
-    if (e instanceof PluginRefused) return { state: 'refused', slug: directoryName, dir, reason: e.message, detail: e.detail, ...(e.manifest ? { manifest: e.manifest } : {}) };
+    if (e instanceof PluginRefused)
+      return { state: 'refused', slug: directoryName, dir, reason: e.message, detail: e.detail, ...(e.manifest ? { manifest: e.manifest } : {}) };
     return { state: 'refused', slug: directoryName, dir, reason: 'its files could not be read', detail: e instanceof Error ? e.message : String(e) };
   }
   if (code.manifest.kind !== 'destination') {
-    return { state: 'refused', slug: directoryName, dir, manifest: code.manifest, reason: `it is a${code.manifest.kind === 'ocr' ? 'n OCR engine' : ' processor'} plugin, not a destination`, detail: '' };
+    return {
+      state: 'refused',
+      slug: directoryName,
+      dir,
+      manifest: code.manifest,
+      reason: `it is a${code.manifest.kind === 'ocr' ? 'n OCR engine' : ' processor'} plugin, not a destination`,
+      detail: '',
+    };
   }
   const isolation = await detectIsolation(host.bwrap);
   if (isolation.level === 'partial' && !mayRunUnisolated(dir, directoryName, host)) {
@@ -243,7 +258,10 @@ export async function inspectPluginDir(dir: string, filesDir: string, host: Reso
     onLog: (line) => host.onLog(directoryName, line),
   });
   if (outcome.type !== 'described' || outcome.refused.length > 0) {
-    const why = outcome.refused.length > 0 ? { reason: 'it tried to reach something outside its sandbox while loading', detail: outcome.refused.join('; ') } : outcomeReason(outcome);
+    const why =
+      outcome.refused.length > 0
+        ? { reason: 'it tried to reach something outside its sandbox while loading', detail: outcome.refused.join('; ') }
+        : outcomeReason(outcome);
     return { state: 'refused', slug: directoryName, dir, manifest: code.manifest, ...why };
   }
   try {

@@ -58,7 +58,22 @@ type Token =
   | { type: 'punct'; value: string; start: number; end: number }
   | { type: 'other'; value: string; start: number; end: number };
 
-const KEYWORDS_BEFORE_EXPRESSION = new Set(['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'instanceof', 'yield', 'await']);
+const KEYWORDS_BEFORE_EXPRESSION = new Set([
+  'return',
+  'typeof',
+  'case',
+  'do',
+  'else',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'instanceof',
+  'yield',
+  'await',
+]);
 
 /** True when a `/` here starts a regular expression rather than dividing. */
 function slashStartsRegex(previous: Token | undefined): boolean {

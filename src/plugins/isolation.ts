@@ -114,10 +114,13 @@ function firstLine(text: string): string {
  */
 export function detectIsolation(bwrap: string | null): Promise<Isolation> {
   if (process.platform !== 'linux') {
-    return Promise.resolve({ level: 'partial', summary: 'bubblewrap exists only on Linux; plugins run under Node\'s permission model alone' });
+    return Promise.resolve({ level: 'partial', summary: "bubblewrap exists only on Linux; plugins run under Node's permission model alone" });
   }
   if (bwrap === null) {
-    return Promise.resolve({ level: 'partial', summary: 'bubblewrap (bwrap) is not installed (on Debian: apt-get install bubblewrap); plugins run under Node\'s permission model alone' });
+    return Promise.resolve({
+      level: 'partial',
+      summary: "bubblewrap (bwrap) is not installed (on Debian: apt-get install bubblewrap); plugins run under Node's permission model alone",
+    });
   }
   let probe = probes.get(bwrap);
   if (!probe) {
@@ -125,7 +128,12 @@ export function detectIsolation(bwrap: string | null): Promise<Isolation> {
       const args = [...namespaceArguments(), ...nodeMounts(), '--', realpathSync(process.execPath), '--version'];
       execFile(bwrap, args, { env: {}, timeout: 15_000 }, (error, _stdout, stderr) => {
         if (!error) {
-          resolve({ level: 'full', bwrap, summary: 'each plugin runs in bubblewrap, with its own process and network namespaces and a read-only view of only what it needs, under Node\'s permission model' });
+          resolve({
+            level: 'full',
+            bwrap,
+            summary:
+              "each plugin runs in bubblewrap, with its own process and network namespaces and a read-only view of only what it needs, under Node's permission model",
+          });
           return;
         }
         const code = (error as NodeJS.ErrnoException).code;

@@ -53,7 +53,8 @@ function text(table: Record<string, unknown>, key: string, required: boolean): s
 
 function table(value: unknown, key: string): Record<string, unknown> {
   if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ManifestError(`its ${MANIFEST_FILE} has "${key}" but it is not a [${key}] table`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ManifestError(`its ${MANIFEST_FILE} has "${key}" but it is not a [${key}] table`);
   return value as Record<string, unknown>;
 }
 
@@ -73,7 +74,9 @@ export function parseManifest(source: string, directoryName: string): PluginMani
   const slug = text(doc, 'slug', true);
   if (!SLUG_PATTERN.test(slug)) throw new ManifestError(`its slug "${slug}" must be lower-case letters and digits joined by single hyphens`);
   if (slug !== directoryName) {
-    throw new ManifestError(`its manifest names the slug "${slug}" but it sits in the directory "${directoryName}"; the directory decides, so rename one to match`);
+    throw new ManifestError(
+      `its manifest names the slug "${slug}" but it sits in the directory "${directoryName}"; the directory decides, so rename one to match`,
+    );
   }
   const requires = table(doc.requires, 'requires');
   const api = requires.api;

@@ -45,7 +45,8 @@ export interface FileAccess {
 }
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'smtp:': 25, 'smtps:': 465, 'submission:': 587 };
-const HOST_NAME = /^(?:localhost|(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
+const HOST_NAME =
+  /^(?:localhost|(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
 
 /** The host named by one setting's text, if it names one: a URL, or a host name (with a dot), an IP address or `localhost`. */
 export function hostOfSetting(text: string): AllowedHost | undefined {
@@ -90,7 +91,8 @@ export function networkPolicy(declared: boolean, configFields: readonly Field[],
 
 /** The hosts of `policy` in the user's words (`shelf.example.org:443`, `smtp.example.org`). */
 export function describeHosts(policy: NetworkPolicy): string[] {
-  const spell = (h: AllowedHost): string => `${h.host.includes(':') && !h.host.startsWith('[') ? `[${h.host}]` : h.host}${h.port !== undefined ? `:${h.port}` : ''}`;
+  const spell = (h: AllowedHost): string =>
+    `${h.host.includes(':') && !h.host.startsWith('[') ? `[${h.host}]` : h.host}${h.port !== undefined ? `:${h.port}` : ''}`;
   return [...new Set(policy.hosts.map(spell))];
 }
 
@@ -187,7 +189,8 @@ export async function serveNetworkRequest(
       } catch {
         return refuse(`${context.display} asked for an address that is not a URL`);
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse(`${context.display} asked for a ${url.protocol} address, and plugins reach only http and https servers`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        return refuse(`${context.display} asked for a ${url.protocol} address, and plugins reach only http and https servers`);
       const port = url.port ? Number(url.port) : DEFAULT_PORTS[url.protocol];
       const why = refusalOf(context.policy, url.hostname, port, context.display);
       if (why) return refuse(why);

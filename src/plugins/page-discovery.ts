@@ -73,7 +73,12 @@ export function unacceptedLine(entry: PagePluginEntry): string {
 }
 
 /** Check one page plugin folder; loads it in its sandbox only when it is accepted (or `accepting`). */
-export async function inspectPagePlugin(kind: PagePluginKindName, dir: string, host: ResolvedHostOptions, options: { directoryName?: string; accepting?: boolean; filesDir?: string; keepSession?: boolean } = {}): Promise<PagePluginEntry> {
+export async function inspectPagePlugin(
+  kind: PagePluginKindName,
+  dir: string,
+  host: ResolvedHostOptions,
+  options: { directoryName?: string; accepting?: boolean; filesDir?: string; keepSession?: boolean } = {},
+): Promise<PagePluginEntry> {
   const slug = options.directoryName ?? basename(dir);
   const base = { kind, slug, dir };
   let code: ReturnType<typeof readPluginCode>;
@@ -85,11 +90,24 @@ export async function inspectPagePlugin(kind: PagePluginKindName, dir: string, h
   }
   const manifest = code.manifest;
   if (manifest.kind !== kind) {
-    return { ...base, state: 'refused', manifest, reason: `its manifest says kind = "${manifest.kind}", and this folder holds ${kind === 'ocr' ? 'OCR engines' : 'processors'}`, detail: '' };
+    return {
+      ...base,
+      state: 'refused',
+      manifest,
+      reason: `its manifest says kind = "${manifest.kind}", and this folder holds ${kind === 'ocr' ? 'OCR engines' : 'processors'}`,
+      detail: '',
+    };
   }
   const isolation = await detectIsolation(host.bwrap);
   if (isolation.level === 'partial' && !mayRunUnisolated(dir, slug, host)) {
-    return { ...base, state: 'refused', manifest, isolation, reason: 'it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, install it with --allow-unisolated', detail: isolation.summary };
+    return {
+      ...base,
+      state: 'refused',
+      manifest,
+      isolation,
+      reason: 'it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, install it with --allow-unisolated',
+      detail: isolation.summary,
+    };
   }
   const trust = trustOf(slug, dir, host.appData);
   if (trust.state !== 'accepted' && !options.accepting) return { ...base, state: 'unaccepted', trust: trust.state, sha256: trust.sha256, manifest, isolation };
@@ -112,12 +130,20 @@ export async function inspectPagePlugin(kind: PagePluginKindName, dir: string, h
     return entry;
   };
   // A process that failed to start or answer is tried again next time (it may have been the machine's load).
-  if (!(session instanceof PagePluginSession)) return { ...base, state: 'refused', manifest, isolation, sha256: trust.sha256, reason: session.message, detail: session.detail };
+  if (!(session instanceof PagePluginSession))
+    return { ...base, state: 'refused', manifest, isolation, sha256: trust.sha256, reason: session.message, detail: session.detail };
   if (!options.keepSession) await session.close();
   let descriptor: PagePluginDescriptor;
   try {
     // Its options as the host rebuilds them: a field the plugin described wrongly refuses the plugin.
-    const rebuild = (f: Field): Field => makeField(f.id, f.label, f.kind, f.default, { required: f.required, choices: f.choices, help: f.help, ...(typeof f.min === 'number' ? { min: f.min } : {}), ...(typeof f.max === 'number' ? { max: f.max } : {}) });
+    const rebuild = (f: Field): Field =>
+      makeField(f.id, f.label, f.kind, f.default, {
+        required: f.required,
+        choices: f.choices,
+        help: f.help,
+        ...(typeof f.min === 'number' ? { min: f.min } : {}),
+        ...(typeof f.max === 'number' ? { max: f.max } : {}),
+      });
     descriptor = { ...session.descriptor, options: session.descriptor.options.map(rebuild) };
   } catch (e) {
     await session.close();
@@ -142,7 +168,12 @@ export async function discoverPagePlugins(kind: PagePluginKindName, options: Plu
 }
 
 /** The installed page plugin `slug` of a kind, checked; `undefined` when none is installed. */
-export async function findPagePlugin(kind: PagePluginKindName, slug: string, options: PluginHostOptions = {}, how: { keepSession?: boolean } = {}): Promise<PagePluginEntry | undefined> {
+export async function findPagePlugin(
+  kind: PagePluginKindName,
+  slug: string,
+  options: PluginHostOptions = {},
+  how: { keepSession?: boolean } = {},
+): Promise<PagePluginEntry | undefined> {
   const host = resolveHostOptions(options);
   const dir = join(kindDir(kind, host.appData), slug);
   if (!/^[a-z0-9-]+$/.test(slug) || !existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
@@ -156,7 +187,10 @@ export function readStepOptions(entry: PagePluginEntry, given: Record<string, st
   for (const [key, text] of Object.entries(given)) {
     const field = fields.find((f) => f.id === key);
     if (!field) {
-      throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `The step ${entry.slug} has no option "${key}"${fields.length > 0 ? `; its options: ${fields.map((f) => f.id).join(', ')}` : ''}.`);
+      throw pluginError(
+        PLUGIN_ERRORS.BAD_SETTING,
+        `The step ${entry.slug} has no option "${key}"${fields.length > 0 ? `; its options: ${fields.map((f) => f.id).join(', ')}` : ''}.`,
+      );
     }
     try {
       values[key] = parseFieldValue(field, text);
@@ -174,7 +208,8 @@ export async function openPagePlugin(entry: PagePluginEntry, values: Record<stri
     return entry.session;
   }
   const host = resolveHostOptions(options);
-  if (entry.state !== 'usable' || !entry.plugin || !entry.isolation) throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${entry.slug} cannot be used: ${entry.reason ?? 'it is not accepted'}.`);
+  if (entry.state !== 'usable' || !entry.plugin || !entry.isolation)
+    throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${entry.slug} cannot be used: ${entry.reason ?? 'it is not accepted'}.`);
   const session = await PagePluginSession.open({
     kind: entry.kind,
     plugin: entry.plugin,
@@ -184,7 +219,8 @@ export async function openPagePlugin(entry: PagePluginEntry, values: Record<stri
     loadTimeoutMs: host.timeouts.describe,
     onLog: (line) => host.onLog(entry.slug, line),
   });
-  if (!(session instanceof PagePluginSession)) throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${entry.slug} could not start: ${session.message}.`, session.detail);
+  if (!(session instanceof PagePluginSession))
+    throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${entry.slug} could not start: ${session.message}.`, session.detail);
   session.setOptions(values);
   return session;
 }

@@ -103,7 +103,12 @@ class PageProcess {
   private readyWaiter: ((m: PageChildMessage | { type: 'lost'; message: string; detail: string }) => void) | undefined;
   private exited = false;
 
-  constructor(child: ChildProcess, private readonly request: PageSessionRequest, private readonly exchangeDir: string, private readonly stderrPath: string) {
+  constructor(
+    child: ChildProcess,
+    private readonly request: PageSessionRequest,
+    private readonly exchangeDir: string,
+    private readonly stderrPath: string,
+  ) {
     this.child = child;
     child.on('message', (m: PageChildMessage) => this.onMessage(m));
     const lost = (detail: string): void => {
@@ -149,7 +154,11 @@ class PageProcess {
   }
 
   private async serveTesseract(m: Extract<PageChildMessage, { type: 'tesseract' }>): Promise<void> {
-    const reply = await runTesseractForPlugin(m, { exchangeDir: this.exchangeDir, allowed: this.request.tesseract === true, modelDirs: [this.request.plugin.codeDir, this.request.filesDir] });
+    const reply = await runTesseractForPlugin(m, {
+      exchangeDir: this.exchangeDir,
+      allowed: this.request.tesseract === true,
+      modelDirs: [this.request.plugin.codeDir, this.request.filesDir],
+    });
     if (this.child.connected) this.child.send({ type: 'tesseract-reply', id: m.id, ...reply }, (e) => e && undefined);
   }
 
@@ -259,19 +268,31 @@ export class PagePluginSession {
     return next;
   }
 
-  private async ask(page: PagePixels, extra: object): Promise<{ reply: PageChildMessage | { type: 'lost'; message: string; detail: string }; proc: PageProcess } | PageFailure> {
+  private async ask(
+    page: PagePixels,
+    extra: object,
+  ): Promise<{ reply: PageChildMessage | { type: 'lost'; message: string; detail: string }; proc: PageProcess } | PageFailure> {
     if (this.closed) return { ok: false, message: 'the run was stopped', detail: '' };
     const proc = await this.running();
     if ('ok' in proc) return proc;
     const id = this.nextId++;
     writePageFile(join(this.exchangeDir, PAGE_IN), page.pixels);
     const before = proc.refused.length;
-    const reply = await proc.ask(id, { type: 'page', id, file: PAGE_IN, width: page.width, height: page.height, dpi: page.dpi, options: this.options, ...extra }, this.pageTimeout);
-    if (proc.refused.length > before) return { ok: false, message: `it tried to use ${proc.refused[before]}, which a plugin may not`, detail: proc.refused.slice(before).join('; ') };
+    const reply = await proc.ask(
+      id,
+      { type: 'page', id, file: PAGE_IN, width: page.width, height: page.height, dpi: page.dpi, options: this.options, ...extra },
+      this.pageTimeout,
+    );
+    if (proc.refused.length > before)
+      return { ok: false, message: `it tried to use ${proc.refused[before]}, which a plugin may not`, detail: proc.refused.slice(before).join('; ') };
     if (reply.type === 'lost') return { ok: false, message: reply.message, detail: reply.detail };
     if (reply.type === 'page-failed') {
       if (reply.memory) proc.kill(); // what it holds is of no use to the next page
-      const message = reply.memory ? 'it used more memory than a plugin may' : reply.sandbox ? 'it tried to reach something outside its sandbox' : 'it threw an error';
+      const message = reply.memory
+        ? 'it used more memory than a plugin may'
+        : reply.sandbox
+          ? 'it tried to reach something outside its sandbox'
+          : 'it threw an error';
       return { ok: false, message, detail: reply.detail };
     }
     return { reply, proc };
@@ -283,15 +304,24 @@ export class PagePluginSession {
       const asked = await this.ask(page, { facts });
       if ('ok' in asked) return asked;
       const { reply } = asked;
-      if (reply.type !== 'processed') return { ok: false, message: 'it answered something Quire does not understand', detail: JSON.stringify(reply).slice(0, 300) };
+      if (reply.type !== 'processed')
+        return { ok: false, message: 'it answered something Quire does not understand', detail: JSON.stringify(reply).slice(0, 300) };
       const width = reply.width;
       const height = reply.height;
       const sameSize = width === page.width && height === page.height;
       if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || width * height > MAX_PIXELS || reply.bytes !== width * height) {
-        return { ok: false, message: `it returned an image whose size does not match its pixels (${String(width)}×${String(height)}, ${String(reply.bytes)} bytes)`, detail: '' };
+        return {
+          ok: false,
+          message: `it returned an image whose size does not match its pixels (${String(width)}×${String(height)}, ${String(reply.bytes)} bytes)`,
+          detail: '',
+        };
       }
       if (!sameSize && !this.descriptor.changesSize) {
-        return { ok: false, message: `it returned a ${width}×${height} image for a ${page.width}×${page.height} page`, detail: 'the processor does not declare changesSize' };
+        return {
+          ok: false,
+          message: `it returned a ${width}×${height} image for a ${page.width}×${page.height} page`,
+          detail: 'the processor does not declare changesSize',
+        };
       }
       const recorded = checkFacts(reply.facts);
       if (typeof recorded === 'string') return { ok: false, message: recorded, detail: '' };
@@ -299,8 +329,10 @@ export class PagePluginSession {
       const changed = reply.changed;
       if (changed !== undefined) {
         // Only what the plugin changed comes back, into the page's own buffer, which still holds the rest.
-        if (!sameSize || !validRanges(changed, width * height)) return { ok: false, message: 'it returned an image whose changed parts do not fit it', detail: JSON.stringify(changed).slice(0, 300) };
-        if (changed.length > 0 && !readPageRanges(out, page.pixels, changed)) return { ok: false, message: 'it returned fewer pixels than its image has', detail: '' };
+        if (!sameSize || !validRanges(changed, width * height))
+          return { ok: false, message: 'it returned an image whose changed parts do not fit it', detail: JSON.stringify(changed).slice(0, 300) };
+        if (changed.length > 0 && !readPageRanges(out, page.pixels, changed))
+          return { ok: false, message: 'it returned fewer pixels than its image has', detail: '' };
         return { ok: true, image: { width, height, dpi: page.dpi, pixels: page.pixels }, facts: recorded };
       }
       try {
@@ -321,7 +353,8 @@ export class PagePluginSession {
       const asked = await this.ask(page, { languages });
       if ('ok' in asked) return asked;
       const { reply } = asked;
-      if (reply.type !== 'recognized') return { ok: false, message: 'it answered something Quire does not understand', detail: JSON.stringify(reply).slice(0, 300) };
+      if (reply.type !== 'recognized')
+        return { ok: false, message: 'it answered something Quire does not understand', detail: JSON.stringify(reply).slice(0, 300) };
       const problem = checkRecognized(reply.page, page);
       if (problem) return { ok: false, message: problem, detail: JSON.stringify(reply.page).slice(0, 300) };
       return { ok: true, page: reply.page };
@@ -336,7 +369,10 @@ export class PagePluginSession {
   }
 }
 
-async function startProcess(request: PageSessionRequest, exchangeDir: string): Promise<{ process: PageProcess; descriptor: PagePluginDescriptor } | PageFailure> {
+async function startProcess(
+  request: PageSessionRequest,
+  exchangeDir: string,
+): Promise<{ process: PageProcess; descriptor: PagePluginDescriptor } | PageFailure> {
   const runtime = await sandboxRuntime();
   mkdirSync(request.filesDir, { recursive: true, mode: 0o700 });
   const filesDir = realpathSync(request.filesDir);
@@ -346,7 +382,16 @@ async function startProcess(request: PageSessionRequest, exchangeDir: string): P
   const node = [...permissionFlags(reads, filesDir), `--allow-fs-write=${exchangeDir}`, childScript];
   const bwrap = request.isolation.level === 'full' ? request.isolation.bwrap : undefined;
   const command = bwrap
-    ? [bwrap, ...bwrapArguments({ readOnly: [...runtime.readPaths, codeDir], writable: filesDir }), '--bind', exchangeDir, exchangeDir, '--', realpathSync(process.execPath), ...node]
+    ? [
+        bwrap,
+        ...bwrapArguments({ readOnly: [...runtime.readPaths, codeDir], writable: filesDir }),
+        '--bind',
+        exchangeDir,
+        exchangeDir,
+        '--',
+        realpathSync(process.execPath),
+        ...node,
+      ]
     : [process.execPath, ...node];
   const limit = prlimit();
   const [program, ...args] = limit ? [limit, `--data=${PAGE_PLUGIN_MEMORY_BYTES}`, '--', ...command] : command;
@@ -382,7 +427,8 @@ async function startProcess(request: PageSessionRequest, exchangeDir: string): P
     return { process: proc, descriptor: reply.descriptor };
   }
   proc.kill();
-  if (reply.type === 'start-failed') return { ok: false, message: reply.sandbox ? 'it tried to reach something outside its sandbox while loading' : reply.message, detail: reply.detail };
+  if (reply.type === 'start-failed')
+    return { ok: false, message: reply.sandbox ? 'it tried to reach something outside its sandbox while loading' : reply.message, detail: reply.detail };
   if (reply.type === 'lost') return { ok: false, message: reply.message, detail: reply.detail };
   return { ok: false, message: 'it answered something Quire does not understand', detail: JSON.stringify(reply).slice(0, 300) };
 }
@@ -418,7 +464,8 @@ function checkFacts(facts: unknown): Record<string, FactValue> | string {
   if (entries.length > MAX_FACTS) return `it returned more than ${MAX_FACTS} facts`;
   for (const [key, value] of entries) {
     if (!/^[a-z][a-zA-Z0-9_]{0,39}$/.test(key)) return `it returned a fact named "${key.slice(0, 40)}", which is not a plain name`;
-    if (!(typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && value.length <= 200))) return `its fact "${key}" is not a number, a short text or true/false`;
+    if (!(typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && value.length <= 200)))
+      return `its fact "${key}" is not a number, a short text or true/false`;
   }
   return Object.fromEntries(entries) as Record<string, FactValue>;
 }
@@ -444,7 +491,8 @@ function checkRecognized(read: unknown, page: PagePixels): string | undefined {
       const w = word as { text?: unknown; box?: unknown; confidence?: unknown; choices?: unknown };
       if (typeof w?.text !== 'string' || w.text.length > 500) return `it returned word ${j + 1} of line ${i + 1} without its text`;
       if (!checkBox(w.box, page)) return `it returned word ${j + 1} of line ${i + 1} with a box that is not inside the page`;
-      if (typeof w.confidence !== 'number' || !(w.confidence >= 0 && w.confidence <= 100)) return `it returned word ${j + 1} of line ${i + 1} with a confidence outside 0–100`;
+      if (typeof w.confidence !== 'number' || !(w.confidence >= 0 && w.confidence <= 100))
+        return `it returned word ${j + 1} of line ${i + 1} with a confidence outside 0–100`;
       if (w.choices !== undefined && !(Array.isArray(w.choices) && w.choices.every((c) => Array.isArray(c) && c.every((s) => typeof s === 'string')))) {
         return `it returned word ${j + 1} of line ${i + 1} with choices that are not lists of characters`;
       }

@@ -91,7 +91,13 @@ function checkEntry(e: unknown, location: string): RegistryEntry {
   if (typeof entry.path !== 'string' || !SAFE_PATH.test(entry.path)) return bad(`${entry.slug}: its path`);
   if (!Array.isArray(entry.files) || entry.files.length === 0) return bad(`${entry.slug}: no files`);
   for (const f of entry.files) {
-    if (typeof f?.path !== 'string' || !SAFE_PATH.test(f.path) || typeof f.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(f.sha256) || typeof f.size !== 'number') {
+    if (
+      typeof f?.path !== 'string' ||
+      !SAFE_PATH.test(f.path) ||
+      typeof f.sha256 !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(f.sha256) ||
+      typeof f.size !== 'number'
+    ) {
       return bad(`${entry.slug}: a file entry`);
     }
   }
@@ -114,7 +120,11 @@ export async function readRegistry(location: string = defaultRegistry()): Promis
   try {
     raw = JSON.parse(text) as Partial<RegistryIndex>;
   } catch (e) {
-    throw pluginError(PLUGIN_ERRORS.REGISTRY, `The plugin registry at ${location} has an index.json that is not JSON.`, e instanceof Error ? e.message : String(e));
+    throw pluginError(
+      PLUGIN_ERRORS.REGISTRY,
+      `The plugin registry at ${location} has an index.json that is not JSON.`,
+      e instanceof Error ? e.message : String(e),
+    );
   }
   if (raw.format !== REGISTRY_FORMAT || raw.version !== 1 || !Array.isArray(raw.destinations)) {
     throw pluginError(PLUGIN_ERRORS.REGISTRY, `${location} is not a Quire plugin registry.`);
@@ -149,7 +159,8 @@ export async function installPluginDirectory(
 ): Promise<UsableDestination> {
   const host = resolveHostOptions(options);
   const slug = basename(resolve(sourceDir));
-  if (!SLUG_PATTERN.test(slug)) throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `A plugin directory is named by its slug (lower-case words joined by hyphens), and "${slug}" is not one.`);
+  if (!SLUG_PATTERN.test(slug))
+    throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `A plugin directory is named by its slug (lower-case words joined by hyphens), and "${slug}" is not one.`);
   const incoming = incomingDir(host);
   try {
     const staged = join(incoming, slug);
@@ -165,7 +176,8 @@ export async function installPluginDirectory(
 function copyPluginFiles(from: string, to: string): void {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
-    if (lstatSync(source).isSymbolicLink()) throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `The plugin holds a symbolic link (${entry.name}); a plugin is plain files.`);
+    if (lstatSync(source).isSymbolicLink())
+      throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `The plugin holds a symbolic link (${entry.name}); a plugin is plain files.`);
     if (entry.isDirectory()) {
       if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
       mkdirSync(join(to, entry.name));
@@ -176,7 +188,12 @@ function copyPluginFiles(from: string, to: string): void {
   }
 }
 
-async function installStaged(staged: string, slug: string, host: ResolvedHostOptions, how: { firstParty: boolean; source: string }): Promise<UsableDestination> {
+async function installStaged(
+  staged: string,
+  slug: string,
+  host: ResolvedHostOptions,
+  how: { firstParty: boolean; source: string },
+): Promise<UsableDestination> {
   const checkFiles = join(staged, '..', 'files');
   const inspected = await inspectPluginDir(staged, checkFiles, host, slug);
   if (inspected.state === 'refused') {
@@ -221,7 +238,11 @@ export async function installFromRegistry(slug: string, options: PluginHostOptio
       const bytes = await fetchRegistryFile(location, `${entry.path}/${file.path}`);
       const actual = sha256(bytes);
       if (actual !== file.sha256 || bytes.length !== file.size) {
-        throw pluginError(PLUGIN_ERRORS.REGISTRY, `The plugin ${slug} was not installed: its file ${file.path} does not match the registry's checksum.`, `expected sha256 ${file.sha256} (${file.size} bytes), got ${actual} (${bytes.length} bytes)`);
+        throw pluginError(
+          PLUGIN_ERRORS.REGISTRY,
+          `The plugin ${slug} was not installed: its file ${file.path} does not match the registry's checksum.`,
+          `expected sha256 ${file.sha256} (${file.size} bytes), got ${actual} (${bytes.length} bytes)`,
+        );
       }
       const path = join(staged, ...file.path.split('/'));
       mkdirSync(join(path, '..'), { recursive: true });
@@ -317,7 +338,10 @@ export async function installPlugin(source: string, options: PluginHostOptions &
   }
   const location = options.registry ?? defaultRegistry();
   const index = await readRegistry(location);
-  const kinds = [['processor', index.processors], ['ocr', index.ocr]] as const;
+  const kinds = [
+    ['processor', index.processors],
+    ['ocr', index.ocr],
+  ] as const;
   const found = kinds.map(([kind, list]) => ({ kind, entry: list.find((e) => e.slug === source) })).find((k) => k.entry);
   if (!found?.entry) return { kind: 'destination', destination: await installFromRegistry(source, options) };
   const entry = found.entry;
@@ -337,7 +361,11 @@ async function fetchVerified(entry: RegistryEntry, location: string, staged: str
     const bytes = await fetchRegistryFile(location, `${entry.path}/${file.path}`);
     const actual = sha256(bytes);
     if (actual !== file.sha256 || bytes.length !== file.size) {
-      throw pluginError(PLUGIN_ERRORS.REGISTRY, `The plugin ${entry.slug} was not installed: its file ${file.path} does not match the registry's checksum.`, `expected sha256 ${file.sha256} (${file.size} bytes), got ${actual} (${bytes.length} bytes)`);
+      throw pluginError(
+        PLUGIN_ERRORS.REGISTRY,
+        `The plugin ${entry.slug} was not installed: its file ${file.path} does not match the registry's checksum.`,
+        `expected sha256 ${file.sha256} (${file.size} bytes), got ${actual} (${bytes.length} bytes)`,
+      );
     }
     const path = join(staged, ...file.path.split('/'));
     mkdirSync(join(path, '..'), { recursive: true });
@@ -345,9 +373,16 @@ async function fetchVerified(entry: RegistryEntry, location: string, staged: str
   }
 }
 
-async function installPageStaged(staged: string, slug: string, kind: 'processor' | 'ocr', host: ResolvedHostOptions, how: { firstParty: boolean; source: string }): Promise<InstalledPlugin> {
+async function installPageStaged(
+  staged: string,
+  slug: string,
+  kind: 'processor' | 'ocr',
+  host: ResolvedHostOptions,
+  how: { firstParty: boolean; source: string },
+): Promise<InstalledPlugin> {
   const inspected = await inspectPagePlugin(kind, staged, host, { directoryName: slug, accepting: true, filesDir: join(staged, '..', 'files') });
-  if (inspected.state !== 'usable') throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${slug} was not installed: ${inspected.reason ?? 'it could not be loaded'}.`, inspected.detail);
+  if (inspected.state !== 'usable')
+    throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${slug} was not installed: ${inspected.reason ?? 'it could not be loaded'}.`, inspected.detail);
   const root = kindDir(kind, host.appData);
   const target = join(root, slug);
   mkdirSync(root, { recursive: true });

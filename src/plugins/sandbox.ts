@@ -119,7 +119,12 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxResu
   const stderrPath = join(logDir, 'stderr');
   const stderrFd = openSync(stderrPath, 'w', 0o600);
   const child = bwrap
-    ? spawn(bwrap, [...bwrapArguments({ readOnly: reads, writable: filesDir }), '--', realpathSync(process.execPath), ...node], { cwd: filesDir, env: {}, stdio: ['ignore', stderrFd, stderrFd, 'ipc'], serialization: 'json' })
+    ? spawn(bwrap, [...bwrapArguments({ readOnly: reads, writable: filesDir }), '--', realpathSync(process.execPath), ...node], {
+        cwd: filesDir,
+        env: {},
+        stdio: ['ignore', stderrFd, stderrFd, 'ipc'],
+        serialization: 'json',
+      })
     : spawn(process.execPath, node, { cwd: filesDir, env: {}, stdio: ['ignore', stderrFd, stderrFd, 'ipc'], serialization: 'json' });
   closeSync(stderrFd);
   const display = request.display ?? request.plugin.slug;
@@ -161,9 +166,11 @@ export async function runInSandbox(request: SandboxRequest): Promise<SandboxResu
           onRefused(`${display} tried to use ${String(m.what).slice(0, 200)}, which a plugin may not`);
           return;
         case 'net':
-          void inTurn(() => serveNetworkRequest(m.id, m.request, { policy, files: { filesDir, ...(staged ? { staged } : {}) }, display, onRefused })).then((reply) => {
-            if (child.connected) child.send(reply, (e) => e && undefined);
-          });
+          void inTurn(() => serveNetworkRequest(m.id, m.request, { policy, files: { filesDir, ...(staged ? { staged } : {}) }, display, onRefused })).then(
+            (reply) => {
+              if (child.connected) child.send(reply, (e) => e && undefined);
+            },
+          );
           return;
         case 'described':
         case 'checked':

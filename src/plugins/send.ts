@@ -26,7 +26,10 @@ export function setupCommand(destination: UsableDestination, missing: readonly s
 
 /** Split a `--send-to` value (`send-to-library+send-to-corpus`) into slugs, each once. */
 export function parseSendTo(value: string): string[] {
-  const slugs = value.split('+').map((s) => s.trim()).filter((s) => s !== '');
+  const slugs = value
+    .split('+')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (slugs.length === 0) throw pluginError(PLUGIN_ERRORS.BAD_SETTING, '--send-to needs at least one destination, e.g. --send-to send-to-library.');
   return [...new Set(slugs)];
 }
@@ -45,15 +48,25 @@ export async function checkSendTargets(slugs: readonly string[], formats?: reado
       throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} is not installed; install it with: quire plugins install ${slug}`);
     }
     if (found.state === 'refused') {
-      throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} cannot be used: ${found.reason}; reinstall it with: quire plugins install ${slug}`, found.detail);
+      throw pluginError(
+        PLUGIN_ERRORS.NOT_READY,
+        `The destination ${slug} cannot be used: ${found.reason}; reinstall it with: quire plugins install ${slug}`,
+        found.detail,
+      );
     }
     const unreadable = unreadableSecrets(found.descriptor, host);
     if (unreadable.length > 0) {
-      throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} cannot read its ${unreadable.map((u) => u.label).join(', ')}: ${unreadable[0].reason}; open (unlock) the keychain and try again.`);
+      throw pluginError(
+        PLUGIN_ERRORS.NOT_READY,
+        `The destination ${slug} cannot read its ${unreadable.map((u) => u.label).join(', ')}: ${unreadable[0].reason}; open (unlock) the keychain and try again.`,
+      );
     }
     const missing = missingSettings(found.descriptor, host);
     if (missing.length > 0) {
-      throw pluginError(PLUGIN_ERRORS.NOT_READY, `The destination ${slug} is not set up (missing: ${missing.join(', ')}); set it up with: ${setupCommand(found, missing)}`);
+      throw pluginError(
+        PLUGIN_ERRORS.NOT_READY,
+        `The destination ${slug} is not set up (missing: ${missing.join(', ')}); set it up with: ${setupCommand(found, missing)}`,
+      );
     }
     if (formats && !formats.some((f) => found.descriptor.accepts.includes(f))) {
       throw pluginError(
@@ -99,7 +112,11 @@ function sendResultOf(outcome: SandboxResult, display: string): SendResult {
     return SendResult.failed('UNKNOWN', `${display} answered something Quire does not understand.`, JSON.stringify(r).slice(0, 500));
   }
   if (outcome.type === 'failed' && outcome.sandbox) {
-    return SendResult.failed('PERMISSION', `${display} tried to reach something outside its sandbox and was stopped, so the file was not sent.`, outcome.detail);
+    return SendResult.failed(
+      'PERMISSION',
+      `${display} tried to reach something outside its sandbox and was stopped, so the file was not sent.`,
+      outcome.detail,
+    );
   }
   const { reason, detail } = outcomeReason(outcome);
   return SendResult.failed('UNKNOWN', `${display} failed: ${reason}.`, detail);
@@ -165,24 +182,45 @@ export async function checkDestination(destination: UsableDestination, options: 
   const host = resolveHostOptions(options);
   const unreadable = unreadableSecrets(destination.descriptor, host).filter((u) => !form.secrets?.[u.id]?.trim());
   if (unreadable.length > 0) {
-    return CheckResult.failed('CONFIG', `${destination.descriptor.display} cannot read its ${unreadable.map((u) => u.label).join(', ')}: ${unreadable[0].reason}.`, unreadable.map((u) => `${u.id}: ${u.reason}`).join('; '));
+    return CheckResult.failed(
+      'CONFIG',
+      `${destination.descriptor.display} cannot read its ${unreadable.map((u) => u.label).join(', ')}: ${unreadable[0].reason}.`,
+      unreadable.map((u) => `${u.id}: ${u.reason}`).join('; '),
+    );
   }
   const outcome = await runInSandbox({ op: 'check', timeoutMs: host.timeouts.check, ...runFor(destination, host, form) });
   const result = checkResultOf(outcome, destination.descriptor.display);
-  host.onLog(destination.slug, `check: ${result.ok ? 'OK' : CHECK_KIND_LABELS[result.kind ?? 'UNKNOWN']} — ${result.message}${result.detail ? ` [${result.detail}]` : ''}`);
+  host.onLog(
+    destination.slug,
+    `check: ${result.ok ? 'OK' : CHECK_KIND_LABELS[result.kind ?? 'UNKNOWN']} — ${result.message}${result.detail ? ` [${result.detail}]` : ''}`,
+  );
   return result;
 }
 
 /** Send one file from a private staging copy, removed afterwards whatever happens. */
-async function sendOne(destination: UsableDestination, file: { format: string; path: string }, meta: BookMeta, host: ResolvedHostOptions): Promise<SendOutcome> {
+async function sendOne(
+  destination: UsableDestination,
+  file: { format: string; path: string },
+  meta: BookMeta,
+  host: ResolvedHostOptions,
+): Promise<SendOutcome> {
   const fileName = basename(file.path);
   const staging = mkdtempSync(join(tmpdir(), 'quire-send-'));
   try {
     const staged = join(staging, fileName);
     copyFileSync(file.path, staged);
     const outcome = await runInSandbox({ op: 'send', file: staged, meta, timeoutMs: host.timeouts.send, ...runFor(destination, host) });
-    const sent: SendOutcome = { slug: destination.slug, display: destination.descriptor.display, format: file.format, fileName, result: sendResultOf(outcome, destination.descriptor.display) };
-    host.onLog(destination.slug, `send ${fileName}: ${describeState(sent.result)} — ${sent.result.message}${sent.result.detail ? ` [${sent.result.detail}]` : ''}`);
+    const sent: SendOutcome = {
+      slug: destination.slug,
+      display: destination.descriptor.display,
+      format: file.format,
+      fileName,
+      result: sendResultOf(outcome, destination.descriptor.display),
+    };
+    host.onLog(
+      destination.slug,
+      `send ${fileName}: ${describeState(sent.result)} — ${sent.result.message}${sent.result.detail ? ` [${sent.result.detail}]` : ''}`,
+    );
     return sent;
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -202,7 +240,11 @@ export async function sendExports(
 ): Promise<SendOutcome[]> {
   const host = resolveHostOptions(options);
   const book = normalizeBookMeta(meta);
-  const destinations = await checkSendTargets(slugs, files.map((f) => f.format), host);
+  const destinations = await checkSendTargets(
+    slugs,
+    files.map((f) => f.format),
+    host,
+  );
   const outcomes: SendOutcome[] = [];
   for (const destination of destinations) {
     for (const file of files.filter((f) => destination.descriptor.accepts.includes(f.format))) {

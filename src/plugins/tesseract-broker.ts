@@ -33,7 +33,8 @@ export async function runTesseractForPlugin(
   const work = mkdtempSync(join(options.exchangeDir, 'tess-'));
   try {
     const pixels = readFileSync(input);
-    if (!Number.isInteger(width) || !Number.isInteger(height) || pixels.length !== width * height) return { ok: false, error: 'the page does not match its size' };
+    if (!Number.isInteger(width) || !Number.isInteger(height) || pixels.length !== width * height)
+      return { ok: false, error: 'the page does not match its size' };
     const pgm = join(work, 'page.pgm');
     writeFileSync(pgm, Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`), pixels]));
     const tessdata = join(work, 'tessdata');

@@ -79,7 +79,10 @@ export function exportSettings(descriptor: DestinationDescriptor, path: string, 
 export function exportWarnings(report: ExportReport): string[] {
   const lines: string[] = [];
   const n = report.secretsWritten.length;
-  if (n > 0) lines.push(`Warning: ${n} secret${n === 1 ? ' is' : 's are'} in that file as readable text (${report.secretsWritten.join(', ')}); keep it private and delete it once imported.`);
+  if (n > 0)
+    lines.push(
+      `Warning: ${n} secret${n === 1 ? ' is' : 's are'} in that file as readable text (${report.secretsWritten.join(', ')}); keep it private and delete it once imported.`,
+    );
   else lines.push('No secret could be written: none has a value.');
   for (const u of report.secretsUnreadable) lines.push(`Warning: the secret ${u.id} could not be read and is NOT in the file: ${u.reason}.`);
   if (report.secretsNotSet.length > 0) lines.push(`Not set, so not in the file: ${report.secretsNotSet.join(', ')}.`);
@@ -120,7 +123,10 @@ export function importSettings(descriptor: DestinationDescriptor, path: string, 
   const host = resolveHostOptions(options);
   const bundle = readBundle(path);
   if (bundle.plugin !== descriptor.name) {
-    throw pluginError(PLUGIN_ERRORS.BAD_SETTING, `${path} holds the settings of ${bundle.plugin}, not of ${descriptor.name}; import it with quire plugins config ${bundle.plugin} --import.`);
+    throw pluginError(
+      PLUGIN_ERRORS.BAD_SETTING,
+      `${path} holds the settings of ${bundle.plugin}, not of ${descriptor.name}; import it with quire plugins config ${bundle.plugin} --import.`,
+    );
   }
   const pairs = Object.entries(bundle.settings).map(([key, value]) => {
     configField(descriptor, key); // refuses unknown keys and secrets smuggled in as settings
@@ -134,5 +140,9 @@ export function importSettings(descriptor: DestinationDescriptor, path: string, 
   applySettings(descriptor, pairs, host);
   const store = secretsOf(descriptor.name, host);
   for (const [key, value] of secrets) if (value !== '') store.set(key, value);
-  return { settings: pairs.map(([k]) => k), secrets: secrets.filter(([, v]) => v !== '').map(([k]) => k), ...(secrets.length > 0 ? { secretStore: store.store } : {}) };
+  return {
+    settings: pairs.map(([k]) => k),
+    secrets: secrets.filter(([, v]) => v !== '').map(([k]) => k),
+    ...(secrets.length > 0 ? { secretStore: store.store } : {}),
+  };
 }

@@ -48,7 +48,13 @@ export async function fileSystemError(e: unknown, path: string, options: FileErr
   const shown = options.label ?? path;
   const action = options.action ?? 'write';
   const opening =
-    action === 'create-folder' ? `Could not create the folder ${shown}` : action === 'read' ? `Could not read ${shown}` : action === 'remove' ? `Could not remove ${shown}` : `Could not write ${shown}`;
+    action === 'create-folder'
+      ? `Could not create the folder ${shown}`
+      : action === 'read'
+        ? `Could not read ${shown}`
+        : action === 'remove'
+          ? `Could not remove ${shown}`
+          : `Could not write ${shown}`;
   return new QuireError(ERROR_CODES.OUTPUT, `${opening}: ${await reasonOf(e, path, options)}.`, describeError(e));
 }
 
@@ -61,7 +67,10 @@ async function reasonOf(e: unknown, path: string, options: FileErrorOptions): Pr
       return 'the file system is read-only';
     case 'ENOSPC': {
       const free = await freeBytes(path);
-      const figures = [free === undefined ? undefined : `${formatBytes(free)} free`, options.needed ? `about ${formatBytes(options.needed)} needed` : undefined].filter(Boolean);
+      const figures = [
+        free === undefined ? undefined : `${formatBytes(free)} free`,
+        options.needed ? `about ${formatBytes(options.needed)} needed` : undefined,
+      ].filter(Boolean);
       return `no space is left on the device${figures.length > 0 ? ` (${figures.join(', ')})` : ''}`;
     }
     case 'EDQUOT':

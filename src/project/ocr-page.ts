@@ -19,7 +19,11 @@ export async function readOcrPage(dir: string, file: string, page: number): Prom
     text = await readFile(join(dir, file), 'utf8');
   } catch (e) {
     const missing = errnoOf(e) === 'ENOENT';
-    throw new QuireError(ERROR_CODES.BAD_PROJECT, `The OCR result of page ${page} ${missing ? 'is missing from the project' : 'cannot be read'}.`, `${file}: ${describeError(e)}`);
+    throw new QuireError(
+      ERROR_CODES.BAD_PROJECT,
+      `The OCR result of page ${page} ${missing ? 'is missing from the project' : 'cannot be read'}.`,
+      `${file}: ${describeError(e)}`,
+    );
   }
   try {
     return JSON.parse(text) as OcrPage;

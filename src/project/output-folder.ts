@@ -60,7 +60,8 @@ export async function checkOutputFolder(dir: string, options: { longestName?: nu
     );
   }
   const staging = join(folder, stagingName());
-  const failed = async (e: unknown): Promise<QuireError> => fileSystemError(e, folder, { action: 'write', ...(options.needed ? { needed: options.needed } : {}) });
+  const failed = async (e: unknown): Promise<QuireError> =>
+    fileSystemError(e, folder, { action: 'write', ...(options.needed ? { needed: options.needed } : {}) });
   try {
     await mkdir(staging);
   } catch (e) {
@@ -73,7 +74,11 @@ export async function checkOutputFolder(dir: string, options: { longestName?: nu
     if (!(await fits(wanted))) {
       maxNameBytes = (await longestNameThatFits(fits, wanted)) - TEMP_NAME_OVERHEAD;
       if (maxNameBytes < 16) {
-        throw new QuireError(ERROR_CODES.OUTPUT, `Could not write ${folder}: the name is too long for the file system.`, `longest name that fits: ${maxNameBytes + TEMP_NAME_OVERHEAD} bytes`);
+        throw new QuireError(
+          ERROR_CODES.OUTPUT,
+          `Could not write ${folder}: the name is too long for the file system.`,
+          `longest name that fits: ${maxNameBytes + TEMP_NAME_OVERHEAD} bytes`,
+        );
       }
     }
     return { dir: folder, maxNameBytes, ...(free !== undefined ? { free } : {}) };
@@ -90,8 +95,18 @@ export async function makeFolder(folder: string): Promise<void> {
     let reason = e;
     if (errnoOf(e) === 'ENOENT') {
       let missing = folder;
-      while (dirname(missing) !== missing && !(await lstat(dirname(missing)).then(() => true, () => false))) missing = dirname(missing);
-      reason = await mkdir(missing).then(() => e, (again: unknown) => again);
+      while (
+        dirname(missing) !== missing &&
+        !(await lstat(dirname(missing)).then(
+          () => true,
+          () => false,
+        ))
+      )
+        missing = dirname(missing);
+      reason = await mkdir(missing).then(
+        () => e,
+        (again: unknown) => again,
+      );
     }
     throw await fileSystemError(reason, folder, { action: 'create-folder' });
   }

@@ -31,7 +31,10 @@ function seconds(ms: number): string {
 function workerTable(workers: WorkerRow[]): string {
   if (workers.length === 0) return '<p>No worker is running: jobs wait until one starts.</p>';
   const rows = workers
-    .map((w) => `<tr><td>${escapeHtml(w.host)}</td><td class="n">${w.pid}</td><td class="n">${w.concurrency}</td><td>${seconds(w.startedAt)}</td><td>${seconds(w.heartbeat)}</td></tr>`)
+    .map(
+      (w) =>
+        `<tr><td>${escapeHtml(w.host)}</td><td class="n">${w.pid}</td><td class="n">${w.concurrency}</td><td>${seconds(w.startedAt)}</td><td>${seconds(w.heartbeat)}</td></tr>`,
+    )
     .join('');
   return `<table><thead><tr><th>Host</th><th>Process</th><th>Jobs at once</th><th>Started</th><th>Last heartbeat</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

@@ -13,7 +13,11 @@ import { newWebhookSecret } from './webhooks.js';
 const ADMIN_TAG = ['admin'];
 const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ bearer: [] }, { adminSecretHeader: [] }, { adminSession: [] }];
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-const CSRF_FORM = { type: 'object' as const, properties: { csrf: textField('The admin page\'s token; needed with the session cookie only.') }, urlencoded: true };
+const CSRF_FORM = {
+  type: 'object' as const,
+  properties: { csrf: textField("The admin page's token; needed with the session cookie only.") },
+  urlencoded: true,
+};
 
 type AdminRequest = FastifyRequest<{ Querystring: { secret?: string; email?: string } }>;
 
@@ -65,7 +69,10 @@ type AdminAuth = { by: 'secret'; via: 'header' | 'query' } | { by: 'session'; se
 
 const secretQuery = {
   type: 'object',
-  properties: { secret: { type: 'string', description: 'The admin secret (a header is better: it stays out of logs and history).' }, email: { type: 'string' } },
+  properties: {
+    secret: { type: 'string', description: 'The admin secret (a header is better: it stays out of logs and history).' },
+    email: { type: 'string' },
+  },
 };
 
 /** The admin routes' guard: the secret or a session, and a session's CSRF token on its forms. */
@@ -97,7 +104,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
       return undefined;
     }
     // A secret or a session that was given and is wrong counts against the address; a first visit with none does not.
-    if (fromHeader !== undefined || request.query.secret !== undefined || cookieValue(request.headers.cookie, SESSION_COOKIE) !== undefined) ctx.authThrottle.failed(request.ip);
+    if (fromHeader !== undefined || request.query.secret !== undefined || cookieValue(request.headers.cookie, SESSION_COOKIE) !== undefined)
+      ctx.authThrottle.failed(request.ip);
     if (request.method === 'GET' && wantsHtml(request)) return htmlHeaders(reply).code(401).send(signInPage());
     throw apiError('admin_unauthorized');
   };
@@ -117,7 +125,10 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     const session: AdminSession = { tokenHash: hashKey(token), csrf: newSessionToken(), created: now, expires: now + SESSION_MS };
     await store.createAdminSession(session);
     const secure = request.protocol === 'https' ? '; Secure' : '';
-    reply.header('set-cookie', `${SESSION_COOKIE}=${token}; Path=${ctx.pathPrefix(request)}/admin; Max-Age=${SESSION_MS / 1000}; HttpOnly; SameSite=Strict${secure}`);
+    reply.header(
+      'set-cookie',
+      `${SESSION_COOKIE}=${token}; Path=${ctx.pathPrefix(request)}/admin; Max-Age=${SESSION_MS / 1000}; HttpOnly; SameSite=Strict${secure}`,
+    );
     return session;
   };
 
@@ -148,7 +159,11 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     if (auth.by === 'session') return htmlHeaders(reply).send(await pageOf(request, auth.session));
     const session = await startSession(request, reply);
     // The secret leaves the address bar (and the browser's history) at once: the cookie carries the session.
-    if (auth.via === 'query') return htmlHeaders(reply).code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
+    if (auth.via === 'query')
+      return htmlHeaders(reply)
+        .code(303)
+        .header('location', `${ctx.pathPrefix(request)}/admin`)
+        .send();
     return htmlHeaders(reply).send(await pageOf(request, session));
   });
 
@@ -171,7 +186,11 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServerContext): v
     const auth = auths.get(request)!;
     if (auth.by === 'session') await store.deleteAdminSessions(auth.session.tokenHash);
     reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${ctx.pathPrefix(request)}/admin; Max-Age=0; HttpOnly; SameSite=Strict`);
-    if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
+    if (wantsHtml(request))
+      return reply
+        .code(303)
+        .header('location', `${ctx.pathPrefix(request)}/admin`)
+        .send();
     return { signed_out: true };
   });
 }
@@ -248,7 +267,11 @@ function registerKeyRoutes(app: FastifyInstance, ctx: ServerContext, guard: Admi
       const cancelled = await store.cancelKeyJobs(key.keyId, ctx.clock());
       await ctx.stopJobs(cancelled);
       request.log.info({ keyId: key.keyId, cancelledJobs: cancelled.length }, 'API key revoked');
-      if (wantsHtml(request)) return reply.code(303).header('location', `${ctx.pathPrefix(request)}/admin`).send();
+      if (wantsHtml(request))
+        return reply
+          .code(303)
+          .header('location', `${ctx.pathPrefix(request)}/admin`)
+          .send();
       return { key_id: key.keyId, revoked: true, cancelled_jobs: cancelled.length };
     },
   );

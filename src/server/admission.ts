@@ -89,7 +89,11 @@ export function createAdmission(store: JobStore, dataDir: string, limits: () => 
       const l = limits();
       const usage = await store.keyUsage(key.keyId);
       if (usage.queued >= l.queuedJobsPerKey) {
-        throw retryLater('queue_full', QUEUE_RETRY_S, `This API key already has ${usage.queued} jobs waiting, as many as this server takes; submit more once some are done.`);
+        throw retryLater(
+          'queue_full',
+          QUEUE_RETRY_S,
+          `This API key already has ${usage.queued} jobs waiting, as many as this server takes; submit more once some are done.`,
+        );
       }
       if (usage.storedBytes + bytes > l.storedBytesPerKey) throw retryLater('storage_full', STORAGE_RETRY_S);
     },

@@ -134,14 +134,15 @@ export interface QuireServer {
   close(): Promise<void>;
 }
 
-
 /** Build the job server: database, folders, routes and worker, without listening. */
 export async function createApp(options: CreateAppOptions = {}): Promise<QuireServer> {
   const dataDir = options.dataDir ?? join(appDataDir(), 'server_data');
   const dbPath = options.dbPath ?? join(appDataDir(), 'quire-server.db');
   // Errors of idle database connections (a restart) are logged once the logger exists; the next query reconnects.
   let storeError = (_e: Error): void => undefined;
-  const store = options.store ?? (await openStore({ databaseUrl: options.databaseUrl, dbPath, statementTimeoutMs: options.statementTimeoutMs, onError: (e) => storeError(e) }));
+  const store =
+    options.store ??
+    (await openStore({ databaseUrl: options.databaseUrl, dbPath, statementTimeoutMs: options.statementTimeoutMs, onError: (e) => storeError(e) }));
   const runsJobs = options.worker !== false;
   const clock = options.clock ?? systemClock;
   const settings: ServerSettings = { store, secrets: serverSecrets(options.appData ?? (options.dbPath ? dirname(options.dbPath) : appDataDir())) };
@@ -268,12 +269,33 @@ export async function createApp(options: CreateAppOptions = {}): Promise<QuireSe
       clearTimeout(cut);
       await store.close();
     })());
-  return { app, processor, store, webhooks, settings, dataDir, adminSecret, limits, retention, startWorker, mailsSent: () => work.mailsSent(), linkBase: () => linkBase(), close };
-
+  return {
+    app,
+    processor,
+    store,
+    webhooks,
+    settings,
+    dataDir,
+    adminSecret,
+    limits,
+    retention,
+    startWorker,
+    mailsSent: () => work.mailsSent(),
+    linkBase: () => linkBase(),
+    close,
+  };
 }
 
 /** What the routes do with a parked job (`ocr_pending`): have its batch polled, clean up after it is cancelled. */
-function parkedJobs(o: { processor: Processor; store: JobStore; dataDir: string; clock: Clock; log: FastifyInstance['log']; runsJobs: boolean; clientPollEveryMs: number }): {
+function parkedJobs(o: {
+  processor: Processor;
+  store: JobStore;
+  dataDir: string;
+  clock: Clock;
+  log: FastifyInstance['log'];
+  runsJobs: boolean;
+  clientPollEveryMs: number;
+}): {
   requestPoll(job: Job): void;
   cleanUp(job: Job): void;
   cleanedUp(): Promise<unknown>;
@@ -288,7 +310,9 @@ function parkedJobs(o: { processor: Processor; store: JobStore; dataDir: string;
       for (const [id, at] of pollAsked) if (now - at >= o.clientPollEveryMs) pollAsked.delete(id);
       if (pollAsked.has(job.jobId)) return;
       pollAsked.set(job.jobId, now);
-      o.store.requestOcrPoll(job.jobId, now).catch((e: unknown) => o.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'OCR batch poll not asked for'));
+      o.store
+        .requestOcrPoll(job.jobId, now)
+        .catch((e: unknown) => o.log.warn({ job: jobTag(job.jobId), err: describeError(e) }, 'OCR batch poll not asked for'));
     },
     /**
      * A cancelled or deleted parked job's leftovers, in the background: its remote OCR batch is cancelled (which may
@@ -335,7 +359,11 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
   const { mkdtemp } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const dir = await mkdtemp(join(tmpdir(), 'quire-openapi-'));
-  const idle = { convert: () => Promise.reject(new Error('no jobs here')), checkOcr: () => Promise.reject(new Error('no jobs here')), cancelOcr: async () => undefined };
+  const idle = {
+    convert: () => Promise.reject(new Error('no jobs here')),
+    checkOcr: () => Promise.reject(new Error('no jobs here')),
+    cancelOcr: async () => undefined,
+  };
   try {
     const server = await createApp({ dbPath: ':memory:', dataDir: join(dir, 'server_data'), appData: dir, startWorker: false, engine: idle });
     try {

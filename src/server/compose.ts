@@ -17,9 +17,17 @@ import { DEFAULT_LEASE_MS, type JobStore } from './store.js';
 import { createWebhookSender, type WebhookSender } from './webhooks.js';
 
 /** The job database: PostgreSQL at `databaseUrl`, else the SQLite file at `dbPath`. */
-export async function openStore(options: { databaseUrl?: string | undefined; dbPath: string; statementTimeoutMs?: number | undefined; onError: (e: Error) => void }): Promise<JobStore> {
+export async function openStore(options: {
+  databaseUrl?: string | undefined;
+  dbPath: string;
+  statementTimeoutMs?: number | undefined;
+  onError: (e: Error) => void;
+}): Promise<JobStore> {
   if (!options.databaseUrl) return openSqliteStore(options.dbPath);
-  return openPgStore(options.databaseUrl, { onError: options.onError, ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}) });
+  return openPgStore(options.databaseUrl, {
+    onError: options.onError,
+    ...(options.statementTimeoutMs ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
+  });
 }
 
 /** The limits and retention of the config table (checked once, here: a bad setting stops the start), and the job folders made. */
@@ -81,7 +89,9 @@ export function composeWork(options: WorkOptions): Work {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const heartbeatMs = options.heartbeatMs ?? Math.min(5_000, Math.floor(leaseMs / 3));
   // A process that runs no jobs only cancels OCR batches with the engine, and keeps no job process started ahead.
-  const own = options.engine ? null : createEngine({ memoryLimit: limits.jobMemory, warm: options.runsJobs, ...(options.childScript ? { childScript: options.childScript } : {}) });
+  const own = options.engine
+    ? null
+    : createEngine({ memoryLimit: limits.jobMemory, warm: options.runsJobs, ...(options.childScript ? { childScript: options.childScript } : {}) });
   const engine = options.engine ?? own!;
   const sendMail = completionMailer(options.settings, log, options.linkBase);
   const mails = new Set<Promise<void>>();

@@ -69,9 +69,11 @@ export function parseSmtpConfig(text: string): SmtpConfig {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usage('The smtp setting must be a JSON object with at least a "host".');
   const v = value as Record<string, unknown>;
   const unknown = Object.keys(v).filter((k) => !SMTP_FIELDS.has(k));
-  if (unknown.length > 0) throw usage(`The smtp setting has fields Quire does not know (${unknown.join(', ')}); it takes host, port, user, password, from and tls.`);
+  if (unknown.length > 0)
+    throw usage(`The smtp setting has fields Quire does not know (${unknown.join(', ')}); it takes host, port, user, password, from and tls.`);
   if (typeof v.host !== 'string' || v.host.trim() === '') throw usage('The smtp setting needs a "host", the name of the mail server.');
-  if (v.port !== undefined && !(Number.isInteger(v.port) && (v.port as number) > 0 && (v.port as number) < 65536)) throw usage('The smtp "port" must be a port number from 1 to 65535.');
+  if (v.port !== undefined && !(Number.isInteger(v.port) && (v.port as number) > 0 && (v.port as number) < 65536))
+    throw usage('The smtp "port" must be a port number from 1 to 65535.');
   for (const k of ['user', 'password', 'from'] as const) {
     if (v[k] !== undefined && typeof v[k] !== 'string') throw usage(`The smtp "${k}" must be text.`);
   }
@@ -249,7 +251,8 @@ function jsonObject(text: string, what: string, example: string): Record<string,
 export function parseLimits(text: string): ServerLimits {
   const v = jsonObject(text, 'limits', '{"job_memory":"1.5G","uploads_per_key":4}');
   const unknown = Object.keys(v).filter((k) => !(k in LIMIT_FIELDS));
-  if (unknown.length > 0) throw usage(`The limits setting has fields Quire does not know (${unknown.join(', ')}); it takes ${Object.keys(LIMIT_FIELDS).join(', ')}.`);
+  if (unknown.length > 0)
+    throw usage(`The limits setting has fields Quire does not know (${unknown.join(', ')}); it takes ${Object.keys(LIMIT_FIELDS).join(', ')}.`);
   const get = (name: keyof typeof LIMIT_FIELDS, fallback: number): number => {
     const raw = v[name];
     if (raw === undefined) return fallback;
@@ -312,7 +315,8 @@ export function parseRetention(text: string): Retention {
     const raw = v[name];
     if (raw === undefined) return fallback;
     if (raw === null) return null;
-    if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0) throw usage(`The retention "${name}" must be a number of days from 0, or null to keep the files until the job is deleted.`);
+    if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0)
+      throw usage(`The retention "${name}" must be a number of days from 0, or null to keep the files until the job is deleted.`);
     return raw * 86_400_000;
   };
   return { inputsMs: days('inputs_days', DEFAULT_RETENTION.inputsMs), outputsMs: days('outputs_days', DEFAULT_RETENTION.outputsMs) };

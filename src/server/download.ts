@@ -36,7 +36,10 @@ export const downloadName = safeFileName;
 /** `Content-Disposition` for a file named after its document, readable by old clients (ASCII) and new (UTF-8). */
 export function contentDisposition(docName: string, kind: ArtifactKind): string {
   const name = `${downloadName(docName)}.${kind}`;
-  const ascii = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|["\\%]/g, '_');
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
@@ -69,7 +72,13 @@ export function rangeStillValid(ifRange: string | undefined, etag: string, lastM
 }
 
 /** Send an artifact, whole or the one range asked for (when `If-Range` still holds), or 304 to a client that has it. */
-export async function sendArtifact(reply: FastifyReply, path: string, kind: ArtifactKind, docName: string, headers: IncomingHttpHeaders): Promise<FastifyReply> {
+export async function sendArtifact(
+  reply: FastifyReply,
+  path: string,
+  kind: ArtifactKind,
+  docName: string,
+  headers: IncomingHttpHeaders,
+): Promise<FastifyReply> {
   let size: number;
   let mtime: Date;
   try {
@@ -97,7 +106,10 @@ export async function sendArtifact(reply: FastifyReply, path: string, kind: Arti
     reply.header('content-length', size);
     return reply.send(createReadStream(path));
   }
-  reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
+  reply
+    .code(206)
+    .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+    .header('content-length', range.end - range.start + 1);
   return reply.send(createReadStream(path, { start: range.start, end: range.end }));
 }
 

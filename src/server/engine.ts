@@ -43,7 +43,11 @@ export interface EngineOptions {
 export const OCR_DEADLINE_MS = 120_000;
 
 function ocrLate(ms: number): QuireError {
-  return new QuireError(ERROR_CODES.REMOTE_OCR_FAILED, `The OCR service did not answer within ${Math.round(ms / 1000)} seconds; try again later.`, 'the OCR batch: deadline passed');
+  return new QuireError(
+    ERROR_CODES.REMOTE_OCR_FAILED,
+    `The OCR service did not answer within ${Math.round(ms / 1000)} seconds; try again later.`,
+    'the OCR batch: deadline passed',
+  );
 }
 
 /** `promise`, or a rejection with {@link ocrLate} once `ms` have passed. */
@@ -129,10 +133,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     watchdog.unref();
     let late = false;
     // A call to a peer (the OCR service) ends by its deadline, whatever the peer does: its process is killed.
-    const deadline = deadlineMs === undefined ? undefined : setTimeout(() => {
-      late = true;
-      child.kill('SIGKILL');
-    }, deadlineMs);
+    const deadline =
+      deadlineMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            late = true;
+            child.kill('SIGKILL');
+          }, deadlineMs);
     deadline?.unref();
     return new Promise<T>((resolve, reject) => {
       let answered = false;
@@ -152,7 +159,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
         if (answered) return;
         if (late) return reject(ocrLate(deadlineMs!));
         if (overMemory || sig === 'SIGKILL' || outOfMemory(stderr)) reject(memoryError(label, memoryLimit, `exit ${code ?? sig}; ${stderr.slice(-500)}`));
-        else reject(new QuireError(ERROR_CODES.INTERNAL, 'The conversion stopped unexpectedly.', `job process exited with ${code ?? sig}: ${stderr.slice(-1000)}`));
+        else
+          reject(
+            new QuireError(ERROR_CODES.INTERNAL, 'The conversion stopped unexpectedly.', `job process exited with ${code ?? sig}: ${stderr.slice(-1000)}`),
+          );
       });
       child.once('error', (e) => {
         if (!answered) reject(new QuireError(ERROR_CODES.INTERNAL, 'The conversion could not start.', String(e)));
@@ -216,7 +226,11 @@ function spawnJob(script: string, memoryLimit: number): ChildProcess {
   const kb = Math.floor((memoryLimit + V8_RESERVED) / 1024);
   // A lower CPU priority than the HTTP process (nice 10 more): a conversion takes what the API leaves, so requests
   // stay fast while jobs run on every core.
-  return spawn('/bin/sh', ['-c', `ulimit -d ${kb} 2>/dev/null; command -v nice >/dev/null && exec nice -n ${JOB_NICENESS} "$@"; exec "$@"`, 'quire-job', ...node], { stdio });
+  return spawn(
+    '/bin/sh',
+    ['-c', `ulimit -d ${kb} 2>/dev/null; command -v nice >/dev/null && exec nice -n ${JOB_NICENESS} "$@"; exec "$@"`, 'quire-job', ...node],
+    { stdio },
+  );
 }
 
 /** A process's resident size from /proc (Linux), or null where there is none. */
@@ -235,18 +249,25 @@ export function residentBytes(pid: number | undefined): number | null {
  * memory (under `ulimit -d` a thread's stack is refused like any other allocation).
  */
 function outOfMemory(text: string): boolean {
-  return /out of memory|allocation failed|heap limit|ENOMEM|Cannot allocate memory|std::bad_alloc|ERR_WORKER_OUT_OF_MEMORY|ERR_WORKER_INIT_FAILED|reaching memory limit|pthread_create|Resource temporarily unavailable/i.test(text);
+  return /out of memory|allocation failed|heap limit|ENOMEM|Cannot allocate memory|std::bad_alloc|ERR_WORKER_OUT_OF_MEMORY|ERR_WORKER_INIT_FAILED|reaching memory limit|pthread_create|Resource temporarily unavailable/i.test(
+    text,
+  );
 }
 
 /** The sentence of a job that needed more memory than its ceiling, whoever noticed it (the watchdog, V8, a decoder). */
 export function memoryError(label: string, limit: number, detail: string): QuireError {
-  return new QuireError(ERROR_CODES.RESOURCE_LIMIT, `${label} needed more memory than the job limit of ${formatBytes(limit)}, so Quire stopped converting it.`, detail);
+  return new QuireError(
+    ERROR_CODES.RESOURCE_LIMIT,
+    `${label} needed more memory than the job limit of ${formatBytes(limit)}, so Quire stopped converting it.`,
+    detail,
+  );
 }
 
 /** The error a job's process reported, as a `QuireError` when it was one; an allocation failure says so plainly. */
 function errorOf(error: Extract<ChildReply, { type: 'error' }>['error'], label: string, limit: number): Error {
   // A decoder that could not allocate says its image is unreadable: the memory is the cause, and it is named so.
-  if (error.code !== ERROR_CODES.CANCELLED && outOfMemory(`${error.message} ${error.detail ?? ''} ${error.errno ?? ''}`)) return memoryError(label, limit, error.detail ?? error.message);
+  if (error.code !== ERROR_CODES.CANCELLED && outOfMemory(`${error.message} ${error.detail ?? ''} ${error.errno ?? ''}`))
+    return memoryError(label, limit, error.detail ?? error.message);
   if (error.code && error.code !== ERROR_CODES.INTERNAL) return new QuireError(error.code, error.message, error.detail);
   if (error.code) return new QuireError(error.code, error.message, error.detail);
   const e = new Error(error.message) as NodeJS.ErrnoException;

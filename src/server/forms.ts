@@ -67,7 +67,10 @@ export function fileSink(path: string, batch = WRITE_BYTES): Writable {
       const h = handle;
       handle = null;
       if (!h) return done(error);
-      h.close().then(() => done(error), () => done(error));
+      h.close().then(
+        () => done(error),
+        () => done(error),
+      );
     },
   });
 }
@@ -101,7 +104,8 @@ export interface RunForm {
 const FIELD_LIMITS = { fields: 10, fieldSize: 4096, fieldNameSize: 100, parts: 12, headerPairs: 100 };
 
 /** Said to a client that sends its file before its key: the file is not read. */
-export const KEY_FIRST = 'A valid API key is needed before the file: send it in an Authorization: Bearer or X-API-Key header, or as the api_key field before the file.';
+export const KEY_FIRST =
+  'A valid API key is needed before the file: send it in an Authorization: Bearer or X-API-Key header, or as the api_key field before the file.';
 
 export interface RunFormOptions {
   tempDir: string;
@@ -140,7 +144,10 @@ export async function readRunForm(request: FastifyRequest, options: RunFormOptio
   let idle: NodeJS.Timeout | undefined;
   const touch = (): void => {
     clearTimeout(idle);
-    idle = setTimeout(() => stop(apiError('upload_timeout', `The upload stalled: nothing arrived for ${Math.round(options.idleMs / 1000)} seconds.`)), options.idleMs);
+    idle = setTimeout(
+      () => stop(apiError('upload_timeout', `The upload stalled: nothing arrived for ${Math.round(options.idleMs / 1000)} seconds.`)),
+      options.idleMs,
+    );
   };
   const keyDeadline = keyChecked ? undefined : setTimeout(() => stop(apiError('unauthorized', KEY_FIRST)), options.keyWaitMs);
   // Counted window by window: a client sending a byte now and then is as stalled as one sending nothing.
@@ -151,10 +158,14 @@ export async function readRunForm(request: FastifyRequest, options: RunFormOptio
     touch();
   };
   const rate = setInterval(() => {
-    if (windowBytes < windowMin) stop(apiError('upload_timeout', `The upload came slower than ${formatBytes(options.minBytesPerSecond)} a second, the least this server takes.`));
+    if (windowBytes < windowMin)
+      stop(apiError('upload_timeout', `The upload came slower than ${formatBytes(options.minBytesPerSecond)} a second, the least this server takes.`));
     windowBytes = 0;
   }, options.idleMs);
-  const deadline = setTimeout(() => stop(apiError('upload_timeout', `The upload took longer than the ${Math.round(options.deadlineMs / 60_000)} minutes this server allows one.`)), options.deadlineMs);
+  const deadline = setTimeout(
+    () => stop(apiError('upload_timeout', `The upload took longer than the ${Math.round(options.deadlineMs / 60_000)} minutes this server allows one.`)),
+    options.deadlineMs,
+  );
   const aborted = new Promise<never>((_resolve, reject) => cut.signal.addEventListener('abort', () => reject(cut.signal.reason as Error), { once: true }));
   // Only ever rejects; a race that lost to it is not an unhandled rejection.
   aborted.catch(() => undefined);

@@ -64,7 +64,11 @@ export async function buildFastify(options: {
     if (!httpClosing) return;
     // Sent as text: the route's own response schema (say /health's 503) must not reshape it.
     const body = JSON.stringify(errorBody('shutting_down', HTTP_ERRORS.shutting_down.message));
-    return reply.code(503).type('application/json; charset=utf-8').headers({ connection: 'close', 'retry-after': String(DEFAULT_RETRY_AFTER_S) }).send(body);
+    return reply
+      .code(503)
+      .type('application/json; charset=utf-8')
+      .headers({ connection: 'close', 'retry-after': String(DEFAULT_RETRY_AFTER_S) })
+      .send(body);
   });
   const routes: Array<{ method: string; pattern: RegExp }> = [];
   app.addHook('onRoute', (route) => {
@@ -77,7 +81,10 @@ export async function buildFastify(options: {
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
     if (allowed.length > 0) {
       if (!request.raw.readableEnded && request.method !== 'GET' && request.method !== 'HEAD') void reply.header('connection', 'close');
-      return void reply.code(405).header('allow', allowed.join(', ')).send(errorBody('method_not_allowed', `${HTTP_ERRORS.method_not_allowed.message.slice(0, -1)}: it takes ${allowed.join(', ')}.`));
+      return void reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(errorBody('method_not_allowed', `${HTTP_ERRORS.method_not_allowed.message.slice(0, -1)}: it takes ${allowed.join(', ')}.`));
     }
     void reply.code(404).send(errorBody('no_route', HTTP_ERRORS.no_route.message));
   });
@@ -108,7 +115,10 @@ export function registerServiceRoutes(app: FastifyInstance, store: JobStore, req
       503: {
         type: 'object',
         description: 'The database does not answer.',
-        properties: { ok: { type: 'boolean', const: false }, error: { ...errorSchema.properties.error, description: `\`database_unavailable\`: ${HTTP_ERRORS.database_unavailable.message}` } },
+        properties: {
+          ok: { type: 'boolean', const: false },
+          error: { ...errorSchema.properties.error, description: `\`database_unavailable\`: ${HTTP_ERRORS.database_unavailable.message}` },
+        },
         required: ['ok', 'error'],
       },
     },
@@ -119,7 +129,10 @@ export function registerServiceRoutes(app: FastifyInstance, store: JobStore, req
       return { ok: true };
     } catch (e) {
       app.log.warn({ err: describeError(e) }, 'health: the database does not answer');
-      return reply.code(503).header('retry-after', String(DATABASE_RETRY_S)).send({ ok: false, ...errorBody('database_unavailable', HTTP_ERRORS.database_unavailable.message) });
+      return reply
+        .code(503)
+        .header('retry-after', String(DATABASE_RETRY_S))
+        .send({ ok: false, ...errorBody('database_unavailable', HTTP_ERRORS.database_unavailable.message) });
     }
   });
   const metricsSchema = {
@@ -128,14 +141,19 @@ export function registerServiceRoutes(app: FastifyInstance, store: JobStore, req
     response: { 200: { description: 'Prometheus text format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses() },
   };
   app.get('/metrics', { schema: metricsSchema }, async (_request, reply) =>
-    reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(await renderMetrics(requestStore)),
+    reply
+      .type('text/plain; version=0.0.4; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(await renderMetrics(requestStore)),
   );
   const openApiSchema = {
     summary: 'This document: the API as OpenAPI 3.1',
     tags: ['service'],
     response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses() },
   };
-  app.get('/openapi.json', { schema: openApiSchema }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())));
+  app.get('/openapi.json', { schema: openApiSchema }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+  );
 }
 
 /**

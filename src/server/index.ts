@@ -2,7 +2,16 @@
  * The HTTP job server (`quire server`): uploads in, conversions drained from a queue by a background worker,
  * artifacts served by capability URL. `createApp` builds it without listening; the CLI listens.
  */
-export { createApp, DEFAULT_MAX_UPLOAD, DEFAULT_PORT, DEFAULT_RUN_RATE, openApiDocument, type CreateAppOptions, type QuireServer, type TrustProxy } from './app.js';
+export {
+  createApp,
+  DEFAULT_MAX_UPLOAD,
+  DEFAULT_PORT,
+  DEFAULT_RUN_RATE,
+  openApiDocument,
+  type CreateAppOptions,
+  type QuireServer,
+  type TrustProxy,
+} from './app.js';
 export {
   DEFAULT_LIMITS,
   DEFAULT_RETENTION,

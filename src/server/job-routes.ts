@@ -23,7 +23,7 @@ const RUN_FORM: FormDoc = {
     ocr: textField('OCR spec such as auto, tesseract:lang=fra+lat or remoteocr (run as a batch); none or absent: a plain image PDF.'),
     dpi: textField('Forces the input resolution, 50 to 2400.'),
     email_notif: textField('true: email the download links to the key owner when the job is done.'),
-    webhook_url: textField('http(s) address posted to when the job ends (done, failed, cancelled), signed with the key\'s webhook secret.'),
+    webhook_url: textField("http(s) address posted to when the job ends (done, failed, cancelled), signed with the key's webhook secret."),
   },
   required: ['file'],
 };
@@ -32,7 +32,6 @@ const RUN_FORM: FormDoc = {
 const KEY_FORM: FormDoc = { type: 'object', properties: { api_key: textField('The API key, unless it is sent in a header.') }, urlencoded: true };
 const SECURED: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }];
 const JOBS_TAG = ['jobs'];
-
 
 export interface RunOptions {
   emailNotif: boolean;
@@ -114,7 +113,8 @@ function jobAccess(ctx: ServerContext): JobAccess {
   }
 
   /** The key of a GET: a header, else the `api_key` query parameter. */
-  const queryKey = (request: FastifyRequest<{ Querystring: { api_key?: string } }>): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? request.query.api_key, request);
+  const queryKey = (request: FastifyRequest<{ Querystring: { api_key?: string } }>): Promise<ApiKey> =>
+    authenticate(headerKey(request.headers) ?? request.query.api_key, request);
   /** The key of a small POST: a header, else the form's `api_key`. */
   const formKey = async (request: FastifyRequest): Promise<ApiKey> => authenticate(headerKey(request.headers) ?? (await readFields(request)).api_key, request);
 
@@ -233,7 +233,10 @@ function registerSubmission(app: FastifyInstance, ctx: ServerContext, access: Jo
           await rename(upload.tempPath, inputPath(dataDir, { jobId, inputExt: upload.type }));
           // The row comes last: a job exists only once its upload is complete and in place.
           const linkBase = await ctx.linkBase(request);
-          await store.insertJob({ jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, webhookUrl, linkBase, ...options }, ctx.clock());
+          await store.insertJob(
+            { jobId, keyId: owner.keyId, uploadName: upload.name, inputExt: upload.type, inputBytes, webhookUrl, linkBase, ...options },
+            ctx.clock(),
+          );
         } catch (e) {
           await rm(dir, { recursive: true, force: true });
           throw isDiskFull(e) ? apiError('disk_full') : e;
@@ -272,7 +275,10 @@ function registerLookups(app: FastifyInstance, ctx: ServerContext, access: JobAc
             cursor: { type: 'string', maxLength: 64, description: 'The next value of the page before.' },
           },
         },
-        response: { 200: { ...listSchema, description: 'A page of jobs; next is there when another page follows.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled') },
+        response: {
+          200: { ...listSchema, description: 'A page of jobs; next is there when another page follows.' },
+          ...errorResponses('bad_request', 'unauthorized', 'auth_throttled'),
+        },
       },
     },
     async (request, reply) => {
@@ -295,7 +301,10 @@ function registerLookups(app: FastifyInstance, ctx: ServerContext, access: JobAc
         security: SECURED,
         params: jobParams,
         querystring: apiKeyQuery,
-        response: { 200: { ...checkSchema, description: 'The job as it is now.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found') },
+        response: {
+          200: { ...checkSchema, description: 'The job as it is now.' },
+          ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found'),
+        },
       },
     },
     async (request) => jobCheck(await currentJob(request)),
@@ -310,7 +319,10 @@ function registerLookups(app: FastifyInstance, ctx: ServerContext, access: JobAc
         security: SECURED,
         params: jobParams,
         querystring: apiKeyQuery,
-        response: { 200: { ...getSchema, description: 'The job as it is now; links only to files that exist.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found') },
+        response: {
+          200: { ...getSchema, description: 'The job as it is now; links only to files that exist.' },
+          ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found'),
+        },
       },
     },
     async (request) => jobGet(await currentJob(request), await ctx.linkBase(request)),
@@ -330,7 +342,11 @@ function registerLookups(app: FastifyInstance, ctx: ServerContext, access: JobAc
     params: { type: 'object', properties: { job_id: { type: 'string' }, kind: { type: 'string', description: 'pdf or md' } }, required: ['job_id', 'kind'] },
     headers: {
       type: 'object',
-      properties: { range: { type: 'string', description: 'One byte range, bytes=start-end.' }, 'if-range': { type: 'string' }, 'if-none-match': { type: 'string' } },
+      properties: {
+        range: { type: 'string', description: 'One byte range, bytes=start-end.' },
+        'if-range': { type: 'string' },
+        'if-none-match': { type: 'string' },
+      },
     },
     response: {
       200: file('The whole file.'),
@@ -365,7 +381,10 @@ function registerEnds(app: FastifyInstance, ctx: ServerContext, access: JobAcces
         security: SECURED,
         params: jobParams,
         'x-form': KEY_FORM,
-        response: { 200: { ...runSchema, description: 'The job is cancelled.' }, ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found', 'not_cancellable') },
+        response: {
+          200: { ...runSchema, description: 'The job is cancelled.' },
+          ...errorResponses('bad_request', 'unauthorized', 'auth_throttled', 'not_found', 'not_cancellable'),
+        },
       }),
     },
     async (request) => {
@@ -409,4 +428,3 @@ function registerEnds(app: FastifyInstance, ctx: ServerContext, access: JobAcces
     },
   );
 }
-

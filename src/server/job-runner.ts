@@ -125,13 +125,27 @@ export function createJobRunner(options: RunnerOptions): JobRunner {
     };
     // A crashed run may have left its project behind; every run starts from the upload alone.
     await rm(projectDir(dataDir, job.jobId), { recursive: true, force: true });
-    const lease = holdLease({ store, jobId: job.jobId, workerId, leaseMs, heartbeatMs: options.heartbeatMs, clock, log, leaseUntil: job.leaseUntil ?? clock() + leaseMs, onLost: () => stop('lost') });
+    const lease = holdLease({
+      store,
+      jobId: job.jobId,
+      workerId,
+      leaseMs,
+      heartbeatMs: options.heartbeatMs,
+      clock,
+      log,
+      leaseUntil: job.leaseUntil ?? clock() + leaseMs,
+      onLost: () => stop('lost'),
+    });
     // No job holds a worker for ever: past its time it stops at the next frame and fails, saying so.
     const overtime = options.jobTimeMs === undefined ? undefined : setTimeout(() => stop('timeout'), options.jobTimeMs);
     overtime?.unref();
     log.info({ job: jobTag(job.jobId), attempt: job.attempts }, 'job started');
     try {
-      const result = await convertJob(ctx, run, progressTracker((p) => lease.renew(p)));
+      const result = await convertJob(
+        ctx,
+        run,
+        progressTracker((p) => lease.renew(p)),
+      );
       // A shutdown that came after the last frame does not waste the finished work; a cancel or a lost job does.
       if (controller.signal.aborted && run.reason !== 'shutdown') return await settleStopped(ctx, run);
       if (result.ocrPending) return await park(ctx, run, result.ocrPending.batchIds);
@@ -176,7 +190,13 @@ export function createJobRunner(options: RunnerOptions): JobRunner {
       const inFlight = ticking;
       if (!inFlight) return true;
       let timer: NodeJS.Timeout | undefined;
-      const settled = await Promise.race([inFlight.then(() => true, () => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)))]);
+      const settled = await Promise.race([
+        inFlight.then(
+          () => true,
+          () => true,
+        ),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+      ]);
       clearTimeout(timer);
       const run = running as Running | null;
       if (settled || !run) return settled;
@@ -223,7 +243,7 @@ async function failed(ctx: RunnerContext, run: Running, e: unknown): Promise<Tic
   const { store, dataDir, log, workerId, clock } = ctx.ends;
   const { job } = run;
   await removeWork(dataDir, job.jobId);
-  const err = isQuireError(e) ? e.detail ?? e.message : describeError(e);
+  const err = isQuireError(e) ? (e.detail ?? e.message) : describeError(e);
   // A full disk is no fault of the job's: it waits and runs again, its attempt given back.
   if (isDiskFull(e) || !(await ctx.room(0))) {
     log.warn({ job: jobTag(job.jobId), err }, 'disk full while converting: job put back to pending');
@@ -232,12 +252,16 @@ async function failed(ctx: RunnerContext, run: Running, e: unknown): Promise<Tic
   }
   const error = failureMessage(e);
   const code = isQuireError(e) ? e.code : 'unexpected';
-  if (!mayMend(e)) return (await endJob(ends, job, { status: 'failed', error }, { level: 'warn', fields: { code, err }, msg: 'job failed' })) ?? settleStopped(ctx, run);
+  if (!mayMend(e))
+    return (await endJob(ends, job, { status: 'failed', error }, { level: 'warn', fields: { code, err }, msg: 'job failed' })) ?? settleStopped(ctx, run);
   // Not the input's fault (a job process that crashed, a fault of the machine's): another attempt may mend it.
   const now = clock();
   const next = await store.retryJob(job.jobId, workerId, now, now + retryMs, maxAttempts, error);
   if (next === null) return settleStopped(ctx, run);
-  log.warn({ job: jobTag(job.jobId), code, err, attempt: job.attempts }, next === 'failed' ? 'job failed on its last attempt' : 'job attempt failed; tried again later');
+  log.warn(
+    { job: jobTag(job.jobId), code, err, attempt: job.attempts },
+    next === 'failed' ? 'job failed on its last attempt' : 'job attempt failed; tried again later',
+  );
   if (next === 'failed') await afterEnd(ends, job, { status: 'failed', error });
   return { jobId: job.jobId, status: next };
 }

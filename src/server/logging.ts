@@ -68,7 +68,18 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
     level,
     ...(stream ? { stream } : {}),
     redact: {
-      paths: ['api_key', 'secret', '*.api_key', '*.secret', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'req.headers["x-admin-secret"]', 'body', '*.body'],
+      paths: [
+        'api_key',
+        'secret',
+        '*.api_key',
+        '*.secret',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-api-key"]',
+        'req.headers["x-admin-secret"]',
+        'body',
+        '*.body',
+      ],
       censor: REDACTED,
     },
     serializers: {

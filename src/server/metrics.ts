@@ -93,6 +93,7 @@ export async function renderMetrics(store: JobStore, now = Date.now()): Promise<
   out += `${header('quire_workers')}quire_workers ${live.length}\n`;
   out += `${header('quire_worker_slots')}quire_worker_slots ${live.reduce((n, w) => n + w.concurrency, 0)}\n`;
   out += header('quire_worker_last_heartbeat_timestamp_seconds');
-  for (const w of workers) out += `quire_worker_last_heartbeat_timestamp_seconds{worker="${label(w.workerId)}",host="${label(w.host)}"} ${number(w.heartbeat / 1000)}\n`;
+  for (const w of workers)
+    out += `quire_worker_last_heartbeat_timestamp_seconds{worker="${label(w.workerId)}",host="${label(w.host)}"} ${number(w.heartbeat / 1000)}\n`;
   return out;
 }

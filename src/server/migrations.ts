@@ -25,7 +25,8 @@ export function loadMigrations(dir: string = fileURLToPath(new URL('./sql/', imp
     .map((name) => ({ version: Number(name.slice(0, 6)), name, sql: readFileSync(`${dir}/${name}`, 'utf8') }));
   migrations.forEach((m, i) => {
     // A gap means a file went missing in packaging; applying around it would corrupt the schema silently.
-    if (m.version !== i + 1) throw new QuireError(ERROR_CODES.INTERNAL, 'The job server database migrations are incomplete; rebuild Quire.', `expected ${i + 1}, found ${m.name}`);
+    if (m.version !== i + 1)
+      throw new QuireError(ERROR_CODES.INTERNAL, 'The job server database migrations are incomplete; rebuild Quire.', `expected ${i + 1}, found ${m.name}`);
   });
   if (migrations.length === 0) throw new QuireError(ERROR_CODES.INTERNAL, 'The job server cannot find its database migrations; rebuild Quire.', dir);
   return migrations;

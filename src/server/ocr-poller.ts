@@ -49,13 +49,19 @@ export function engineBatch(ends: JobEnds, engine: ConvertEngine, lease: { lease
       await engine.cancelOcr(projectDir(dataDir, job.jobId));
       log.info({ job: jobTag(job.jobId), batchIds: job.ocrBatchIds }, 'OCR batch cancelled');
     } catch (e) {
-      log.warn({ job: jobTag(job.jobId), batchIds: job.ocrBatchIds, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) }, 'OCR batch could not be cancelled');
+      log.warn(
+        { job: jobTag(job.jobId), batchIds: job.ocrBatchIds, err: isQuireError(e) ? `${e.message} ${e.detail ?? ''}` : describeError(e) },
+        'OCR batch could not be cancelled',
+      );
     }
   }
 
   const end = async (job: Job, outcome: JobOutcome, msg: string): Promise<TickResult> =>
-    (await endJob(ends, job, outcome, { level: outcome.status === 'done' ? 'info' : 'warn', fields: outcome.status === 'done' ? { pages: outcome.pages } : {}, msg })) ??
-    letGo(ends, job);
+    (await endJob(ends, job, outcome, {
+      level: outcome.status === 'done' ? 'info' : 'warn',
+      fields: outcome.status === 'done' ? { pages: outcome.pages } : {},
+      msg,
+    })) ?? letGo(ends, job);
 
   async function stillPending(job: Job, scheduled: boolean): Promise<TickResult> {
     const next = scheduled ? nextOcrPoll(job.ocrSubmittedAt ?? clock(), clock()) : undefined;
@@ -114,12 +120,7 @@ export interface OcrPoller {
 }
 
 /** Which parked jobs are polled when: on their schedule, and when a client asks; one poll of a job at a time. */
-export function createOcrPoller(options: {
-  batch: OcrBatch;
-  ends: JobEnds;
-  concurrency: number;
-  clientPollEveryMs: number;
-}): OcrPoller {
+export function createOcrPoller(options: { batch: OcrBatch; ends: JobEnds; concurrency: number; clientPollEveryMs: number }): OcrPoller {
   const { batch, ends, concurrency, clientPollEveryMs } = options;
   const { store, clock, log } = ends;
   /** Polls in flight, by job: a second poll of the same job waits for the first instead of racing it. */

@@ -36,10 +36,7 @@ export function errorResponses(...codes: HttpErrorCode[]): Record<string, object
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [
-      status,
-      { ...errorSchema, description: list.map((c) => `\`${c}\`: ${HTTP_ERRORS[c].message}`).join(' ') },
-    ]),
+    [...byStatus].map(([status, list]) => [status, { ...errorSchema, description: list.map((c) => `\`${c}\`: ${HTTP_ERRORS[c].message}`).join(' ') }]),
   );
 }
 
@@ -65,33 +62,33 @@ const webhookBody = {
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   // The 3.1 document's own parts (webhooks, JSON Schema 2020-12 types) go beyond the plugin's 3.0 typings.
   const openapi = {
-      openapi: '3.1.0',
-      info: {
-        title: 'Quire job server',
-        version: VERSION,
-        description:
-          'Upload scan bundles (.aglbundle, .zip) or PDFs, have them converted into searchable PDFs (and Markdown with OCR) by a queue of workers, and download the results. Errors are {"error":{"code","message"}}.',
+    openapi: '3.1.0',
+    info: {
+      title: 'Quire job server',
+      version: VERSION,
+      description:
+        'Upload scan bundles (.aglbundle, .zip) or PDFs, have them converted into searchable PDFs (and Markdown with OCR) by a queue of workers, and download the results. Errors are {"error":{"code","message"}}.',
+    },
+    components: {
+      securitySchemes: {
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key, or the admin secret on /admin routes.' },
+        apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
+        adminSecretHeader: { type: 'apiKey', in: 'header', name: 'X-Admin-Secret' },
+        adminSession: { type: 'apiKey', in: 'cookie', name: 'quire_admin' },
       },
-      components: {
-        securitySchemes: {
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key, or the admin secret on /admin routes.' },
-          apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
-          adminSecretHeader: { type: 'apiKey', in: 'header', name: 'X-Admin-Secret' },
-          adminSession: { type: 'apiKey', in: 'cookie', name: 'quire_admin' },
+    },
+    webhooks: {
+      jobEnded: {
+        post: {
+          summary: 'A job with a webhook_url ended',
+          description: `Posted to the job's webhook_url when it is done, failed or cancelled; retried on 429, 5xx or no answer for about five minutes. The ${SIGNATURE_HEADER} header is t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> with the key's webhook secret.`,
+          parameters: [{ name: SIGNATURE_HEADER, in: 'header', required: true, schema: { type: 'string' } }],
+          requestBody: { required: true, content: { 'application/json': { schema: webhookBody } } },
+          responses: { '2XX': { description: 'Received; any other answer is tried again (429, 5xx) or given up.' } },
         },
       },
-      webhooks: {
-        jobEnded: {
-          post: {
-            summary: 'A job with a webhook_url ended',
-            description: `Posted to the job's webhook_url when it is done, failed or cancelled; retried on 429, 5xx or no answer for about five minutes. The ${SIGNATURE_HEADER} header is t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> with the key's webhook secret.`,
-            parameters: [{ name: SIGNATURE_HEADER, in: 'header', required: true, schema: { type: 'string' } }],
-            requestBody: { required: true, content: { 'application/json': { schema: webhookBody } } },
-            responses: { '2XX': { description: 'Received; any other answer is tried again (429, 5xx) or given up.' } },
-          },
-        },
-      },
+    },
   } as unknown as SwaggerOptions['openapi'];
   await app.register(swagger, {
     openapi,

@@ -83,7 +83,7 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
 /** The sentence for a database that cannot be reached, without its password. */
 function unreachable(url: string, e: unknown): unknown {
   const code = (e as NodeJS.ErrnoException).code;
-  if (typeof code === 'string' && /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|28P01|28000|3D000)$/.test(code) || /timeout/i.test(String(e))) {
+  if ((typeof code === 'string' && /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|28P01|28000|3D000)$/.test(code)) || /timeout/i.test(String(e))) {
     return new QuireError(ERROR_CODES.USAGE, `Quire could not open the PostgreSQL database at ${withoutPassword(url)}: ${(e as Error).message}.`, String(e));
   }
   return e;
@@ -167,7 +167,10 @@ class PgJobStore extends SqlJobStore {
 
   private async query<R extends object>(sql: string, params: Params = {}, on: Queryable = this.pool): Promise<pg.QueryResult<R>> {
     const { text, names } = numbered(sql);
-    return on.query<R>(text, names.map((n) => (params[n] === undefined ? null : params[n])));
+    return on.query<R>(
+      text,
+      names.map((n) => (params[n] === undefined ? null : params[n])),
+    );
   }
 
   protected async one<R extends object>(sql: string, params: Params = {}, on?: Queryable): Promise<R | undefined> {

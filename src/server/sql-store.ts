@@ -137,13 +137,31 @@ export abstract class SqlJobStore implements JobStore {
   async heartbeat(jobId: string, workerId: string, now: number, progress?: Progress, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
     const leaseUntil = now + leaseMs;
     const changes = progress
-      ? await this.run(Q.progress, { now, leaseUntil, iso: iso(now), pagesDone: progress.pagesDone, pagesTotal: progress.pagesTotal, step: progress.step ?? null, jobId, workerId })
+      ? await this.run(Q.progress, {
+          now,
+          leaseUntil,
+          iso: iso(now),
+          pagesDone: progress.pagesDone,
+          pagesTotal: progress.pagesTotal,
+          step: progress.step ?? null,
+          jobId,
+          workerId,
+        })
       : await this.run(Q.heartbeat, { now, leaseUntil, jobId, workerId });
     return changes === 1;
   }
 
   async parkJob(jobId: string, workerId: string, park: OcrPark, now: number): Promise<boolean> {
-    return (await this.run(Q.park, { batch: JSON.stringify(park.batchIds), submittedAt: park.submittedAt, nextPollAt: park.nextPollAt, iso: iso(now), jobId, workerId })) === 1;
+    return (
+      (await this.run(Q.park, {
+        batch: JSON.stringify(park.batchIds),
+        submittedAt: park.submittedAt,
+        nextPollAt: park.nextPollAt,
+        iso: iso(now),
+        jobId,
+        workerId,
+      })) === 1
+    );
   }
 
   async listDueOcrJobs(clockNow: number, limit = 100): Promise<Job[]> {

@@ -99,45 +99,53 @@ class SqliteJobStore extends SqlJobStore {
 
   async claimNextJob(workerId: string, now: number, leaseMs = DEFAULT_LEASE_MS): Promise<Job | null> {
     // One writer at a time (an immediate transaction): the pick and the claim cannot be split by another worker.
-    return this.db.transaction(() => {
-      const next = this.getNow<{ job_id: string; key_id: number }>(
-        `SELECT j.job_id, j.key_id FROM jobs j JOIN api_keys k ON k.key_id = j.key_id
+    return this.db
+      .transaction(() => {
+        const next = this.getNow<{ job_id: string; key_id: number }>(
+          `SELECT j.job_id, j.key_id FROM jobs j JOIN api_keys k ON k.key_id = j.key_id
          WHERE j.status = 'pending' AND (j.run_after IS NULL OR j.run_after <= @now)
          ORDER BY k.served_seq, j.seq LIMIT 1`,
-        { now },
-      );
-      if (!next) return null;
-      const row = this.getNow<JobRow>(CLAIM, { workerId, now, leaseUntil: now + leaseMs, iso: iso(now), jobId: next.job_id });
-      if (!row) return null;
-      this.runNow(Q.served, { keyId: next.key_id });
-      return toJob(row);
-    }).immediate();
+          { now },
+        );
+        if (!next) return null;
+        const row = this.getNow<JobRow>(CLAIM, { workerId, now, leaseUntil: now + leaseMs, iso: iso(now), jobId: next.job_id });
+        if (!row) return null;
+        this.runNow(Q.served, { keyId: next.key_id });
+        return toJob(row);
+      })
+      .immediate();
   }
 
   async cancelJob(jobId: string, keyId: number, now: number): Promise<Job | null> {
-    return this.db.transaction(() => {
-      const before = this.getNow<JobRow>(Q.getOwned, { jobId, keyId });
-      if (!before) return null;
-      this.runNow(Q.cancel, { iso: iso(now), now, jobId, keyId });
-      return toJob(before);
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const before = this.getNow<JobRow>(Q.getOwned, { jobId, keyId });
+        if (!before) return null;
+        this.runNow(Q.cancel, { iso: iso(now), now, jobId, keyId });
+        return toJob(before);
+      })
+      .immediate();
   }
 
   async cancelKeyJobs(keyId: number, now: number): Promise<Job[]> {
-    return this.db.transaction(() => {
-      const before = this.allNow<JobRow>(Q.activeOfKey, { keyId }).map(toJob);
-      this.runNow(Q.cancelKey, { iso: iso(now), now, keyId });
-      return before;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const before = this.allNow<JobRow>(Q.activeOfKey, { keyId }).map(toJob);
+        this.runNow(Q.cancelKey, { iso: iso(now), now, keyId });
+        return before;
+      })
+      .immediate();
   }
 
   async deleteJob(jobId: string, keyId: number): Promise<Job | null> {
-    return this.db.transaction(() => {
-      const before = this.getNow<JobRow>(Q.getOwned, { jobId, keyId });
-      if (!before) return null;
-      this.runNow(Q.deleteJob, { jobId, keyId });
-      return toJob(before);
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const before = this.getNow<JobRow>(Q.getOwned, { jobId, keyId });
+        if (!before) return null;
+        this.runNow(Q.deleteJob, { jobId, keyId });
+        return toJob(before);
+      })
+      .immediate();
   }
 
   subscribe(): () => void {

@@ -8,7 +8,8 @@ export const DATABASE_RETRY_S = 10;
 /** Errors that say the database cannot be reached or is not taking queries now, not that a query is wrong. */
 const PG_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|08\d{3}|57P0[123]|57014|53300)$/;
 const SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR)/;
-const PG_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Query read timeout|The database connection is not open/i;
+const PG_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Query read timeout|The database connection is not open/i;
 
 /** Whether `error` means the database is down or unreachable (so the request may well succeed in a moment). */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -114,7 +114,15 @@ export function toKey(r: KeyRow): ApiKey {
 }
 
 export function toWorker(r: WorkerDbRow): WorkerRow {
-  return { workerId: r.worker_id, host: r.host, pid: r.pid, concurrency: r.concurrency, startedAt: r.started_at, heartbeat: r.heartbeat_at, leaseUntil: r.lease_until };
+  return {
+    workerId: r.worker_id,
+    host: r.host,
+    pid: r.pid,
+    concurrency: r.concurrency,
+    startedAt: r.started_at,
+    heartbeat: r.heartbeat_at,
+    leaseUntil: r.lease_until,
+  };
 }
 
 /** Workers whose lease ran out this long ago are forgotten (their row removed) when the list is read. */

@@ -145,8 +145,7 @@ export const DEFAULT_LEASE_MS = 60_000;
 
 /** How a worker ends a job it holds. */
 export type JobOutcome =
-  | { status: 'done'; docName: string; hasMd: boolean; pages: number; outputBytes?: number; outOfFocus?: number[] }
-  | { status: 'failed'; error: string };
+  { status: 'done'; docName: string; hasMd: boolean; pages: number; outputBytes?: number; outOfFocus?: number[] } | { status: 'failed'; error: string };
 
 export interface JobStore {
   getConfig(key: string): Promise<string | null>;
@@ -264,7 +263,12 @@ export interface JobStore {
    * Record the delivery attempts of a webhook this sender holds (the new one last), and what comes next: `pending` again at `nextAt`,
    * `delivered` or `failed`. False when the sender no longer holds it.
    */
-  recordWebhookAttempt(jobId: string, senderId: string, attempts: WebhookAttempt[], next: { state: 'pending'; nextAt: number } | { state: 'delivered' | 'failed' }): Promise<boolean>;
+  recordWebhookAttempt(
+    jobId: string,
+    senderId: string,
+    attempts: WebhookAttempt[],
+    next: { state: 'pending'; nextAt: number } | { state: 'delivered' | 'failed' },
+  ): Promise<boolean>;
 
   /** Say this worker process is alive (inserting it the first time); `remove` when it stops. */
   workerAlive(worker: WorkerRow): Promise<void>;

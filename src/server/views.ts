@@ -79,7 +79,12 @@ export function jobGet(job: Job, base: string): JobGetView {
   if (job.webhook) {
     const w = job.webhook;
     const time = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-    view.webhook = { url: w.url, state: w.state, next_attempt: time(w.nextAt), attempts: w.attempts.map((a) => ({ at: time(a.at)!, status: a.status, error: a.error })) };
+    view.webhook = {
+      url: w.url,
+      state: w.state,
+      next_attempt: time(w.nextAt),
+      attempts: w.attempts.map((a) => ({ at: time(a.at)!, status: a.status, error: a.error })),
+    };
   }
   return view;
 }
@@ -120,7 +125,11 @@ export const getSchema = {
     pdf_url: nullableString,
     md_url: nullableString,
     expired: { type: 'boolean' },
-    out_of_focus_pages: { type: 'array', items: { type: 'integer' }, description: 'Pages (1-based) that look out of focus or shaken: take them again for a better text. Only when there are any.' },
+    out_of_focus_pages: {
+      type: 'array',
+      items: { type: 'integer' },
+      description: 'Pages (1-based) that look out of focus or shaken: take them again for a better text. Only when there are any.',
+    },
     webhook: {
       type: 'object',
       description: 'Only for a job submitted with webhook_url.',
@@ -150,7 +159,14 @@ export const listSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { job_id: { type: 'string' }, status, created: { type: 'string' }, updated: { type: 'string' }, ocr: nullableString, error: nullableString },
+        properties: {
+          job_id: { type: 'string' },
+          status,
+          created: { type: 'string' },
+          updated: { type: 'string' },
+          ocr: nullableString,
+          error: nullableString,
+        },
         required: ['job_id', 'status', 'created', 'updated', 'ocr', 'error'],
       },
     },

@@ -101,7 +101,9 @@ export async function checkWebhookUrl(raw: string, policy: WebhookPolicy): Promi
   if (isIP(host)) addresses = [host];
   else {
     try {
-      addresses = (await new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true }, (e, a) => (e ? reject(e) : resolve(a))))).map((a) => a.address);
+      addresses = (await new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true }, (e, a) => (e ? reject(e) : resolve(a))))).map(
+        (a) => a.address,
+      );
     } catch {
       throw bad(`names a host that could not be found (${host}).`);
     }
@@ -151,7 +153,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const concurrency = options.concurrency ?? 4;
   const clock = options.clock ?? systemClock;
   // No redirects are followed (undici's default): a redirect could lead anywhere.
-  const agent = new Agent({ connect: { lookup: guardedLookup(policy), timeout: ATTEMPT_TIMEOUT_MS }, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS });
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(policy), timeout: ATTEMPT_TIMEOUT_MS },
+    headersTimeout: ATTEMPT_TIMEOUT_MS,
+    bodyTimeout: ATTEMPT_TIMEOUT_MS,
+  });
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
 
@@ -200,11 +206,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const work = attempt(due, now)
       .catch((e: unknown) => log.warn({ job: jobTag(due.job.jobId), err: describeError(e) }, 'webhook attempt could not be recorded'))
       .finally(() => {
-      const n = (perHost.get(host) ?? 1) - 1;
-      if (n <= 0) perHost.delete(host);
-      else perHost.set(host, n);
-      inFlight.delete(work);
-    });
+        const n = (perHost.get(host) ?? 1) - 1;
+        if (n <= 0) perHost.delete(host);
+        else perHost.set(host, n);
+        inFlight.delete(work);
+      });
     inFlight.add(work);
     if (!busy) await work;
     while (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
@@ -227,9 +233,16 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const delivered = result.status !== null && result.status >= 200 && result.status < 300;
     // Worth another try: the receiver is busy or failing (429, 5xx) or could not be reached. A refused address, a
     // redirect or another 4xx would answer the same again.
-    const transient = !delivered && secret !== null && (result.status === null ? !/loopback or private address/.test(result.error ?? '') : result.status === 429 || result.status >= 500);
+    const transient =
+      !delivered &&
+      secret !== null &&
+      (result.status === null ? !/loopback or private address/.test(result.error ?? '') : result.status === 429 || result.status >= 500);
     const wait = delays[attempts.length];
-    const next = delivered ? { state: 'delivered' as const } : transient && wait !== undefined ? { state: 'pending' as const, nextAt: clock() + wait } : { state: 'failed' as const };
+    const next = delivered
+      ? { state: 'delivered' as const }
+      : transient && wait !== undefined
+        ? { state: 'pending' as const, nextAt: clock() + wait }
+        : { state: 'failed' as const };
     await store.recordWebhookAttempt(job.jobId, senderId, all, next);
     const logged = { job: jobTag(job.jobId), attempt: all.length, status: result.status, err: result.error ?? undefined };
     if (next.state === 'delivered') log.info(logged, 'webhook delivered');

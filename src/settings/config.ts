@@ -180,7 +180,10 @@ export function handedConfig(
 }
 
 /** Stored settings whose text does not fit their field (saved before it was checked, or edited by hand), with what is expected. */
-function invalidSettings(descriptor: SettingsDescriptor, stored: Readonly<Record<string, string>>): Array<{ id: string; label: string; text: string; expected: string }> {
+function invalidSettings(
+  descriptor: SettingsDescriptor,
+  stored: Readonly<Record<string, string>>,
+): Array<{ id: string; label: string; text: string; expected: string }> {
   return descriptor.configFields.flatMap((f) => {
     const text = stored[f.id];
     if (text === undefined) return [];

@@ -18,7 +18,11 @@ function unquote(raw: string): string {
 
 /** Write a value double-quoted, so any text (spaces, `#`, quotes, line breaks) round-trips. */
 function quote(value: string): string {
-  return `"${value.replace(/[\\"$]/g, (c) => `\\${c}`).replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')}"`;
+  return `"${value
+    .replace(/[\\"$]/g, (c) => `\\${c}`)
+    .replace(/\n/g, '\\n')
+    .replace(/\r/g, '\\r')
+    .replace(/\t/g, '\\t')}"`;
 }
 
 /** Every `NAME=value` of the file; `{}` when it does not exist. */

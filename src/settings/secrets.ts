@@ -203,10 +203,26 @@ export class PluginSecrets {
 
   /** Remove every secret of this plugin: the keys given, and any the host recorded writing. */
   deleteAll(keys: readonly string[]): void {
-    const recorded = this.#withSettings((s) => Object.keys(s.allRows()).filter((k) => k.startsWith(KEYCHAIN_MARK)).map((k) => k.slice(KEYCHAIN_MARK.length)), false) ?? [];
-    const rowKeys = this.#withSettings((s) => Object.keys(s.allRows()).filter((k) => k.startsWith(secretRowKey(''))).map((k) => k.slice(secretRowKey('').length)), false) ?? [];
+    const recorded =
+      this.#withSettings(
+        (s) =>
+          Object.keys(s.allRows())
+            .filter((k) => k.startsWith(KEYCHAIN_MARK))
+            .map((k) => k.slice(KEYCHAIN_MARK.length)),
+        false,
+      ) ?? [];
+    const rowKeys =
+      this.#withSettings(
+        (s) =>
+          Object.keys(s.allRows())
+            .filter((k) => k.startsWith(secretRowKey('')))
+            .map((k) => k.slice(secretRowKey('').length)),
+        false,
+      ) ?? [];
     const envPrefix = envName(this.slug, '');
-    const envKeys = Object.keys(readEnvFile(this.#paths.envFile)).filter((n) => n.startsWith(envPrefix)).map((n) => n.slice(envPrefix.length).toLowerCase());
+    const envKeys = Object.keys(readEnvFile(this.#paths.envFile))
+      .filter((n) => n.startsWith(envPrefix))
+      .map((n) => n.slice(envPrefix.length).toLowerCase());
     for (const key of new Set([...keys, ...recorded, ...rowKeys, ...envKeys])) if (SECRET_KEY.test(key)) this.#forget(key, undefined);
   }
 

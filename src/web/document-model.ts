@@ -154,7 +154,16 @@ function pageViewOf(doc: GuiDocument, p: ProjectPage): PageView {
     hasText: p.ocr !== undefined,
     source: p.source,
     preset: p.decisions.preset,
-    ...(split ? { split: { box: split.box, content: split.content, ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}), ...(split.handSet ? { handSet: true } : {}) } } : {}),
+    ...(split
+      ? {
+          split: {
+            box: split.box,
+            content: split.content,
+            ...(split.gutterX !== undefined ? { gutterX: split.gutterX } : {}),
+            ...(split.handSet ? { handSet: true } : {}),
+          },
+        }
+      : {}),
     ...(p.decisions.deskew ? { deskew: p.decisions.deskew.angle } : {}),
     ...(p.decisions.dewarp ? { dewarped: curlFlattened(p.decisions) } : {}),
     ...(p.decisions.plugins ? { pluginSteps: pluginSteps(p.decisions) } : {}),

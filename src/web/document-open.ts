@@ -68,7 +68,14 @@ export function convertPlan(doc: GuiDocument, ocrEngine: string): StageProgress[
 }
 
 /** Make the pages in a fresh project folder (the pipeline on the input, or a slim project unpacked); the old folder goes once the new one is whole. */
-export async function convertInput(doc: GuiDocument, settings: GuiSettings, signal: AbortSignal, report: TaskReporter, ocrEngine: string, deps: ConvertDeps): Promise<void> {
+export async function convertInput(
+  doc: GuiDocument,
+  settings: GuiSettings,
+  signal: AbortSignal,
+  report: TaskReporter,
+  ocrEngine: string,
+  deps: ConvertDeps,
+): Promise<void> {
   const projectDir = join(doc.dir, `project-${doc.imageRevision + 1}`);
   const onProgress = report.onProgress;
   try {
@@ -81,10 +88,21 @@ export async function convertInput(doc: GuiDocument, settings: GuiSettings, sign
     // The document's own opened input is lent, not opened a second time: closing a second pdfjs copy of a PDF
     // stalls the pages the first one has yet to render (the page view's capture, a kept page's picture).
     const lent = doc.opened ? { opened: { ...doc.opened, close: async () => undefined } } : {};
-    const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, { projectDir, label: basename(doc.inputs[0]), keepTextPages, ...lent });
+    const project = await openDocument(doc.inputs.length === 1 ? doc.inputs[0] : doc.inputs, {
+      projectDir,
+      label: basename(doc.inputs[0]),
+      keepTextPages,
+      ...lent,
+    });
     try {
       // Pages set by hand stay set (`page-boxes.ts`).
-      if (doc.opened) await deps.processPages(project, { ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}), pageBoxes: await readPageBoxes(doc.dir), signal, onProgress });
+      if (doc.opened)
+        await deps.processPages(project, {
+          ...(doc.preset !== 'auto' ? { pipeline: doc.preset } : {}),
+          pageBoxes: await readPageBoxes(doc.dir),
+          signal,
+          onProgress,
+        });
       else report.finish('unpack');
       // A reopened project keeps the text it has.
       if (ocr && !(doc.opened === null && project.manifest.ocr)) {

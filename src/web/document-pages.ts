@@ -86,7 +86,8 @@ export async function editWordOf(doc: GuiDocument, index: number, n: number, cha
     const ocr = await readOcr(projectDir, page);
     const current = pageWords(ocr)[n];
     if (!current) throw httpError('not_found', `Page ${index} has no word number ${n}.`);
-    if (current.text !== change.was) throw httpError('changed', `This word now reads "${current.text}", not "${change.was}"; look at it again before changing it.`);
+    if (current.text !== change.was)
+      throw httpError('changed', `This word now reads "${current.text}", not "${change.was}"; look at it again before changing it.`);
     if (change.restore) restoreWord(ocr, n);
     else if (change.text !== undefined) editWord(ocr, n, change.text);
     else throw httpError('bad_request', 'Give the new text of the word, or ask to restore it.');

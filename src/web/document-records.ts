@@ -36,7 +36,13 @@ export async function restoredDocument({ record, dir }: KeptDocument, offer: (pa
   await removeStaleProjects(dir, record.project);
   const manifest = projectDir ? await loadManifest(projectDir).catch(() => undefined) : undefined;
   const opened = await reopenInputs(inputs).catch(() => null);
-  const lastExport = record.lastExport?.files && record.lastExport.folder ? { ...record.lastExport, files: record.lastExport.files.map((f) => ({ ...f, url: offer(join(record.lastExport?.folder ?? '', f.fileName), f.fileName) })) } : record.lastExport;
+  const lastExport =
+    record.lastExport?.files && record.lastExport.folder
+      ? {
+          ...record.lastExport,
+          files: record.lastExport.files.map((f) => ({ ...f, url: offer(join(record.lastExport?.folder ?? '', f.fileName), f.fileName) })),
+        }
+      : record.lastExport;
   return {
     id: record.id,
     name: record.name,
@@ -57,6 +63,8 @@ export async function restoredDocument({ record, dir }: KeptDocument, offer: (pa
     editing: Promise.resolve(),
     keeping: Promise.resolve(),
     ...(lastExport ? { lastExport } : {}),
-    ...(manifest && projectDir ? { manifest, projectDir } : { lastTask: { kind: 'open' as const, outcome: 'cancelled' as const, message: 'Quire was stopped before its pages were made.' } }),
+    ...(manifest && projectDir
+      ? { manifest, projectDir }
+      : { lastTask: { kind: 'open' as const, outcome: 'cancelled' as const, message: 'Quire was stopped before its pages were made.' } }),
   };
 }

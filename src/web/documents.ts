@@ -16,7 +16,19 @@ import { join } from 'node:path';
 import { processPages, readyOcr, recognize } from '../convert/index.js';
 import { httpError } from '../http/index.js';
 import { type ProjectManifest, saveManifest, visiblePages } from '../project/index.js';
-import type { DocumentDetail, DocumentSummary, ExportResult, FrameView, GuiSettings, PageText, PageWords, PresetChoice, StageProgress, TaskKind, WordEditResult } from './api-types.js';
+import type {
+  DocumentDetail,
+  DocumentSummary,
+  ExportResult,
+  FrameView,
+  GuiSettings,
+  PageText,
+  PageWords,
+  PresetChoice,
+  StageProgress,
+  TaskKind,
+  WordEditResult,
+} from './api-types.js';
 import { detailOf, type GuiDocument, type ProcessPagesFn, summaryOf, type TaskReporter, type UploadedFile } from './document-model.js';
 import { type ConvertDeps, convertInput, convertPlan, openUploads } from './document-open.js';
 import { countWords, editWordOf, frameOf, pageOf, pagePreviewOf, pageTextOf, pageWordsOf, projectOf, type WordChange } from './document-pages.js';
@@ -58,7 +70,11 @@ export class DocumentStore {
     this.#processPages = options.processPages ?? processPages;
     this.#known = options.knownWord ?? (() => false);
     this.#hooks = { changed: (doc) => this.#changed(doc), countWords: (doc) => countWords(doc, this.#known), keep: (doc) => this.#keep(doc) };
-    this.#convertDeps = { processPages: this.#processPages, userWords: () => this.#options.userWords?.() ?? [], showPages: (doc, project) => this.#showPages(doc, project) };
+    this.#convertDeps = {
+      processPages: this.#processPages,
+      userWords: () => this.#options.userWords?.() ?? [],
+      showPages: (doc, project) => this.#showPages(doc, project),
+    };
   }
 
   /** The person's dictionary changed: every document counts its words to check again, and the pages hear of it. */
@@ -108,7 +124,9 @@ export class DocumentStore {
     };
     this.#docs.set(id, doc);
     await this.#keep(doc);
-    this.#background(doc, 'open', convertPlan(doc, settings.ocrEngine), (signal, report) => convertInput(doc, settings, signal, report, settings.ocrEngine, this.#convertDeps));
+    this.#background(doc, 'open', convertPlan(doc, settings.ocrEngine), (signal, report) =>
+      convertInput(doc, settings, signal, report, settings.ocrEngine, this.#convertDeps),
+    );
     return this.summary(doc);
   }
 
@@ -200,7 +218,12 @@ export class DocumentStore {
   }
 
   /** Run `work` as the document's task of this kind, in the background (a frame set by hand, made again: `page-boxes.ts`). */
-  startTask(id: string, kind: TaskKind, stages: StageProgress[], work: (doc: GuiDocument, signal: AbortSignal, report: TaskReporter) => Promise<void>): DocumentSummary {
+  startTask(
+    id: string,
+    kind: TaskKind,
+    stages: StageProgress[],
+    work: (doc: GuiDocument, signal: AbortSignal, report: TaskReporter) => Promise<void>,
+  ): DocumentSummary {
     const doc = this.get(id);
     this.#background(doc, kind, stages, (signal, report) => work(doc, signal, report));
     return this.summary(doc);
@@ -224,7 +247,11 @@ export class DocumentStore {
    * Start `work` as the document's export task, with the stages it plans; what it wrote or sent becomes the
    * document's last export, and the page hears of it through the event stream.
    */
-  exportTask(id: string, stages: StageProgress[], work: (doc: GuiDocument, projectDir: string, signal: AbortSignal, report: TaskReporter) => Promise<ExportResult>): DocumentSummary {
+  exportTask(
+    id: string,
+    stages: StageProgress[],
+    work: (doc: GuiDocument, projectDir: string, signal: AbortSignal, report: TaskReporter) => Promise<ExportResult>,
+  ): DocumentSummary {
     const doc = this.get(id);
     const projectDir = projectOf(doc);
     this.#background(doc, 'export', stages, async (signal, report) => {

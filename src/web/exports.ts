@@ -35,7 +35,13 @@ export function exporterCards(destinations: readonly InstalledDestination[], hos
   const formats: ExporterCard[] = listExports().map((e) => {
     const options = Object.entries(e.options)
       .filter(([, o]) => o.values && o.values.length > 0)
-      .map(([name, o]) => ({ name, label: OPTION_LABELS[name] ?? name, values: [...(o.values ?? [])], default: o.values?.[0] ?? '', description: o.description }));
+      .map(([name, o]) => ({
+        name,
+        label: OPTION_LABELS[name] ?? name,
+        values: [...(o.values ?? [])],
+        default: o.values?.[0] ?? '',
+        description: o.description,
+      }));
     return {
       key: e.name,
       title: TITLES[e.name] ?? e.name,
@@ -47,7 +53,14 @@ export function exporterCards(destinations: readonly InstalledDestination[], hos
   });
   const sends = destinations.map((d): ExporterCard => {
     if (d.state === 'refused') {
-      return { key: `send:${d.slug}`, title: d.manifest?.name ?? d.slug, description: d.manifest?.description ?? '', kind: 'destination', state: 'refused', reason: d.reason };
+      return {
+        key: `send:${d.slug}`,
+        title: d.manifest?.name ?? d.slug,
+        description: d.manifest?.description ?? '',
+        kind: 'destination',
+        state: 'refused',
+        reason: d.reason,
+      };
     }
     const writable = writableFormats(d.descriptor.accepts);
     const missing = missingSettings(d.descriptor, host);
@@ -120,11 +133,13 @@ function titleOf(requests: ExportRequest[]): string {
 }
 
 export async function resolveExport(ask: ExportAsk, ctx: Pick<ExportContext, 'destinations' | 'host'>): Promise<ResolvedExport> {
-  if (ask.also && ask.also.length > 0 && ask.target.startsWith('send:')) throw httpError('bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
+  if (ask.also && ask.also.length > 0 && ask.target.startsWith('send:'))
+    throw httpError('bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
   if (!ask.target.startsWith('send:')) {
     const requests = [resolveFormat(ask.target, ask.options)];
     for (const more of ask.also ?? []) {
-      if (more.target.startsWith('send:')) throw httpError('bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
+      if (more.target.startsWith('send:'))
+        throw httpError('bad_request', 'A destination is sent one format at a time; choose more formats only for the export folder.');
       if (requests.some((r) => r.format === more.target)) throw httpError('bad_request', `The ${more.target} export was asked for twice.`);
       requests.push(resolveFormat(more.target, more.options));
     }
@@ -135,7 +150,12 @@ export async function resolveExport(ask: ExportAsk, ctx: Pick<ExportContext, 'de
   if (!found) throw httpError('not_found', `The destination ${slug} is not installed.`);
   if (found.state === 'refused') throw httpError('refused', `The destination ${slug} cannot be used: ${found.reason}.`);
   const missing = missingSettings(found.descriptor, ctx.host);
-  if (missing.length > 0) throw httpError('not_set_up', `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}: open Plugins → ${found.descriptor.display} → Settings.`, { missing });
+  if (missing.length > 0)
+    throw httpError(
+      'not_set_up',
+      `${found.descriptor.display} is not set up yet; it needs ${missing.join(', ')}: open Plugins → ${found.descriptor.display} → Settings.`,
+      { missing },
+    );
   const formats = writableFormats(found.descriptor.accepts);
   if (formats.length === 0) throw httpError('no_format', `${found.descriptor.display} takes no format Quire writes.`);
   const format = ask.as ?? formats[0];
@@ -178,7 +198,14 @@ export function exportStem(doc: Pick<GuiDocument, 'written'>, folder: string, na
 }
 
 /** Write the export (OCR first when it needs text and the pages have none); then list it for the page, or send it. */
-export async function runExport(doc: GuiDocument, projectDir: string, resolved: ResolvedExport, ctx: ExportContext, signal: AbortSignal, report: TaskReporter): Promise<ExportResult> {
+export async function runExport(
+  doc: GuiDocument,
+  projectDir: string,
+  resolved: ResolvedExport,
+  ctx: ExportContext,
+  signal: AbortSignal,
+  report: TaskReporter,
+): Promise<ExportResult> {
   const { requests, slug } = resolved;
   const manifest = doc.manifest as ProjectManifest;
   const project = { dir: projectDir, manifest };

@@ -13,7 +13,6 @@ export const ERROR_WORDS: ErrorWords = {
 export const notFound = (what: string): HttpError => httpError('not_found', `There is no such ${what}.`);
 export const busy = (): HttpError => httpError('document_busy');
 
-
 /** A sentence for the page from a failure that ended a background task. */
 export function failureMessage(error: unknown): { code: string; message: string } {
   return describeFailure(error, ERROR_WORDS).body.error;

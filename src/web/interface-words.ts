@@ -51,5 +51,8 @@ export function inInterfaceWords(message: string, displayName: DisplayName = () 
   // Never leave a bracket open: cut where it opened instead.
   const open = message.slice(0, at).lastIndexOf('(');
   if (open > message.slice(0, at).lastIndexOf(')')) at = open;
-  return `${message.slice(0, at).trimEnd().replace(/[,;:]$/, '')}.`;
+  return `${message
+    .slice(0, at)
+    .trimEnd()
+    .replace(/[,;:]$/, '')}.`;
 }

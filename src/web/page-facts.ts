@@ -24,6 +24,11 @@ export function curlFlattened(decisions: ProjectPage['decisions']): boolean {
 export function pluginSteps(decisions: ProjectPage['decisions']): Array<{ step: string; failed?: string; facts: string }> {
   return Object.entries(decisions.plugins ?? {}).map(([step, facts]) => {
     if (typeof facts.failed === 'string') return { step, failed: facts.failed, facts: '' };
-    return { step, facts: Object.entries(facts).map(([name, value]) => `${name} ${String(value)}`).join(', ') };
+    return {
+      step,
+      facts: Object.entries(facts)
+        .map(([name, value]) => `${name} ${String(value)}`)
+        .join(', '),
+    };
   });
 }

@@ -160,7 +160,8 @@ export async function registryDetail(location: string, slug: string, host: Resol
   const manifest = parse((await registryFile(location, entry, MANIFEST_FILE)).toString('utf8')) as Record<string, unknown>;
   const capabilities = (manifest.capabilities ?? {}) as Record<string, unknown>;
   const bytes = entry.files.reduce((sum, f) => sum + f.size, 0);
-  const author = typeof manifest.author === 'string' && manifest.author.trim() !== '' ? manifest.author.trim() : entry.first_party ? 'The makers of Quire' : 'Not declared';
+  const author =
+    typeof manifest.author === 'string' && manifest.author.trim() !== '' ? manifest.author.trim() : entry.first_party ? 'The makers of Quire' : 'Not declared';
   return {
     slug: entry.slug,
     name: entry.name,
@@ -198,7 +199,11 @@ export function settingsView(d: UsableDestination, host: ResolvedHostOptions): P
               set: v.secret.set,
               ...(v.secret.unreachable ? { unreachable: v.secret.unreachable } : {}),
               ...(v.secret.store
-                ? { store: v.secret.store as 'keychain' | 'env-file' | 'config-file', where: storePlace(v.secret.store, host), plainText: v.secret.store !== 'keychain' }
+                ? {
+                    store: v.secret.store as 'keychain' | 'env-file' | 'config-file',
+                    where: storePlace(v.secret.store, host),
+                    plainText: v.secret.store !== 'keychain',
+                  }
                 : {}),
             },
           }

@@ -36,7 +36,10 @@ async function once(dest: string, render: (temp: string) => Promise<void>): Prom
 /** A page image as a JPEG `width` pixels wide at most. */
 export async function renderPagePreview(source: string, dest: string, size: PreviewSize): Promise<void> {
   await once(dest, async (temp) => {
-    await sharp(source).resize({ width: PREVIEW_WIDTHS[size], withoutEnlargement: true }).jpeg({ quality: size === 'thumb' ? 75 : 85 }).toFile(temp);
+    await sharp(source)
+      .resize({ width: PREVIEW_WIDTHS[size], withoutEnlargement: true })
+      .jpeg({ quality: size === 'thumb' ? 75 : 85 })
+      .toFile(temp);
   });
 }
 
@@ -46,7 +49,11 @@ export async function renderPagePreview(source: string, dest: string, size: Prev
  */
 export async function renderFramePreview(frame: SourceFrame, dest: string): Promise<{ width: number; height: number }> {
   try {
-    const { data, info } = await frameSharp(await frame.load()).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await frameSharp(await frame.load())
+      .rotate()
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     await once(dest, async (temp) => {
       await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
         .resize({ width: FRAME_WIDTH, withoutEnlargement: true })

@@ -4,7 +4,13 @@
  */
 const errorSchema = {
   type: 'object',
-  properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, missing: { type: 'array', items: { type: 'string' } } }, required: ['code', 'message'] } },
+  properties: {
+    error: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' }, missing: { type: 'array', items: { type: 'string' } } },
+      required: ['code', 'message'],
+    },
+  },
   required: ['error'],
 } as const;
 
@@ -112,7 +118,11 @@ export const schemas = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        settings: { type: 'object', additionalProperties: { anyOf: [{ type: 'string', maxLength: 65536 }, { type: 'number' }, { type: 'boolean' }] }, maxProperties: 100 },
+        settings: {
+          type: 'object',
+          additionalProperties: { anyOf: [{ type: 'string', maxLength: 65536 }, { type: 'number' }, { type: 'boolean' }] },
+          maxProperties: 100,
+        },
         secrets: { type: 'object', additionalProperties: { type: 'string', maxLength: 65536 }, maxProperties: 100 },
         forgetSecrets: { type: 'array', items: { type: 'string', maxLength: 64 }, maxItems: 100 },
       },
@@ -130,7 +140,11 @@ export const schemas = {
       type: ['object', 'null'],
       additionalProperties: false,
       properties: {
-        settings: { type: 'object', additionalProperties: { anyOf: [{ type: 'string', maxLength: 65536 }, { type: 'number' }, { type: 'boolean' }] }, maxProperties: 100 },
+        settings: {
+          type: 'object',
+          additionalProperties: { anyOf: [{ type: 'string', maxLength: 65536 }, { type: 'number' }, { type: 'boolean' }] },
+          maxProperties: 100,
+        },
         secrets: { type: 'object', additionalProperties: { type: 'string', maxLength: 65536 }, maxProperties: 100 },
       },
     },

@@ -91,7 +91,11 @@ export async function saveGuiSettings(appData: string, change: SettingsChange, h
 export async function settingsView(appData: string, host: PluginHostOptions): Promise<SettingsView> {
   const read = secretsOf(REMOTE_OCR_SLUG, host).read(REMOTE_OCR_KEY);
   const settings = await readGuiSettings(appData);
-  return { ...settings, remoteOcrKey: { set: read.value !== undefined, ...(read.from ? { store: read.from } : {}) }, exportFolderInUse: exportFolderOf(settings) };
+  return {
+    ...settings,
+    remoteOcrKey: { set: read.value !== undefined, ...(read.from ? { store: read.from } : {}) },
+    exportFolderInUse: exportFolderOf(settings),
+  };
 }
 
 /** An export folder as typed: empty for the default, `~/…` in the home folder, else a full path; made now, so a folder Quire cannot make is said at once. */

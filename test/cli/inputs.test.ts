@@ -7,7 +7,11 @@ import { pdfImages, pdfPageCount, pdfPageSizes, qpdfCheck, runQuire, withTempDir
 
 /** A white page with a block of dark bars, like lines of text, at a known place. */
 async function textLikePage(width: number, height: number, dpi: number): Promise<Buffer> {
-  const bars = Array.from({ length: 20 }, (_, i) => `<rect x="${width * 0.15}" y="${height * 0.2 + i * height * 0.03}" width="${width * (i % 5 === 4 ? 0.4 : 0.7)}" height="${height * 0.012}" fill="#222"/>`).join('');
+  const bars = Array.from(
+    { length: 20 },
+    (_, i) =>
+      `<rect x="${width * 0.15}" y="${height * 0.2 + i * height * 0.03}" width="${width * (i % 5 === 4 ? 0.4 : 0.7)}" height="${height * 0.012}" fill="#222"/>`,
+  ).join('');
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#fff"/>${bars}</svg>`;
   return sharp(Buffer.from(svg)).greyscale().png().withMetadata({ density: dpi }).toBuffer();
 }
@@ -43,7 +47,9 @@ describe('quire run on PDFs and images', () => {
 
   it('a scanned PDF page that is one JPEG is cleaned with the sheet preset at its own resolution', async () => {
     await withTempDir(async (dir) => {
-      const jpeg = await sharp(await textLikePage(1240, 1754, 150)).jpeg({ quality: 90 }).toBuffer();
+      const jpeg = await sharp(await textLikePage(1240, 1754, 150))
+        .jpeg({ quality: 90 })
+        .toBuffer();
       const doc = await PDFDocument.create();
       const img = await doc.embedJpg(jpeg);
       const page = doc.addPage([595.2, 841.9]);
@@ -82,7 +88,8 @@ describe('quire run on PDFs and images', () => {
   it('--pipeline flat keeps a grey photo grey, as JPEG', async () => {
     await withTempDir(async (dir) => {
       const input = join(dir, 'page.png');
-      const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="620" height="877"><defs><linearGradient id="g"><stop offset="0" stop-color="#eee"/><stop offset="1" stop-color="#555"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>';
+      const svg =
+        '<svg xmlns="http://www.w3.org/2000/svg" width="620" height="877"><defs><linearGradient id="g"><stop offset="0" stop-color="#eee"/><stop offset="1" stop-color="#555"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>';
       await sharp(Buffer.from(svg)).greyscale().png().toFile(input);
       const r = await runQuire(['run', input, '--pipeline', 'flat', '--dpi', '75', '-o', dir, '--json']);
       expect(r.code).toBe(0);

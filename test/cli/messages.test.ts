@@ -8,7 +8,11 @@ import { bundleFiles, declaredJpeg, jpeg, writeBundleZip } from '../ingest/fixtu
 
 /** A small PNG whose header declares `width`×`height` (its IHDR checksum made right, so only the size is odd). */
 async function declaredPng(width: number, height: number): Promise<Buffer> {
-  const png = Buffer.from(await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } }).png().toBuffer());
+  const png = Buffer.from(
+    await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } })
+      .png()
+      .toBuffer(),
+  );
   png.writeUInt32BE(width, 16);
   png.writeUInt32BE(height, 20);
   png.writeUInt32BE(crc32(png.subarray(12, 29)) >>> 0, 29);
@@ -30,7 +34,15 @@ describe('messages', () => {
         expect({ file, code: r.code, stderr: r.stderr }).toEqual({ file, code: 1, stderr: tooLarge(file, w, h) });
       }
       const bundle = join(dir, 'bomb.aglbundle');
-      await writeBundleZip(bundle, bundleFiles({ images: [{ index: 1, file: 'images/0001.jpg', data: await jpeg(40, 30) }, { index: 2, file: 'images/0002.png', data: await declaredPng(100000, 100000) }] }));
+      await writeBundleZip(
+        bundle,
+        bundleFiles({
+          images: [
+            { index: 1, file: 'images/0001.jpg', data: await jpeg(40, 30) },
+            { index: 2, file: 'images/0002.png', data: await declaredPng(100000, 100000) },
+          ],
+        }),
+      );
       const r = await runQuire(['run', bundle, '-o', join(dir, 'out')]);
       expect(r.stderr).toBe(tooLarge(`${bundle}: page 2 (images/0002.png)`, 100000, 100000));
     });
@@ -39,7 +51,9 @@ describe('messages', () => {
   it('an image of a bundle that fails half-way names the bundle', async () => {
     await withTempDir(async (dir) => {
       // A JPEG cut short: its header passes the checks, its pixels do not decode.
-      const noisy = await sharp(Buffer.from(Array.from({ length: 600 * 400 }, (_, i) => (i * 7919) % 251)), { raw: { width: 600, height: 400, channels: 1 } }).jpeg().toBuffer();
+      const noisy = await sharp(Buffer.from(Array.from({ length: 600 * 400 }, (_, i) => (i * 7919) % 251)), { raw: { width: 600, height: 400, channels: 1 } })
+        .jpeg()
+        .toBuffer();
       const bundle = join(dir, 'cut.aglbundle');
       await writeBundleZip(bundle, bundleFiles({ images: [{ index: 1, file: 'images/0001.jpg', data: noisy.subarray(0, 3000) }] }));
       const r = await runQuire(['run', bundle, '--pipeline', 'flat', '-o', join(dir, 'out')]);

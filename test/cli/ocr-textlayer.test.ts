@@ -17,7 +17,10 @@ const TEXT_PAGES = [
   },
   {
     title: 'The Lighthouse',
-    paragraphs: [['Nobody had climbed the old tower for years, yet', 'its lamp still turned every evening.'], ['The keeper said it would turn long after him.']],
+    paragraphs: [
+      ['Nobody had climbed the old tower for years, yet', 'its lamp still turned every evening.'],
+      ['The keeper said it would turn long after him.'],
+    ],
   },
 ];
 

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { epubcheck, epubTextBlocks, hasEpubcheck, markdownTextBlocks, openEpub, problems } from '../export/epub-read.js';
 import { SAMPLE, pdfPageCount, qpdfCheck, readZip, runQuire, withTempDir } from '../helpers.js';
 
-
 const PAGE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="1240" height="600"><rect width="100%" height="100%" fill="#fff"/>
   <text x="100" y="200" font-family="DejaVu Serif" font-size="50">The quick brown fox jumps</text>
   <text x="100" y="300" font-family="DejaVu Serif" font-size="50">over the lazy sleeping dog.</text></svg>`;

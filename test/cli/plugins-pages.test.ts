@@ -20,7 +20,9 @@ describe('processor plugins on the command line', () => {
       const env = { QUIRE_HOME: join(dir, 'home') };
       const install = await runQuire(['plugins', 'install', 'despeckle'], { env });
       expect(install.stderr).toBe('');
-      expect(install.stdout).toMatch(/^Installed despeckle 1\.0\.0 \(Despeckle; a pipeline step after binarize \(--steps \+despeckle\)\)\.\nAccepted as installed: sha256 [0-9a-f]{64};/m);
+      expect(install.stdout).toMatch(
+        /^Installed despeckle 1\.0\.0 \(Despeckle; a pipeline step after binarize \(--steps \+despeckle\)\)\.\nAccepted as installed: sha256 [0-9a-f]{64};/m,
+      );
 
       const list = await runQuire(['list', 'pipelines'], { env });
       expect(list.stdout).toContain("despeckle removes isolated specks smaller than a fraction of the text's x-height (plugin, sandboxed, after binarize)\n");
@@ -29,7 +31,9 @@ describe('processor plugins on the command line', () => {
       expect(json.map((p) => p.name)).toEqual(['book', 'sheet', 'flat', 'despeckle']);
       expect(json[3]).toMatchObject({ plugin: true, state: 'usable', sandbox: 'isolated', after: 'binarize' });
 
-      const run = await runQuire(['run', SAMPLE, '--steps', '+despeckle:max_speck_pct=30', '--keep-project', join(dir, 'p1'), '-o', join(dir, 'out1')], { env });
+      const run = await runQuire(['run', SAMPLE, '--steps', '+despeckle:max_speck_pct=30', '--keep-project', join(dir, 'p1'), '-o', join(dir, 'out1')], {
+        env,
+      });
       expect(run.stderr).not.toContain('despeckle');
       expect(run.code).toBe(0);
       const pages = projectPages(join(dir, 'p1'));
@@ -46,7 +50,9 @@ describe('processor plugins on the command line', () => {
       expect(skipped.code).toBe(0);
       const lines = skipped.stderr.split('\n').filter((l) => l.includes('despeckle'));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^quire: The processor plugin despeckle was skipped: its files changed since it was accepted; run `quire plugins accept despeckle` to accept it as it is \(sha256 [0-9a-f]{12}…\)\.$/);
+      expect(lines[0]).toMatch(
+        /^quire: The processor plugin despeckle was skipped: its files changed since it was accepted; run `quire plugins accept despeckle` to accept it as it is \(sha256 [0-9a-f]{12}…\)\.$/,
+      );
       for (const page of projectPages(join(dir, 'p2'))) expect(page.decisions.plugins).toBeUndefined();
       expect((await runQuire(['list', 'pipelines'], { env })).stdout).toContain('(plugin, not run: changed since accepted; quire plugins accept despeckle)');
 
@@ -71,9 +77,14 @@ describe('OCR engine plugins on the command line', () => {
     await withTempDir(async (dir) => {
       const env = { QUIRE_HOME: join(dir, 'home') };
       expect((await runQuire(['plugins', 'install', 'tesseract-own-model'], { env })).code).toBe(0);
-      copyFileSync('/usr/share/tesseract-ocr/5/tessdata/eng.traineddata', join(dir, 'home', 'plugins', 'data', 'tesseract-own-model', 'files', 'mine.traineddata'));
+      copyFileSync(
+        '/usr/share/tesseract-ocr/5/tessdata/eng.traineddata',
+        join(dir, 'home', 'plugins', 'data', 'tesseract-own-model', 'files', 'mine.traineddata'),
+      );
       const list = await runQuire(['list', 'ocr'], { env });
-      expect(list.stdout).toContain('tesseract-own-model tesseract reading with a .traineddata file you put in its files folder (plugin, sandboxed)\n          languages: mine\n');
+      expect(list.stdout).toContain(
+        'tesseract-own-model tesseract reading with a .traineddata file you put in its files folder (plugin, sandboxed)\n          languages: mine\n',
+      );
 
       const run = await runQuire(['run', SAMPLE, '--ocr', 'tesseract-own-model:lang=mine', '--export', 'md', '-o', join(dir, 'out')], { env });
       expect(run.code).toBe(0);

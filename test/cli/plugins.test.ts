@@ -21,7 +21,15 @@ describe('quire plugins, as a script reads it', () => {
       expect(list.code).toBe(0);
       const installed = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
       expect(installed.map((d) => d.slug)).toEqual(['Echo_Copy', 'echo-dest', 'send-to-library']);
-      expect(installed[2]).toEqual({ slug: 'send-to-library', version: '1.0.0', display: 'Send to library', accepts: ['pdf', 'md', 'txt'], first_party: true, state: 'usable', reason: null });
+      expect(installed[2]).toEqual({
+        slug: 'send-to-library',
+        version: '1.0.0',
+        display: 'Send to library',
+        accepts: ['pdf', 'md', 'txt'],
+        first_party: true,
+        state: 'usable',
+        reason: null,
+      });
       expect(installed[0]).toMatchObject({ slug: 'Echo_Copy', state: 'refused', reason: expect.any(String) });
 
       const available = await runQuire(['plugins', 'available', '--json'], { env });
@@ -78,10 +86,15 @@ describe('a destination setting, checked by its declared kind when it is set', (
       const config = (await quire('config', 'send-to-library')).stdout;
       expect(config).toMatch(/^ {2}base_url\s+notaurl \(not used: base_url must be an http or https URL such as https:\/\/example\.org\)/m);
       expect(config).toContain('Not set up yet; missing: a valid Server address.');
-      expect((await runQuire(['list', 'destinations'], { env })).stdout).toMatch(/^send-to-library\s+Send to library — accepts pdf, md, txt — missing: a valid Server address$/m);
+      expect((await runQuire(['list', 'destinations'], { env })).stdout).toMatch(
+        /^send-to-library\s+Send to library — accepts pdf, md, txt — missing: a valid Server address$/m,
+      );
       // The plugin is never handed the value it cannot use: its check asks for the address.
       const check = await quire('check', 'send-to-library');
-      expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 1, stderr: 'quire: send-to-library: Missing setting — Send to library is not set up yet: set Server address.\n' });
+      expect({ code: check.code, stderr: check.stderr }).toEqual({
+        code: 1,
+        stderr: 'quire: send-to-library: Missing setting — Send to library is not set up yet: set Server address.\n',
+      });
     });
   });
 
@@ -102,7 +115,9 @@ describe('the same input given twice', () => {
   it('is converted once, with a warning', async () => {
     await withTempDir(async (dir) => {
       const page = join(dir, 'page.png');
-      await sharp({ create: { width: 400, height: 560, channels: 3, background: '#fff' } }).png().toFile(page);
+      await sharp({ create: { width: 400, height: 560, channels: 3, background: '#fff' } })
+        .png()
+        .toFile(page);
       const again = `${dir}/./page.png`;
       const r = await runQuire(['run', page, again, page, '--pipeline', 'flat', '--dpi', '75', '-o', join(dir, 'out'), '--json']);
       expect(r.code).toBe(0);

@@ -51,18 +51,20 @@ describe('quire run on the example bundle', () => {
       const project = JSON.parse(await readFile(join(proj, 'project.json'), 'utf8'));
       const truth: Truth = JSON.parse(await readFile(SAMPLE.replace(/\.aglbundle$/, '.truth.json'), 'utf8'));
       expect(project.pages.map((p: { source: { side: string } }) => p.source.side)).toEqual(['left', 'right', 'left', 'right', 'left', 'right']);
-      project.pages.forEach((page: { decisions: Record<string, { content?: { x: number; y: number; width: number; height: number } } & Record<string, unknown>> }, i: number) => {
-        const want = truth.frames[Math.floor(i / 2)].pages[i % 2].textBox;
-        const got = page.decisions.split.content!;
-        // Within 2 % of the frame on every side.
-        expect(Math.abs(got.x - want.x)).toBeLessThan(0.02 * 1920);
-        expect(Math.abs(got.x + got.width - (want.x + want.width))).toBeLessThan(0.02 * 1920);
-        expect(Math.abs(got.y - want.y)).toBeLessThan(0.02 * 1080);
-        expect(Math.abs(got.y + got.height - (want.y + want.height))).toBeLessThan(0.02 * 1080);
-        expect(page.decisions.deskew).toHaveProperty('angle');
-        expect(page.decisions.binarize).toHaveProperty('windowPx');
-        expect(page.decisions.inputDpi).toMatchObject({ source: 'estimate' });
-      });
+      project.pages.forEach(
+        (page: { decisions: Record<string, { content?: { x: number; y: number; width: number; height: number } } & Record<string, unknown>> }, i: number) => {
+          const want = truth.frames[Math.floor(i / 2)].pages[i % 2].textBox;
+          const got = page.decisions.split.content!;
+          // Within 2 % of the frame on every side.
+          expect(Math.abs(got.x - want.x)).toBeLessThan(0.02 * 1920);
+          expect(Math.abs(got.x + got.width - (want.x + want.width))).toBeLessThan(0.02 * 1920);
+          expect(Math.abs(got.y - want.y)).toBeLessThan(0.02 * 1080);
+          expect(Math.abs(got.y + got.height - (want.y + want.height))).toBeLessThan(0.02 * 1080);
+          expect(page.decisions.deskew).toHaveProperty('angle');
+          expect(page.decisions.binarize).toHaveProperty('windowPx');
+          expect(page.decisions.inputDpi).toMatchObject({ source: 'estimate' });
+        },
+      );
       const files = await readdir(join(proj, 'pages'));
       expect(files.filter((f) => f.endsWith('.tif'))).toHaveLength(6);
     });

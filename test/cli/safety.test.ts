@@ -164,7 +164,12 @@ describe('check before work', () => {
       const r = await runQuire(['run', broken, good, '--pipeline', 'flat', '-o', out, '--json']);
       expect(r.code).toBe(1);
       const [failed, done] = JSON.parse(r.stdout);
-      expect(failed).toMatchObject({ input: broken, status: 'failed', outputs: [], error: { code: 'bad_image', message: expect.stringMatching(/is not an image Quire can read\.$/) } });
+      expect(failed).toMatchObject({
+        input: broken,
+        status: 'failed',
+        outputs: [],
+        error: { code: 'bad_image', message: expect.stringMatching(/is not an image Quire can read\.$/) },
+      });
       expect(done).toMatchObject({ input: good, status: 'done', name: 'Good', error: null });
       expect(readdirSync(out)).toEqual(['Good.pdf']);
       expect(r.stderr).toMatch(new RegExp(`^quire: ${broken}: .*is not an image Quire can read\\.\nquire: 1 document of 2 failed\\.\n$`));
@@ -213,64 +218,76 @@ describe('check before work', () => {
     });
   }, 300_000);
 
-  it.skipIf(!CAN_MOUNT)('says why the output folder cannot be used: full, read-only, immutable', async () => {
-    await withTempDir(async (dir) => {
-      const input = await bundle(join(dir, 'book'), 'Book');
-      await withTmpfs('16k', async (mnt) => {
-        const r = await runQuire(['run', input, '-o', join(mnt, 'out')]);
-        expect(r.code).toBe(1);
-        expect(r.stderr).toMatch(new RegExp(`^quire: Not enough space in ${mnt}/out: \\d+\\.\\d KiB free, about \\d+\\.\\d KiB needed\\.\\n$`));
-        fillUp(mnt);
-        const full = await runQuire(['run', input, '-o', mnt]);
-        expect(full.stderr).toMatch(new RegExp(`^quire: (Not enough space in ${mnt}: 0 bytes free|Could not write ${mnt}: no space is left on the device \\(0 bytes free)`));
-      });
-      // Roomy enough for the run's estimate (space is checked first), so read-only is what it meets.
-      await withTmpfs(
-        '1m',
-        async (mnt) => {
-          const r = await runQuire(['run', input, '-o', mnt, '--json']);
+  it.skipIf(!CAN_MOUNT)(
+    'says why the output folder cannot be used: full, read-only, immutable',
+    async () => {
+      await withTempDir(async (dir) => {
+        const input = await bundle(join(dir, 'book'), 'Book');
+        await withTmpfs('16k', async (mnt) => {
+          const r = await runQuire(['run', input, '-o', join(mnt, 'out')]);
           expect(r.code).toBe(1);
-          expect(JSON.parse(r.stdout)).toMatchObject([{ input, status: 'failed', error: { code: 'output', message: `Could not write ${mnt}: the file system is read-only.` } }]);
-        },
-        { readOnly: true },
-      );
-      await withTmpfs('1m', async (mnt) => {
-        execFileSync('chattr', ['+i', mnt]);
-        try {
-          const r = await runQuire(['run', input, '-o', mnt]);
-          expect(r.stderr).toBe(`quire: Could not write ${mnt}: permission denied.\n`);
-        } finally {
-          execFileSync('chattr', ['-i', mnt]);
-        }
+          expect(r.stderr).toMatch(new RegExp(`^quire: Not enough space in ${mnt}/out: \\d+\\.\\d KiB free, about \\d+\\.\\d KiB needed\\.\\n$`));
+          fillUp(mnt);
+          const full = await runQuire(['run', input, '-o', mnt]);
+          expect(full.stderr).toMatch(
+            new RegExp(`^quire: (Not enough space in ${mnt}: 0 bytes free|Could not write ${mnt}: no space is left on the device \\(0 bytes free)`),
+          );
+        });
+        // Roomy enough for the run's estimate (space is checked first), so read-only is what it meets.
+        await withTmpfs(
+          '1m',
+          async (mnt) => {
+            const r = await runQuire(['run', input, '-o', mnt, '--json']);
+            expect(r.code).toBe(1);
+            expect(JSON.parse(r.stdout)).toMatchObject([
+              { input, status: 'failed', error: { code: 'output', message: `Could not write ${mnt}: the file system is read-only.` } },
+            ]);
+          },
+          { readOnly: true },
+        );
+        await withTmpfs('1m', async (mnt) => {
+          execFileSync('chattr', ['+i', mnt]);
+          try {
+            const r = await runQuire(['run', input, '-o', mnt]);
+            expect(r.stderr).toBe(`quire: Could not write ${mnt}: permission denied.\n`);
+          } finally {
+            execFileSync('chattr', ['-i', mnt]);
+          }
+        });
       });
-    });
-  }, 300_000);
+    },
+    300_000,
+  );
 });
 
 describe('signals', () => {
-  it.skipIf(!hasNativeTesseract && process.env.CI !== 'true')('SIGINT while native tesseract reads a page: tesseract killed, nothing left, exit 130', async () => {
-    await withTempDir(async (dir) => {
-      const input = await bundle(join(dir, 'book'), 'Book');
-      const tmp = join(dir, 'tmp');
-      mkdirSync(tmp);
-      const out = join(dir, 'out');
-      const run = startQuire(['run', input, '--ocr', 'tesseract-cli', '--ocr-lang', 'fr', '-e', 'pdf+md', '-o', out], { TMPDIR: tmp });
-      let readers: number[] = [];
-      await until('a tesseract process reading a page', () => {
-        readers = run.stderr().includes('frame 1/1 done') ? childrenNamed(run.child.pid!, 'tesseract') : [];
-        return readers.length > 0;
+  it.skipIf(!hasNativeTesseract && process.env.CI !== 'true')(
+    'SIGINT while native tesseract reads a page: tesseract killed, nothing left, exit 130',
+    async () => {
+      await withTempDir(async (dir) => {
+        const input = await bundle(join(dir, 'book'), 'Book');
+        const tmp = join(dir, 'tmp');
+        mkdirSync(tmp);
+        const out = join(dir, 'out');
+        const run = startQuire(['run', input, '--ocr', 'tesseract-cli', '--ocr-lang', 'fr', '-e', 'pdf+md', '-o', out], { TMPDIR: tmp });
+        let readers: number[] = [];
+        await until('a tesseract process reading a page', () => {
+          readers = run.stderr().includes('frame 1/1 done') ? childrenNamed(run.child.pid!, 'tesseract') : [];
+          return readers.length > 0;
+        });
+        expect(workFolders(tmp)).toHaveLength(1);
+        run.child.kill('SIGINT');
+        const { code } = await run.exited;
+        // Checked the moment Quire has exited: a tesseract that outlived it would still be running.
+        expect(readers.filter(alive)).toEqual([]);
+        expect(code).toBe(130);
+        expect(run.stderr()).toMatch(/quire: Interrupted \(Ctrl-C\); nothing more was written\.\n$/);
+        expect(workFolders(tmp)).toEqual([]);
+        expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
       });
-      expect(workFolders(tmp)).toHaveLength(1);
-      run.child.kill('SIGINT');
-      const { code } = await run.exited;
-      // Checked the moment Quire has exited: a tesseract that outlived it would still be running.
-      expect(readers.filter(alive)).toEqual([]);
-      expect(code).toBe(130);
-      expect(run.stderr()).toMatch(/quire: Interrupted \(Ctrl-C\); nothing more was written\.\n$/);
-      expect(workFolders(tmp)).toEqual([]);
-      expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
-    });
-  }, 300_000);
+    },
+    300_000,
+  );
 
   it('SIGTERM in the pipeline exits 143; a second signal quits at once; kill -9 leaves a folder the next run removes', async () => {
     await withTempDir(async (dir) => {
@@ -354,7 +371,24 @@ describe('PDF pass-through', () => {
   }, 300_000);
 });
 
-const REPORT_KEYS = ['error', 'file_stem', 'frames', 'input', 'kept_pages', 'name', 'ocr', 'ocr_pending', 'out_of_focus_pages', 'outputs', 'pages', 'pages_per_second', 'project', 'renamed', 'status', 'timings_ms'];
+const REPORT_KEYS = [
+  'error',
+  'file_stem',
+  'frames',
+  'input',
+  'kept_pages',
+  'name',
+  'ocr',
+  'ocr_pending',
+  'out_of_focus_pages',
+  'outputs',
+  'pages',
+  'pages_per_second',
+  'project',
+  'renamed',
+  'status',
+  'timings_ms',
+];
 
 describe('scripting with --json', () => {
   it('prints an array for one document, for a usage error, and for quire list', async () => {
@@ -372,12 +406,20 @@ describe('scripting with --json', () => {
 
       const usage = await runQuire(['run', input, '--frobnicate', '--json']);
       expect(usage.code).toBe(2);
-      expect(JSON.parse(usage.stdout)).toEqual([expect.objectContaining({ input: null, status: 'failed', outputs: [], error: { code: 'usage', message: "unknown option '--frobnicate'" } })]);
+      expect(JSON.parse(usage.stdout)).toEqual([
+        expect.objectContaining({ input: null, status: 'failed', outputs: [], error: { code: 'usage', message: "unknown option '--frobnicate'" } }),
+      ]);
       // An input refused before any work is named; the others are skipped, not converted.
       const missing = await runQuire(['run', input, join(dir, 'nope.pdf'), '-o', join(dir, 'none'), '--json']);
       expect(missing.code).toBe(1);
       const [skipped, refused] = JSON.parse(missing.stdout);
-      expect(refused).toMatchObject({ input: join(dir, 'nope.pdf'), status: 'failed', outputs: [], out_of_focus_pages: [], error: { code: 'input_not_found', message: expect.stringContaining('nope.pdf') } });
+      expect(refused).toMatchObject({
+        input: join(dir, 'nope.pdf'),
+        status: 'failed',
+        outputs: [],
+        out_of_focus_pages: [],
+        error: { code: 'input_not_found', message: expect.stringContaining('nope.pdf') },
+      });
       expect(Object.keys(refused).sort()).toEqual(REPORT_KEYS);
       expect(skipped).toMatchObject({ input, status: 'skipped', outputs: [], error: null });
       expect(existsSync(join(dir, 'none'))).toBe(false);

@@ -26,20 +26,32 @@ interface Word {
 }
 
 /** Letters and digits only, lower case: "Nicée," and "nicée" are the same word here. */
-const key = (text: string): string => text.normalize('NFC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+const key = (text: string): string =>
+  text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
 
 /** The text layer's words per page, in rendered pixels. */
 async function textLayer(pdf: string): Promise<Word[][]> {
   const { stdout } = await run('pdftotext', ['-bbox', '-enc', 'UTF-8', pdf, '-'], { maxBuffer: 1 << 26 });
-  return stdout.split('<page ').slice(1).map((page) =>
-    [...page.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
-      text: m[5].replace(/&amp;/g, '&').replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>'),
-      x0: (Number(m[1]) * DPI) / PT,
-      y0: (Number(m[2]) * DPI) / PT,
-      x1: (Number(m[3]) * DPI) / PT,
-      y1: (Number(m[4]) * DPI) / PT,
-    })),
-  );
+  return stdout
+    .split('<page ')
+    .slice(1)
+    .map((page) =>
+      [...page.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+        text: m[5]
+          .replace(/&amp;/g, '&')
+          .replace(/&apos;/g, "'")
+          .replace(/&quot;/g, '"')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>'),
+        x0: (Number(m[1]) * DPI) / PT,
+        y0: (Number(m[2]) * DPI) / PT,
+        x1: (Number(m[3]) * DPI) / PT,
+        y1: (Number(m[4]) * DPI) / PT,
+      })),
+    );
 }
 
 /** The words tesseract reads on a rendered page, confidently and with at least three letters or digits. */

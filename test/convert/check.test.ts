@@ -19,7 +19,15 @@ describe('the plan checkConversions makes for each document', () => {
       const run = await checkConversions([slim], { exports: 'md', outDir: out });
       try {
         const [plan] = run.documents;
-        expect(plan).toMatchObject({ name: 'Proof sample', fileStem: 'Proof sample', outDir: out, requests: [{ format: 'md' }], readsText: false, keepTextPages: false, keptForBatch: false });
+        expect(plan).toMatchObject({
+          name: 'Proof sample',
+          fileStem: 'Proof sample',
+          outDir: out,
+          requests: [{ format: 'md' }],
+          readsText: false,
+          keepTextPages: false,
+          keptForBatch: false,
+        });
         // A text export turns OCR on, should a page lack text.
         expect(plan.ocr?.auto).toBe(true);
         const result = await convert(slim, { exports: 'md', outDir: out, checked: plan });
@@ -70,10 +78,18 @@ describe('the plan checkConversions makes for each document', () => {
         await writeFile(join(project, name), data);
       }
       const manifest = JSON.parse(await readFile(join(project, 'project.json'), 'utf8')) as ProjectManifest;
-      manifest.ocrBatch = { engine: 'remoteocr', options: {}, languages: ['eng'], pages: [1, 2], ticket: { batchIds: ['b1'], submittedAt: new Date(0).toISOString() } } as unknown as ProjectManifest['ocrBatch'];
+      manifest.ocrBatch = {
+        engine: 'remoteocr',
+        options: {},
+        languages: ['eng'],
+        pages: [1, 2],
+        ticket: { batchIds: ['b1'], submittedAt: new Date(0).toISOString() },
+      } as unknown as ProjectManifest['ocrBatch'];
       await writeFile(join(project, 'project.json'), JSON.stringify(manifest));
       const out = join(dir, 'out');
-      await expect(checkConversions([project], { exports: 'md', outDir: out })).rejects.toThrow(`This project's OCR batch is not finished yet; finish it with quire run ${project} --check-ocr.`);
+      await expect(checkConversions([project], { exports: 'md', outDir: out })).rejects.toThrow(
+        `This project's OCR batch is not finished yet; finish it with quire run ${project} --check-ocr.`,
+      );
       expect(existsSync(out)).toBe(false);
     });
   });

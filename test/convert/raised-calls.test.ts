@@ -15,7 +15,8 @@ import { pageWords } from '../../src/project/index.js';
 import { keptOcrPage } from '../helpers.js';
 import { renderTextPage } from '../ocr/pages.js';
 
-const TEXT = 'Il enjoint ses lecteurs de ne pas prendre l’audace de ces hommes pour la vérité⁷ et garde la tradition unanime, sans rien changer aux mots des anciens.';
+const TEXT =
+  'Il enjoint ses lecteurs de ne pas prendre l’audace de ces hommes pour la vérité⁷ et garde la tradition unanime, sans rien changer aux mots des anciens.';
 
 const NOTE = '7 Syn 14, 3, p. 241, l. 28.';
 
@@ -52,7 +53,6 @@ afterAll(async () => {
   await tesseract.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
 
 describe('note calls found in the ink', () => {
   it('keeps the digits of a raised figure the engine dropped on its word, text unchanged, and nothing on the other words', async () => {

@@ -38,7 +38,9 @@ const scripted: OcrEngine = {
   async recognize(page, languages) {
     seen.push(page);
     const wrong = [...upsideDown].some((file) => page.file.endsWith(file));
-    const texts = wrong ? 'ʇıɐʌɐ,l ǝʇuɐɥɔ ɐl ǝp ǝsǝɥʇuǝɹɐd ǝʇɥʎɯ sǝʇıǝp'.split(' ').concat(Array(10).fill('ʇı')) : ['J’avangais', 'clle', 'disait', 'ct', 'riait'];
+    const texts = wrong
+      ? 'ʇıɐʌɐ,l ǝʇuɐɥɔ ɐl ǝp ǝsǝɥʇuǝɹɐd ǝʇɥʎɯ sǝʇıǝp'.split(' ').concat(Array(10).fill('ʇı'))
+      : ['J’avangais', 'clle', 'disait', 'ct', 'riait'];
     return { width: page.width, height: page.height, dpi: page.dpi, engine: 'scripted-fr', languages, blocks: [line(texts, wrong ? 30 : 85)] };
   },
   async detectOrientation(page) {
@@ -62,7 +64,8 @@ function pixelsTurned(before: GrayImage, after: GrayImage): boolean {
   if (before.width !== after.width || before.height !== after.height) return false;
   let same = 0;
   for (let y = 0; y < before.height; y++) {
-    for (let x = 0; x < before.width; x++) if (before.data[y * before.width + x] === after.data[(before.height - 1 - y) * before.width + (before.width - 1 - x)]) same++;
+    for (let x = 0; x < before.width; x++)
+      if (before.data[y * before.width + x] === after.data[(before.height - 1 - y) * before.width + (before.width - 1 - x)]) same++;
   }
   return same / (before.width * before.height) > 0.99;
 }
@@ -91,7 +94,11 @@ describe('recognising a project', () => {
       const read = result.blocks[0].paragraphs[0].lines[0].words;
       expect(read.map((w) => w.text)).toEqual(['J’avançais', 'elle', 'disait', 'et', 'riait']);
       expect(read[0].correction).toEqual({ from: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
-      expect(doc.manifest.ocr).toEqual({ engine: 'scripted-fr', languages: ['fra'], correction: { enabled: true, checked: ['fra'], unchecked: [], corrected: 3, unknown: 0 } });
+      expect(doc.manifest.ocr).toEqual({
+        engine: 'scripted-fr',
+        languages: ['fra'],
+        correction: { enabled: true, checked: ['fra'], unchecked: [], corrected: 3, unknown: 0 },
+      });
       const [md] = await writeExports(doc, [{ format: 'md', options: {} }], join(dir, 'out'));
       expect(readFileSync(md.path, 'utf8')).toContain('J’avançais elle disait et riait');
     } finally {
@@ -108,8 +115,14 @@ describe('recognising a project', () => {
     // Two scans of one page size, one with a short last line of text: its crop is smaller, and it is set, centred,
     // on the other's size after it was read.
     const [short, full] = [join(dir, 'short.png'), join(dir, 'full.png')];
-    await sharp((await renderTextPage('Fin du chapitre.', { dpi: 300, heightMm: 80 })).png).withMetadata({ density: 300 }).png().toFile(short);
-    await sharp((await renderTextPage(`${FRENCH} ${FRENCH}`, { dpi: 300, heightMm: 80 })).png).withMetadata({ density: 300 }).png().toFile(full);
+    await sharp((await renderTextPage('Fin du chapitre.', { dpi: 300, heightMm: 80 })).png)
+      .withMetadata({ density: 300 })
+      .png()
+      .toFile(short);
+    await sharp((await renderTextPage(`${FRENCH} ${FRENCH}`, { dpi: 300, heightMm: 80 })).png)
+      .withMetadata({ density: 300 })
+      .png()
+      .toFile(full);
     const project = join(dir, 'sizes');
     await convert([short, full], { exports: 'pdf', ocr: 'scripted-fr', ocrLang: 'fra', keepProject: project, outDir: join(dir, 'sizes-out') });
     const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8')) as { pages: ProjectPage[] };
@@ -127,7 +140,14 @@ describe('recognising a project', () => {
   it('keeps pages as they are with --rotate-pages off', async () => {
     const project = join(dir, 'kept');
     upsideDown.add('0001-single.ocr.jpg');
-    const result = await convert(input, { exports: 'pdf', ocr: 'scripted-fr', ocrLang: 'fra', keepProject: project, rotatePages: false, outDir: join(dir, 'kept-out') });
+    const result = await convert(input, {
+      exports: 'pdf',
+      ocr: 'scripted-fr',
+      ocrLang: 'fra',
+      keepProject: project,
+      rotatePages: false,
+      outDir: join(dir, 'kept-out'),
+    });
     expect(result.ocr?.engine).toBe('scripted-fr');
     const manifest = JSON.parse(readFileSync(join(project, 'project.json'), 'utf8'));
     expect(manifest.pages[0].decisions.orientation).toBeUndefined();

@@ -58,11 +58,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-
 describe('words read again', () => {
   it('gives a word no dictionary knows the close dictionary word tesseract reads when it is cut out, and leaves noise as read', async () => {
     const project = join(dir, 'project');
-    const result = await convert(join(dir, 'page.png'), { exports: 'md', ocr: 'misreading-tesseract', ocrLang: 'fra', keepProject: project, outDir: join(dir, 'out') });
+    const result = await convert(join(dir, 'page.png'), {
+      exports: 'md',
+      ocr: 'misreading-tesseract',
+      ocrLang: 'fra',
+      keepProject: project,
+      outDir: join(dir, 'out'),
+    });
     // The document's cut-out words, asked for at once, each read as an image of its own.
     expect(wordsRead).toHaveLength(1);
     expect(wordsRead[0]).toBeGreaterThanOrEqual(3);
@@ -92,7 +97,10 @@ describe('words read again', () => {
     const manifestFile = join(project, 'project.json');
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as ProjectManifest;
     const [first] = manifest.pages;
-    await sharp({ create: { width: first.width, height: first.height, channels: 3, background: '#ffffff' } }).grayscale().png().toFile(join(project, 'pages', 'blank.ocr.png'));
+    await sharp({ create: { width: first.width, height: first.height, channels: 3, background: '#ffffff' } })
+      .grayscale()
+      .png()
+      .toFile(join(project, 'pages', 'blank.ocr.png'));
     writeFileSync(manifestFile, JSON.stringify({ ...manifest, pages: [{ ...first, ocrImage: 'pages/blank.ocr.png' }, ...manifest.pages.slice(1)] }));
     await convert(project, { exports: 'md', correct: false, outDir: join(dir, 'raw-ink') });
     const result = await convert(project, { exports: 'md', outDir: join(dir, 'corrected-ink') });
@@ -110,7 +118,10 @@ describe('words read again', () => {
     const manifestFile = join(project, 'project.json');
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as ProjectManifest;
     const [first] = manifest.pages;
-    await sharp({ create: { width: first.width, height: first.height, channels: 3, background: '#ffffff' } }).grayscale().png().toFile(join(project, 'pages', 'blank.ocr.png'));
+    await sharp({ create: { width: first.width, height: first.height, channels: 3, background: '#ffffff' } })
+      .grayscale()
+      .png()
+      .toFile(join(project, 'pages', 'blank.ocr.png'));
     writeFileSync(manifestFile, JSON.stringify({ ...manifest, pages: [{ ...first, ocrImage: 'pages/blank.ocr.png' }, ...manifest.pages.slice(1)] }));
     const result = await convert(project, { exports: 'md', outDir: join(dir, 'heart-corrected') });
     const heart = pageWords(keptOcrPage(project)).find((w) => w.correction?.from === 'cour');
@@ -119,10 +130,17 @@ describe('words read again', () => {
   });
 
   it('reads each word image on its own: what it reads does not depend on the others read with it', async () => {
-    const [premier, octobre] = await Promise.all(['premier', 'octobre'].map(async (text) => writePage(dir, `${text}.png`, await renderTextPage(text, { dpi: 300, widthMm: 30 }))));
+    const [premier, octobre] = await Promise.all(
+      ['premier', 'octobre'].map(async (text) => writePage(dir, `${text}.png`, await renderTextPage(text, { dpi: 300, widthMm: 30 }))),
+    );
     const alone = await tesseract.readWords!([premier], ['fra']);
     const among = await tesseract.readWords!([octobre, premier, octobre], ['fra']);
-    const texts = (pages: OcrPage[]): string[] => pages.map((p) => pageWords(p).map((w) => w.text).join(' '));
+    const texts = (pages: OcrPage[]): string[] =>
+      pages.map((p) =>
+        pageWords(p)
+          .map((w) => w.text)
+          .join(' '),
+      );
     expect(texts(alone)).toEqual(['premier']);
     expect(texts(among)).toEqual(['octobre', 'premier', 'octobre']);
   });

@@ -55,7 +55,11 @@ describe('the free-space estimate', () => {
       // The text layer and the OCR results are what an export set's estimate depends on; each set asks the check anew.
       for (const set of [['pdf', 'md'], ['pdf', 'md', 'textpack'], ['epub'], ['slim'], ['pdf', 'md', 'epub', 'textpack', 'slim']]) {
         const expected = await estimate(set.join('+'), join(dir, 'check'), join(dir, 'check-project'));
-        expectWithin(expected.outputs, set.reduce((n, f) => n + written[f], 0), set.join('+'));
+        expectWithin(
+          expected.outputs,
+          set.reduce((n, f) => n + written[f], 0),
+          set.join('+'),
+        );
       }
       const expected = await estimate('pdf+md+epub+textpack+slim', join(dir, 'check'), join(dir, 'check-project'));
       expectWithin(expected.working, bytesUnder(project), 'the working folder (kept project)');

@@ -90,7 +90,9 @@ describe('a newly registered exporter', () => {
         () => new Error('written, on a 128 KiB disk'),
         (e: unknown) => e as Error,
       );
-      expect(error.message).toMatch(new RegExp(`^Could not write ${out}/Book\\.big: no space is left on the device \\(\\d+(\\.\\d)? (bytes|KiB) free, about 600\\.0 KiB needed\\)\\.$`));
+      expect(error.message).toMatch(
+        new RegExp(`^Could not write ${out}/Book\\.big: no space is left on the device \\(\\d+(\\.\\d)? (bytes|KiB) free, about 600\\.0 KiB needed\\)\\.$`),
+      );
       expect(readdirSync(out)).toEqual(['Book.big']);
       expect(readFileSync(join(out, 'Book.big'), 'utf8')).toBe('an earlier export');
     });

@@ -130,13 +130,11 @@ const SOURCE: PageSource[] = [
       {
         kind: 'para',
         sideNote: 'Difficultés persistantes sur l’idée de Dieu.',
-        text:
-          'Déjà mon adolescence mauvaise et criminelle était morte, et j’entrais dans la jeunesse ; plus j’avançais en âge, plus la vanité me souillait, car je ne pouvais concevoir d’autre substance que celle que l’on voit d’ordinaire par les yeux{12}. Je ne me représentais pas Dieu sous la forme d’un corps humain : depuis que j’avais commencé d’apprendre quelque chose de la sagesse, j’avais toujours fui cette pensée.',
+        text: 'Déjà mon adolescence mauvaise et criminelle était morte, et j’entrais dans la jeunesse ; plus j’avançais en âge, plus la vanité me souillait, car je ne pouvais concevoir d’autre substance que celle que l’on voit d’ordinaire par les yeux{12}. Je ne me représentais pas Dieu sous la forme d’un corps humain : depuis que j’avais commencé d’apprendre quelque chose de la sagesse, j’avais toujours fui cette pensée.',
       },
       {
         kind: 'para',
-        text:
-          'Mais je ne voyais pas encore comment penser autrement ; je m’efforçais de penser le Dieu souverain, unique et véritable, et je croyais de toutes mes forces qu’il était incorruptible, inaltérable et immuable{13}. Je ne savais d’où venait cette certitude, mais je voyais clairement que ce qui peut être corrompu est inférieur à ce qui ne le peut ; c’était peut-|être la seule lumière que j’eusse alors, et je m’y tenais comme',
+        text: 'Mais je ne voyais pas encore comment penser autrement ; je m’efforçais de penser le Dieu souverain, unique et véritable, et je croyais de toutes mes forces qu’il était incorruptible, inaltérable et immuable{13}. Je ne savais d’où venait cette certitude, mais je voyais clairement que ce qui peut être corrompu est inférieur à ce qui ne le peut ; c’était peut-|être la seule lumière que j’eusse alors, et je m’y tenais comme',
         open: true,
       },
     ],
@@ -151,19 +149,16 @@ const SOURCE: PageSource[] = [
       {
         kind: 'para',
         continued: true,
-        text:
-          'à une planche dans le naufrage. Je me figurais donc quelque chose de corporel, répandu dans l’espace, soit infus dans le monde, soit diffus hors du monde à l’infini ; et c’était là, pour moi, l’arrière-|plan de toute pensée.',
+        text: 'à une planche dans le naufrage. Je me figurais donc quelque chose de corporel, répandu dans l’espace, soit infus dans le monde, soit diffus hors du monde à l’infini ; et c’était là, pour moi, l’arrière-|plan de toute pensée.',
       },
       { kind: 'centred', text: 'I. LA SUBSTANCE' },
       {
         kind: 'para',
-        text:
-          'Car tout ce que je privais de ces espaces me semblait n’être rien, absolument rien, pas même un vide, comme lorsqu’on retire un corps d’un lieu et que le lieu demeure vide de tout corps{14}. Ainsi, l’esprit épaissi, je ne voyais pas clair en moi-même, et je pensais que ce qui ne s’étend pas dans quelque espace n’existe pas du tout{15}.',
+        text: 'Car tout ce que je privais de ces espaces me semblait n’être rien, absolument rien, pas même un vide, comme lorsqu’on retire un corps d’un lieu et que le lieu demeure vide de tout corps{14}. Ainsi, l’esprit épaissi, je ne voyais pas clair en moi-même, et je pensais que ce qui ne s’étend pas dans quelque espace n’existe pas du tout{15}.',
       },
       {
         kind: 'para',
-        text:
-          'Comme les formes que parcourent mes yeux, ainsi étaient les images que parcourait mon esprit ; je ne voyais pas que cette attention même, par laquelle je formais ces images, n’était pas de cette sorte. Je ressemblais au voyageur qui, parti de Carthage, croirait toucher au port de Constanti-|',
+        text: 'Comme les formes que parcourent mes yeux, ainsi étaient les images que parcourait mon esprit ; je ne voyais pas que cette attention même, par laquelle je formais ces images, n’était pas de cette sorte. Je ressemblais au voyageur qui, parti de Carthage, croirait toucher au port de Constanti-|',
         open: true,
         brokenWord: { word: 'Constantinople', at: 9 },
       },
@@ -179,19 +174,16 @@ const SOURCE: PageSource[] = [
       {
         kind: 'para',
         continued: true,
-        text:
-          'nople sans avoir jamais quitté la rade, et qui décrirait des villes qu’il n’a vues qu’en rêve. Tel était l’état de mon esprit au sortir de l’école des rhéteurs.',
+        text: 'nople sans avoir jamais quitté la rade, et qui décrirait des villes qu’il n’a vues qu’en rêve. Tel était l’état de mon esprit au sortir de l’école des rhéteurs.',
       },
       { kind: 'subhead', text: 'a) Concret et universel' },
       {
         kind: 'para',
-        text:
-          'Les livres des platoniciens m’apprirent à chercher la vérité incorporelle ; j’y lus, non en ces termes mais dans ce sens, que le Verbe était au commencement, et c’est-à-|dire bien plus qu’une parole humaine. Mais que le Verbe se soit fait chair, que Jésus-|Christ ait habité parmi nous, je ne l’y lus point{16}.',
+        text: 'Les livres des platoniciens m’apprirent à chercher la vérité incorporelle ; j’y lus, non en ces termes mais dans ce sens, que le Verbe était au commencement, et c’est-à-|dire bien plus qu’une parole humaine. Mais que le Verbe se soit fait chair, que Jésus-|Christ ait habité parmi nous, je ne l’y lus point{16}.',
       },
       {
         kind: 'para',
-        text:
-          'Je découvris ainsi, au-dessus de mon intelligence changeante, la lumière immuable, qui n’était pas au-dessus de mon esprit comme l’huile est au-dessus de l’eau, ni comme le ciel au-dessus de la terre{17}.',
+        text: 'Je découvris ainsi, au-dessus de mon intelligence changeante, la lumière immuable, qui n’était pas au-dessus de mon esprit comme l’huile est au-dessus de l’eau, ni comme le ciel au-dessus de la terre{17}.',
       },
     ],
     notes: [
@@ -217,8 +209,7 @@ const SOURCE: PageSource[] = [
       },
       {
         kind: 'para',
-        text:
-          'Ce que j’aime quand j’aime mon Dieu, ce n’est ni la beauté des corps ni le charme du temps, mais une lumière, une voix, un parfum de l’homme intérieur{18}, là où brille pour mon âme ce que le lieu ne contient pas. Voilà ce que j’aime quand j’aime mon Dieu, et l’on comprend vis-à-vis de quelle tradition ce texte se situe.',
+        text: 'Ce que j’aime quand j’aime mon Dieu, ce n’est ni la beauté des corps ni le charme du temps, mais une lumière, une voix, un parfum de l’homme intérieur{18}, là où brille pour mon âme ce que le lieu ne contient pas. Voilà ce que j’aime quand j’aime mon Dieu, et l’on comprend vis-à-vis de quelle tradition ce texte se situe.',
       },
     ],
     apparatus: ['35 candorem] candore B | 37 omnimodarum om. P', '38 mella] mel A ‖ 40 non haec] nec haec B'],
@@ -232,20 +223,17 @@ const SOURCE: PageSource[] = [
     blocks: [
       {
         kind: 'para',
-        text:
-          'Et je cherchais d’où vient le mal, et je cherchais mal, et je ne voyais pas le mal dans ma recherche même. Je me demandais si le mal était une substance, et je ne savais pas encore qu’il n’est que la privation du bien ; c’est là toute la vérité{19} que je devais apprendre.',
+        text: 'Et je cherchais d’où vient le mal, et je cherchais mal, et je ne voyais pas le mal dans ma recherche même. Je me demandais si le mal était une substance, et je ne savais pas encore qu’il n’est que la privation du bien ; c’est là toute la vérité{19} que je devais apprendre.',
       },
       { kind: 'subhead', text: 'b) Le temps et l’éternité' },
       {
         kind: 'para',
-        text:
-          'Nul ne peut dire ce qu’est le temps sans se contredire ; je le sais quand personne ne me le demande, et je ne le sais plus quand je veux l’expliquer à qui me le demande. C’est le propos de tout ce traité{20}, et le lecteur voit bien où il mène.',
+        text: 'Nul ne peut dire ce qu’est le temps sans se contredire ; je le sais quand personne ne me le demande, et je ne le sais plus quand je veux l’expliquer à qui me le demande. C’est le propos de tout ce traité{20}, et le lecteur voit bien où il mène.',
       },
       { kind: 'centred', text: 'II. LE MAL' },
       {
         kind: 'para',
-        text:
-          'Toutes les choses qui existent sont bonnes, et le mal dont je cherchais l’origine n’est pas une substance ; s’il en était une, il serait un bien. Je vis donc, et cela me devint manifeste, que tu as fait toutes choses bonnes.',
+        text: 'Toutes les choses qui existent sont bonnes, et le mal dont je cherchais l’origine n’est pas une substance ; s’il en était une, il serait un bien. Je vis donc, et cela me devint manifeste, que tu as fait toutes choses bonnes.',
       },
     ],
     notes: [
@@ -258,14 +246,12 @@ const SOURCE: PageSource[] = [
     blocks: [
       {
         kind: 'para',
-        text:
-          'Ainsi s’achève le récit des recherches de la jeunesse, que le livre suivant reprend sous une autre lumière. Car ce qui manquait encore n’était pas la connaissance, mais la force de vouloir ce qu’il connaissait.',
+        text: 'Ainsi s’achève le récit des recherches de la jeunesse, que le livre suivant reprend sous une autre lumière. Car ce qui manquait encore n’était pas la connaissance, mais la force de vouloir ce qu’il connaissait.',
       },
       { kind: 'title', text: 'LIVRE HUITIÈME' },
       {
         kind: 'para',
-        text:
-          'Mon Dieu, que je me souvienne, pour te rendre grâces, et que je confesse tes miséricordes sur moi ; que mes os soient pénétrés de ton amour{21}, et qu’ils disent : Seigneur, qui est semblable à toi ?',
+        text: 'Mon Dieu, que je me souvienne, pour te rendre grâces, et que je confesse tes miséricordes sur moi ; que mes os soient pénétrés de ton amour{21}, et qu’ils disent : Seigneur, qui est semblable à toi ?',
       },
     ],
     notes: [{ read: '21', number: 21, text: 'Psaume 34, 10, que le livre cite de mémoire.' }],
@@ -389,7 +375,8 @@ class Typesetter {
     let first = true;
     const room = (): number => PAGE.right - PAGE.left - (first && indent ? 1.5 * PAGE.size : 0);
     const width = (pieces: SetPiece[]): number =>
-      pieces.reduce((sum, p) => sum + textWidth(p.text, PAGE.size) + (p.call ? this.callWidth(p.call, PAGE.size) : 0), 0) + (pieces.length - 1) * 0.28 * PAGE.size;
+      pieces.reduce((sum, p) => sum + textWidth(p.text, PAGE.size) + (p.call ? this.callWidth(p.call, PAGE.size) : 0), 0) +
+      (pieces.length - 1) * 0.28 * PAGE.size;
     const flush = (justify: boolean): void => {
       const x0 = PAGE.left + (first && indent ? 1.5 * PAGE.size : 0);
       this.bodyLines.push({ baseline: this.baseline, first });
@@ -498,7 +485,14 @@ export function bookCorpus(): Corpus {
     const lines = [...t.words, ...margin.words].filter((l) => l.length > 0).map(lineOf);
     const whole = box(0, 0, PAGE.width, PAGE.height);
     return {
-      ocr: { width: PAGE.width, height: PAGE.height, dpi: PAGE.dpi, engine: 'none', languages: ['fra', 'lat'], blocks: [{ box: whole, paragraphs: [{ box: whole, lines }] }] },
+      ocr: {
+        width: PAGE.width,
+        height: PAGE.height,
+        dpi: PAGE.dpi,
+        engine: 'none',
+        languages: ['fra', 'lat'],
+        blocks: [{ box: whole, paragraphs: [{ box: whole, lines }] }],
+      },
       ink: [...t.ink, ...margin.ink],
     };
   });
@@ -563,7 +557,8 @@ function setBlock(t: Typesetter, margin: Typesetter, block: Block, truth: Corpus
           PAGE.pitch,
         );
         const split = /(\p{L}+)-$/u.exec(line);
-        if (split && !last) truth.splits.push({ word: split[1] + block.lines[i + 1].split(' ')[0].replace(/[.,;:]+$/u, ''), at: split[1].length, compound: false });
+        if (split && !last)
+          truth.splits.push({ word: split[1] + block.lines[i + 1].split(' ')[0].replace(/[.,;:]+$/u, ''), at: split[1].length, compound: false });
       });
       t.baseline += 0.3 * PAGE.pitch;
       return;

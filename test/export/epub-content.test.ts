@@ -28,7 +28,9 @@ function outline(xhtml: string): string[] {
     .filter((n) => n.nodeType === n.ELEMENT_NODE)
     .map((n) => {
       const e = n as unknown as Element;
-      return e.localName === 'span' ? `page ${e.getAttribute('aria-label')}` : `${e.localName}${e.getAttribute('class') ? `.${e.getAttribute('class')}` : ''}: ${e.textContent}`;
+      return e.localName === 'span'
+        ? `page ${e.getAttribute('aria-label')}`
+        : `${e.localName}${e.getAttribute('class') ? `.${e.getAttribute('class')}` : ''}: ${e.textContent}`;
     });
 }
 
@@ -99,7 +101,9 @@ describe('notes', () => {
     const first = chapters[0].xhtml;
     expect(first).toContain('<sup><a epub:type="noteref" role="doc-noteref" class="noteref" id="ref-7" href="#note-7">7</a></sup>');
     expect(first).toContain('id="ref-7-2" href="#note-7"');
-    expect(first).toContain('<aside epub:type="footnote" role="doc-footnote" class="footnote" id="note-7"><p><a class="noteback" href="#ref-7">7</a> The note.</p></aside>');
+    expect(first).toContain(
+      '<aside epub:type="footnote" role="doc-footnote" class="footnote" id="note-7"><p><a class="noteback" href="#ref-7">7</a> The note.</p></aside>',
+    );
   });
 });
 

@@ -72,7 +72,11 @@ export async function openEpub(path: string): Promise<OpenedEpub> {
   const items = new Map(
     elements(opf, OPF_NS, 'item').map((item) => [
       item.getAttribute('id') as string,
-      { path: posix.join(root, item.getAttribute('href') as string), mediaType: item.getAttribute('media-type') as string, properties: item.getAttribute('properties') ?? '' },
+      {
+        path: posix.join(root, item.getAttribute('href') as string),
+        mediaType: item.getAttribute('media-type') as string,
+        properties: item.getAttribute('properties') ?? '',
+      },
     ]),
   );
   const spine = elements(opf, OPF_NS, 'itemref').map((ref) => items.get(ref.getAttribute('idref') as string)?.path as string);
@@ -162,12 +166,14 @@ function markdownText(text: string): string {
 
 /** The Markdown's text, block by block: page markers and footnote definitions left out, heading and quote marks off. */
 export function markdownTextBlocks(markdown: string): string[] {
-  return markdown
-    .split(/\n{2,}/u)
-    // Comments are not read: page markers, and the fences of an apparatus.
-    .map((b) => b.replace(/^<!--.*-->$/gmu, '').trim())
-    .filter((b) => b !== '' && !/^\[\^[^\]]+\]: /u.test(b))
-    .map((b) => markdownText(b.replace(/^#{1,3} /u, '').replace(/^> /u, '')));
+  return (
+    markdown
+      .split(/\n{2,}/u)
+      // Comments are not read: page markers, and the fences of an apparatus.
+      .map((b) => b.replace(/^<!--.*-->$/gmu, '').trim())
+      .filter((b) => b !== '' && !/^\[\^[^\]]+\]: /u.test(b))
+      .map((b) => markdownText(b.replace(/^#{1,3} /u, '').replace(/^> /u, '')))
+  );
 }
 
 /** The Markdown's footnote definitions: label → text. */
@@ -216,7 +222,7 @@ export async function epubcheck(paths: string[]): Promise<{ path: string; code: 
       try {
         await run('java', ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-jar', jar, path, '--json', report], { maxBuffer: 1 << 24 });
       } catch (e) {
-        code = typeof (e as { code?: unknown }).code === 'number' ? ((e as { code: number }).code) : 1;
+        code = typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : 1;
       }
       const messages = existsSync(report) ? ((JSON.parse(readFileSync(report, 'utf8')) as { messages: EpubcheckMessage[] }).messages ?? []) : [];
       return { path, code, messages };

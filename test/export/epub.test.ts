@@ -67,14 +67,18 @@ beforeAll(async () => {
 afterAll(removeTempDirs);
 
 describe('the epub export', () => {
-  it.skipIf(!hasEpubcheck() && !CI)('passes Debian’s epubcheck with no error and no warning', async () => {
-    expect(hasEpubcheck(), "Debian's epubcheck is missing: apt-get install epubcheck").toBe(true);
-    const reports = await epubcheck([greek.epub, french.epub]);
-    for (const report of reports) {
-      expect(problems(report.messages), report.path).toEqual([]);
-      expect(report.code, report.path).toBe(0);
-    }
-  }, 120_000);
+  it.skipIf(!hasEpubcheck() && !CI)(
+    'passes Debian’s epubcheck with no error and no warning',
+    async () => {
+      expect(hasEpubcheck(), "Debian's epubcheck is missing: apt-get install epubcheck").toBe(true);
+      const reports = await epubcheck([greek.epub, french.epub]);
+      for (const report of reports) {
+        expect(problems(report.messages), report.path).toEqual([]);
+        expect(report.code, report.path).toBe(0);
+      }
+    },
+    120_000,
+  );
 
   it('reads like the Markdown: the same text block by block, notes aside', () => {
     for (const book of [greek, french]) {
@@ -95,7 +99,11 @@ describe('the epub export', () => {
       expect([...notes.keys()].sort()).toEqual([...wanted.keys()].map((id) => `note-${id}`).sort());
       for (const [id, text] of wanted) expect(notes.get(`note-${id}`), id).toBe(text);
 
-      const calls = opened.spine.flatMap((path) => elements(opened.doc(path), XHTML_NS, 'a').filter((a) => epubType(a) === 'noteref').map((a) => ({ path, a })));
+      const calls = opened.spine.flatMap((path) =>
+        elements(opened.doc(path), XHTML_NS, 'a')
+          .filter((a) => epubType(a) === 'noteref')
+          .map((a) => ({ path, a })),
+      );
       expect(calls.length).toBe((book.md.match(/(?<!\\)\[\^[^\]\s]+\](?!:)/gu) ?? []).length);
       for (const { path, a } of calls) {
         const [file, id] = (a.getAttribute('href') as string).split('#');
@@ -239,13 +247,17 @@ describe('the epub export', () => {
     expect(french.opened.identifier).not.toBe(greek.opened.identifier);
   });
 
-  it.skipIf(!existsSync('/usr/bin/ebook-convert') && !CI)('is read by calibre, Greek text and all', async () => {
-    const out = greek.epub.replace(/\.epub$/, '.txt');
-    await promisify(execFile)('ebook-convert', [greek.epub, out], { maxBuffer: 1 << 24 });
-    const text = readFileSync(out, 'utf8');
-    expect(text).toContain('Ο Νίκος βοηθούσε τη γιαγιά του στο καφενείο');
-    expect(text).toContain('ΚΕΦΑΛΑΙΟ ΤΡΙΤΟ');
-  }, 120_000);
+  it.skipIf(!existsSync('/usr/bin/ebook-convert') && !CI)(
+    'is read by calibre, Greek text and all',
+    async () => {
+      const out = greek.epub.replace(/\.epub$/, '.txt');
+      await promisify(execFile)('ebook-convert', [greek.epub, out], { maxBuffer: 1 << 24 });
+      const text = readFileSync(out, 'utf8');
+      expect(text).toContain('Ο Νίκος βοηθούσε τη γιαγιά του στο καφενείο');
+      expect(text).toContain('ΚΕΦΑΛΑΙΟ ΤΡΙΤΟ');
+    },
+    120_000,
+  );
 });
 
 describe('the epub of a document with no heading, and of one with no text', () => {
@@ -255,26 +267,37 @@ describe('the epub of a document with no heading, and of one with no text', () =
   beforeAll(async () => {
     const prose = new PageSetter().paragraph('Just one paragraph & nothing else <here>, with no heading at all and no page number anywhere.');
     // The project lists no language: the pages' own (English) is declared.
-    plain = await exportBoth(await writeProject(tempDir('epub-plain'), 'Plain', [{ ocr: prose.page(), png: await drawSetter(prose) }], { languages: [], extension: '.epub' }));
+    plain = await exportBoth(
+      await writeProject(tempDir('epub-plain'), 'Plain', [{ ocr: prose.page(), png: await drawSetter(prose) }], { languages: [], extension: '.epub' }),
+    );
     const blank = new PageSetter();
     // A language code no table knows: the book's language is declared undetermined.
-    empty = await exportBoth(await writeProject(tempDir('epub-empty'), 'Empty', [{ ocr: blank.page(), png: await drawSetter(blank) }], { languages: ['xyz_abc'], extension: '.epub' }));
+    empty = await exportBoth(
+      await writeProject(tempDir('epub-empty'), 'Empty', [{ ocr: blank.page(), png: await drawSetter(blank) }], { languages: ['xyz_abc'], extension: '.epub' }),
+    );
   }, 60_000);
 
-  it.skipIf(!hasEpubcheck() && !CI)('passes Debian’s epubcheck with no error and no warning', async () => {
-    expect(hasEpubcheck(), "Debian's epubcheck is missing: apt-get install epubcheck").toBe(true);
-    for (const report of await epubcheck([plain.epub, empty.epub])) {
-      expect(problems(report.messages), report.path).toEqual([]);
-      expect(report.code, report.path).toBe(0);
-    }
-  }, 120_000);
+  it.skipIf(!hasEpubcheck() && !CI)(
+    'passes Debian’s epubcheck with no error and no warning',
+    async () => {
+      expect(hasEpubcheck(), "Debian's epubcheck is missing: apt-get install epubcheck").toBe(true);
+      for (const report of await epubcheck([plain.epub, empty.epub])) {
+        expect(problems(report.messages), report.path).toEqual([]);
+        expect(report.code, report.path).toBe(0);
+      }
+    },
+    120_000,
+  );
 
   it('shows the text after the cover in one content document, the navigation pointing at it under the title', () => {
     expect(epubTextBlocks(plain.opened)).toEqual(['Just one paragraph & nothing else <here>, with no heading at all and no page number anywhere.']);
     expect(epubTextBlocks(plain.opened)).toEqual(markdownTextBlocks(plain.md));
     expect(epubTextBlocks(empty.opened)).toEqual([]);
     expect(markdownTextBlocks(empty.md)).toEqual([]);
-    for (const [book, title] of [[plain, 'Plain'], [empty, 'Empty']] as const) {
+    for (const [book, title] of [
+      [plain, 'Plain'],
+      [empty, 'Empty'],
+    ] as const) {
       expect(book.opened.spine.map((p) => posix.basename(p))).toEqual(['cover.xhtml', 'chapter-1.xhtml']);
       expect(book.opened.titles).toEqual([title]);
       const nav = book.opened.doc(book.opened.nav);
@@ -299,9 +322,8 @@ describe('figureRegions', () => {
     const pages = await greekPages();
     const gray = async (png: Buffer, shadow = false): Promise<{ width: number; height: number; data: Uint8Array }> => {
       const image = sharp(png).greyscale().resize({ width: 437, height: 620, fit: 'fill' });
-      const { data, info } = await (shadow
-        ? image.composite([{ input: { create: { width: 30, height: 620, channels: 3, background: '#333' } }, left: 0, top: 0 }])
-        : image
+      const { data, info } = await (
+        shadow ? image.composite([{ input: { create: { width: 30, height: 620, channels: 3, background: '#333' } }, left: 0, top: 0 }]) : image
       )
         .greyscale()
         .raw()

@@ -71,13 +71,22 @@ describe('pages kept from a source PDF', () => {
 
   it('keep their links to pages that are copied too, and lose those to pages that are not', async () => {
     const out = join(root, 'links.pdf');
-    await writePdf([{ kind: 'pdf', file: source, page: 1 }, { kind: 'pdf', file: source, page: 3 }], out);
+    await writePdf(
+      [
+        { kind: 'pdf', file: source, page: 1 },
+        { kind: 'pdf', file: source, page: 3 },
+      ],
+      out,
+    );
     tool('qpdf', ['--check', out]);
     // Neither the link to page 2 nor the form field brings page 2 into the file.
     expect(await pageObjects(out)).toBe(2);
     const doc = await PDFDocument.load(readFileSync(out));
     const [first, third] = doc.getPages();
-    const annots = first.node.lookup(PDFName.of('Annots'), PDFArray).asArray().map((a) => doc.context.lookup(a, PDFDict));
+    const annots = first.node
+      .lookup(PDFName.of('Annots'), PDFArray)
+      .asArray()
+      .map((a) => doc.context.lookup(a, PDFDict));
     expect(annots).toHaveLength(4);
     const [toThird, toSecond, web, widget] = annots;
     expect(toThird.lookup(PDFName.of('Dest'), PDFArray).get(0)).toBe(third.ref);
@@ -109,7 +118,14 @@ describe('a slim project with kept pages', () => {
     source: { input: `book.pdf#${pdfPage}`, frame: pdfPage, side: 'single' },
     decisions: { preset: 'flat', inputDpi: { value: 300, source: 'pdf' } },
   });
-  const manifestOf = (pages: ProjectPage[]): ProjectManifest => ({ format: 'quire-project', version: 1, name: 'book', created: '2024-01-01T00:00:00Z', inputs: ['book.pdf'], pages });
+  const manifestOf = (pages: ProjectPage[]): ProjectManifest => ({
+    format: 'quire-project',
+    version: 1,
+    name: 'book',
+    created: '2024-01-01T00:00:00Z',
+    inputs: ['book.pdf'],
+    pages,
+  });
 
   async function slimOf(files: Record<string, Buffer | string>): Promise<string> {
     const path = join(root, `hand-made-${Object.keys(files).length}-${Math.random().toString(36).slice(2)}.quire`);

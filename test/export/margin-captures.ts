@@ -74,7 +74,11 @@ export function leftMarginPage(): OcrPage {
     const x1 = left - NUMBER_GAP * size;
     const x0 = x1 - 0.5 * NUMBER_SIZE * text.length;
     const first = line.words[0];
-    line.words.unshift({ text, box: { x0: Math.round(x0), y0: Math.round(first.box.y1 - 0.72 * NUMBER_SIZE), x1: Math.round(x1), y1: first.box.y1 }, confidence: 60 });
+    line.words.unshift({
+      text,
+      box: { x0: Math.round(x0), y0: Math.round(first.box.y1 - 0.72 * NUMBER_SIZE), x1: Math.round(x1), y1: first.box.y1 },
+      confidence: 60,
+    });
     line.box = { ...line.box, x0: Math.round(x0) };
   });
   return page;

@@ -6,7 +6,21 @@
 import { describe, expect, it } from 'vitest';
 import { documentToMarkdown, readStructure, structureToMarkdown, withoutMarginRefs } from '../../src/export/index.js';
 import { PageSetter } from './markdown-builder.js';
-import { APPARATUS, APPARATUS_NOTE, APPARATUS_TEXT, MARGIN_TEXT, REFERENCE_BLOCKS, SIDE_NOTE, SIDE_NOTE_TEXT, apparatusPage, leftMarginPage, marginPage, referencePage, scoreReferences, sideNotePage } from './margin-captures.js';
+import {
+  APPARATUS,
+  APPARATUS_NOTE,
+  APPARATUS_TEXT,
+  MARGIN_TEXT,
+  REFERENCE_BLOCKS,
+  SIDE_NOTE,
+  SIDE_NOTE_TEXT,
+  apparatusPage,
+  leftMarginPage,
+  marginPage,
+  referencePage,
+  scoreReferences,
+  sideNotePage,
+} from './margin-captures.js';
 
 /** The Markdown's blocks, the page marker left out. */
 const blocks = (markdown: string): string[] =>
@@ -50,7 +64,11 @@ describe('the critical apparatus', () => {
   it('keeps the apparatus together after the text, fenced, one entry line per line, never footnotes, whatever the OCR made of its brackets', () => {
     const markdown = documentToMarkdown([apparatusPage()]);
     // The note’s call was not printed: it is called at the end of the page’s last sentence.
-    expect(blocks(markdown)).toEqual([`${APPARATUS_TEXT}[^1]`, `<!-- apparatus -->\n${APPARATUS.join('\\\n')}\n<!-- /apparatus -->`, `[^1]: ${APPARATUS_NOTE.slice(3)}`]);
+    expect(blocks(markdown)).toEqual([
+      `${APPARATUS_TEXT}[^1]`,
+      `<!-- apparatus -->\n${APPARATUS.join('\\\n')}\n<!-- /apparatus -->`,
+      `[^1]: ${APPARATUS_NOTE.slice(3)}`,
+    ]);
   });
 });
 

@@ -29,7 +29,9 @@ describe('Quire’s own PDF converted again', () => {
     await writePdf(inputs, pdf);
     const opened = await openInput(pdf, 'book.pdf');
     try {
-      const again = await Promise.all(opened.frames.map((frame) => (frame.textLayer ? frame.textLayer.textContent() : Promise.reject(new Error('no text layer')))));
+      const again = await Promise.all(
+        opened.frames.map((frame) => (frame.textLayer ? frame.textLayer.textContent() : Promise.reject(new Error('no text layer')))),
+      );
       const want = documentToMarkdown(pages, { title: 'Les Confessions' });
       expect(want).toContain('vide de tout corps[^14].');
       expect(documentToMarkdown(again, { title: 'Les Confessions' })).toBe(want);

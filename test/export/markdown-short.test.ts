@@ -80,7 +80,10 @@ describe('running heads told by their look', () => {
   });
 
   it('leaves a one-page capture’s first line in capitals at the body’s size, without a folio, as a heading', () => {
-    const page = new PageSetter().centred('LE SECOND LIVRE').skip(1).paragraph('Il y avait alors dans la ville un homme que tout le monde connaissait.', { indent: 1.5 });
+    const page = new PageSetter()
+      .centred('LE SECOND LIVRE')
+      .skip(1)
+      .paragraph('Il y avait alors dans la ville un homme que tout le monde connaissait.', { indent: 1.5 });
     expect(blocks(documentToMarkdown([page.page()]))[1]).toBe('# LE SECOND LIVRE');
   });
 });
@@ -89,8 +92,18 @@ describe('printed page numbers', () => {
   it('drops the heads of a four-page capture, each read once, and mends a misread folio from its neighbours, the first page’s too', () => {
     const { pages } = capture('four pages, pp. 576–579');
     const md = documentToMarkdown(pages);
-    expect(blocks(md).filter((b) => b.startsWith('<!--'))).toEqual(['<!-- page 1 (p. 576) -->', '<!-- page 2 (p. 577) -->', '<!-- page 3 (p. 578) -->', '<!-- page 4 (p. 579) -->']);
-    expect(readPrintedPages(pages).map((p) => p.runningHead)).toEqual(['VII, I, 1-2 CONFESSIONUM', 'CONFESSIONS VII, I, 1-2', 'VIl, II, 3 CONEESSIONVM', 'CONFESSIONS VII, II, 3']);
+    expect(blocks(md).filter((b) => b.startsWith('<!--'))).toEqual([
+      '<!-- page 1 (p. 576) -->',
+      '<!-- page 2 (p. 577) -->',
+      '<!-- page 3 (p. 578) -->',
+      '<!-- page 4 (p. 579) -->',
+    ]);
+    expect(readPrintedPages(pages).map((p) => p.runningHead)).toEqual([
+      'VII, I, 1-2 CONFESSIONUM',
+      'CONFESSIONS VII, I, 1-2',
+      'VIl, II, 3 CONEESSIONVM',
+      'CONFESSIONS VII, II, 3',
+    ]);
   });
 
   it('mends a misread folio from the page range the capture’s name gives, where too few neighbours can', () => {
@@ -98,17 +111,28 @@ describe('printed page numbers', () => {
     const folios = (md: string): string[] => blocks(md).filter((b) => b.startsWith('<!-- page'));
     // Two pages, the first read 516: no two neighbours to mend it from.
     expect(folios(documentToMarkdown(pages.slice(0, 2)))).toEqual(['<!-- page 1 (p. 516) -->', '<!-- page 2 (p. 577) -->']);
-    expect(folios(documentToMarkdown(pages.slice(0, 2), { title: 'Confessions, pp. 576-577' }))).toEqual(['<!-- page 1 (p. 576) -->', '<!-- page 2 (p. 577) -->']);
+    expect(folios(documentToMarkdown(pages.slice(0, 2), { title: 'Confessions, pp. 576-577' }))).toEqual([
+      '<!-- page 1 (p. 576) -->',
+      '<!-- page 2 (p. 577) -->',
+    ]);
     // One page, the range in a bundle's file name.
     expect(readPrintedPages(pages.slice(0, 1), { title: 'confessions-pp576-579' })[0].folio).toBe('576');
     // A range the pages do not bear out changes nothing.
-    expect(folios(documentToMarkdown(pages.slice(1, 3), { title: 'Confessions, pp. 12-13' }))).toEqual(['<!-- page 1 (p. 577) -->', '<!-- page 2 (p. 578) -->']);
+    expect(folios(documentToMarkdown(pages.slice(1, 3), { title: 'Confessions, pp. 12-13' }))).toEqual([
+      '<!-- page 1 (p. 577) -->',
+      '<!-- page 2 (p. 578) -->',
+    ]);
   });
 
   it('gives a page that prints no folio its number from a page range that holds the capture exactly', () => {
     const { pages } = capture('four pages, pp. 576–579');
     // A chapter's first page: its text only, no head, no folio.
-    const noFolio = new PageSetter().paragraph('Un soir d’hiver pourtant la porte de sa maison resta ouverte, et la lumière brûla jusqu’à l’aube ; les voisins, inquiets, n’osèrent pas entrer.', { indent: 1.5 }).page();
+    const noFolio = new PageSetter()
+      .paragraph(
+        'Un soir d’hiver pourtant la porte de sa maison resta ouverte, et la lumière brûla jusqu’à l’aube ; les voisins, inquiets, n’osèrent pas entrer.',
+        { indent: 1.5 },
+      )
+      .page();
     const printed = readPrintedPages([noFolio, pages[1]], { title: 'Confessions VII, pp. 576–577' }).map((p) => p.folio);
     expect(printed).toEqual(['576', '577']);
   });

@@ -143,13 +143,17 @@ describe('hyphenation at line ends', () => {
       'Il viendra peut-être demain, au bon moment, sur l’arrière-plan du tableau.',
     ]);
     // OCR read the start of the second line as a capital: the lexicon knows the word joined.
-    expect(text(['Le Fils est de même substance : sa consub-', 'Stantialité est affirmée.'])).toEqual(['Le Fils est de même substance : sa consubstantialité est affirmée.']);
+    expect(text(['Le Fils est de même substance : sa consub-', 'Stantialité est affirmée.'])).toEqual([
+      'Le Fils est de même substance : sa consubstantialité est affirmée.',
+    ]);
     // Without the lexicon the compound is joined, as any split word.
     expect(blocks(md([page(['Il viendra peut-', 'être demain.'])]))).toEqual(['Il viendra peutêtre demain.']);
   });
 
   it('keeps a hyphen after a single letter, where no typesetter splits a word', () => {
-    expect(blocks(md([page(['Il se tenait vis-à-', 'vis de la porte, c’est-à-', 'dire dehors.'])]))).toEqual(['Il se tenait vis-à-vis de la porte, c’est-à-dire dehors.']);
+    expect(blocks(md([page(['Il se tenait vis-à-', 'vis de la porte, c’est-à-', 'dire dehors.'])]))).toEqual([
+      'Il se tenait vis-à-vis de la porte, c’est-à-dire dehors.',
+    ]);
   });
 });
 
@@ -168,7 +172,12 @@ describe('margins', () => {
       });
     };
     // A note beside the second paragraph's first lines in the right margin; line numbers every few lines on the left.
-    beside(body.set.findIndex((line) => line.text.startsWith('Nobody')), ['The miller’s', 'complaint.'], 1450, 30);
+    beside(
+      body.set.findIndex((line) => line.text.startsWith('Nobody')),
+      ['The miller’s', 'complaint.'],
+      1450,
+      30,
+    );
     beside(1, ['5'], 200, 36);
     beside(6, ['10'], 190, 36);
     expect(blocks(documentToMarkdown([page]))).toEqual([`${LOREM}.`, '> The miller’s complaint.', `${OTHER}.`]);
@@ -239,7 +248,14 @@ describe('headings', () => {
   it('gives the same kind of title the same level on every page', () => {
     const one = new PageSetter().centred('CHAPTER I', 64).skip(1).paragraph(`${LOREM}.`).skip(1).centred('The Mill', 54).skip(1).paragraph(`${OTHER}.`);
     const two = new PageSetter().centred('CHAPTER II', 64).skip(1).paragraph(`${LOREM}.`);
-    const three = new PageSetter().centred('The Bridge', 54).skip(1).paragraph(`${OTHER}.`).skip(1).centred('Another Chapter', 64).skip(1).paragraph(`${LOREM}.`);
+    const three = new PageSetter()
+      .centred('The Bridge', 54)
+      .skip(1)
+      .paragraph(`${OTHER}.`)
+      .skip(1)
+      .centred('Another Chapter', 64)
+      .skip(1)
+      .paragraph(`${LOREM}.`);
     expect(blocks(md([one, two, three])).filter((b) => b.startsWith('#'))).toEqual([
       '# CHAPTER I',
       '## The Mill',
@@ -254,13 +270,23 @@ describe('running heads, running feet and page numbers', () => {
   const bodyPage = (text: string): PageSetter => new PageSetter().paragraph(text, { indent: 1.5 });
 
   it('drops text repeated at the top of pages, digits aside', () => {
-    const pages = [12, 13, 14].map((n, i) => new PageSetter().row({ centre: `A History of Rome ${n}` }).skip(1).paragraph(`${[LOREM, OTHER, LOREM][i]}.`, { indent: 1.5 }));
+    const pages = [12, 13, 14].map((n, i) =>
+      new PageSetter()
+        .row({ centre: `A History of Rome ${n}` })
+        .skip(1)
+        .paragraph(`${[LOREM, OTHER, LOREM][i]}.`, { indent: 1.5 }),
+    );
     expect(blocks(md(pages))).toEqual([`${LOREM}.`, `${OTHER}.`, `${LOREM}.`]);
   });
 
   it('drops a running head the OCR read a little differently on each page', () => {
     const heads = ['THE LETTERS OF A TRAVELLER', 'THE LETTFRS OF A TRAVELLER', 'THE LETTERS OF A TRAVELIER'];
-    const pages = heads.map((head, i) => new PageSetter().centred(head).skip(1).paragraph(`${[LOREM, OTHER, LOREM][i]}.`, { indent: 1.5 }));
+    const pages = heads.map((head, i) =>
+      new PageSetter()
+        .centred(head)
+        .skip(1)
+        .paragraph(`${[LOREM, OTHER, LOREM][i]}.`, { indent: 1.5 }),
+    );
     expect(blocks(md(pages))).toEqual([`${LOREM}.`, `${OTHER}.`, `${LOREM}.`]);
   });
 
@@ -289,7 +315,12 @@ describe('running heads, running feet and page numbers', () => {
 
   it('keeps the chapter title on its first page and drops it where it repeats as a running head', () => {
     const first = new PageSetter().centred('CHAPTER ONE').skip(1).paragraph(`${LOREM}.`, { indent: 1.5 });
-    const later = [2, 3].map((n) => new PageSetter().row({ centre: 'CHAPTER ONE', right: String(n) }).skip(1).paragraph(`${OTHER}.`, { indent: 1.5 }));
+    const later = [2, 3].map((n) =>
+      new PageSetter()
+        .row({ centre: 'CHAPTER ONE', right: String(n) })
+        .skip(1)
+        .paragraph(`${OTHER}.`, { indent: 1.5 }),
+    );
     expect(blocks(md([first, ...later]))).toEqual(['# CHAPTER ONE', `${LOREM}.`, `${OTHER}.`, `${OTHER}.`]);
   });
 });
@@ -317,15 +348,17 @@ describe('footnotes', () => {
       .body('(2) A number in brackets.', { size: NOTE, indent: 1, end: true })
       .body('* A star for a sign.', { size: NOTE, indent: 1, end: true })
       .body('† A dagger for a sign.', { size: NOTE, indent: 1, end: true });
-    expect(blocks(md([page])).slice(1)).toEqual(['[^1]: A superscript mark.', '[^2]: A number in brackets.', '[^star]: A star for a sign.', '[^dagger]: A dagger for a sign.']);
+    expect(blocks(md([page])).slice(1)).toEqual([
+      '[^1]: A superscript mark.',
+      '[^2]: A number in brackets.',
+      '[^star]: A star for a sign.',
+      '[^dagger]: A dagger for a sign.',
+    ]);
   });
 
   it('recognises notes set at body size by their number when the text refers to it', () => {
     const page = (reference: string): PageSetter =>
-      new PageSetter()
-        .paragraph(`${LOREM}${reference} and stood still.`)
-        .at(1900)
-        .body('3 Near the old ford.', { indent: 1, end: true });
+      new PageSetter().paragraph(`${LOREM}${reference} and stood still.`).at(1900).body('3 Near the old ford.', { indent: 1, end: true });
     expect(blocks(md([page('³')]))).toEqual([`${LOREM}[^3] and stood still.`, '[^3]: Near the old ford.']);
     expect(blocks(md([page('')]))).toEqual([`${LOREM} and stood still.`, '3 Near the old ford.']);
   });
@@ -352,14 +385,8 @@ describe('footnotes', () => {
   });
 
   it('joins a note continued at the foot of the next page to its start', () => {
-    const one = new PageSetter()
-      .paragraph(`${LOREM}¹.`)
-      .skip(2)
-      .body('1 This note is long enough to run on to the foot of', { size: NOTE, indent: 1 });
-    const two = new PageSetter()
-      .paragraph(`${OTHER}.`, { indent: 1.5 })
-      .skip(2)
-      .body('the next page.', { size: NOTE, end: true });
+    const one = new PageSetter().paragraph(`${LOREM}¹.`).skip(2).body('1 This note is long enough to run on to the foot of', { size: NOTE, indent: 1 });
+    const two = new PageSetter().paragraph(`${OTHER}.`, { indent: 1.5 }).skip(2).body('the next page.', { size: NOTE, end: true });
     expect(blocks(md([one, two]))).toEqual([`${LOREM}[^1].`, '[^1]: This note is long enough to run on to the foot of the next page.', `${OTHER}.`]);
   });
 
@@ -456,7 +483,11 @@ describe('footnotes', () => {
   });
 
   it('calls a note whose call is lost at the end of its page’s last sentence', () => {
-    const page = new PageSetter().paragraph(`${LOREM}.`).paragraph('and then it rained again', { indent: 1.5 }).skip(2).body('1 A note.', { size: NOTE, indent: 1, end: true });
+    const page = new PageSetter()
+      .paragraph(`${LOREM}.`)
+      .paragraph('and then it rained again', { indent: 1.5 })
+      .skip(2)
+      .body('1 A note.', { size: NOTE, indent: 1, end: true });
     expect(blocks(md([page]))).toEqual([`${LOREM}.[^1]`, 'and then it rained again', '[^1]: A note.']);
   });
 
@@ -499,7 +530,14 @@ describe('page breaks', () => {
 describe('escaping', () => {
   it('escapes what would start Markdown syntax at a line start or inline, and keeps Unicode as it is', () => {
     const s = new PageSetter().paragraph(`${LOREM}.`);
-    for (const text of ['# not a heading.', '- not a list item.', '12. not a numbered item.', '> not a quote.', 'a *starred* word and a_snake.', 'Ἀθανάσιος, œuvre, Πατέρες.']) {
+    for (const text of [
+      '# not a heading.',
+      '- not a list item.',
+      '12. not a numbered item.',
+      '> not a quote.',
+      'a *starred* word and a_snake.',
+      'Ἀθανάσιος, œuvre, Πατέρες.',
+    ]) {
       s.body(text, { indent: 1.5, end: true });
     }
     expect(blocks(md([s]))).toEqual([

@@ -8,19 +8,7 @@ import { histogram as histogramOf, otsuThreshold } from '../../src/imaging/index
 import { writePdf, type PdfPageInput } from '../../src/export/pdf.js';
 import { readTiffLayout, singleG4Segment } from '../../src/imaging/index.js';
 import { isQuireError } from '../../src/errors.js';
-import {
-  bitonalPage,
-  colorPage,
-  grayPage,
-  inkDifferences,
-  listImages,
-  pageCount,
-  pageSizes,
-  removeTempDirs,
-  renderGray,
-  tempDir,
-  tool,
-} from './helpers.js';
+import { bitonalPage, colorPage, grayPage, inkDifferences, listImages, pageCount, pageSizes, removeTempDirs, renderGray, tempDir, tool } from './helpers.js';
 
 const DPI = 300;
 let dir: string;
@@ -179,7 +167,14 @@ describe('writePdf', () => {
 
     const out = join(dir, 'reencoded.pdf');
     const page = { kind: 'bitonal' as const, width: 150, height: 300, dpi: DPI };
-    await writePdf([{ ...page, file: strips }, { ...page, file: blackIsZero }], out, { profile: 'auto' });
+    await writePdf(
+      [
+        { ...page, file: strips },
+        { ...page, file: blackIsZero },
+      ],
+      out,
+      { profile: 'auto' },
+    );
     qpdfCheck(out);
     const images = listImages(out);
     expect(images.map((image) => image.encoding)).toEqual(['ccitt', 'ccitt']);

@@ -43,8 +43,14 @@ function headed(head: string, folio: string, side: 'verso' | 'recto', centred = 
   const [width, em] = [(A5.right - A5.left) / HEAD_SIZE, (text: string): number => textWidth(text, HEAD_SIZE) / HEAD_SIZE];
   const parts =
     side === 'verso'
-      ? [{ text: folio, x: 0 }, { text: head, x: em(folio) + 1.5 }]
-      : [{ text: head, x: width - em(folio) - 1.5 - em(head) }, { text: folio, x: width - em(folio) }];
+      ? [
+          { text: folio, x: 0 },
+          { text: head, x: em(folio) + 1.5 },
+        ]
+      : [
+          { text: head, x: width - em(folio) - 1.5 - em(head) },
+          { text: folio, x: width - em(folio) },
+        ];
   return setter.pieces(parts, HEAD_SIZE).skip(1);
 }
 
@@ -80,7 +86,10 @@ export function shortCaptures(): ShortCapture[] {
     },
     {
       name: 'two pages opening a chapter with white space above, the same title in body capitals',
-      pages: [body(new PageSetter().skip(5).centred('CHAPITRE PREMIER').skip(1), 0).page(), body(new PageSetter().skip(5).centred('CHAPITRE PREMIER').skip(1), 1).page()],
+      pages: [
+        body(new PageSetter().skip(5).centred('CHAPITRE PREMIER').skip(1), 0).page(),
+        body(new PageSetter().skip(5).centred('CHAPITRE PREMIER').skip(1), 1).page(),
+      ],
       titles: ['CHAPITRE PREMIER', 'CHAPITRE PREMIER'],
       heads: [],
       folios: [undefined, undefined],
@@ -115,7 +124,12 @@ export function shortCaptures(): ShortCapture[] {
     },
     {
       name: 'two pages, a spread: verso and recto heads in small capitals that differ, the folios at the foot',
-      pages: ['LES CONFESSIONS', 'LIVRE SEPTIÈME'].map((head, i) => body(new PageSetter().centred(head, HEAD_SIZE).skip(1), i).at(2330).centred(String(576 + i)).page()),
+      pages: ['LES CONFESSIONS', 'LIVRE SEPTIÈME'].map((head, i) =>
+        body(new PageSetter().centred(head, HEAD_SIZE).skip(1), i)
+          .at(2330)
+          .centred(String(576 + i))
+          .page(),
+      ),
       titles: [],
       heads: ['LES CONFESSIONS', 'LIVRE SEPTIÈME'],
       folios: ['576', '577'],

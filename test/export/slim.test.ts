@@ -132,8 +132,7 @@ describe('slim project', () => {
 
 describe('openSlim refuses', () => {
   const projectJson = (): Buffer => Buffer.from(JSON.stringify(manifest));
-  const pageFiles = (): { name: string; data: Buffer }[] =>
-    manifest.pages.map((p) => ({ name: p.file, data: readFileSync(join(projectDir, p.file)) }));
+  const pageFiles = (): { name: string; data: Buffer }[] => manifest.pages.map((p) => ({ name: p.file, data: readFileSync(join(projectDir, p.file)) }));
 
   async function openError(entries: Parameters<typeof makeZip>[0] | Buffer): Promise<{ code: string; message: string; dir: string; path: string }> {
     const dir = tempDir('slim-bad');
@@ -153,7 +152,10 @@ describe('openSlim refuses', () => {
 
   it('a path that escapes the folder', async () => {
     for (const name of ['../evil.jpg', '/etc/evil.jpg', 'pages/../../evil.jpg', 'pages\\..\\evil.jpg', 'C:/evil.jpg']) {
-      const error = await openError([{ name: 'project.json', data: projectJson() }, { name, data: Buffer.from('x') }]);
+      const error = await openError([
+        { name: 'project.json', data: projectJson() },
+        { name, data: Buffer.from('x') },
+      ]);
       expect(error.code, name).toBe('bundle_unsafe_path');
     }
   });
@@ -198,7 +200,7 @@ describe('openSlim refuses', () => {
   });
 });
 
-describe('openSlim limits (the scan bundles\' safe zip reader)', () => {
+describe("openSlim limits (the scan bundles' safe zip reader)", () => {
   it('refuses archives with too many entries or that unpack to far more than their size (zip bombs)', async () => {
     const dir = tempDir('zip-limits');
     const many = join(dir, 'many.quire');
@@ -222,7 +224,13 @@ describe('openSlim limits (the scan bundles\' safe zip reader)', () => {
   it('refuses a name given twice before writing anything', async () => {
     const dir = tempDir('zip-twice');
     const path = join(dir, 'twice.quire');
-    writeFileSync(path, makeZip([{ name: 'a.txt', data: Buffer.from('one') }, { name: 'a.txt', data: Buffer.from('two') }]));
+    writeFileSync(
+      path,
+      makeZip([
+        { name: 'a.txt', data: Buffer.from('one') },
+        { name: 'a.txt', data: Buffer.from('two') },
+      ]),
+    );
     await expect(openSlim(path, join(dir, 'out'))).rejects.toMatchObject({ code: 'bad_archive' });
     expect(readdirSync(join(dir, 'out'))).toEqual([]);
   });

@@ -74,9 +74,7 @@ function ocrPage(lines: string[], layout: Layout = {}): OcrPage {
 }
 
 function ocrText(page: OcrPage): string {
-  return page.blocks
-    .flatMap((b) => b.paragraphs.flatMap((p) => p.lines.map((l) => l.words.map((w) => w.text).join(' '))))
-    .join('\n');
+  return page.blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines.map((l) => l.words.map((w) => w.text).join(' ')))).join('\n');
 }
 
 async function pdfWith(name: string, pages: PdfPageInput[]): Promise<string> {
@@ -111,7 +109,12 @@ function bboxWords(pdf: string): ExtractedWord[] {
 }
 
 function decodeEntities(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 /** Character error rate: edit distance over the expected length. */
@@ -131,11 +134,7 @@ function qpdfCheck(pdf: string): string {
   return execFileSync('qpdf', ['--check', pdf], { encoding: 'utf8', stdio: 'pipe' });
 }
 
-const FRENCH = [
-  'À l’été, où ça ? Déjà vu : l’œuvre naïve',
-  'de Noël, château, forêt, Ève et Zoé.',
-  'Gallia est omnis divisa in partes tres,',
-];
+const FRENCH = ['À l’été, où ça ? Déjà vu : l’œuvre naïve', 'de Noël, château, forêt, Ève et Zoé.', 'Gallia est omnis divisa in partes tres,'];
 const GREEK = ['γνῶθι σεαυτόν', 'Ἐν ἀρχῇ ἦν ὁ λόγος, καὶ ὁ λόγος ἦν πρὸς τὸν θεόν.'];
 const CYRILLIC = ['Съешь же ещё этих мягких', 'французских булок, да выпей чаю.'];
 const CJK = ['天地玄黄 宇宙洪荒', 'ひらがな カタカナ 한국어'];
@@ -285,7 +284,10 @@ describe('searchable PDF', () => {
 
     // No OCR anywhere, or OCR without a word: no font in the file at all.
     const empty: OcrPage = { ...first, blocks: [] };
-    for (const [name, pages] of [['plain', [blank]], ['wordless', [{ ...blank, ocr: empty }]]] as const) {
+    for (const [name, pages] of [
+      ['plain', [blank]],
+      ['wordless', [{ ...blank, ocr: empty }]],
+    ] as const) {
       const out = await pdfWith(name, [...pages]);
       qpdfCheck(out);
       expect(tool('pdffonts', [out]).trim().split('\n')).toHaveLength(2);
@@ -382,7 +384,10 @@ describe('placeLine', () => {
       ],
     };
     const placed = placeLine(line, { sx: 0.5, sy: 0.5, pageHeight: 500 }, new UnicodeCidFont());
-    expect(placed.map((w) => w.cids)).toEqual([[0x61, 0x62, 0x63, 0x20], [0x64, 0x65]]);
+    expect(placed.map((w) => w.cids)).toEqual([
+      [0x61, 0x62, 0x63, 0x20],
+      [0x64, 0x65],
+    ]);
     // 25 pt of ink from the ascenders of `b` and `d` to the baseline (no descender): 0.73 em, so a 34.2 pt font.
     expect(placed[0]).toMatchObject({ x: 50, y: 430 });
     expect(placed[0].fontSize).toBeCloseTo(25 / 0.73, 1);
@@ -392,7 +397,11 @@ describe('placeLine', () => {
     const level = placeLine({ ...line, baseline: undefined }, { sx: 0.5, sy: 0.5, pageHeight: 500 }, new UnicodeCidFont());
     expect(level[0].y).toBeCloseTo(425);
     // With a descender (and no ascender), as deep under the bottom as the descender reaches (0.22 em).
-    const deep = placeLine({ ...line, baseline: undefined, words: [{ ...line.words[0], text: 'gap' }] }, { sx: 0.5, sy: 0.5, pageHeight: 500 }, new UnicodeCidFont());
+    const deep = placeLine(
+      { ...line, baseline: undefined, words: [{ ...line.words[0], text: 'gap' }] },
+      { sx: 0.5, sy: 0.5, pageHeight: 500 },
+      new UnicodeCidFont(),
+    );
     expect(deep[0].y).toBeCloseTo(425 + 0.22 * (25 / (0.52 + 0.22)), 1);
     const wordless: OcrPage = { width: 10, height: 10, dpi: 72, engine: 'none', languages: [], blocks: [] };
     expect(textLayerContent(wordless, { width: 10, height: 10 }, new UnicodeCidFont(), 'F')).toBe('');

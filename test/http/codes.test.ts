@@ -36,7 +36,11 @@ describe('the HTTP error codes', () => {
   it('builds a refusal with the table’s status, and its own sentence when it has a more precise one', () => {
     expect(httpError('slim_project')).toMatchObject({ statusCode: 409, code: 'slim_project', message: HTTP_ERRORS.slim_project.message });
     expect(httpError('no_captures').statusCode).toBe(404);
-    expect(httpError('not_set_up', 'Calibre is not set up yet; it needs URL.', { missing: ['URL'] })).toMatchObject({ statusCode: 409, message: 'Calibre is not set up yet; it needs URL.', missing: ['URL'] });
+    expect(httpError('not_set_up', 'Calibre is not set up yet; it needs URL.', { missing: ['URL'] })).toMatchObject({
+      statusCode: 409,
+      message: 'Calibre is not set up yet; it needs URL.',
+      missing: ['URL'],
+    });
   });
 
   it('is where every refusal in src/ takes its code and status from', () => {
@@ -47,7 +51,8 @@ describe('the HTTP error codes', () => {
       const text = readFileSync(file, 'utf8');
       // A status and a literal code written by hand, instead of httpError(code).
       for (const m of text.matchAll(/new HttpError\(\s*\d+\s*,\s*'(\w+)'/g)) strays.push(`${where}: new HttpError(…, '${m[1]}')`);
-      for (const m of text.matchAll(/(?:httpError|apiError|retryLater|errorBody)\(\s*'(\w+)'/g)) if (!(m[1] in HTTP_ERRORS)) strays.push(`${where}: '${m[1]}' is not in HTTP_ERRORS`);
+      for (const m of text.matchAll(/(?:httpError|apiError|retryLater|errorBody)\(\s*'(\w+)'/g))
+        if (!(m[1] in HTTP_ERRORS)) strays.push(`${where}: '${m[1]}' is not in HTTP_ERRORS`);
     }
     expect(strays).toEqual([]);
   });

@@ -51,7 +51,10 @@ describe('the shared HTTP error vocabulary', () => {
   });
 
   it('answers a route’s own refusal as it was thrown, and a request that fails its schema with 400', async () => {
-    expect(await answer('refused')).toEqual({ status: 409, body: { error: { code: 'not_set_up', message: 'Calibre is not set up yet; it needs URL.', missing: ['URL'] } } });
+    expect(await answer('refused')).toEqual({
+      status: 409,
+      body: { error: { code: 'not_set_up', message: 'Calibre is not set up yet; it needs URL.', missing: ['URL'] } },
+    });
     const res = await app.inject({ method: 'POST', url: '/form', payload: {} });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: { code: 'bad_request', message: expect.stringMatching(/^The request is not valid: .*name.*\.$/) } });

@@ -65,15 +65,7 @@ describe('Otsu threshold', () => {
 
 describe('connected components', () => {
   it('finds each blob with its box and area (8-connected)', () => {
-    const { components } = connectedComponents(
-      maskFrom([
-        '##....#',
-        '##...#.',
-        '.....#.',
-        '.......',
-        '###....',
-      ]),
-    );
+    const { components } = connectedComponents(maskFrom(['##....#', '##...#.', '.....#.', '.......', '###....']));
     const sorted = [...components].sort((a, b) => a.y - b.y || a.x - b.x);
     expect(sorted).toEqual([
       { x: 0, y: 0, width: 2, height: 2, area: 4 },

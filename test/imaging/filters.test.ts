@@ -201,7 +201,12 @@ function steepest(page: GrayImage, y: number): number {
 describe('gaussianBlur and unsharpMask', () => {
   it('chooses boxes whose combined spread is that of the Gaussian', () => {
     // Odd widths only: coarse steps below 2 px, within a few per cent above.
-    for (const [sigma, within] of [[1, 0.16], [1.5, 0.1], [3, 0.06], [7, 0.03]]) {
+    for (const [sigma, within] of [
+      [1, 0.16],
+      [1.5, 0.1],
+      [3, 0.06],
+      [7, 0.03],
+    ]) {
       const radii = boxRadiiForGaussian(sigma);
       expect(radii).toHaveLength(3);
       const variance = radii.reduce((v, r) => v + ((2 * r + 1) ** 2 - 1) / 12, 0);
@@ -235,7 +240,12 @@ describe('gaussianBlur and unsharpMask', () => {
   });
 
   it('sharpens to exactly page + amount · (page − its blur), on pages narrower than the boxes too', () => {
-    for (const [width, height, sigma, amount] of [[240, 160, 1.5, 2], [240, 160, 2.3, 1.5], [3, 40, 4, 2], [40, 2, 1.1, 4.5]]) {
+    for (const [width, height, sigma, amount] of [
+      [240, 160, 1.5, 2],
+      [240, 160, 2.3, 1.5],
+      [3, 40, 4, 2],
+      [40, 2, 1.1, 4.5],
+    ]) {
       const page = barsPage(0);
       const cut = { width, height, data: page.data.slice(0, width * height).map((v, i) => (v + 37 * i) % 256) };
       const blurred = gaussianBlur(cut, sigma).data;

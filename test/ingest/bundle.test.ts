@@ -159,7 +159,11 @@ describe('scan bundles that are refused', () => {
       await expectRefused(openInput(badLine), ERROR_CODES.BAD_ARCHIVE, `${badLine} is not a readable scan bundle: line 2 of pages.jsonl is not valid JSON.`);
       const badManifest = join(dir, 'b.aglbundle');
       await writeBundleZip(badManifest, bundleFiles({ images: [{ index: 1, file: 'p1.jpg', data }], manifest: '{"format_version": 1,' }));
-      await expectRefused(openInput(badManifest), ERROR_CODES.BAD_ARCHIVE, `${badManifest} is not a readable scan bundle: its manifest.json is not valid JSON.`);
+      await expectRefused(
+        openInput(badManifest),
+        ERROR_CODES.BAD_ARCHIVE,
+        `${badManifest} is not a readable scan bundle: its manifest.json is not valid JSON.`,
+      );
     });
   });
 
@@ -226,7 +230,9 @@ describe('scan bundles that are refused', () => {
       });
       const zipped = join(dir, 'x.aglbundle');
       await writeZip(zipped, [
-        ...Object.entries(files).filter(([n]) => n !== 'images/0002.jpg').map(([name, d]) => ({ name, data: d })),
+        ...Object.entries(files)
+          .filter(([n]) => n !== 'images/0002.jpg')
+          .map(([name, d]) => ({ name, data: d })),
         { name: 'images/0002.jpg', data: '/etc/passwd', mode: 0o120777 },
       ]);
       await expectRefused(openInput(zipped), ERROR_CODES.BUNDLE_UNSAFE_PATH, `${zipped} is not safe to open: its entry "images/0002.jpg" is a symbolic link.`);
@@ -265,13 +271,17 @@ describe('scan bundles that are refused', () => {
         ],
       });
       await writeZip(path, [
-        ...Object.entries(files).filter(([n]) => n !== 'images/0002.jpg').map(([name, data]) => ({ name, data })),
+        ...Object.entries(files)
+          .filter(([n]) => n !== 'images/0002.jpg')
+          .map(([name, data]) => ({ name, data })),
         { name: 'images/0002.jpg', zeros: 200_000_000 },
       ]);
       await expectRefused(
         openInput(path),
         ERROR_CODES.BUNDLE_TOO_LARGE,
-        new RegExp(`^${escape(path)} is not a scan bundle Quire will open: its entry "images/0002.jpg" would unpack to 190\\.7 MiB from \\d+\\.\\d KiB, which is what a zip bomb does\\.$`),
+        new RegExp(
+          `^${escape(path)} is not a scan bundle Quire will open: its entry "images/0002.jpg" would unpack to 190\\.7 MiB from \\d+\\.\\d KiB, which is what a zip bomb does\\.$`,
+        ),
       );
     });
   });

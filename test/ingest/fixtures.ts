@@ -18,7 +18,11 @@ export async function jpeg(width: number, height: number, grey = 128): Promise<B
  * would allocate the whole declared image; its header alone gives it away.
  */
 export async function declaredJpeg(width: number, height: number): Promise<Buffer> {
-  const small = Buffer.from(await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } }).jpeg({ quality: 50 }).toBuffer());
+  const small = Buffer.from(
+    await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } })
+      .jpeg({ quality: 50 })
+      .toBuffer(),
+  );
   // The baseline frame header: FF C0, length, precision, then height and width, big-endian.
   const sof = small.indexOf(Buffer.from([0xff, 0xc0]));
   if (sof < 0) throw new Error('no baseline frame header');
@@ -94,8 +98,7 @@ export function bundleFiles(options: BundleOptions): Record<string, Buffer | str
   const images = options.images ?? [];
   const manifest = options.manifest ?? { format_version: 1, project: 'Test book', created: '2026-01-01T00:00:00Z', device: 'test', page_count: images.length };
   const pages =
-    options.pages ??
-    images.map((i) => JSON.stringify({ index: i.index, file: i.file, captured: '2026-01-01T00:00:00Z', w: 10, h: 10 })).join('\n') + '\n';
+    options.pages ?? images.map((i) => JSON.stringify({ index: i.index, file: i.file, captured: '2026-01-01T00:00:00Z', w: 10, h: 10 })).join('\n') + '\n';
   const files: Record<string, Buffer | string> = {
     'manifest.json': typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
     'pages.jsonl': pages,

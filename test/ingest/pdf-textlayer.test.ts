@@ -24,7 +24,13 @@ async function mixedPdf(path: string): Promise<void> {
   const ocrd = doc.addPage(A6);
   ocrd.drawImage(photo, { x: 0, y: 0, width: A6[0], height: A6[1] });
   const key = ocrd.node.newFontDictionary('F1', font.ref);
-  ocrd.pushOperators(beginText(), setTextRenderingMode(TextRenderingMode.Invisible), setFontAndSize(key, 12), showText(font.encodeText('hidden words')), endText());
+  ocrd.pushOperators(
+    beginText(),
+    setTextRenderingMode(TextRenderingMode.Invisible),
+    setFontAndSize(key, 12),
+    showText(font.encodeText('hidden words')),
+    endText(),
+  );
 
   doc.addPage(A6).drawImage(photo, { x: 0, y: 0, width: A6[0], height: A6[1] });
   doc.addPage(A6).drawText('   ', { x: 30, y: 350, size: 14, font });

@@ -58,7 +58,13 @@ describe('scanned PDFs', () => {
       // An OCR layer: invisible text over the scan does not make the page a vector page.
       const font = pdf.embedStandardFont(StandardFonts.Helvetica);
       const fontKey = page.node.newFontDictionary('F1', font.ref);
-      page.pushOperators(beginText(), setTextRenderingMode(TextRenderingMode.Invisible), setFontAndSize(fontKey, 4), showText(font.encodeText('hidden words')), endText());
+      page.pushOperators(
+        beginText(),
+        setTextRenderingMode(TextRenderingMode.Invisible),
+        setFontAndSize(fontKey, 4),
+        showText(font.encodeText('hidden words')),
+        endText(),
+      );
       const path = join(dir, 'scan.pdf');
       await writeFile(path, await pdf.save());
 

@@ -14,7 +14,15 @@ describe('the pixel limit, checked from the header before anything decodes', () 
       const bomb = await declaredJpeg(16000, 9000);
       expect(bomb.length).toBeLessThan(1000);
       const path = join(dir, 'bomb.aglbundle');
-      await writeBundleZip(path, bundleFiles({ images: [{ index: 1, file: 'images/0001.jpg', data: await jpeg(40, 30) }, { index: 2, file: 'images/0002.jpg', data: bomb }] }));
+      await writeBundleZip(
+        path,
+        bundleFiles({
+          images: [
+            { index: 1, file: 'images/0001.jpg', data: await jpeg(40, 30) },
+            { index: 2, file: 'images/0002.jpg', data: bomb },
+          ],
+        }),
+      );
       await expect(openInput(path, 'bomb.aglbundle')).rejects.toThrow(
         'bomb.aglbundle: page 2 (images/0002.jpg) is 16000×9000 pixels, more than the 60 megapixels Quire accepts.',
       );
@@ -36,7 +44,11 @@ describe('the pixel limit, checked from the header before anything decodes', () 
 
       // A PDF page drawing one image whose dictionary says 20000×20000.
       const doc = await PDFDocument.create();
-      const embedded = await doc.embedJpg(await sharp({ create: { width: 20, height: 20, channels: 3, background: '#999' } }).jpeg().toBuffer());
+      const embedded = await doc.embedJpg(
+        await sharp({ create: { width: 20, height: 20, channels: 3, background: '#999' } })
+          .jpeg()
+          .toBuffer(),
+      );
       const page = doc.addPage([600, 600]);
       page.drawImage(embedded, { x: 0, y: 0, width: 600, height: 600 });
       const saved = await PDFDocument.load(await doc.save());

@@ -70,7 +70,7 @@ describe('languages', () => {
     expect(cer(pages.FRENCH_WITH_GREEK.text, text)).toBeLessThan(0.02);
   });
 
-  it('reads a sample of the pages\' lines to detect their languages, never the whole pages twice', async () => {
+  it("reads a sample of the pages' lines to detect their languages, never the whole pages twice", async () => {
     const long = await writePage(dir, 'long.png', await renderTextPage(`${FRENCH} `.repeat(12)));
     const read: OcrInput[] = [];
     const counting: OcrEngine = {

@@ -16,7 +16,7 @@ export const ENGLISH =
   'others simply mark the passages they loved.';
 
 export const FRENCH =
-  "Il était une fois, dans un petit village au bord de la mer, un vieux pêcheur qui partait chaque matin avant " +
+  'Il était une fois, dans un petit village au bord de la mer, un vieux pêcheur qui partait chaque matin avant ' +
   "l'aube. Sa femme lui préparait du pain et du fromage, et il revenait le soir avec des paniers remplis de poissons.";
 
 export const GREEK =

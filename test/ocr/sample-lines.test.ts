@@ -70,7 +70,9 @@ describe('line sample', () => {
     expect(inkBands(image).length).toBe(SAMPLE_LINES);
     expect(image.height).toBeLessThan(rendered.height / 2);
     const blank = join(dir, 'blank.png');
-    await sharp({ create: { width: 300, height: 400, channels: 3, background: '#fff' } }).png().toFile(blank);
+    await sharp({ create: { width: 300, height: 400, channels: 3, background: '#fff' } })
+      .png()
+      .toFile(blank);
     expect(await writeLineSample({ file: blank, width: 300, height: 400, dpi: 300 }, dir, 'none')).toBeUndefined();
   });
 

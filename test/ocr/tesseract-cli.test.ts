@@ -69,7 +69,13 @@ describe('hOCR from the tesseract program', () => {
     const two = HOCR.replace('</body>', `${page.replace("id='page_1'", "id='page_2'").replace('Titre', 'Second')}</body>`);
     const pages = hocrPages(two);
     expect(pages).toHaveLength(2);
-    expect(pages.map((p) => words(parseHocr(p, HALF, ['fra'])).map((w) => w.text).at(-2))).toEqual(['Titre', 'Second']);
+    expect(
+      pages.map((p) =>
+        words(parseHocr(p, HALF, ['fra']))
+          .map((w) => w.text)
+          .at(-2),
+      ),
+    ).toEqual(['Titre', 'Second']);
     expect(hocrPages('<html><body></body></html>')).toEqual([]);
   });
 
@@ -79,10 +85,10 @@ describe('hOCR from the tesseract program', () => {
     // The block holding only an empty word (a picture) is dropped.
     expect(page.blocks).toHaveLength(2);
     expect(page.blocks[0].box).toEqual({ x0: 50, y0: 50, x1: 950, y1: 200 });
-    expect(page.blocks[0].paragraphs[0].lines.map((l) => l.words.map((w) => w.text).join(' '))).toEqual(["l'été \"A&B\" <gras>", 'Légende']);
+    expect(page.blocks[0].paragraphs[0].lines.map((l) => l.words.map((w) => w.text).join(' '))).toEqual(['l\'été "A&B" <gras>', 'Légende']);
     expect(page.blocks[1].paragraphs[0].lines.map((l) => l.words[0].text)).toEqual(['Titre', 'flottant']);
     expect(words(page)[1]).toEqual({ text: '"A&B"', box: { x0: 160, y0: 55, x1: 250, y1: 100 }, confidence: 91 });
-    expect(ocrPageText(page)).toBe("l'été \"A&B\" <gras>\nLégende\n\nTitre\nflottant");
+    expect(ocrPageText(page)).toBe('l\'été "A&B" <gras>\nLégende\n\nTitre\nflottant');
   });
 
   it('turns `baseline slope offset` into a segment across the line, and leaves it out when not given', () => {
@@ -100,7 +106,7 @@ describe('hOCR from the tesseract program', () => {
   });
 
   it('decodes the entities tesseract writes, numeric ones included', () => {
-    expect(unescapeHtml('&lt;a&gt; &amp;amp; &quot;&#39;&apos; &#x153;&#233; &unknown;')).toBe('<a> &amp; "\'\' œé &unknown;');
+    expect(unescapeHtml('&lt;a&gt; &amp;amp; &quot;&#39;&apos; &#x153;&#233; &unknown;')).toBe("<a> &amp; \"'' œé &unknown;");
   });
 
   it('reads the version and language list the program prints', () => {
@@ -108,7 +114,9 @@ describe('hOCR from the tesseract program', () => {
     expect(parseTesseractVersion('tesseract 4.1.1')).toMatchObject({ major: 4 });
     expect(parseTesseractVersion('command not found')).toBeUndefined();
     expect(parseLanguageList('List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (3):\neng\nfra\nosd\n')).toEqual(['eng', 'fra']);
-    expect(parseLanguageFolder('List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (3):\neng\n')).toBe('/usr/share/tesseract-ocr/5/tessdata/');
+    expect(parseLanguageFolder('List of available languages in "/usr/share/tesseract-ocr/5/tessdata/" (3):\neng\n')).toBe(
+      '/usr/share/tesseract-ocr/5/tessdata/',
+    );
   });
 });
 
@@ -179,7 +187,9 @@ cat "${dir}/answer.hocr"`,
     const again = await engine.readWords!([input], ['fra']);
     expect(again.map((p) => words(p).map((w) => w.text)[0])).toEqual(["l'été"]);
     expect((await readFile(join(dir, 'calls.log'), 'utf8')).trim().split('\n').at(-1)).toMatch(
-      new RegExp(`^1 \\S+/images\\.txt stdout --tessdata-dir ${models} -l fra --dpi 300 --psm 6 -c tessedit_create_hocr=1 -c tessedit_do_invert=0 -c lstm_choice_mode=2$`),
+      new RegExp(
+        `^1 \\S+/images\\.txt stdout --tessdata-dir ${models} -l fra --dpi 300 --psm 6 -c tessedit_create_hocr=1 -c tessedit_do_invert=0 -c lstm_choice_mode=2$`,
+      ),
     );
     // Two images, one page read: said, not taken for two.
     await expect(engine.readWords!([input, input], ['fra'])).rejects.toMatchObject({ message: 'Tesseract read 1 of 2 word images.' });
@@ -276,7 +286,11 @@ cat "${dir}/answer.hocr"`,
   });
 
   it('close() ends running pages; the engine reads pages again afterwards', async () => {
-    const binary = await fakeTesseract(dir, 'closing.sh', `if [ -e "${dir}/slow-once" ]; then cat > /dev/null; cat "${dir}/answer.hocr"; else touch "${dir}/slow-once"; exec sleep 30; fi`);
+    const binary = await fakeTesseract(
+      dir,
+      'closing.sh',
+      `if [ -e "${dir}/slow-once" ]; then cat > /dev/null; cat "${dir}/answer.hocr"; else touch "${dir}/slow-once"; exec sleep 30; fi`,
+    );
     // One tessdata folder as it is: no models to unpack before the program starts.
     const engine = createTesseractCliEngine({ binary, workers: 1, tessdataDir: '/fake/' });
     const running = engine.recognize(input, ['eng']);
@@ -294,7 +308,10 @@ cat "${dir}/answer.hocr"`,
     });
     const old = createTesseractCliEngine({ binary: await fakeTesseract(dir, 'old.sh', 'exit 0', 'tesseract 3.05.01') });
     await expect(old.available()).resolves.toEqual({ ok: false, reason: 'Tesseract 3.05.01 is too old; version 4 or later is needed.' });
-    await expect(old.recognize(input, ['eng'])).rejects.toMatchObject({ code: 'usage', message: 'Tesseract 3.05.01 is too old; version 4 or later is needed.' });
+    await expect(old.recognize(input, ['eng'])).rejects.toMatchObject({
+      code: 'usage',
+      message: 'Tesseract 3.05.01 is too old; version 4 or later is needed.',
+    });
     const missing = createTesseractCliEngine({ binary: join(dir, 'no-such-tesseract') });
     expect(missing.languages()).toEqual([]);
     await expect(missing.recognize(input, ['eng'])).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('could not be run') });

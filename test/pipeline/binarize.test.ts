@@ -118,7 +118,10 @@ describe('binarize', () => {
     const atHigh = binarize(high.camera, { dpi: 300 }).image;
 
     // Both meet the same bar against their own ground truth...
-    for (const [image, truth] of [[atLow, low.truth], [atHigh, high.truth]] as const) {
+    for (const [image, truth] of [
+      [atLow, low.truth],
+      [atHigh, high.truth],
+    ] as const) {
       const score = scoreAgainstTruth(image, truth, 1);
       expect(score.glyphKept).toBeGreaterThanOrEqual(0.99);
       expect(score.paperClean).toBeGreaterThanOrEqual(0.998);
@@ -133,9 +136,8 @@ describe('binarize', () => {
     const h = Math.min(halved.height, atLow.height);
     let differ = 0;
     for (let y = 0; y < h; y++) {
-      for (let x = 0; x < w; x++) if ((atLow.data[y * atLow.width + x] === 0) !== (halved.data[y * halved.width + x] < 128)) differ++;
+      for (let x = 0; x < w; x++) if ((atLow.data[y * atLow.width + x] === 0) !== halved.data[y * halved.width + x] < 128) differ++;
     }
     expect(differ / (w * h)).toBeLessThan(0.04);
   });
-
 });

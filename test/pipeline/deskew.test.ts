@@ -74,11 +74,15 @@ describe('deskew', () => {
   });
 
   it('fills the uncovered corners with the page, not with a white or black edge', async () => {
-    for (const [width, height, angle] of [[1000, 1400, 7.8], [1001, 1399, -9.3], [1400, 1000, -4], [301, 200, 10]]) {
+    for (const [width, height, angle] of [
+      [1000, 1400, 7.8],
+      [1001, 1399, -9.3],
+      [1400, 1000, -4],
+      [301, 200, 10],
+    ]) {
       const rotated = await rotatePage(flatPage(width, height, 170), angle);
       expect([rotated.width, rotated.height]).toEqual([width, height]);
       expect(rotated.data.every((v) => v === 170)).toBe(true);
     }
   });
-
 });

@@ -38,7 +38,7 @@ function wordRows(seed = 5): { words: Word[]; pitch: number } {
   let line = 0;
   for (let y = 0.08 * HEIGHT; y < 0.92 * HEIGHT; y += pitch, line++) {
     const end = line % 5 === 4 ? 0.58 * WIDTH : 0.9 * WIDTH;
-    for (let x = 0.1 * WIDTH; x < end; ) {
+    for (let x = 0.1 * WIDTH; x < end;) {
       const w = xHeight * (1.2 + random() * 4);
       words.push({ x0: x, x1: Math.min(end, x + w), y0: y, y1: y + xHeight });
       x += w + xHeight * 0.6;
@@ -65,7 +65,13 @@ function drawWords(words: readonly Word[], pitch: number, curl: Curl): GrayImage
   for (let y = 0; y < HEIGHT; y++) {
     for (let x = 0; x < WIDTH; x++) {
       let ink = 0;
-      for (const [sx, sy] of [[0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) if (inside(x + sx, y + sy)) ink++;
+      for (const [sx, sy] of [
+        [0.25, 0.25],
+        [0.75, 0.25],
+        [0.25, 0.75],
+        [0.75, 0.75],
+      ])
+        if (inside(x + sx, y + sy)) ink++;
       data[y * WIDTH + x] = 255 - Math.round((ink / 4) * 230);
     }
   }
@@ -224,10 +230,12 @@ describe('dewarp', () => {
   });
 
   it('leaves a flat page untouched', async () => {
-    const page = await photograph(
-      await renderTextPage({ widthMm: (WIDTH / DPI) * 25.4, heightMm: (HEIGHT / DPI) * 25.4, dpi: DPI, marginMm: 18, seed: 6 }),
-      { left: 220, right: 170, blur: 0.7, noise: 3 },
-    );
+    const page = await photograph(await renderTextPage({ widthMm: (WIDTH / DPI) * 25.4, heightMm: (HEIGHT / DPI) * 25.4, dpi: DPI, marginMm: 18, seed: 6 }), {
+      left: 220,
+      right: 170,
+      blur: 0.7,
+      noise: 3,
+    });
     const { image, decision } = await dewarp(page, { dpi: DPI });
     expect(decision.applied).toBe(false);
     expect(decision.lines).toBeGreaterThanOrEqual(20);
@@ -267,5 +275,4 @@ describe('dewarp', () => {
   it('refuses a page without a resolution', async () => {
     await expect(dewarp(truth, { dpi: 0 })).rejects.toThrow(RangeError);
   });
-
 });

@@ -26,7 +26,9 @@ beforeAll(async () => {
     pixels.set(left.data.subarray(y * left.width, (y + 1) * left.width), (y + BORDER) * width + BORDER);
     pixels.set(right.data.subarray(y * right.width, (y + 1) * right.width), (y + BORDER) * width + BORDER + left.width);
   }
-  const data = await sharp(pixels, { raw: { width, height, channels: 1 } }).jpeg({ quality: 92 }).toBuffer();
+  const data = await sharp(pixels, { raw: { width, height, channels: 1 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
   spread = { data, width, height, pageWidth: left.width, pageHeight: left.height };
 });
 
@@ -34,7 +36,17 @@ async function run(handSet?: HandSetPages, preset: FrameTask['preset'] = 'book')
   const dir = await mkdtemp(join(tmpdir(), 'quire-hand-set-'));
   dirs.push(dir);
   await mkdir(join(dir, 'pages'));
-  return processFrame({ frame: { data: spread.data }, input: 'spread.jpg', frameIndex: 2, kind: 'camera', preset, marginMm: 4, projectDir: dir, reading: false, ...(handSet ? { handSet } : {}) });
+  return processFrame({
+    frame: { data: spread.data },
+    input: 'spread.jpg',
+    frameIndex: 2,
+    kind: 'camera',
+    preset,
+    marginMm: 4,
+    projectDir: dir,
+    reading: false,
+    ...(handSet ? { handSet } : {}),
+  });
 }
 
 describe('pages set by hand in a frame', () => {
@@ -79,7 +91,11 @@ describe('pages set by hand in a frame', () => {
     await expect(run({ boxes: [outside] })).rejects.toThrow(
       `The page box set by hand for frame 2 of spread.jpg (200×200 at (${spread.width - 100}, 0)) reaches outside the capture (${spread.width}×${spread.height}).`,
     );
-    await expect(run({ splitX: spread.width + 5 })).rejects.toThrow(/^The page box set by hand for frame 2 of spread\.jpg splits at x \d+, outside the capture/);
-    await expect(run({ boxes: [{ x: 0, y: 0, width: 100, height: 100 }] }, 'flat')).rejects.toThrow('Pages set by hand need the book or sheet preset, and frame 2 of spread.jpg is kept as it is (flat).');
+    await expect(run({ splitX: spread.width + 5 })).rejects.toThrow(
+      /^The page box set by hand for frame 2 of spread\.jpg splits at x \d+, outside the capture/,
+    );
+    await expect(run({ boxes: [{ x: 0, y: 0, width: 100, height: 100 }] }, 'flat')).rejects.toThrow(
+      'Pages set by hand need the book or sheet preset, and frame 2 of spread.jpg is kept as it is (flat).',
+    );
   });
 });

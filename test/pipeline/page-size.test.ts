@@ -19,7 +19,13 @@ afterAll(async () => {
 });
 
 /** A cropped bitonal page: a black block (its printed area) filling it but for a 10-pixel margin, G4-padded on the right. */
-async function croppedPage(name: string, width: number, height: number, preset: 'book' | 'sheet', inputSize?: { widthMm: number; heightMm: number }): Promise<Page> {
+async function croppedPage(
+  name: string,
+  width: number,
+  height: number,
+  preset: 'book' | 'sheet',
+  inputSize?: { widthMm: number; heightMm: number },
+): Promise<Page> {
   const padded = Math.ceil(width / 16) * 16;
   const image: GrayImage = createGray(padded, height);
   for (let y = 10; y < height - 10; y++) image.data.fill(0, y * padded + 10, y * padded + width - 10);

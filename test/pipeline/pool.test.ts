@@ -17,7 +17,9 @@ afterAll(async () => {
 describe('the frame pool', () => {
   it('runs a frame on a worker thread from the sources, making the page this thread makes', async () => {
     const capture = await photograph(await renderTextPage({ widthMm: 80, heightMm: 100, dpi: 150, marginMm: 10, seed: 5 }), { left: 200, right: 180 });
-    const data = await sharp(capture.data, { raw: { width: capture.width, height: capture.height, channels: 1 } }).jpeg({ quality: 90 }).toBuffer();
+    const data = await sharp(capture.data, { raw: { width: capture.width, height: capture.height, channels: 1 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     const page = async (size: number): Promise<Buffer> => {
       const dir = await mkdtemp(join(tmpdir(), 'quire-pool-'));
       dirs.push(dir);
@@ -26,7 +28,16 @@ describe('the frame pool', () => {
       try {
         expect(pool.size).toBe(Math.max(1, size));
         // The pool takes the frame's bytes (they are handed to the thread without a copy): a copy for each run.
-        const { pages } = await pool.run({ frame: { data: Buffer.from(data) }, input: 'page.jpg', frameIndex: 1, kind: 'camera', preset: 'sheet', marginMm: 4, projectDir: dir, reading: false });
+        const { pages } = await pool.run({
+          frame: { data: Buffer.from(data) },
+          input: 'page.jpg',
+          frameIndex: 1,
+          kind: 'camera',
+          preset: 'sheet',
+          marginMm: 4,
+          projectDir: dir,
+          reading: false,
+        });
         expect(pages.map((p) => p.file)).toEqual(['pages/0001-single.tif']);
         return await readFile(join(dir, 'pages', '0001-single.tif'));
       } finally {

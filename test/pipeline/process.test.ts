@@ -15,7 +15,9 @@ describe('a frame through the pipeline', () => {
   it('makes no reading image when the run reads no text, and the same page as otherwise', async () => {
     // A 150-dpi camera capture of a page: enlarged to 300 dpi, sharpened, thresholded.
     const capture = await photograph(await renderTextPage({ widthMm: 80, heightMm: 100, dpi: 150, marginMm: 10, seed: 3 }), { left: 220, right: 160 });
-    const data = await sharp(capture.data, { raw: { width: capture.width, height: capture.height, channels: 1 } }).jpeg({ quality: 90 }).toBuffer();
+    const data = await sharp(capture.data, { raw: { width: capture.width, height: capture.height, channels: 1 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     const run = async (reading?: boolean): Promise<{ dir: string; ocrImage?: string; files: string[] }> => {
       const dir = await mkdtemp(join(tmpdir(), 'quire-frame-'));
       dirs.push(dir);

@@ -3,7 +3,16 @@ import { inkComponents } from '../../src/imaging/index.js';
 import { createGray, type Box, type GrayImage, unsharpMask } from '../../src/imaging/index.js';
 import { binarize } from '../../src/pipeline/binarize.js';
 import { isBitonal } from '../../src/imaging/index.js';
-import { cropToContent, normalizeResolution, padForG4, outOfFocus, readingScale, SHARPEN_SIGMA_PX, sharpenAmount, sharpenSigma } from '../../src/pipeline/resample.js';
+import {
+  cropToContent,
+  normalizeResolution,
+  padForG4,
+  outOfFocus,
+  readingScale,
+  SHARPEN_SIGMA_PX,
+  sharpenAmount,
+  sharpenSigma,
+} from '../../src/pipeline/resample.js';
 import { photograph, renderTextPage, scoreAgainstTruth, seededRandom } from './synthetic-text.js';
 
 function fill(page: GrayImage, box: Box, value = 0): void {
@@ -15,7 +24,7 @@ function textBlockPage(width: number, height: number, block: Box): GrayImage {
   const page = createGray(width, height, 255);
   const random = seededRandom(5);
   for (let y = block.y; y + 20 <= block.y + block.height; y += 40) {
-    for (let x = block.x; x < block.x + block.width; ) {
+    for (let x = block.x; x < block.x + block.width;) {
       const w = Math.min(block.x + block.width - x, 30 + Math.floor(random() * 90));
       fill(page, { x, y, width: w, height: 20 });
       x += w + 18;
@@ -30,7 +39,13 @@ function textBlockPage(width: number, height: number, block: Box): GrayImage {
 describe('normalizeResolution', () => {
   it('resamples to exactly round(size × scale)', async () => {
     const page = createGray(841, 1079, 200);
-    for (const [from, to] of [[110, 300], [150, 300], [300, 150], [600, 300], [200, 300]]) {
+    for (const [from, to] of [
+      [110, 300],
+      [150, 300],
+      [300, 150],
+      [600, 300],
+      [200, 300],
+    ]) {
       const { image, scale } = await normalizeResolution(page, from, to);
       expect(scale).toBeCloseTo(to / from, 10);
       expect([image.width, image.height]).toEqual([Math.round(841 * scale), Math.round(1079 * scale)]);

@@ -66,7 +66,14 @@ function textPage(c: Canvas, body: Box, pitch: number, xHeight: number, outer: '
   let line = 0;
   while (baseline <= body.y + body.height) {
     const lastOfParagraph = line % 9 === 8;
-    textLine(c, body.x + (line % 9 === 0 ? 2 * xHeight : 0), lastOfParagraph ? body.x + Math.round(body.width * 0.6) : body.x + body.width, baseline, xHeight, rnd);
+    textLine(
+      c,
+      body.x + (line % 9 === 0 ? 2 * xHeight : 0),
+      lastOfParagraph ? body.x + Math.round(body.width * 0.6) : body.x + body.width,
+      baseline,
+      xHeight,
+      rnd,
+    );
     baseline += pitch;
     line++;
   }
@@ -74,7 +81,8 @@ function textPage(c: Canvas, body: Box, pitch: number, xHeight: number, outer: '
   // Page number, centred, three pitches below the last line.
   const footBaseline = lastBaseline + 3 * pitch;
   const cx = body.x + Math.round(body.width / 2);
-  for (let i = 0; i < 2; i++) inkRect(c, { x: cx + i * xHeight, y: footBaseline - Math.round(xHeight * 1.45), width: Math.round(xHeight * 0.7), height: Math.round(xHeight * 1.45) });
+  for (let i = 0; i < 2; i++)
+    inkRect(c, { x: cx + i * xHeight, y: footBaseline - Math.round(xHeight * 1.45), width: Math.round(xHeight * 0.7), height: Math.round(xHeight * 1.45) });
   return { x: body.x, y: headTop, width: body.width, height: footBaseline - headTop };
 }
 
@@ -207,7 +215,11 @@ describe('detectPages on an open book', () => {
     expect(pages).toHaveLength(1);
     expect(pages[0].side).toBe('single');
     expect(gutterX).toBeUndefined();
-    expectNear(pages[0].content, { x: book.left.x, y: book.left.y, width: book.right.x + book.right.width - book.left.x, height: book.left.height }, book.frame);
+    expectNear(
+      pages[0].content,
+      { x: book.left.x, y: book.left.y, width: book.right.x + book.right.width - book.left.x, height: book.left.height },
+      book.frame,
+    );
   });
 
   it('ignores a busy background of dots', () => {
@@ -217,7 +229,6 @@ describe('detectPages on an open book', () => {
     expectNear(pages[0].content, busy.left, busy.frame);
     expectNear(pages[1].content, busy.right, busy.frame);
   });
-
 });
 
 describe('detectPages on other frames', () => {

@@ -17,7 +17,14 @@ describe('pipeline steps', () => {
         page.image = { ...page.image, data: page.image.data.map((v) => 255 - v) };
       },
     });
-    const page: PageState = { image: createGray(2, 1, 10), kind: 'gray', dpi: 300, targetDpi: 300, marginMm: 3, decisions: { preset: 'book' } as PageState['decisions'] };
+    const page: PageState = {
+      image: createGray(2, 1, 10),
+      kind: 'gray',
+      dpi: 300,
+      targetDpi: 300,
+      marginMm: 3,
+      decisions: { preset: 'book' } as PageState['decisions'],
+    };
     await pageStep('invert-test').run(page);
     expect([...page.image.data]).toEqual([245, 245]);
     expect(() => registerStep({ name: 'deskew', run: async () => {} })).toThrow('already registered');

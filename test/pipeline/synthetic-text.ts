@@ -70,7 +70,7 @@ export function wordRectanglesPage(width: number, height: number, skewDeg: numbe
   const xHeight = Math.round(pitch * 0.4);
   const words: { x0: number; x1: number; y0: number; y1: number }[] = [];
   for (let y = height * 0.1; y < height * 0.9; y += pitch) {
-    for (let x = width * 0.1; x < width * 0.9; ) {
+    for (let x = width * 0.1; x < width * 0.9;) {
       const w = pitch * (0.8 + random() * 3);
       words.push({ x0: x, x1: Math.min(width * 0.9, x + w), y0: y, y1: y + xHeight });
       x += w + pitch * 0.5;

@@ -42,7 +42,14 @@ class Mailbox extends Destination {
   }
 }
 
-const init = (over: Partial<DestinationInit> = {}): DestinationInit => ({ slug: 'send-to-mailbox', dataDir: '/tmp/x', settings: {}, secrets: {}, secretStore: 'keychain', ...over });
+const init = (over: Partial<DestinationInit> = {}): DestinationInit => ({
+  slug: 'send-to-mailbox',
+  dataDir: '/tmp/x',
+  settings: {},
+  secrets: {},
+  secretStore: 'keychain',
+  ...over,
+});
 
 describe('the plugin API', () => {
   it('has a version number', () => {
@@ -71,7 +78,10 @@ describe('the plugin API', () => {
   });
 
   it('parses the headers setting, refusing a line that is not a header', () => {
-    expect(new Mailbox(init({ settings: { headers: 'X-Proxy-Auth: abc\n\n# note\nCF-Access-Client-Id:  id ' } })).extraHeaders()).toEqual({ 'X-Proxy-Auth': 'abc', 'CF-Access-Client-Id': 'id' });
+    expect(new Mailbox(init({ settings: { headers: 'X-Proxy-Auth: abc\n\n# note\nCF-Access-Client-Id:  id ' } })).extraHeaders()).toEqual({
+      'X-Proxy-Auth': 'abc',
+      'CF-Access-Client-Id': 'id',
+    });
     expect(() => parseHeaderLines('X-Ok: 1\nnot a header')).toThrow('headers, line 2: expected "Name: value"');
   });
 
@@ -93,15 +103,28 @@ describe('the plugin API', () => {
   });
 
   it('builds results with a kind only on failure, and labels each kind', () => {
-    expect(SendResult.alreadyThere('It is already in the library.')).toEqual({ ok: true, alreadyThere: true, message: 'It is already in the library.', detail: '', kind: null });
+    expect(SendResult.alreadyThere('It is already in the library.')).toEqual({
+      ok: true,
+      alreadyThere: true,
+      message: 'It is already in the library.',
+      detail: '',
+      kind: null,
+    });
     expect(SendResult.failed('AUTH', 'Wrong password.', 'HTTP 401')).toMatchObject({ ok: false, kind: 'AUTH', detail: 'HTTP 401' });
-    expect(CHECK_KIND_LABELS).toEqual({ NETWORK: 'Cannot connect', AUTH: 'Wrong credentials', PERMISSION: 'Not allowed', SERVER: 'Server problem', CONFIG: 'Missing setting', UNKNOWN: 'Failed' });
+    expect(CHECK_KIND_LABELS).toEqual({
+      NETWORK: 'Cannot connect',
+      AUTH: 'Wrong credentials',
+      PERMISSION: 'Not allowed',
+      SERVER: 'Server problem',
+      CONFIG: 'Missing setting',
+      UNKNOWN: 'Failed',
+    });
   });
 
   it('percent-quotes path segments with no safe characters, as Python quote(s, safe="")', () => {
     expect(quotePathSegment('War / Peace: vol 1?#.pdf')).toBe('War%20%2F%20Peace%3A%20vol%201%3F%23.pdf');
     expect(quotePathSegment('Œuvres complètes')).toBe('%C5%92uvres%20compl%C3%A8tes');
-    expect(quotePathSegment("a-b_c.d~e!'()*")).toBe("a-b_c.d~e%21%27%28%29%2A");
+    expect(quotePathSegment("a-b_c.d~e!'()*")).toBe('a-b_c.d~e%21%27%28%29%2A');
   });
 
   it('has the small helpers a destination needs', () => {
@@ -118,7 +141,11 @@ describe('the plugin API', () => {
   });
 
   it('tidies book metadata that crossed a process boundary', () => {
-    expect(normalizeBookMeta({ title: ' My Book ', authors: ['A', ''], publisher: '', year: 1850, pages: 0, extra: 'x' })).toEqual({ title: 'My Book', authors: ['A'], year: 1850 });
+    expect(normalizeBookMeta({ title: ' My Book ', authors: ['A', ''], publisher: '', year: 1850, pages: 0, extra: 'x' })).toEqual({
+      title: 'My Book',
+      authors: ['A'],
+      year: 1850,
+    });
     expect(() => normalizeBookMeta({ title: '  ' })).toThrow(/needs a title/);
   });
 });

@@ -16,7 +16,9 @@ function authServer(mode: 'digest' | 'basic'): { server: Server; uploads: string
   const nonce = randomBytes(8).toString('hex');
   const users: Record<string, string> = { reader: 's3cret pass' };
   const challenge = (res: ServerResponse): void => {
-    res.writeHead(401, { 'WWW-Authenticate': mode === 'digest' ? `Digest realm="calibre", nonce="${nonce}", qop="auth", algorithm="MD5", opaque="op"` : 'Basic realm="calibre"' });
+    res.writeHead(401, {
+      'WWW-Authenticate': mode === 'digest' ? `Digest realm="calibre", nonce="${nonce}", qop="auth", algorithm="MD5", opaque="op"` : 'Basic realm="calibre"',
+    });
     res.end('Unauthorized');
   };
   const authorised = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -47,7 +49,14 @@ function authServer(mode: 'digest' | 'basic'): { server: Server; uploads: string
       if (chunks.length > 0) uploads.push(req.url ?? '');
       if (!authorised(req, res)) return;
       bodies.push(Buffer.concat(chunks));
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ url: req.url, bytes: Buffer.concat(chunks).length, type: req.headers['content-type'] ?? null, proxy: req.headers['x-proxy-auth'] ?? null }));
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          url: req.url,
+          bytes: Buffer.concat(chunks).length,
+          type: req.headers['content-type'] ?? null,
+          proxy: req.headers['x-proxy-auth'] ?? null,
+        }),
+      );
     });
   });
   return { server, uploads, bodies };

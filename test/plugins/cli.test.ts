@@ -94,11 +94,17 @@ describe('quire plugins', () => {
     await quire('install', 'echo-dest', '--registry', registry);
     expect((await quire('config', 'echo-dest', '--set', 'port=lots')).error).toBe('port must be a whole number.');
     expect((await quire('config', 'echo-dest', '--set', 'mode=medium')).error).toBe('mode must be one of: fast, slow.');
-    expect((await quire('config', 'echo-dest', '--set', 'colour=red')).error).toBe('echo-dest has no setting "colour"; it has: shelf, port, mode, loud, headers.');
-    expect((await quire('config', 'echo-dest', '--set', 'token=abc')).error).toBe('token is a secret: set it with --set-secret token, which reads it from standard input.');
+    expect((await quire('config', 'echo-dest', '--set', 'colour=red')).error).toBe(
+      'echo-dest has no setting "colour"; it has: shelf, port, mode, loud, headers.',
+    );
+    expect((await quire('config', 'echo-dest', '--set', 'token=abc')).error).toBe(
+      'token is a secret: set it with --set-secret token, which reads it from standard input.',
+    );
     expect((await quire('config', 'echo-dest', '--set-secret', 'token')).error).toBe('No value was given for token; nothing was stored.');
     expect((await quire('config', 'echo-dest', '--with-secrets')).error).toBe('--with-secrets goes with --export.');
-    expect((await quire('config', 'echo-dest', '--set', 'shelf')).error).toBe('--set takes key=value (e.g. --set base_url=http://localhost:8080), not "shelf".');
+    expect((await quire('config', 'echo-dest', '--set', 'shelf')).error).toBe(
+      '--set takes key=value (e.g. --set base_url=http://localhost:8080), not "shelf".',
+    );
   });
 
   it('exports with secrets behind a warning that counts them, and imports', async () => {
@@ -116,7 +122,9 @@ describe('quire plugins', () => {
     const imported = await quire('config', 'echo-dest', '--import', file);
     expect(imported.out).toBe(`Imported 1 setting and 1 secret (token, into ${appData}/.env) for echo-dest.\n`);
     const data = join(appData, 'plugins', 'data', 'echo-dest');
-    expect([statSync(join(data, 'config.db')).mode & 0o777, statSync(data).mode & 0o777, statSync(join(appData, '.env')).mode & 0o777]).toEqual([0o600, 0o700, 0o600]);
+    expect([statSync(join(data, 'config.db')).mode & 0o777, statSync(data).mode & 0o777, statSync(join(appData, '.env')).mode & 0o777]).toEqual([
+      0o600, 0o700, 0o600,
+    ]);
     expect((await quire('config', 'echo-dest')).out).toContain('Ready.');
   });
 });

@@ -34,7 +34,7 @@ const bwrap = findBwrap();
 
 describe('bubblewrap on this machine', () => {
   it('is installed and makes sandboxes (on CI it must)', async () => {
-    if (process.env.CI === 'true') expect(bwrap, 'install Debian\'s bubblewrap (apt-get install bubblewrap)').not.toBeNull();
+    if (process.env.CI === 'true') expect(bwrap, "install Debian's bubblewrap (apt-get install bubblewrap)").not.toBeNull();
     if (bwrap === null) return;
     const isolation = await detectIsolation(bwrap);
     expect(isolation).toMatchObject({ level: 'full', bwrap });
@@ -111,7 +111,11 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
       const d = await installed('kills-other');
       applySettings(d.descriptor, [['victim', String(victim.pid)]], host());
       const result = await sendBook('kills-other');
-      expect(result).toMatchObject({ ok: false, kind: 'PERMISSION', message: 'Kills another process tried to use process.kill, which a plugin may not, and was stopped, so the file was not sent.' });
+      expect(result).toMatchObject({
+        ok: false,
+        kind: 'PERMISSION',
+        message: 'Kills another process tried to use process.kill, which a plugin may not, and was stopped, so the file was not sent.',
+      });
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(victim.exitCode).toBeNull();
       expect(victim.signalCode).toBeNull();
@@ -135,10 +139,20 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
       if (d?.state !== 'usable') throw new Error('network-probe should load');
       // Not even its own server (the other ways are refused below, for a plugin that declares the network).
       for (const how of ['own-server', 'fetch']) {
-        applySettings(d.descriptor, [['base_url', `http://127.0.0.1:${own.port}`], ['how', how], ['port', String(elsewhere.port)]], host());
+        applySettings(
+          d.descriptor,
+          [
+            ['base_url', `http://127.0.0.1:${own.port}`],
+            ['how', how],
+            ['port', String(elsewhere.port)],
+          ],
+          host(),
+        );
         const result = await sendBook('network-probe');
         expect(result, how).toMatchObject({ ok: false, kind: 'PERMISSION' });
-        expect(result.message, how).toMatch(/^Network probe (does not declare network access \(network = true in its manifest\), and it tried to reach 127\.0\.0\.1:\d+|tried to use fetch, which a plugin may not), and was stopped, so the file was not sent\.$/);
+        expect(result.message, how).toMatch(
+          /^Network probe (does not declare network access \(network = true in its manifest\), and it tried to reach 127\.0\.0\.1:\d+|tried to use fetch, which a plugin may not), and was stopped, so the file was not sent\.$/,
+        );
       }
       expect(own.connections()).toBe(0);
       expect(elsewhere.connections()).toBe(0);
@@ -164,7 +178,15 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
     try {
       const d = await installed('network-probe');
       const configure = (how: string): void =>
-        applySettings(d.descriptor, [['base_url', `http://127.0.0.1:${ownPort}`], ['how', how], ['port', String(elsewhere.port)]], host());
+        applySettings(
+          d.descriptor,
+          [
+            ['base_url', `http://127.0.0.1:${ownPort}`],
+            ['how', how],
+            ['port', String(elsewhere.port)],
+          ],
+          host(),
+        );
       configure('own-server');
       expect(reachableHosts(d, host())).toEqual([`127.0.0.1:${ownPort}`]);
       expect(await sendBook('network-probe')).toMatchObject({ ok: true, message: 'own server answered 200' });
@@ -176,7 +198,9 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
         const result = await sendBook('network-probe');
         expect(result, how).toMatchObject({ ok: false, kind: 'PERMISSION' });
         expect(result.message, how).toMatch(
-          new RegExp(`^Network probe (tried to reach 127\\.0\\.0\\.1:${elsewhere.port}, which none of its settings names|tried to use fetch, which a plugin may not), and was stopped, so the file was not sent\\.$`),
+          new RegExp(
+            `^Network probe (tried to reach 127\\.0\\.0\\.1:${elsewhere.port}, which none of its settings names|tried to use fetch, which a plugin may not), and was stopped, so the file was not sent\\.$`,
+          ),
         );
       }
       expect(elsewhere.connections()).toBe(0);
@@ -256,7 +280,12 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
         timeoutMs: 20_000,
       });
       expect(outcome).toMatchObject({ type: 'sent', result: { message: 'ERR_ACCESS_DENIED ERR_ACCESS_DENIED ERR_ACCESS_DENIED ERR_ACCESS_DENIED' } });
-      expect(outcome.refused).toEqual(['plain tried to use net.connect, which a plugin may not', 'plain tried to use os.userInfo, which a plugin may not', 'plain tried to use vm.runInNewContext, which a plugin may not', 'plain tried to use process.kill, which a plugin may not']);
+      expect(outcome.refused).toEqual([
+        'plain tried to use net.connect, which a plugin may not',
+        'plain tried to use os.userInfo, which a plugin may not',
+        'plain tried to use vm.runInNewContext, which a plugin may not',
+        'plain tried to use process.kill, which a plugin may not',
+      ]);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(tcp.connections()).toBe(0);
     } finally {
@@ -280,7 +309,10 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
     symlinkSync(join(FIXTURES, 'echo-dest'), elsewhere);
     symlinkSync(elsewhere, join(appData, 'plugins', 'destinations', 'linked-dest'));
     const all = await discoverDestinations(host());
-    expect(all.find((d) => d.slug === 'linked-dest')).toMatchObject({ state: 'refused', reason: 'its folder is a symbolic link to somewhere else; a plugin is plain files in its own folder' });
+    expect(all.find((d) => d.slug === 'linked-dest')).toMatchObject({
+      state: 'refused',
+      reason: 'its folder is a symbolic link to somewhere else; a plugin is plain files in its own folder',
+    });
     await removePlugin('linked-dest', host());
     expect(existsSync(join(appData, 'plugins', 'destinations', 'linked-dest'))).toBe(false);
     expect(existsSync(join(FIXTURES, 'echo-dest', 'plugin.mjs'))).toBe(true);
@@ -309,10 +341,14 @@ describe('where plugins cannot be isolated (bubblewrap pretended missing)', () =
     placeFixture(appData, 'echo-dest');
     const found = Object.fromEntries((await discoverDestinations(partial())).map((d) => [d.slug, d.state === 'refused' ? d.reason : d.state]));
     expect(found['send-to-library']).toBe('usable');
-    expect(found['echo-dest']).toBe('it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, install it with --allow-unisolated');
+    expect(found['echo-dest']).toBe(
+      'it cannot be isolated on this system, and only first-party plugins run without isolation; to run it anyway, install it with --allow-unisolated',
+    );
     expect(existsSync(join(appData, 'plugins', 'data', 'echo-dest'))).toBe(false); // never ran
 
-    await expect(installPluginDirectory(join(FIXTURES, 'echo-dest'), partial())).rejects.toThrow(/^The plugin echo-dest was not installed: it cannot be isolated on this system/);
+    await expect(installPluginDirectory(join(FIXTURES, 'echo-dest'), partial())).rejects.toThrow(
+      /^The plugin echo-dest was not installed: it cannot be isolated on this system/,
+    );
     const allowed = await installPluginDirectory(join(FIXTURES, 'echo-dest'), partial({ allowUnisolated: true }));
     expect(allowed.isolation.level).toBe('partial');
     // Remembered: later runs load it without the flag.
@@ -333,7 +369,8 @@ describe('quire itself, facing a plugin that signals it at load', () => {
     ['with bubblewrap missing', { QUIRE_BWRAP: 'none' }],
   ] as const) {
     it(`lists it as refused, exits 0, and removes it (${mode})`, async () => {
-      const run = (...args: string[]): ReturnType<typeof runQuire> => runQuire(args, { env: { QUIRE_HOME: appData, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', ...env } });
+      const run = (...args: string[]): ReturnType<typeof runQuire> =>
+        runQuire(args, { env: { QUIRE_HOME: appData, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', ...env } });
       const list = await run('plugins', 'list');
       expect(list.code, list.stderr).toBe(0);
       expect(list.stdout).toMatch(/^kills-parent\s+refused: /m);

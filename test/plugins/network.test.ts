@@ -23,7 +23,12 @@ describe('the hosts a plugin may reach through Quire', () => {
   });
 
   it('names only hosts of text settings the user stored, and none without network = true', () => {
-    const fields = [Field('base_url', 'Server', 'str', 'https://default.example.org'), Field('smtp_host', 'SMTP', 'str', ''), Field('mode', 'Mode', 'choice', 'a.example.org', { choices: ['a.example.org'] }), Field('port', 'Port', 'int', 25)];
+    const fields = [
+      Field('base_url', 'Server', 'str', 'https://default.example.org'),
+      Field('smtp_host', 'SMTP', 'str', ''),
+      Field('mode', 'Mode', 'choice', 'a.example.org', { choices: ['a.example.org'] }),
+      Field('port', 'Port', 'int', 25),
+    ];
     const policy = networkPolicy(true, fields, { base_url: 'http://127.0.0.1:8080', smtp_host: 'smtp.example.org', mode: 'a.example.org', port: 25 });
     expect(describeHosts(policy)).toEqual(['127.0.0.1:8080', 'smtp.example.org']);
     expect(refusalOf(policy, '127.0.0.1', 8080, 'Shelf')).toBeUndefined();
@@ -32,7 +37,9 @@ describe('the hosts a plugin may reach through Quire', () => {
     expect(refusalOf(policy, 'default.example.org', 443, 'Shelf')).toMatch(/which none of its settings names/); // a default is the plugin's word, not the user's
     expect(refusalOf(policy, 'a.example.org', 443, 'Shelf')).toMatch(/which none of its settings names/); // so is a choice
     const undeclared = networkPolicy(false, fields, { base_url: 'http://127.0.0.1:8080' });
-    expect(refusalOf(undeclared, '127.0.0.1', 8080, 'Shelf')).toBe('Shelf does not declare network access (network = true in its manifest), and it tried to reach 127.0.0.1:8080');
+    expect(refusalOf(undeclared, '127.0.0.1', 8080, 'Shelf')).toBe(
+      'Shelf does not declare network access (network = true in its manifest), and it tried to reach 127.0.0.1:8080',
+    );
   });
 });
 
@@ -69,12 +76,17 @@ describe('the host making a request for a plugin', () => {
     const reply = await serveNetworkRequest(
       1,
       { kind: 'http', http: { url: `http://127.0.0.1:${port}/upload`, method: 'POST', headers: {}, body } },
-      { policy: { declared: true, hosts: [{ host: '127.0.0.1', port }] }, files: { filesDir: join(dir, 'files') }, display: 'Shelf', onRefused: (why) => refused.push(why) },
+      {
+        policy: { declared: true, hosts: [{ host: '127.0.0.1', port }] },
+        files: { filesDir: join(dir, 'files') },
+        display: 'Shelf',
+        onRefused: (why) => refused.push(why),
+      },
     );
     return { reply, refused };
   };
 
-  it('sends a file of the plugin\'s own folder, and nothing of the host\'s, whether named or linked', async () => {
+  it("sends a file of the plugin's own folder, and nothing of the host's, whether named or linked", async () => {
     expect((await serve({ kind: 'file', path: join(dir, 'files', 'mine.txt') })).reply).toMatchObject({ ok: true, http: { status: 200 } });
     for (const path of [join(dir, 'secret.txt'), join(dir, 'files', 'link.txt'), join(dir, 'files', '..', 'secret.txt'), '/etc/passwd']) {
       const { reply, refused } = await serve({ kind: 'file', path });

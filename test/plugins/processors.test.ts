@@ -54,7 +54,7 @@ describe('the despeckle processor from the registry', () => {
     cpSync(defaultRegistry(), registry, { recursive: true });
     appendFileSync(join(registry, 'processors', 'despeckle', 'plugin.mjs'), '\n// changed\n');
     await expect(installPlugin('despeckle', { ...hostFor(appData), fromFolder: false, registry })).rejects.toThrow(
-      'The plugin despeckle was not installed: its file plugin.mjs does not match the registry\'s checksum.',
+      "The plugin despeckle was not installed: its file plugin.mjs does not match the registry's checksum.",
     );
     expect(existsSync(join(appData, 'plugins', 'processors', 'despeckle'))).toBe(false);
   });
@@ -80,7 +80,10 @@ describe('the pixels a processor returns', () => {
     const host = hostFor(appData);
     const dir = join(appData, 'plugins', 'processors', 'painter');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'quire-plugin.toml'), 'slug = "painter"\nname = "Painter"\nversion = "1.0.0"\nkind = "processor"\nentry = "plugin.mjs"\n\n[requires]\napi = 1\n');
+    writeFileSync(
+      join(dir, 'quire-plugin.toml'),
+      'slug = "painter"\nname = "Painter"\nversion = "1.0.0"\nkind = "processor"\nentry = "plugin.mjs"\n\n[requires]\napi = 1\n',
+    );
     // What it does is chosen by the page's dpi: 1 a few spots, 2 every pixel, 3 a new buffer, 4 nothing.
     writeFileSync(
       join(dir, 'plugin.mjs'),

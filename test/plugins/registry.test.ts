@@ -4,14 +4,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSyn
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  discoverDestinations,
-  installFromRegistry,
-  installPluginDirectory,
-  installRecord,
-  readRegistry,
-  removePlugin,
-} from '../../src/plugins/index.js';
+import { discoverDestinations, installFromRegistry, installPluginDirectory, installRecord, readRegistry, removePlugin } from '../../src/plugins/index.js';
 import { applySettings, envName, PluginSecrets } from '../../src/settings/index.js';
 import { isQuireError } from '../../src/errors.js';
 import { cleanup, FIXTURES, hostFor, makeAppData, memoryKeychain } from './helpers.js';
@@ -90,7 +83,9 @@ describe('the registry', () => {
     expect(installRecord('echo-dest', appData)).toMatchObject({ first_party: false });
     const wrongName = join(work, 'mine', 'slug-mismatch');
     cpSync(join(FIXTURES, 'slug-mismatch'), wrongName, { recursive: true });
-    expect(await failure(installPluginDirectory(wrongName, hostFor(appData)))).toMatch(/names the slug "send-to-library" but it sits in the directory "slug-mismatch"/);
+    expect(await failure(installPluginDirectory(wrongName, hostFor(appData)))).toMatch(
+      /names the slug "send-to-library" but it sits in the directory "slug-mismatch"/,
+    );
   });
 
   it('removes code, data and secrets in every store', async () => {
@@ -119,7 +114,12 @@ describe('a registry over HTTP', () => {
     work = makeAppData();
     const registry = makeRegistry(work, ['echo-dest']);
     server = createServer((req, res) => {
-      const path = join(registry, ...decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).split('/').filter((s) => s && s !== '..'));
+      const path = join(
+        registry,
+        ...decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
+          .split('/')
+          .filter((s) => s && s !== '..'),
+      );
       if (!existsSync(path)) {
         res.writeHead(404).end();
         return;

@@ -38,7 +38,14 @@ describe('the sandbox', () => {
   afterAll(() => cleanup(appData));
 
   async function attack(kind: string, target: string): Promise<{ ok: boolean; kind: string | null; message: string; detail: string }> {
-    applySettings(escape.descriptor, [['attack', kind], ['target', target]], hostFor(appData));
+    applySettings(
+      escape.descriptor,
+      [
+        ['attack', kind],
+        ['target', target],
+      ],
+      hostFor(appData),
+    );
     const [outcome] = await sendExports([{ format: 'pdf', path: book }], ['sandbox-escape'], { title: 'My Book' }, hostFor(appData));
     return outcome.result;
   }
@@ -95,7 +102,9 @@ describe('the sandbox', () => {
     const require = createRequire(import.meta.url);
     // better-sqlite3's addon: the one it ships for this platform, or one built from source.
     const root = dirname(require.resolve('better-sqlite3/package.json'));
-    const addon = [join(root, 'prebuilds', `${process.platform}-${process.arch}.node`), join(root, 'build', 'Release', 'better_sqlite3.node')].find((p) => existsSync(p));
+    const addon = [join(root, 'prebuilds', `${process.platform}-${process.arch}.node`), join(root, 'build', 'Release', 'better_sqlite3.node')].find((p) =>
+      existsSync(p),
+    );
     expect(addon).toBeDefined();
     const result = await attack('addon', addon!);
     expect(result.ok).toBe(false);
@@ -153,7 +162,12 @@ describe('the sandbox', () => {
       mkdirSync(codeDir, { recursive: true });
       return { slug: 'odd', codeDir, source, imports: scanImports(source).imports };
     };
-    const hung = await runInSandbox({ op: 'check', plugin: plugin('await new Promise(() => setInterval(() => {}, 1000));'), filesDir: join(appData, 'odd', 'files'), timeoutMs: 1500 });
+    const hung = await runInSandbox({
+      op: 'check',
+      plugin: plugin('await new Promise(() => setInterval(() => {}, 1000));'),
+      filesDir: join(appData, 'odd', 'files'),
+      timeoutMs: 1500,
+    });
     expect(hung).toMatchObject({ type: 'timeout', message: 'it did not finish within 2 s and was stopped' });
     const exited = await runInSandbox({ op: 'check', plugin: plugin('process.exit(3);'), filesDir: join(appData, 'odd', 'files'), timeoutMs: 10_000 });
     expect(exited).toMatchObject({ type: 'crashed', message: 'its process ended without an answer' });
@@ -166,7 +180,8 @@ describe('the sandbox', () => {
       authOptional: false,
       disabledCommands: ['STARTTLS'],
       allowInsecureAuth: true,
-      onAuth: (auth, _session, cb) => (auth.username === 'me' && auth.password === 'pw' ? cb(null, { user: 'me' }) : cb(new Error('Invalid username or password'))),
+      onAuth: (auth, _session, cb) =>
+        auth.username === 'me' && auth.password === 'pw' ? cb(null, { user: 'me' }) : cb(new Error('Invalid username or password')),
       onData: (stream, _session, cb) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));

@@ -78,7 +78,9 @@ describe('--send-to', () => {
   it('fails before any work when a destination is not set up, with the command that sets it up', async () => {
     placeFixture(appData, 'echo-dest');
     const e = await failure(checkSendTargets(['echo-dest'], ['pdf'], hostFor(appData)));
-    expect(e.message).toBe('The destination echo-dest is not set up (missing: Shelf name, Access token); set it up with: quire plugins config echo-dest --set shelf=… --set-secret token');
+    expect(e.message).toBe(
+      'The destination echo-dest is not set up (missing: Shelf name, Access token); set it up with: quire plugins config echo-dest --set shelf=… --set-secret token',
+    );
   });
 
   it('fails before any work when a destination is refused, or takes none of the formats written', async () => {
@@ -97,7 +99,14 @@ describe('--send-to', () => {
     placeFixture(appData, 'sandbox-escape');
     const escape = await findDestination('sandbox-escape', hostFor(appData));
     if (escape?.state !== 'usable') throw new Error('sandbox-escape should load');
-    applySettings(escape.descriptor, [['attack', 'read'], ['target', '/etc/hostname']], hostFor(appData));
+    applySettings(
+      escape.descriptor,
+      [
+        ['attack', 'read'],
+        ['target', '/etc/hostname'],
+      ],
+      hostFor(appData),
+    );
     const written: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
     process.env.QUIRE_DEBUG = '1';
@@ -114,7 +123,9 @@ describe('--send-to', () => {
     const text = written.join('');
     expect(text).toContain('  [echo-dest] copying 13 bytes\n');
     expect(text).toMatch(/^ {2}\[echo-dest\] send My Book\.pdf: sent — "My Book" is on shelf A\. \[bytes=13 path=\S+My Book\.pdf\]$/m);
-    expect(text).toMatch(/^ {2}\[sandbox-escape\] send My Book\.pdf: FAILED — Sandbox escape tried to reach something outside its sandbox and was stopped, so the file was not sent\. \[.*ERR_ACCESS_DENIED.*\]$/m);
+    expect(text).toMatch(
+      /^ {2}\[sandbox-escape\] send My Book\.pdf: FAILED — Sandbox escape tried to reach something outside its sandbox and was stopped, so the file was not sent\. \[.*ERR_ACCESS_DENIED.*\]$/m,
+    );
     // Without it, nothing.
     written.length = 0;
     await sendExports(files().slice(0, 1), ['echo-dest'], { title: 'My Book' }, hostFor(appData));
@@ -132,12 +143,20 @@ describe('--send-to', () => {
     keychain.reachable = false;
 
     const e = await failure(checkSendTargets(['echo-dest'], ['pdf'], host));
-    expect(e.message).toBe('The destination echo-dest cannot read its Access token: the keychain could not be opened: Secret Service: the collection is locked; open (unlock) the keychain and try again.');
+    expect(e.message).toBe(
+      'The destination echo-dest cannot read its Access token: the keychain could not be opened: Secret Service: the collection is locked; open (unlock) the keychain and try again.',
+    );
     expect(missingSettings(echo.descriptor, host)).toEqual([]);
-    expect(await checkDestination(echo, host)).toMatchObject({ ok: false, kind: 'CONFIG', message: 'Echo cannot read its Access token: the keychain could not be opened: Secret Service: the collection is locked.' });
+    expect(await checkDestination(echo, host)).toMatchObject({
+      ok: false,
+      kind: 'CONFIG',
+      message: 'Echo cannot read its Access token: the keychain could not be opened: Secret Service: the collection is locked.',
+    });
     let listing = '';
     await listDestinations({ host, out: (t) => (listing += t) });
-    expect(listing).toMatch(/^echo-dest\s+Echo — accepts pdf, md — cannot read Access token: the keychain could not be opened: Secret Service: the collection is locked$/m);
+    expect(listing).toMatch(
+      /^echo-dest\s+Echo — accepts pdf, md — cannot read Access token: the keychain could not be opened: Secret Service: the collection is locked$/m,
+    );
     // A new value is not written as plain text beside the one the keychain still holds.
     expect(() => new PluginSecrets('echo-dest', { appData, keychain }).set('token', 'new')).toThrow(
       'The new token of echo-dest was not stored: the keychain could not be opened: Secret Service: the collection is locked; open (unlock) the keychain and try again.',

@@ -22,7 +22,15 @@ describe('configuration transfer', () => {
 
   it('exports settings without secrets unless asked, to a file of mode 0600 naming its plugin', async () => {
     const echo = await echoIn(appData);
-    applySettings(echo.descriptor, [['shelf', 'A'], ['port', '2525'], ['loud', 'yes']], hostFor(appData));
+    applySettings(
+      echo.descriptor,
+      [
+        ['shelf', 'A'],
+        ['port', '2525'],
+        ['loud', 'yes'],
+      ],
+      hostFor(appData),
+    );
     // The fallback row (no keychain) must never ride out as a setting.
     new PluginSecrets('echo-dest', { appData, keychain: null }).set('token', 'row-secret');
     const file = join(appData, 'echo.json');
@@ -58,13 +66,26 @@ describe('configuration transfer', () => {
   it('imports a bundle into its own plugin, secrets included, and refuses it for another', async () => {
     const echo = await echoIn(appData);
     const file = join(appData, 'echo.json');
-    writeFileSync(file, JSON.stringify({ format: 'quire-plugin-settings', version: 1, plugin: 'echo-dest', exported: '', settings: { shelf: 'B', mode: 'slow' }, secrets: { token: 'imported' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'quire-plugin-settings',
+        version: 1,
+        plugin: 'echo-dest',
+        exported: '',
+        settings: { shelf: 'B', mode: 'slow' },
+        secrets: { token: 'imported' },
+      }),
+    );
     const report = importSettings(echo.descriptor, file, hostFor(appData, { plaintextSecrets: true }));
     expect(report).toEqual({ settings: ['shelf', 'mode'], secrets: ['token'], secretStore: 'env-file' });
     const view = Object.fromEntries(viewSettings(echo.descriptor, hostFor(appData)).map((v) => [v.id, v.secret ?? v.value]));
     expect(view).toMatchObject({ shelf: 'B', mode: 'slow', port: 587, token: { set: true, store: 'env-file' } });
 
-    writeFileSync(file, JSON.stringify({ format: 'quire-plugin-settings', version: 1, plugin: 'send-to-corpus', exported: '', settings: { base_url: 'http://x' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ format: 'quire-plugin-settings', version: 1, plugin: 'send-to-corpus', exported: '', settings: { base_url: 'http://x' } }),
+    );
     let message = '';
     try {
       importSettings(echo.descriptor, file, hostFor(appData));
@@ -77,7 +98,10 @@ describe('configuration transfer', () => {
   it('checks every value before writing any', async () => {
     const echo = await echoIn(appData);
     const file = join(appData, 'echo.json');
-    writeFileSync(file, JSON.stringify({ format: 'quire-plugin-settings', version: 1, plugin: 'echo-dest', exported: '', settings: { shelf: 'C', port: 'many' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ format: 'quire-plugin-settings', version: 1, plugin: 'echo-dest', exported: '', settings: { shelf: 'C', port: 'many' } }),
+    );
     expect(() => importSettings(echo.descriptor, file, hostFor(appData))).toThrow('port must be a whole number.');
     expect(viewSettings(echo.descriptor, hostFor(appData)).find((v) => v.id === 'shelf')?.value).toBe('');
   });

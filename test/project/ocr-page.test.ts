@@ -29,9 +29,15 @@ describe('the OCR page files of a project (ocr/<page>.json)', () => {
   it('says which page is missing or damaged, as a damaged project', async () => {
     await withTempDir(async (dir) => {
       await mkdir(join(dir, 'ocr'));
-      await expect(readOcrPage(dir, 'ocr/0003.json', 3)).rejects.toMatchObject({ code: ERROR_CODES.BAD_PROJECT, message: 'The OCR result of page 3 is missing from the project.' });
+      await expect(readOcrPage(dir, 'ocr/0003.json', 3)).rejects.toMatchObject({
+        code: ERROR_CODES.BAD_PROJECT,
+        message: 'The OCR result of page 3 is missing from the project.',
+      });
       await writeFile(join(dir, 'ocr/0004.json'), '{"width": 100, "blo');
-      await expect(readOcrPage(dir, 'ocr/0004.json', 4)).rejects.toMatchObject({ code: ERROR_CODES.BAD_PROJECT, message: 'The OCR result of page 4 cannot be read.' });
+      await expect(readOcrPage(dir, 'ocr/0004.json', 4)).rejects.toMatchObject({
+        code: ERROR_CODES.BAD_PROJECT,
+        message: 'The OCR result of page 4 cannot be read.',
+      });
     });
   });
 
@@ -39,7 +45,17 @@ describe('the OCR page files of a project (ocr/<page>.json)', () => {
     await withTempDir(async (dir) => {
       await mkdir(join(dir, 'ocr'));
       const manifest = newManifest('Book', []);
-      const pageOf = (index: number) => ({ index, file: `pages/${index}.tif`, kind: 'bitonal' as const, width: 100, height: 100, dpi: 300, ocr: `ocr/${index}.json`, source: { input: 'x', frame: index, side: 'single' as const }, decisions: { preset: 'flat' as const, inputDpi: { value: 300, source: 'pdf' as const } } });
+      const pageOf = (index: number) => ({
+        index,
+        file: `pages/${index}.tif`,
+        kind: 'bitonal' as const,
+        width: 100,
+        height: 100,
+        dpi: 300,
+        ocr: `ocr/${index}.json`,
+        source: { input: 'x', frame: index, side: 'single' as const },
+        decisions: { preset: 'flat' as const, inputDpi: { value: 300, source: 'pdf' as const } },
+      });
       manifest.pages = [pageOf(1), pageOf(2)];
       await writeOcrPage(dir, 'ocr/1.json', page);
       await writeOcrPage(dir, 'ocr/2.json', page);

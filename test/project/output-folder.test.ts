@@ -4,7 +4,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, QuireError } from '../../src/errors.js';
-import { checkOutputFolder, distinctStems, fileSystemError, removeLeftovers, removeStaleWorkFolders, safeFileName, stageOutputs } from '../../src/project/index.js';
+import {
+  checkOutputFolder,
+  distinctStems,
+  fileSystemError,
+  removeLeftovers,
+  removeStaleWorkFolders,
+  safeFileName,
+  stageOutputs,
+} from '../../src/project/index.js';
 import { CAN_MOUNT, deepFolder, fillUp, withTempDir, withTmpfs } from '../helpers.js';
 
 async function failure(work: Promise<unknown>): Promise<QuireError> {
@@ -30,9 +38,13 @@ describe('file-system failures, in one sentence', () => {
     const of = (code: string) => Object.assign(new Error(`${code}: something, open '/x'`), { code });
     expect((await fileSystemError(of('EACCES'), '/srv/out/Book.pdf')).message).toBe('Could not write /srv/out/Book.pdf: permission denied.');
     expect((await fileSystemError(of('EROFS'), '/srv/out/Book.pdf')).message).toBe('Could not write /srv/out/Book.pdf: the file system is read-only.');
-    expect((await fileSystemError(of('ENAMETOOLONG'), '/srv/out/Book.pdf')).message).toBe('Could not write /srv/out/Book.pdf: the name is too long for the file system.');
+    expect((await fileSystemError(of('ENAMETOOLONG'), '/srv/out/Book.pdf')).message).toBe(
+      'Could not write /srv/out/Book.pdf: the name is too long for the file system.',
+    );
     expect((await fileSystemError(of('EISDIR'), '/srv/out/Book.md')).message).toBe('Could not write /srv/out/Book.md: a folder has that name.');
-    expect((await fileSystemError(of('ENOSPC'), '/', { needed: 3 << 20 })).message).toMatch(/^Could not write \/: no space is left on the device \(\d+(\.\d)? (bytes|KiB|MiB|GiB) free, about 3\.0 MiB needed\)\.$/);
+    expect((await fileSystemError(of('ENOSPC'), '/', { needed: 3 << 20 })).message).toMatch(
+      /^Could not write \/: no space is left on the device \(\d+(\.\d)? (bytes|KiB|MiB|GiB) free, about 3\.0 MiB needed\)\.$/,
+    );
     const error = await fileSystemError(of('EPERM'), '/srv/out', { action: 'create-folder' });
     expect(error.message).toBe('Could not create the folder /srv/out: permission denied.');
     expect(error.code).toBe(ERROR_CODES.OUTPUT);

@@ -1,11 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { DOUBTFUL_CONFIDENCE, DOUBTFUL_UNKNOWN_CONFIDENCE, editWord, isDoubtful, pageWords, proofreadingCounts, restoreWord, withoutRemovedWords, type OcrPage, type OcrWord } from '../../src/project/index.js';
+import {
+  DOUBTFUL_CONFIDENCE,
+  DOUBTFUL_UNKNOWN_CONFIDENCE,
+  editWord,
+  isDoubtful,
+  pageWords,
+  proofreadingCounts,
+  restoreWord,
+  withoutRemovedWords,
+  type OcrPage,
+  type OcrWord,
+} from '../../src/project/index.js';
 
 const box = { x0: 0, y0: 0, x1: 10, y1: 10 };
 const word = (text: string, confidence = 95, extra: Partial<OcrWord> = {}): OcrWord => ({ text, box, confidence, ...extra });
 
 function page(...lines: OcrWord[][]): OcrPage {
-  return { width: 100, height: 100, dpi: 300, engine: 'tesseract', languages: ['eng'], blocks: [{ box, paragraphs: [{ box, lines: lines.map((words) => ({ box, words })) }] }] };
+  return {
+    width: 100,
+    height: 100,
+    dpi: 300,
+    engine: 'tesseract',
+    languages: ['eng'],
+    blocks: [{ box, paragraphs: [{ box, lines: lines.map((words) => ({ box, words })) }] }],
+  };
 }
 
 describe('proofreading words', () => {

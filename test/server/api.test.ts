@@ -25,7 +25,14 @@ describe('a job from upload to download', () => {
   });
 
   it('takes an upload as a pending job with a 22-character id, its upload alone on disk', async () => {
-    const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'My book.aglbundle', data: sample }]]) });
+    const res = await t.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', key],
+        ['file', { name: 'My book.aglbundle', data: sample }],
+      ]),
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json<{ job_id: string; status: string }>();
     expect(body.status).toBe('pending');
@@ -63,7 +70,15 @@ describe('a job from upload to download', () => {
   });
 
   it('lists the caller’s jobs newest first', async () => {
-    const second = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'scan.pdf', data: Buffer.from('%PDF-1.4 not really') }], ['ocr', 'none']]) });
+    const second = await t.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', key],
+        ['file', { name: 'scan.pdf', data: Buffer.from('%PDF-1.4 not really') }],
+        ['ocr', 'none'],
+      ]),
+    });
     const secondId = second.json<{ job_id: string }>().job_id;
     const res = await t.server.app.inject({ url: `/list?api_key=${key}` });
     expect(res.statusCode).toBe(200);
@@ -151,7 +166,14 @@ describe('a real conversion cancelled while it runs', () => {
     const t = await testServer();
     try {
       const key = await t.newKey();
-      const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'sample.aglbundle', data: await readFile(SAMPLE) }]]) });
+      const res = await t.server.app.inject({
+        method: 'POST',
+        url: '/run',
+        ...multipart([
+          ['api_key', key],
+          ['file', { name: 'sample.aglbundle', data: await readFile(SAMPLE) }],
+        ]),
+      });
       const id = res.json<{ job_id: string }>().job_id;
       const running = t.server.processor.tick();
       await waitFor(async () => (await t.server.app.inject({ url: `/check/${id}?api_key=${key}` })).json().status === 'processing', 10_000, 5);

@@ -15,7 +15,14 @@ describe('API keys', () => {
     t = await testServer();
     alice = await t.newKey('alice@example.org');
     bob = await t.newKey('bob@example.org');
-    const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', alice], ['file', { name: 'a.pdf', data: PDF }]]) });
+    const res = await t.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', alice],
+        ['file', { name: 'a.pdf', data: PDF }],
+      ]),
+    });
     aliceJob = res.json<{ job_id: string }>().job_id;
   });
   afterAll(() => t.close());
@@ -29,7 +36,16 @@ describe('API keys', () => {
       { method: 'GET' as const, url: `/get/${jobId}${q}` },
       { method: 'POST' as const, url: `/delete/${jobId}`, ...form },
       { method: 'POST' as const, url: `/cancel/${jobId}`, ...form },
-      { method: 'POST' as const, url: '/run', ...(key === null ? multipart([['file', { name: 'x.pdf', data: PDF }]]) : multipart([['api_key', key], ['file', { name: 'x.pdf', data: PDF }]])) },
+      {
+        method: 'POST' as const,
+        url: '/run',
+        ...(key === null
+          ? multipart([['file', { name: 'x.pdf', data: PDF }]])
+          : multipart([
+              ['api_key', key],
+              ['file', { name: 'x.pdf', data: PDF }],
+            ])),
+      },
     ];
   };
 
@@ -131,7 +147,11 @@ describe('the admin page', () => {
   afterAll(() => t.close());
 
   it('creates a key from a form field or a query parameter, shown once', async () => {
-    const form = await t.server.app.inject({ method: 'POST', url: `/admin/keys?secret=${t.server.adminSecret}`, ...multipart([['email', 'form@example.org']]) });
+    const form = await t.server.app.inject({
+      method: 'POST',
+      url: `/admin/keys?secret=${t.server.adminSecret}`,
+      ...multipart([['email', 'form@example.org']]),
+    });
     expect(form.statusCode).toBe(200);
     expect(form.json()).toEqual({
       key_id: 1,
@@ -178,7 +198,14 @@ describe('the admin page', () => {
     expect(raw).toBeDefined();
     expect((await t.server.app.inject({ url: `/list?api_key=${raw}` })).statusCode).toBe(200);
 
-    await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', raw!], ['file', { name: 'a.pdf', data: PDF }]]) });
+    await t.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', raw!],
+        ['file', { name: 'a.pdf', data: PDF }],
+      ]),
+    });
     const revoked = await t.server.app.inject({ method: 'POST', url: '/admin/keys/1/revoke', headers: html, payload: `csrf=${csrf}` });
     expect(revoked.statusCode).toBe(303);
     expect(revoked.headers.location).toBe('/admin');
@@ -191,8 +218,12 @@ describe('the admin page', () => {
     expect(page.body).toMatch(/<td>pending<\/td><td class="n">1<\/td>/);
     expect(page.body).toMatch(/<td>done<\/td><td class="n">0<\/td>/);
     // id, email, state, created, job count; revoked keys have no revoke button.
-    expect(page.body).toMatch(/<tr class="revoked"><td class="n">1<\/td><td>form@example.org<\/td><td>revoked<\/td><td>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/td><td class="n">0<\/td><td><\/td><\/tr>/);
-    expect(page.body).toMatch(/<td class="n">3<\/td><td>page@example.org<\/td><td>active<\/td><td>[^<]+<\/td><td class="n">1<\/td><td><form class="inline" method="post" action="\/admin\/keys\/3\/revoke"><input type="hidden" name="csrf" value="[A-Za-z0-9_-]{43}">/);
+    expect(page.body).toMatch(
+      /<tr class="revoked"><td class="n">1<\/td><td>form@example.org<\/td><td>revoked<\/td><td>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/td><td class="n">0<\/td><td><\/td><\/tr>/,
+    );
+    expect(page.body).toMatch(
+      /<td class="n">3<\/td><td>page@example.org<\/td><td>active<\/td><td>[^<]+<\/td><td class="n">1<\/td><td><form class="inline" method="post" action="\/admin\/keys\/3\/revoke"><input type="hidden" name="csrf" value="[A-Za-z0-9_-]{43}">/,
+    );
     expect(page.body).toContain(`<form method="post" action="/admin/keys"><input type="hidden" name="csrf" value="${csrf}">`);
 
     // Signing out ends the session; a browser without one is told how to sign in.
@@ -206,9 +237,19 @@ describe('the admin page', () => {
     const page = async () => (await t.server.app.inject({ url: '/admin', headers: { authorization: `Bearer ${t.server.adminSecret}` } })).body;
     expect(await page()).toContain('No worker is running');
     const beat = Date.UTC(2030, 0, 2, 3, 4, 5);
-    await t.server.store.workerAlive({ workerId: 'scanner-b:4242:ab', host: 'scanner-b', pid: 4242, concurrency: 2, startedAt: beat - 60_000, heartbeat: beat, leaseUntil: Date.now() + 60_000 });
+    await t.server.store.workerAlive({
+      workerId: 'scanner-b:4242:ab',
+      host: 'scanner-b',
+      pid: 4242,
+      concurrency: 2,
+      startedAt: beat - 60_000,
+      heartbeat: beat,
+      leaseUntil: Date.now() + 60_000,
+    });
     const html = await page();
-    expect(html).toMatch(/<tr><td>scanner-b<\/td><td class="n">4242<\/td><td class="n">2<\/td><td>2030-01-02 03:03:05 UTC<\/td><td>2030-01-02 03:04:05 UTC<\/td><\/tr>/);
+    expect(html).toMatch(
+      /<tr><td>scanner-b<\/td><td class="n">4242<\/td><td class="n">2<\/td><td>2030-01-02 03:03:05 UTC<\/td><td>2030-01-02 03:04:05 UTC<\/td><\/tr>/,
+    );
   });
 
   it('takes the secret in a header, for programs, and never in a form post without it', async () => {
@@ -244,8 +285,20 @@ describe('logs', () => {
       await t.server.app.inject({ url: `/admin?secret=${secret}` });
       await t.server.app.inject({ url: `/admin?secret=${secret}x` });
       await t.server.app.inject({ url: `/nowhere?secret=${secret}&api_key=${key}` });
-      await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'bad.txt', data: PDF }]]) });
-      await t.server.app.inject({ method: 'POST', url: '/delete/AAAAAAAAAAAAAAAAAAAAAA', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `api_key=${key}` });
+      await t.server.app.inject({
+        method: 'POST',
+        url: '/run',
+        ...multipart([
+          ['api_key', key],
+          ['file', { name: 'bad.txt', data: PDF }],
+        ]),
+      });
+      await t.server.app.inject({
+        method: 'POST',
+        url: '/delete/AAAAAAAAAAAAAAAAAAAAAA',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `api_key=${key}`,
+      });
       const log = lines.join('');
       expect(lines.length).toBeGreaterThan(10);
       expect(log).not.toContain(key);
@@ -293,14 +346,34 @@ describe('failed authentication', () => {
 
   it('counts wrong admin secrets too; a visit with none does not count', async () => {
     for (let i = 0; i < 5; i++) {
-      const res = await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=x%40example.org', headers: { authorization: `Bearer wrong-${i}` }, remoteAddress: '192.0.2.9' });
+      const res = await t.server.app.inject({
+        method: 'POST',
+        url: '/admin/keys?email=x%40example.org',
+        headers: { authorization: `Bearer wrong-${i}` },
+        remoteAddress: '192.0.2.9',
+      });
       expect(res.statusCode).toBe(401);
     }
-    const res = await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=x%40example.org', headers: { authorization: `Bearer ${adminSecretOf(t)}` }, remoteAddress: '192.0.2.9' });
+    const res = await t.server.app.inject({
+      method: 'POST',
+      url: '/admin/keys?email=x%40example.org',
+      headers: { authorization: `Bearer ${adminSecretOf(t)}` },
+      remoteAddress: '192.0.2.9',
+    });
     expect(res.statusCode).toBe(429);
     expect(res.json().error.code).toBe('auth_throttled');
     // A first visit with nothing to check is not a failure.
-    for (let i = 0; i < 8; i++) expect((await t.server.app.inject({ url: '/admin', headers: { accept: 'text/html' }, remoteAddress: '192.0.2.10' })).statusCode).toBe(401);
-    expect((await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=y%40example.org', headers: { authorization: `Bearer ${adminSecretOf(t)}` }, remoteAddress: '192.0.2.10' })).statusCode).toBe(200);
+    for (let i = 0; i < 8; i++)
+      expect((await t.server.app.inject({ url: '/admin', headers: { accept: 'text/html' }, remoteAddress: '192.0.2.10' })).statusCode).toBe(401);
+    expect(
+      (
+        await t.server.app.inject({
+          method: 'POST',
+          url: '/admin/keys?email=y%40example.org',
+          headers: { authorization: `Bearer ${adminSecretOf(t)}` },
+          remoteAddress: '192.0.2.10',
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 });

@@ -51,8 +51,18 @@ async function badUploads(dir: string): Promise<Array<{ name: string; data: Buff
   out.push({
     name: 'bomb.zip',
     data: await file('bomb.zip', async (p) => {
-      const files = bundleFiles({ images: [{ index: 1, file: 'images/0001.jpg', data: good }, { index: 2, file: 'images/0002.jpg', data: Buffer.alloc(0) }] });
-      await writeZip(p, [...Object.entries(files).filter(([n]) => n !== 'images/0002.jpg').map(([name, data]) => ({ name, data })), { name: 'images/0002.jpg', zeros: 20_000_000 }]);
+      const files = bundleFiles({
+        images: [
+          { index: 1, file: 'images/0001.jpg', data: good },
+          { index: 2, file: 'images/0002.jpg', data: Buffer.alloc(0) },
+        ],
+      });
+      await writeZip(p, [
+        ...Object.entries(files)
+          .filter(([n]) => n !== 'images/0002.jpg')
+          .map(([name, data]) => ({ name, data })),
+        { name: 'images/0002.jpg', zeros: 20_000_000 },
+      ]);
     }),
     says: /^bomb\.zip .*zip bomb/,
   });
@@ -85,11 +95,25 @@ it('fails each bad upload with one sentence, keeps serving, and runs the next jo
   const uploads = await badUploads(t.dir);
   const ids: string[] = [];
   for (const u of uploads) {
-    const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: u.name, data: u.data }]]) });
+    const res = await t.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', key],
+        ['file', { name: u.name, data: u.data }],
+      ]),
+    });
     expect(res.statusCode, u.name).toBe(200);
     ids.push(res.json<{ job_id: string }>().job_id);
   }
-  const good = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'sample.aglbundle', data: await readFile(SAMPLE) }]]) });
+  const good = await t.server.app.inject({
+    method: 'POST',
+    url: '/run',
+    ...multipart([
+      ['api_key', key],
+      ['file', { name: 'sample.aglbundle', data: await readFile(SAMPLE) }],
+    ]),
+  });
   const goodId = good.json<{ job_id: string }>().job_id;
 
   for (let i = 0; i < uploads.length; i++) {
@@ -113,13 +137,22 @@ it('fails each bad upload with one sentence, keeps serving, and runs the next jo
   expect(tree.filter((p) => p.startsWith(`${goodId}/`))).toEqual([`${goodId}/`, `${goodId}/output.pdf`]);
   expect(tree.some((p) => p.includes('proj'))).toBe(false);
 
-  const { jobs } = (await t.server.app.inject({ url: `/list?api_key=${key}` })).json<{ jobs: Array<{ job_id: string; status: string; error: string | null }> }>();
+  const { jobs } = (await t.server.app.inject({ url: `/list?api_key=${key}` })).json<{
+    jobs: Array<{ job_id: string; status: string; error: string | null }>;
+  }>();
   expect(jobs[0]).toMatchObject({ job_id: goodId, status: 'done', error: null });
   expect(jobs.slice(1).every((j) => j.status === 'failed' && j.error)).toBe(true);
 });
 
 it('names a document without a name of its own after the file the client sent', async () => {
-  const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'Carnet de voyage.pdf', data: await onePagePdf() }]]) });
+  const res = await t.server.app.inject({
+    method: 'POST',
+    url: '/run',
+    ...multipart([
+      ['api_key', key],
+      ['file', { name: 'Carnet de voyage.pdf', data: await onePagePdf() }],
+    ]),
+  });
   const id = res.json<{ job_id: string }>().job_id;
   expect(await t.server.processor.tick()).toEqual({ jobId: id, status: 'done' });
   const pdf = await t.server.app.inject({ url: `/download/${id}/pdf` });

@@ -136,11 +136,15 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     await victim.exited;
 
     // The other worker takes the job back and finishes everything.
-    await waitFor(async () => {
-      const statuses = await Promise.all(ids.map(async (id) => (await check(server, key, id)).status));
-      expect(statuses.filter((s) => s === 'failed')).toEqual([]);
-      return statuses.every((s) => s === 'done');
-    }, 300_000, 250);
+    await waitFor(
+      async () => {
+        const statuses = await Promise.all(ids.map(async (id) => (await check(server, key, id)).status));
+        expect(statuses.filter((s) => s === 'failed')).toEqual([]);
+        return statuses.every((s) => s === 'done');
+      },
+      300_000,
+      250,
+    );
 
     const rows = await sqlIn(home, `SELECT job_id, status, attempts, worker_id, error, pages_done FROM jobs ORDER BY seq`);
     expect(rows).toHaveLength(6);
@@ -164,10 +168,14 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     expect(new Set(done).size).toBe(6);
     expect(jobsDone(survivor.stderr()).length).toBeGreaterThanOrEqual(1);
     // The killed worker's lease runs out: one worker is alive.
-    const metrics = await waitFor(async () => {
-      const text = await (await fetch(`${server.address}/metrics`)).text();
-      return metric(text, 'quire_workers') === 1 ? text : null;
-    }, 30_000, 500);
+    const metrics = await waitFor(
+      async () => {
+        const text = await (await fetch(`${server.address}/metrics`)).text();
+        return metric(text, 'quire_workers') === 1 ? text : null;
+      },
+      30_000,
+      500,
+    );
     expect(metric(metrics, 'quire_jobs_ended_total{status="done"}')).toBe(6);
     expect(metric(metrics, 'quire_jobs{status="done"}')).toBe(6);
     expect(metric(metrics, 'quire_pages_processed_total')).toBe(36);
@@ -199,7 +207,11 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     // Until the holder has renewed its lease past the end of the one it had when this worker started, this worker
     // (looking every 2 s) had the chance to take the job back, and must not have.
     const [{ lease_until: leaseAtStart }] = await sqlIn(home, 'SELECT lease_until FROM jobs WHERE job_id = ?', [id]);
-    await waitFor(async () => Number((await sqlIn(home, 'SELECT heartbeat_at FROM jobs WHERE job_id = ?', [id]))[0].heartbeat_at) > Number(leaseAtStart), 60_000, 100);
+    await waitFor(
+      async () => Number((await sqlIn(home, 'SELECT heartbeat_at FROM jobs WHERE job_id = ?', [id]))[0].heartbeat_at) > Number(leaseAtStart),
+      60_000,
+      100,
+    );
     expect(await sqlIn(home, 'SELECT status, worker_id, attempts FROM jobs WHERE job_id = ?', [id])).toEqual([
       { status: 'processing', worker_id: held.worker_id, attempts: 1 },
     ]);
@@ -212,7 +224,10 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     ]);
     expect(jobsDone(remote.stderr())).toEqual([]);
     expect(jobsDone(local.stderr())).toHaveLength(1);
-    const log = local.stderr().split('\n').filter((line) => line.includes('job of a stopped worker put back to pending'));
+    const log = local
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('job of a stopped worker put back to pending'));
     expect(log).toHaveLength(1);
     expect(JSON.parse(log[0])).toMatchObject({ worker: held.worker_id, attempts: 1 });
     expect(pdfPageCount(join(home, 'server_data', id, 'output.pdf'))).toBe(24);

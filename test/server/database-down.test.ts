@@ -76,12 +76,29 @@ it('answers 503 database_unavailable with Retry-After on API routes while the da
   }
   const server = t;
   const key = await server.newKey();
-  const job = (await server.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'a.pdf', data: PDF }]]) })).json<{ job_id: string }>().job_id;
+  const job = (
+    await server.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', key],
+        ['file', { name: 'a.pdf', data: PDF }],
+      ]),
+    })
+  ).json<{ job_id: string }>().job_id;
 
   await down();
   const calls = [
     () => server.server.app.inject({ method: 'POST', url: `/cancel/${job}`, headers: { 'x-api-key': key } }),
-    () => server.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'b.pdf', data: PDF }]]) }),
+    () =>
+      server.server.app.inject({
+        method: 'POST',
+        url: '/run',
+        ...multipart([
+          ['api_key', key],
+          ['file', { name: 'b.pdf', data: PDF }],
+        ]),
+      }),
     ...(STORE === 'postgres'
       ? [() => server.server.app.inject({ url: '/list', headers: { 'x-api-key': key } }), () => server.server.app.inject({ url: '/health' })]
       : []),
@@ -118,7 +135,16 @@ it('gives up on a statement another connection holds up, by its timeout, with 50
     hold = async () => void other.exec('BEGIN IMMEDIATE');
     release = async () => void other.exec('COMMIT');
   }
-  const job = (await server.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'a.pdf', data: PDF }]]) })).json<{ job_id: string }>().job_id;
+  const job = (
+    await server.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', key],
+        ['file', { name: 'a.pdf', data: PDF }],
+      ]),
+    })
+  ).json<{ job_id: string }>().job_id;
   await hold();
   const started = Date.now();
   const res = await server.server.app.inject({ method: 'POST', url: `/cancel/${job}`, headers: { 'x-api-key': key } });

@@ -78,7 +78,10 @@ describe.skipIf(process.env.CI !== 'true' && process.getuid?.() !== 0)('a full d
   it('refuses an upload that would not fit with 507 and Retry-After, before its body; one that fills the disk as it comes too', async () => {
     await fill('filler-1', 2 * MB);
     // Declared 1.5 MB, and the disk must keep 1 MB free: refused on its headers.
-    const big = multipart([['api_key', key], ['file', { name: 'big.pdf', data: Buffer.alloc(1.5 * MB, 0x41) }]]);
+    const big = multipart([
+      ['api_key', key],
+      ['file', { name: 'big.pdf', data: Buffer.alloc(1.5 * MB, 0x41) }],
+    ]);
     const res = await t.server.app.inject({ method: 'POST', url: '/run', ...big });
     expect(res.statusCode).toBe(507);
     expect(res.json().error).toEqual({ code: 'disk_full', message: 'The server is short of disk space and cannot take this upload now; try again later.' });
@@ -90,7 +93,10 @@ describe.skipIf(process.env.CI !== 'true' && process.getuid?.() !== 0)('a full d
     await fill('filler-2', 1.2 * MB);
     const address = await t.server.app.listen({ host: '127.0.0.1', port: 0 });
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const form = multipart([['api_key', key], ['file', { name: 'stream.pdf', data: Buffer.alloc(3 * MB, 0x42) }]]);
+      const form = multipart([
+        ['api_key', key],
+        ['file', { name: 'stream.pdf', data: Buffer.alloc(3 * MB, 0x42) }],
+      ]);
       const req = request(`${address}/run`, { method: 'POST', headers: { ...form.headers, 'transfer-encoding': 'chunked' } }, (r) => {
         let body = '';
         r.on('data', (d: Buffer) => (body += d.toString()));
@@ -109,7 +115,14 @@ describe.skipIf(process.env.CI !== 'true' && process.getuid?.() !== 0)('a full d
   });
 
   it('keeps a job pending while the disk is full, and puts one that meets a full disk back with a notice; it runs once there is room', async () => {
-    const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'book.pdf', data: PDF }]]) });
+    const res = await t.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', key],
+        ['file', { name: 'book.pdf', data: PDF }],
+      ]),
+    });
     const id = res.json<{ job_id: string }>().job_id;
 
     // Less free than the server keeps: no job starts.

@@ -22,8 +22,12 @@ describe('byte ranges', () => {
 describe('Content-Disposition', () => {
   it('names the file after the document, in ASCII for old clients and UTF-8 for the rest', () => {
     expect(contentDisposition('Candide', 'pdf')).toBe(`attachment; filename="Candide.pdf"; filename*=UTF-8''Candide.pdf`);
-    expect(contentDisposition('Élégie à "Zoé"', 'md')).toBe(`attachment; filename="Elegie a _Zoe_.md"; filename*=UTF-8''%C3%89l%C3%A9gie%20%C3%A0%20_Zo%C3%A9_.md`);
-    expect(contentDisposition('Война и мир', 'pdf')).toBe(`attachment; filename="_____ _ ___.pdf"; filename*=UTF-8''%D0%92%D0%BE%D0%B9%D0%BD%D0%B0%20%D0%B8%20%D0%BC%D0%B8%D1%80.pdf`);
+    expect(contentDisposition('Élégie à "Zoé"', 'md')).toBe(
+      `attachment; filename="Elegie a _Zoe_.md"; filename*=UTF-8''%C3%89l%C3%A9gie%20%C3%A0%20_Zo%C3%A9_.md`,
+    );
+    expect(contentDisposition('Война и мир', 'pdf')).toBe(
+      `attachment; filename="_____ _ ___.pdf"; filename*=UTF-8''%D0%92%D0%BE%D0%B9%D0%BD%D0%B0%20%D0%B8%20%D0%BC%D0%B8%D1%80.pdf`,
+    );
     expect(contentDisposition("a/b\\c:d; e'(1)", 'pdf')).toBe(`attachment; filename="a_b_c_d; e'(1).pdf"; filename*=UTF-8''a_b_c_d%3B%20e%27%281%29.pdf`);
   });
 });

@@ -60,12 +60,21 @@ async function setup(withSmtp: boolean, password = 's3cret'): Promise<{ t: TestS
   engine.auto = true;
   const t = await testServer({ engine: engine, publicUrl: 'https://quire.example.org' });
   open.push(t);
-  if (withSmtp) await setServerConfig(t.server.settings, 'smtp', JSON.stringify({ host: '127.0.0.1', port, user: 'quire', password, from: 'Quire <quire@example.org>', tls: false }));
+  if (withSmtp)
+    await setServerConfig(
+      t.server.settings,
+      'smtp',
+      JSON.stringify({ host: '127.0.0.1', port, user: 'quire', password, from: 'Quire <quire@example.org>', tls: false }),
+    );
   return { t, engine, key: await t.newKey('reader@example.org') };
 }
 
 async function run(t: TestServer, key: string, fields: Array<[string, string]>): Promise<string> {
-  const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ...fields, ['file', { name: 'Book.pdf', data: PDF }]]) });
+  const res = await t.server.app.inject({
+    method: 'POST',
+    url: '/run',
+    ...multipart([['api_key', key], ...fields, ['file', { name: 'Book.pdf', data: PDF }]]),
+  });
   const id = res.json<{ job_id: string }>().job_id;
   expect(await t.server.processor.tick()).toEqual({ jobId: id, status: 'done' });
   return id;
@@ -86,7 +95,12 @@ function unQuote(text: string): string {
 }
 
 function bodyOf(data: string): string {
-  return unQuote(data.split(/\r?\n\r?\n/).slice(1).join('\n\n'));
+  return unQuote(
+    data
+      .split(/\r?\n\r?\n/)
+      .slice(1)
+      .join('\n\n'),
+  );
 }
 
 function subjectOf(data: string): string {
@@ -98,7 +112,10 @@ function subjectOf(data: string): string {
 describe('the completion email', () => {
   it('goes to the key’s address with the PDF and Markdown links, prefixed with base_url', async () => {
     const { t, key } = await setup(true);
-    const id = await run(t, key, [['email_notif', 'true'], ['ocr', 'auto']]);
+    const id = await run(t, key, [
+      ['email_notif', 'true'],
+      ['ocr', 'auto'],
+    ]);
     await waitFor(async () => received.length === 1, 10_000);
     const mail = received[0];
     expect(mail.to).toEqual(['reader@example.org']);

@@ -29,7 +29,9 @@ const errorOf = (a: Answer): { code: string; message: string } => (JSON.parse(a.
 const errorLines = (): string[] => lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 50);
 
 function post(path: string, headers: Record<string, string>, body: string): string {
-  const head = Object.entries({ Host: '127.0.0.1', 'Content-Length': String(Buffer.byteLength(body)), ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const head = Object.entries({ Host: '127.0.0.1', 'Content-Length': String(Buffer.byteLength(body)), ...headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   return `POST ${path} HTTP/1.1\r\n${head}\r\n${body}`;
 }
 
@@ -38,8 +40,18 @@ describe('a malformed multipart form', () => {
   const cases: Array<[string, string, Record<string, string>, string]> = [
     ['no boundary, no key', '/run', { 'Content-Type': 'multipart/form-data' }, 'hello'],
     ['no boundary, a key in a header', '/run', { 'Content-Type': 'multipart/form-data', 'X-API-Key': 'k' }, 'hello'],
-    ['a body that ends inside its first part', '/run', { 'Content-Type': `multipart/form-data; boundary=${B}`, 'X-API-Key': 'k' }, `--${B}\r\nContent-Disposition: form-data; name="ocr"\r\n\r\nauto`],
-    ['a file part cut short', '/run', { 'Content-Type': `multipart/form-data; boundary=${B}`, 'X-API-Key': 'k' }, `--${B}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 and then nothing`],
+    [
+      'a body that ends inside its first part',
+      '/run',
+      { 'Content-Type': `multipart/form-data; boundary=${B}`, 'X-API-Key': 'k' },
+      `--${B}\r\nContent-Disposition: form-data; name="ocr"\r\n\r\nauto`,
+    ],
+    [
+      'a file part cut short',
+      '/run',
+      { 'Content-Type': `multipart/form-data; boundary=${B}`, 'X-API-Key': 'k' },
+      `--${B}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 and then nothing`,
+    ],
     ['/cancel with no boundary', '/cancel/abc', { 'Content-Type': 'multipart/form-data' }, 'hello'],
   ];
   it.each(cases)('%s: 400 bad_request in the error shape, logged below error level', async (_name, path, headers, body) => {
@@ -80,7 +92,9 @@ describe('requests refused before any route', () => {
   });
 
   it('documents 405 for every operation in the OpenAPI document', async () => {
-    const doc = (await t.server.app.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> }>();
+    const doc = (await t.server.app.inject({ url: '/openapi.json' })).json<{
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    }>();
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) expect(op.responses['405']?.description, `${method} ${path}`).toMatch(/method_not_allowed/);
     }

@@ -44,7 +44,14 @@ export class FakeEngine implements ConvertEngine {
       outputs.push({ format: 'md', path: join(outDir, `${stem}.md`), bytes: 8 });
       await writeFile(outputs[1].path, '# Fake\n\ntext');
     }
-    return { name, outputs, frames: this.frames, pages: this.frames * 2, timings: { total: 1, pipeline: 1, ocr: 0, export: 0, steps: {} }, ...(this.outOfFocus ? { outOfFocus: this.outOfFocus } : {}) };
+    return {
+      name,
+      outputs,
+      frames: this.frames,
+      pages: this.frames * 2,
+      timings: { total: 1, pipeline: 1, ocr: 0, export: 0, steps: {} },
+      ...(this.outOfFocus ? { outOfFocus: this.outOfFocus } : {}),
+    };
   };
 
   /** The fake never submits an OCR batch; a parked job (a test parks one by hand) is polled by the real verb. */

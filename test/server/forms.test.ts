@@ -26,7 +26,13 @@ describe('upload names and options', () => {
     expect(cleanUploadName('C:\\Users\\me\\Livre.PDF')).toBe('Livre.PDF');
     expect(cleanUploadName('../../x\u0000y.zip')).toBe('xy.zip');
     expect(cleanUploadName('')).toBe('upload');
-    expect([uploadType('a.aglbundle'), uploadType('a.ZIP'), uploadType('a.pdf'), uploadType('a.tif'), uploadType('pdf')]).toEqual(['zip', 'zip', 'pdf', null, null]);
+    expect([uploadType('a.aglbundle'), uploadType('a.ZIP'), uploadType('a.pdf'), uploadType('a.tif'), uploadType('pdf')]).toEqual([
+      'zip',
+      'zip',
+      'pdf',
+      null,
+      null,
+    ]);
   });
 
   it('reads email_notif, ocr and dpi as a form sends them', () => {

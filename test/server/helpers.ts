@@ -54,7 +54,11 @@ export async function testServer(options: CreateAppOptions = {}, dir?: string): 
     databaseUrl,
     sql: (text, params) => sqlIn(root, text, params),
     async newKey(email = 'reader@example.org') {
-      const res = await server.app.inject({ method: 'POST', url: `/admin/keys?email=${encodeURIComponent(email)}`, headers: { authorization: `Bearer ${secrets.get(root)}` } });
+      const res = await server.app.inject({
+        method: 'POST',
+        url: `/admin/keys?email=${encodeURIComponent(email)}`,
+        headers: { authorization: `Bearer ${secrets.get(root)}` },
+      });
       if (res.statusCode !== 200) throw new Error(`key creation failed: ${res.statusCode} ${res.body}`);
       return res.json<{ api_key: string }>().api_key;
     },
@@ -79,7 +83,11 @@ export function multipart(parts: Array<[string, string] | ['file', FormFile]>): 
       chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
     } else {
       if (typeof value.data === 'function') throw new Error('use multipartStream for streamed files');
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${value.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+      chunks.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${value.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
+      );
       chunks.push(value.data, Buffer.from('\r\n'));
     }
   }
@@ -88,7 +96,11 @@ export function multipart(parts: Array<[string, string] | ['file', FormFile]>): 
 }
 
 /** A multipart body whose file part is `size` streamed bytes, never held in memory; length known in advance. */
-export function multipartStream(fields: Array<[string, string]>, fileName: string, size: number): { stream: Readable; length: number; headers: Record<string, string> } {
+export function multipartStream(
+  fields: Array<[string, string]>,
+  fileName: string,
+  size: number,
+): { stream: Readable; length: number; headers: Record<string, string> } {
   const boundary = `----quire${randomBytes(8).toString('hex')}`;
   const head = Buffer.from(
     fields.map(([n, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${v}\r\n`).join('') +
@@ -153,7 +165,11 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | null | fal
 export async function longerBook(times: number): Promise<Buffer> {
   const entries = await readZip(SAMPLE);
   const frames = ['images/0001.jpg', 'images/0002.jpg', 'images/0003.jpg'].map((f) => entries.get(f)!);
-  const images = Array.from({ length: frames.length * times }, (_, i) => ({ index: i + 1, file: `images/${String(i + 1).padStart(4, '0')}.jpg`, data: frames[i % frames.length] }));
+  const images = Array.from({ length: frames.length * times }, (_, i) => ({
+    index: i + 1,
+    file: `images/${String(i + 1).padStart(4, '0')}.jpg`,
+    data: frames[i % frames.length],
+  }));
   const dir = await mkdtemp(join(tmpdir(), 'quire-longer-'));
   try {
     await writeBundleZip(join(dir, 'longer.aglbundle'), bundleFiles({ images }));

@@ -22,7 +22,8 @@ describe('/list', () => {
   });
   afterAll(() => t.close());
 
-  const list = async (query: string) => (await t.server.app.inject({ url: `/list?api_key=${key}${query}` })).json<{ jobs: Array<{ job_id: string }>; next?: string }>();
+  const list = async (query: string) =>
+    (await t.server.app.inject({ url: `/list?api_key=${key}${query}` })).json<{ jobs: Array<{ job_id: string }>; next?: string }>();
 
   it('answers 50 jobs a page, newest first, with a next cursor that walks through them all once', async () => {
     const first = await list('');
@@ -64,16 +65,36 @@ describe('methods, validators and a proxy prefix', () => {
     engine.auto = true;
     t = await testServer({ engine, trustProxy: '127.0.0.1', limits: { minFreeDisk: 0 } });
     key = await t.newKey();
-    jobId = (await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'a.pdf', data: PDF }]]) })).json<{ job_id: string }>().job_id;
+    jobId = (
+      await t.server.app.inject({
+        method: 'POST',
+        url: '/run',
+        ...multipart([
+          ['api_key', key],
+          ['file', { name: 'a.pdf', data: PDF }],
+        ]),
+      })
+    ).json<{ job_id: string }>().job_id;
     await t.server.processor.runNext();
   });
   afterAll(() => t.close());
 
   it('marks answers that carry a key, a webhook secret or download links no-store and nosniff', async () => {
-    const made = await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=c%40example.org', headers: { authorization: `Bearer ${adminSecretOf(t)}` } });
+    const made = await t.server.app.inject({
+      method: 'POST',
+      url: '/admin/keys?email=c%40example.org',
+      headers: { authorization: `Bearer ${adminSecretOf(t)}` },
+    });
     const got = await t.server.app.inject({ url: `/get/${jobId}`, headers: { 'x-api-key': key } });
     const listed = await t.server.app.inject({ url: '/list', headers: { 'x-api-key': key } });
-    const submitted = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'b.pdf', data: PDF }]]) });
+    const submitted = await t.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', key],
+        ['file', { name: 'b.pdf', data: PDF }],
+      ]),
+    });
     const refused = await t.server.app.inject({ url: `/check/${jobId}?api_key=wrong` });
     expect(made.json()).toHaveProperty('webhook_secret');
     expect(got.json().pdf_url).toContain('/download/');
@@ -123,12 +144,20 @@ describe('methods, validators and a proxy prefix', () => {
     const visit = await t.server.app.inject({ url: `/admin?secret=${t.server.adminSecret}`, headers: behind, remoteAddress: '127.0.0.1' });
     expect(visit.headers.location).toBe('/books/quire/admin');
     expect(String(visit.headers['set-cookie'])).toMatch(/; Path=\/books\/quire\/admin; .*; Secure$/);
-    const page = await t.server.app.inject({ url: '/admin', headers: { ...behind, cookie: String(visit.headers['set-cookie']).split(';')[0] }, remoteAddress: '127.0.0.1' });
+    const page = await t.server.app.inject({
+      url: '/admin',
+      headers: { ...behind, cookie: String(visit.headers['set-cookie']).split(';')[0] },
+      remoteAddress: '127.0.0.1',
+    });
     expect(page.body).toContain('action="/books/quire/admin/keys"');
 
     // A prefix that would add cookie attributes, or climb out, is not believed: no prefix at all.
     for (const prefix of ['/x;Domain=evil.example;Path=/', '/x;quire_admin=1', '/x/../y', '/x y', '/x"', '/x%3']) {
-      const bad = await t.server.app.inject({ url: `/admin?secret=${t.server.adminSecret}`, headers: { ...behind, 'x-forwarded-prefix': prefix }, remoteAddress: '127.0.0.1' });
+      const bad = await t.server.app.inject({
+        url: `/admin?secret=${t.server.adminSecret}`,
+        headers: { ...behind, 'x-forwarded-prefix': prefix },
+        remoteAddress: '127.0.0.1',
+      });
       expect(bad.headers.location, prefix).toBe('/admin');
       const cookie = String(bad.headers['set-cookie']);
       expect(cookie, prefix).toMatch(/^quire_admin=[^;]+; Path=\/admin; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);

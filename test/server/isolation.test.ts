@@ -40,7 +40,11 @@ async function newHome(): Promise<string> {
 }
 
 async function newKey(server: ServerProcess, secret: string): Promise<string> {
-  const res = await fetch(`${server.address}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: new URLSearchParams({ email: 'reader@example.org' }) });
+  const res = await fetch(`${server.address}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}` },
+    body: new URLSearchParams({ email: 'reader@example.org' }),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { api_key: string }).api_key;
 }
@@ -54,10 +58,14 @@ async function submit(server: ServerProcess, key: string, name: string, data: Bu
 }
 
 async function ended(server: ServerProcess, key: string, id: string): Promise<{ status: string; error: string | null }> {
-  return waitFor(async () => {
-    const job = (await (await fetch(`${server.address}/check/${id}`, { headers: { 'x-api-key': key } })).json()) as { status: string; error: string | null };
-    return job.status === 'done' || job.status === 'failed' ? { status: job.status, error: job.error } : null;
-  }, 120_000, 200);
+  return waitFor(
+    async () => {
+      const job = (await (await fetch(`${server.address}/check/${id}`, { headers: { 'x-api-key': key } })).json()) as { status: string; error: string | null };
+      return job.status === 'done' || job.status === 'failed' ? { status: job.status, error: job.error } : null;
+    },
+    120_000,
+    200,
+  );
 }
 
 async function bundle(dir: string, name: string, image: { file: string; data: Buffer }): Promise<Buffer> {
@@ -86,7 +94,10 @@ describe('a hostile input fails its job, never the server', () => {
     });
 
     // 2. Under the pixel limit, but more memory than the ceiling: a 7000×7000 page (49 megapixels, 150 KB as PNG).
-    const page = await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#999' } }).greyscale().png({ compressionLevel: 9 }).toBuffer();
+    const page = await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#999' } })
+      .greyscale()
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     const heavy = await bundle(home, 'heavy.aglbundle', { file: 'images/0001.png', data: page });
     const heavyJob = await submit(server, key, 'heavy.aglbundle', heavy);
     expect(await ended(server, key, heavyJob)).toEqual({

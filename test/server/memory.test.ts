@@ -30,11 +30,21 @@ async function runHeavy(fits: boolean): Promise<{ status: string; error: string 
   restore = setEnv({ QUIRE_TEST_CHILD_LOG: log, QUIRE_TEST_CHILD_FITS: fits ? '1' : '0' });
   t = await testServer({ childScript: CHILD, workers: 4, limits: { jobMemory: 300 * 1024 ** 2, minFreeDisk: 0 } });
   const key = await t.newKey();
-  const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'heavy.pdf', data: PDF }]]) });
+  const res = await t.server.app.inject({
+    method: 'POST',
+    url: '/run',
+    ...multipart([
+      ['api_key', key],
+      ['file', { name: 'heavy.pdf', data: PDF }],
+    ]),
+  });
   const id = res.json<{ job_id: string }>().job_id;
   await t.server.processor.runNext();
   const job = (await t.server.app.inject({ url: `/check/${id}`, headers: { 'x-api-key': key } })).json<{ status: string; error: string | null }>();
-  const lines = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { workers: number | null; nice: number });
+  const lines = (await readFile(log, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { workers: number | null; nice: number });
   // Every job process runs at a lower CPU priority than the server, so the API stays fast while it converts.
   for (const line of lines) expect(line.nice).toBe(Math.min(19, getPriority() + 10));
   const tries = lines.map((l) => l.workers);

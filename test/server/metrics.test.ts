@@ -19,7 +19,14 @@ async function setup(): Promise<{ t: TestServer; key: string }> {
 }
 
 async function submit(t: TestServer, key: string): Promise<string> {
-  const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'book.pdf', data: PDF }]]) });
+  const res = await t.server.app.inject({
+    method: 'POST',
+    url: '/run',
+    ...multipart([
+      ['api_key', key],
+      ['file', { name: 'book.pdf', data: PDF }],
+    ]),
+  });
   expect(res.statusCode).toBe(200);
   return res.json<{ job_id: string }>().job_id;
 }
@@ -41,7 +48,10 @@ async function scrape(t: TestServer): Promise<Map<string, number>> {
     const m = /^(\w+)(\{[a-z_]+="(?:[^"\\]|\\.)*"(?:,[a-z_]+="(?:[^"\\]|\\.)*")*\})? (-?[0-9.e+]+)$/.exec(line);
     expect(m, line).not.toBeNull();
     // Every sample belongs to a family declared before it.
-    expect([...typed].some((name) => m![1] === name || m![1].startsWith(`${name}_`)), line).toBe(true);
+    expect(
+      [...typed].some((name) => m![1] === name || m![1].startsWith(`${name}_`)),
+      line,
+    ).toBe(true);
     samples.set(`${m![1]}${m![2] ?? ''}`, Number(m![3]));
   }
   return samples;

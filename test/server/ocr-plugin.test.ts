@@ -23,7 +23,10 @@ describe('ocr=<plugin> on the job server', () => {
     expect((await runQuire(['plugins', 'install', 'tesseract-own-model'], { env })).code).toBe(0);
     copyFileSync('/usr/share/tesseract-ocr/5/tessdata/eng.traineddata', join(home, 'plugins', 'data', 'tesseract-own-model', 'files', 'mine.traineddata'));
 
-    child = spawn(process.execPath, [QUIRE_BIN, 'server', '--port', '0', '--workers', '1'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [QUIRE_BIN, 'server', '--port', '0', '--workers', '1'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(async () => /Admin panel: .*\n/.test(out) || child?.exitCode !== null, 20_000);
@@ -46,10 +49,14 @@ describe('ocr=<plugin> on the job server', () => {
       (await fetch(`${address}/check/${id}?api_key=${key}`)).json() as Promise<{ status: string; error: string | null }>;
 
     const id = await submit('tesseract-own-model:lang=mine');
-    const done = await waitFor(async () => {
-      const s = await check(id);
-      return s.status === 'done' || s.status === 'failed' ? s : undefined;
-    }, 240_000, 500);
+    const done = await waitFor(
+      async () => {
+        const s = await check(id);
+        return s.status === 'done' || s.status === 'failed' ? s : undefined;
+      },
+      240_000,
+      500,
+    );
     expect(done).toMatchObject({ status: 'done', error: null });
     const get = (await (await fetch(`${address}/get/${id}?api_key=${key}`)).json()) as { md_url: string | null };
     expect(get.md_url).not.toBeNull();
@@ -59,10 +66,14 @@ describe('ocr=<plugin> on the job server', () => {
     expect(words.filter((w) => md.includes(w)).length).toBeGreaterThan(20);
 
     const missing = await submit('no-such-engine');
-    const failed = await waitFor(async () => {
-      const s = await check(missing);
-      return s.status === 'done' || s.status === 'failed' ? s : undefined;
-    }, 120_000, 500);
+    const failed = await waitFor(
+      async () => {
+        const s = await check(missing);
+        return s.status === 'done' || s.status === 'failed' ? s : undefined;
+      },
+      120_000,
+      500,
+    );
     expect(failed.status).toBe('failed');
     expect(failed.error).toContain('Unknown OCR engine "no-such-engine"');
   }, 400_000);

@@ -60,7 +60,10 @@ describe('GET /openapi.json', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const statuses = Object.keys(op.responses);
-        expect(statuses.some((s) => /^[23]/.test(s)), `${method} ${path}`).toBe(true);
+        expect(
+          statuses.some((s) => /^[23]/.test(s)),
+          `${method} ${path}`,
+        ).toBe(true);
         for (const [status, response] of Object.entries(op.responses)) {
           expect(response.description, `${method} ${path} ${status}`).toBeTruthy();
           // A redirect and "not modified" have no body.
@@ -69,20 +72,31 @@ describe('GET /openapi.json', () => {
           expect(media?.schema, `${method} ${path} ${status}`).toBeDefined();
           // An error answers JSON (the admin page also a page for a browser).
           if (Number(status) >= 400 && path !== '/health') {
-            expect(response.content?.['application/json']?.schema, `${method} ${path} ${status}`).toMatchObject({ type: 'object', required: ['error'], properties: { error: { required: ['code', 'message'] } } });
+            expect(response.content?.['application/json']?.schema, `${method} ${path} ${status}`).toMatchObject({
+              type: 'object',
+              required: ['error'],
+              properties: { error: { required: ['code', 'message'] } },
+            });
           }
         }
       }
     }
     // The answers the job routes give, field by field.
-    const check = doc.paths['/check/{job_id}'].get.responses['200'].content!['application/json'].schema as { properties: Record<string, { properties?: object }> };
+    const check = doc.paths['/check/{job_id}'].get.responses['200'].content!['application/json'].schema as {
+      properties: Record<string, { properties?: object }>;
+    };
     expect(Object.keys(check.properties.progress.properties!)).toEqual(['pages_done', 'pages_total', 'step']);
     expect(doc.paths['/run'].post.responses['507'].description).toContain('disk_full');
   });
 
   it('documents the webhook the server posts when a job ends, with its signature header', () => {
     expect(doc.webhooks).toMatchObject({
-      jobEnded: { post: { parameters: [{ name: 'x-quire-signature', in: 'header' }], requestBody: { content: { 'application/json': { schema: { required: ['job_id', 'status', 'error', 'pdf_url', 'md_url'] } } } } } },
+      jobEnded: {
+        post: {
+          parameters: [{ name: 'x-quire-signature', in: 'header' }],
+          requestBody: { content: { 'application/json': { schema: { required: ['job_id', 'status', 'error', 'pdf_url', 'md_url'] } } } },
+        },
+      },
     });
   });
 

@@ -37,7 +37,10 @@ async function newHome(): Promise<string> {
 
 /** Start `quire server` on a free port and read the two lines it prints. */
 async function startServer(home: string): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'server', '--port', '0', '--workers', '2'], { env: { ...process.env, QUIRE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'server', '--port', '0', '--workers', '2'], {
+    env: { ...process.env, QUIRE_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   let err = '';
@@ -70,7 +73,11 @@ async function upload(server: Running, key: string, book?: Buffer): Promise<stri
 }
 
 async function status(server: Running, key: string, id: string): Promise<{ status: string; error: string | null; progress: { pages_done: number } }> {
-  return (await fetch(`${server.address}/check/${id}?api_key=${key}`)).json() as Promise<{ status: string; error: string | null; progress: { pages_done: number } }>;
+  return (await fetch(`${server.address}/check/${id}?api_key=${key}`)).json() as Promise<{
+    status: string;
+    error: string | null;
+    progress: { pages_done: number };
+  }>;
 }
 
 function row(home: string, id: string): Record<string, unknown> {
@@ -209,10 +216,15 @@ process.stdout.write(JSON.stringify(got));`,
           resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
         ),
       );
-    expect(await quire(['server', 'config', 'set', 'smtp', '{"host":"mail.example.org","port":587,"user":"me","password":"hunter2","from":"q@example.org"}'])).toMatchObject({ code: 0, stdout: 'smtp set\n' });
+    expect(
+      await quire(['server', 'config', 'set', 'smtp', '{"host":"mail.example.org","port":587,"user":"me","password":"hunter2","from":"q@example.org"}']),
+    ).toMatchObject({ code: 0, stdout: 'smtp set\n' });
     const shown = await quire(['server', 'config', 'get', 'smtp']);
     expect(shown.stdout).toBe('{"host":"mail.example.org","port":587,"user":"me","password":"********","from":"q@example.org"}\n');
-    expect(await quire(['server', 'config', 'set', 'base_url', 'https://quire.example.org/'])).toMatchObject({ code: 0, stdout: 'base_url set to https://quire.example.org\n' });
+    expect(await quire(['server', 'config', 'set', 'base_url', 'https://quire.example.org/'])).toMatchObject({
+      code: 0,
+      stdout: 'base_url set to https://quire.example.org\n',
+    });
     const bad = await quire(['server', 'config', 'set', 'smtp', '{"port":25}']);
     expect(bad.code, bad.stderr).toBe(2);
     expect(bad.stderr).toContain('needs a "host"');

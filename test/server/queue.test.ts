@@ -30,7 +30,15 @@ async function setup(options: CreateAppOptions = {}): Promise<{ t: TestServer; e
   return { t, engine };
 }
 
-const submit = (t: TestServer, key: string, data: Buffer = PDF) => t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'book.pdf', data }]]) });
+const submit = (t: TestServer, key: string, data: Buffer = PDF) =>
+  t.server.app.inject({
+    method: 'POST',
+    url: '/run',
+    ...multipart([
+      ['api_key', key],
+      ['file', { name: 'book.pdf', data }],
+    ]),
+  });
 
 async function submitted(t: TestServer, key: string): Promise<string> {
   const res = await submit(t, key);
@@ -59,7 +67,10 @@ describe('the queue', () => {
     await submitted(t, a);
     const third = await submit(t, a);
     expect(third.statusCode).toBe(429);
-    expect(third.json().error).toEqual({ code: 'queue_full', message: 'This API key already has 2 jobs waiting, as many as this server takes; submit more once some are done.' });
+    expect(third.json().error).toEqual({
+      code: 'queue_full',
+      message: 'This API key already has 2 jobs waiting, as many as this server takes; submit more once some are done.',
+    });
     expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
     // Another key is not held to a's allowance; a gets room again as its jobs run.
     await submitted(t, b);
@@ -113,7 +124,12 @@ describe('retention', () => {
     const gone = await t.server.app.inject({ url: `/download/${id}/pdf` });
     expect(gone.statusCode).toBe(410);
     expect(gone.json().error.code).toBe('expired');
-    expect((await t.server.app.inject({ url: `/get/${id}?api_key=${key}` })).json()).toMatchObject({ status: 'done', pdf_url: null, md_url: null, expired: true });
+    expect((await t.server.app.inject({ url: `/get/${id}?api_key=${key}` })).json()).toMatchObject({
+      status: 'done',
+      pdf_url: null,
+      md_url: null,
+      expired: true,
+    });
     // What it kept no longer counts against the key.
     expect(await t.server.store.keyUsage((await t.server.store.listKeys())[0].keyId)).toEqual({ queued: 0, storedBytes: 0 });
   });

@@ -66,7 +66,11 @@ describe('a remote OCR service that never answers', () => {
       const key = await t.newKey();
       const run = async (ocr: string | null, name: string): Promise<string> => {
         const fields: Array<[string, string]> = ocr ? [['ocr', ocr]] : [];
-        const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ...fields, ['file', { name, data: Buffer.from(await textPdf([300])) }]]) });
+        const res = await t.server.app.inject({
+          method: 'POST',
+          url: '/run',
+          ...multipart([['api_key', key], ...fields, ['file', { name, data: Buffer.from(await textPdf([300])) }]]),
+        });
         expect(res.statusCode).toBe(200);
         return res.json<{ job_id: string }>().job_id;
       };
@@ -99,7 +103,9 @@ describe('a remote OCR service that never answers', () => {
     const timeouts = readRemoteOcrTimeouts({ appData, keychain: null });
     expect(timeouts).toEqual({ connectMs: 3_000, otherMs: 1_000 });
     const client = createRemoteOcrClient({ baseUrl: hangUrl, apiKey: 'k', timeouts, retry: { attempts: 2, baseDelayMs: 10 } });
-    await expect(client.getBatch('b1')).rejects.toThrow(`The remote OCR service at ${new URL(hangUrl).host} did not answer in time (tried 2 times); try again later.`);
+    await expect(client.getBatch('b1')).rejects.toThrow(
+      `The remote OCR service at ${new URL(hangUrl).host} did not answer in time (tried 2 times); try again later.`,
+    );
     expect(paths.filter((p) => p === '/v1/batch/jobs/b1')).toHaveLength(2);
   });
 
@@ -127,7 +133,15 @@ describe('a remote OCR service that never answers', () => {
       const other = await t.newKey('b@example.org');
       const otherId = (await t.server.store.findActiveKey((await import('../../src/server/secrets.js')).hashKey(other)))!.keyId;
       const park = async (k: string, name: string): Promise<string> => {
-        const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', k], ['ocr', 'remoteocr'], ['file', { name, data: Buffer.from(await textPdf([300])) }]]) });
+        const res = await t.server.app.inject({
+          method: 'POST',
+          url: '/run',
+          ...multipart([
+            ['api_key', k],
+            ['ocr', 'remoteocr'],
+            ['file', { name, data: Buffer.from(await textPdf([300])) }],
+          ]),
+        });
         const id = res.json<{ job_id: string }>().job_id;
         expect(await t.server.processor.tick()).toEqual({ jobId: id, status: 'ocr_pending' });
         return id;
@@ -145,7 +159,11 @@ describe('a remote OCR service that never answers', () => {
       expect(del.json()).toEqual({ deleted: true });
       const cancel = await t.server.app.inject({ method: 'POST', url: `/cancel/${cancelled}`, headers: { 'x-api-key': key } });
       expect(cancel.json()).toEqual({ job_id: cancelled, status: 'cancelled' });
-      const revoke = await t.server.app.inject({ method: 'POST', url: `/admin/keys/${otherId}/revoke`, headers: { authorization: `Bearer ${adminSecretOf(t)}` } });
+      const revoke = await t.server.app.inject({
+        method: 'POST',
+        url: `/admin/keys/${otherId}/revoke`,
+        headers: { authorization: `Bearer ${adminSecretOf(t)}` },
+      });
       expect(revoke.json()).toMatchObject({ revoked: true, cancelled_jobs: 1 });
       // All three answered before the OCR service's client gave up on a single request of theirs.
       expect(givenUp()).toBe(false);

@@ -84,7 +84,11 @@ async function setup(options: CreateAppOptions = {}, dir?: string): Promise<{ t:
 }
 
 async function submit(t: TestServer, key: string, ocr = 'remoteocr', extra: Array<[string, string]> = []): Promise<string> {
-  const res = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['ocr', ocr], ...extra, ['file', { name: 'Harbour.pdf', data: pdf }]]) });
+  const res = await t.server.app.inject({
+    method: 'POST',
+    url: '/run',
+    ...multipart([['api_key', key], ['ocr', ocr], ...extra, ['file', { name: 'Harbour.pdf', data: pdf }]]),
+  });
   expect(res.statusCode).toBe(200);
   return res.json<{ job_id: string }>().job_id;
 }
@@ -276,7 +280,10 @@ describe('remoteocr on the server', () => {
       await get(t, `/check/${id}?api_key=${key}`);
       await t.server.processor.pollsSettled();
     }
-    expect((await get(t, `/check/${id}?api_key=${key}`)).json()).toMatchObject({ status: 'failed', error: 'The remote OCR service reported the batch as failed.' });
+    expect((await get(t, `/check/${id}?api_key=${key}`)).json()).toMatchObject({
+      status: 'failed',
+      error: 'The remote OCR service reported the batch as failed.',
+    });
     expect(await listTree(join(t.dataDir, id))).toEqual([]);
   });
 });

@@ -61,8 +61,6 @@ export function adminSecretIn(stdout: string): string | null {
 export async function quire(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { ...process.env, QUIRE_HOME: home, ...(await storeEnv(home)) };
   return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, ...args], { env }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-    ),
+    execFile(process.execPath, [BIN, ...args], { env }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr })),
   );
 }

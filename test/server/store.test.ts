@@ -125,13 +125,29 @@ describe(`the ${STORE === 'postgres' ? 'PostgreSQL' : 'SQLite'} store`, () => {
       const first = await store.claimNextJob('w1', 10);
       const second = await store.claimNextJob('w2', 10);
       expect([first?.jobId, second?.jobId]).toEqual(['a', 'b']);
-      expect(first).toMatchObject({ status: 'processing', workerId: 'w1', attempts: 1, heartbeat: 10, leaseUntil: 60_010, startedAt: 10, progressStep: 'starting' });
+      expect(first).toMatchObject({
+        status: 'processing',
+        workerId: 'w1',
+        attempts: 1,
+        heartbeat: 10,
+        leaseUntil: 60_010,
+        startedAt: 10,
+        progressStep: 'starting',
+      });
       expect(await store.finishJob('a', 'w2', { status: 'done', docName: 'x', hasMd: false, pages: 1 }, 11)).toBe(false);
       expect(await store.heartbeat('a', 'w2', 11)).toBe(false);
       expect(await store.heartbeat('a', 'w1', 12, { pagesDone: 2, pagesTotal: 4, step: 'pages' }, 500)).toBe(true);
       expect(await store.getJob('a')).toMatchObject({ pagesDone: 2, pagesTotal: 4, progressStep: 'pages', heartbeat: 12, leaseUntil: 512, updated: 12 });
       expect(await store.finishJob('a', 'w1', { status: 'done', docName: 'x', hasMd: true, pages: 3 }, 13)).toBe(true);
-      expect(await store.getJob('a')).toMatchObject({ status: 'done', docName: 'x', hasMd: true, pagesDone: 3, pagesTotal: 3, workerId: null, leaseUntil: null });
+      expect(await store.getJob('a')).toMatchObject({
+        status: 'done',
+        docName: 'x',
+        hasMd: true,
+        pagesDone: 3,
+        pagesTotal: 3,
+        workerId: null,
+        leaseUntil: null,
+      });
       expect(await store.requeueJob('b', 'w1', 14, false)).toBe(false);
       expect(await store.requeueJob('b', 'w2', 14, true)).toBe(true);
       expect(await store.getJob('b')).toMatchObject({ status: 'pending', attempts: 0, workerId: null });
@@ -253,8 +269,8 @@ describe(`the ${STORE === 'postgres' ? 'PostgreSQL' : 'SQLite'} store`, () => {
       await store.removeWorker('h:2:bb');
       // A day after its lease, a worker is forgotten.
       expect(await store.listWorkers(2500 + 25 * 3600_000)).toEqual([]);
-      await store.addCounters({ 'x_total': 2, 'y_sum': 0.25 });
-      await store.addCounters({ 'x_total': 3 });
+      await store.addCounters({ x_total: 2, y_sum: 0.25 });
+      await store.addCounters({ x_total: 3 });
       expect(await store.readCounters()).toEqual({ x_total: 5, y_sum: 0.25 });
     });
   });

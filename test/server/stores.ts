@@ -68,10 +68,18 @@ export async function sqlIn(root: string, text: string, params: unknown[] = []):
     }
   }
   let n = 0;
-  const client = new pg.Client({ connectionString: url, types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)) } as pg.CustomTypesConfig });
+  const client = new pg.Client({
+    connectionString: url,
+    types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)) } as pg.CustomTypesConfig,
+  });
   await client.connect();
   try {
-    return (await client.query(text.replace(/\?/g, () => `$${++n}`), params)).rows as Array<Record<string, unknown>>;
+    return (
+      await client.query(
+        text.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows as Array<Record<string, unknown>>;
   } finally {
     await client.end();
   }

@@ -17,7 +17,16 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   t = await testServer({
-    limits: { uploadIdleMs: 600, uploadMinBytesPerSecond: 1, uploadKeyMs: 600, unverifiedUploadsPerAddress: 3, uploadDeadlineMs: 2_500, uploadsPerKey: 2, uploadsTotal: 3, minFreeDisk: 0 },
+    limits: {
+      uploadIdleMs: 600,
+      uploadMinBytesPerSecond: 1,
+      uploadKeyMs: 600,
+      unverifiedUploadsPerAddress: 3,
+      uploadDeadlineMs: 2_500,
+      uploadsPerKey: 2,
+      uploadsTotal: 3,
+      minFreeDisk: 0,
+    },
     logger: { level: 'info', stream: { write: (l) => void lines.push(l) } },
   });
   key = await t.newKey('a@example.org');
@@ -28,13 +37,19 @@ afterAll(() => t.close());
 
 /** A raw HTTP/1.1 client: writes what the test says, when it says, and reads the answer as it comes. */
 function open(headers: Record<string, string | number>, path = '/run', at = port): RawClient {
-  const client = rawRequest(at, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+  const client = rawRequest(
+    at,
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`,
+  );
   client.socket.on('error', () => undefined);
   return client;
 }
 
 const field = (name: string, value: string): string => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-const fileHead = (name: string): string => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`;
+const fileHead = (name: string): string =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`;
 const tail = `\r\n--${BOUNDARY}--\r\n`;
 const multipartType = { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` };
 
@@ -184,7 +199,10 @@ describe('uploads slower than the least rate', () => {
       try {
         const answer = await slow.answer;
         expect(answer.status).toBe(408);
-        expect(JSON.parse(answer.body).error).toEqual({ code: 'upload_timeout', message: 'The upload came slower than 1000 bytes a second, the least this server takes.' });
+        expect(JSON.parse(answer.body).error).toEqual({
+          code: 'upload_timeout',
+          message: 'The upload came slower than 1000 bytes a second, the least this server takes.',
+        });
       } finally {
         clearInterval(timer);
         slow.socket.destroy();

@@ -35,13 +35,25 @@ async function setup(options: CreateAppOptions = {}): Promise<{ t: TestServer; k
   engine.auto = true;
   const t = await testServer({ engine, ...options });
   open.push(t);
-  const res = await t.server.app.inject({ method: 'POST', url: '/admin/keys?email=hooks%40example.org', headers: { authorization: `Bearer ${adminSecretOf(t)}` } });
+  const res = await t.server.app.inject({
+    method: 'POST',
+    url: '/admin/keys?email=hooks%40example.org',
+    headers: { authorization: `Bearer ${adminSecretOf(t)}` },
+  });
   const { api_key: key, webhook_secret: secret } = res.json<{ api_key: string; webhook_secret: string }>();
   return { t, key, secret };
 }
 
 const run = (t: TestServer, key: string, webhook: string) =>
-  t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['webhook_url', webhook], ['file', { name: 'book.pdf', data: PDF }]]) });
+  t.server.app.inject({
+    method: 'POST',
+    url: '/run',
+    ...multipart([
+      ['api_key', key],
+      ['webhook_url', webhook],
+      ['file', { name: 'book.pdf', data: PDF }],
+    ]),
+  });
 
 async function submit(t: TestServer, key: string, webhook: string): Promise<string> {
   const res = await run(t, key, webhook);
@@ -55,7 +67,8 @@ interface WebhookView {
   next_attempt: string | null;
   attempts: Array<{ at: string; status: number | null; error: string | null }>;
 }
-const get = async (t: TestServer, key: string, id: string) => (await t.server.app.inject({ url: `/get/${id}?api_key=${key}` })).json<{ pdf_url: string | null; webhook?: WebhookView }>();
+const get = async (t: TestServer, key: string, id: string) =>
+  (await t.server.app.inject({ url: `/get/${id}?api_key=${key}` })).json<{ pdf_url: string | null; webhook?: WebhookView }>();
 
 /** The signature as a receiver checks it: HMAC-SHA256 of "<t>.<body>" with the key's secret, and a recent time. */
 function verify(secret: string, header: string | string[] | undefined, body: string): boolean {
@@ -166,7 +179,13 @@ describe('webhooks', () => {
       req.resume();
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    open.push({ close: () => new Promise((resolve) => { held.forEach((s) => s.destroy()); silent.close(resolve); }) });
+    open.push({
+      close: () =>
+        new Promise((resolve) => {
+          held.forEach((s) => s.destroy());
+          silent.close(resolve);
+        }),
+    });
     const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks`;
     const good = await receiver([200]);
     const { t, key } = await setup({ allowPrivateWebhooks: true });

@@ -73,7 +73,10 @@ describe('a job past its time limit', () => {
 describe('pending → processing → done', () => {
   it('reports progress in pages as frames complete, with a project folder only while processing', async () => {
     const { t, engine, key } = await setup();
-    const id = await submit(t, key, [['dpi', '300'], ['ocr', 'auto']]);
+    const id = await submit(t, key, [
+      ['dpi', '300'],
+      ['ocr', 'auto'],
+    ]);
     const running = t.server.processor.tick();
     await engine.atGate();
     // Before the first frame: the frame count stands in for pages_total. (A networked store has it a moment later.)
@@ -273,7 +276,10 @@ describe('a worker that died', () => {
     await crashedRuns(t, id, 3);
     expect(await t.server.processor.tick()).toBeNull();
     expect(engine.calls).toHaveLength(0);
-    expect(await check(t, key, id)).toMatchObject({ status: 'failed', error: 'The server stopped while converting this file 3 times, so Quire gave up on it.' });
+    expect(await check(t, key, id)).toMatchObject({
+      status: 'failed',
+      error: 'The server stopped while converting this file 3 times, so Quire gave up on it.',
+    });
     expect(interruptedMessage(3)).toBe('The server stopped while converting this file 3 times, so Quire gave up on it.');
     expect(await listTree(join(t.dataDir, id))).toEqual(['input.pdf']);
   });
@@ -306,7 +312,14 @@ describe('shutdown', () => {
     const running = t.server.processor.tick().catch(() => null);
     await engine.atGate();
     const closing = t.server.close();
-    const refused = await t.server.app.inject({ method: 'POST', url: '/run', ...multipart([['api_key', key], ['file', { name: 'late.pdf', data: PDF }]]) });
+    const refused = await t.server.app.inject({
+      method: 'POST',
+      url: '/run',
+      ...multipart([
+        ['api_key', key],
+        ['file', { name: 'late.pdf', data: PDF }],
+      ]),
+    });
     expect(refused.statusCode).toBe(503);
     expect(refused.json().error.code).toBe('shutting_down');
     expect((await t.server.app.inject({ url: '/health' })).statusCode).toBe(200);

@@ -40,7 +40,13 @@ export async function startSecretService(): Promise<SecretServiceSession> {
   const home = mkdtempSync(join(tmpdir(), 'quire-keyring-'));
   const bus = spawn('dbus-daemon', ['--session', '--nofork', '--print-address=1', '--nopidfile'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const address = await firstLine(bus, 10_000);
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home, DBUS_SESSION_BUS_ADDRESS: address };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_RUNTIME_DIR: home,
+    DBUS_SESSION_BUS_ADDRESS: address,
+  };
   // --unlock reads the new login keyring's password from standard input.
   const keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
   keyring.stdin?.end('test-password');
@@ -52,10 +58,21 @@ export async function startSecretService(): Promise<SecretServiceSession> {
   // Wait until the service answers on the bus (it registers a moment after starting).
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    const probe = spawnSync('dbus-send', ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'], {
-      env,
-      encoding: 'utf8',
-    });
+    const probe = spawnSync(
+      'dbus-send',
+      [
+        '--session',
+        '--print-reply',
+        '--dest=org.freedesktop.DBus',
+        '/org/freedesktop/DBus',
+        'org.freedesktop.DBus.NameHasOwner',
+        'string:org.freedesktop.secrets',
+      ],
+      {
+        env,
+        encoding: 'utf8',
+      },
+    );
     if (/boolean true/.test(probe.stdout ?? '')) return { address, stop };
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -14,7 +14,7 @@ describe('secrets', () => {
   });
   afterEach(() => cleanup(appData));
 
-  it('writes to <APP_DATA>/.env with mode 0600 in plaintext mode, keeping the file\'s other lines', () => {
+  it("writes to <APP_DATA>/.env with mode 0600 in plaintext mode, keeping the file's other lines", () => {
     writeFileSync(join(appData, '.env'), '# mine\nQUIRE_SERVER_PORT=4674\n');
     const secrets = new PluginSecrets('send-to-library', { appData, plaintext: true, keychain: memoryKeychain() });
     expect(secrets.set('password', 'p"a ss#\nword')).toBe('env-file');
@@ -84,7 +84,7 @@ describe('secrets', () => {
     expect(new PluginSecrets('send-to-library', { appData, plaintext: true, keychain }).read('password')).toEqual({ value: 'new-keychain', from: 'keychain' });
   });
 
-  it('refuses keys holding U+001F, so no plugin can name another\'s keychain entries', () => {
+  it("refuses keys holding U+001F, so no plugin can name another's keychain entries", () => {
     const secrets = new PluginSecrets('evil', { appData, keychain: memoryKeychain() });
     expect(() => secrets.set('x\u001fpassword', 'pw')).toThrow(/cannot name a secret/);
     expect(() => secrets.get('../send-to-library')).toThrow(/cannot name a secret/);

@@ -28,9 +28,15 @@ setTimeout(() => {
 describe('the SQLite driver', () => {
   it(`survives its statements being garbage-collected on Node ${process.versions.node}`, async () => {
     const result = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--expose-gc', '-e', SCRIPT], { cwd: ROOT }, (_e, stdout, stderr) => resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }));
+      const child = execFile(process.execPath, ['--expose-gc', '-e', SCRIPT], { cwd: ROOT }, (_e, stdout, stderr) =>
+        resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
+      );
     });
     expect(result.stderr).toBe('');
-    expect({ code: result.code, signal: result.signal, stdout: result.stdout }).toEqual({ code: 0, signal: null, stdout: 'alive after collecting 20000 statements\n' });
+    expect({ code: result.code, signal: result.signal, stdout: result.stdout }).toEqual({
+      code: 0,
+      signal: null,
+      stdout: 'alive after collecting 20000 statements\n',
+    });
   });
 });

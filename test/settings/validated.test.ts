@@ -11,7 +11,8 @@ describe('quire config set', () => {
   it('refuses a timeout that is negative, zero or past its bound, keeps the one before, and takes a fitting one', async () => {
     await withTempDir(async (dir) => {
       const env = { QUIRE_HOME: join(dir, 'home') };
-      const timeout = async (): Promise<string | undefined> => /^remoteocr\.connect_timeout\s+(.*)$/m.exec((await runQuire(['config', 'show'], { env })).stdout)?.[1];
+      const timeout = async (): Promise<string | undefined> =>
+        /^remoteocr\.connect_timeout\s+(.*)$/m.exec((await runQuire(['config', 'show'], { env })).stdout)?.[1];
       for (const value of ['-5', '0', '99999999999', '2.5', 'ten']) {
         const r = await runQuire(['config', 'set', 'remoteocr.connect_timeout', value], { env });
         expect({ value, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
@@ -52,7 +53,9 @@ describe('the kinds a field declares', () => {
     const url = Field('base_url', 'Server address', 'url', '', { required: true });
     expect(parseFieldValue(url, 'http://127.0.0.1:8080/calibre/')).toBe('http://127.0.0.1:8080/calibre');
     expect(() => parseFieldValue(url, 'ftp://files.example.org')).toThrow('base_url must be an http or https URL such as https://example.org');
-    expect(() => parseFieldValue(url, 'https://alice:pw@example.org')).toThrow('base_url must be an http or https URL such as https://example.org, without a user name, query or #part');
+    expect(() => parseFieldValue(url, 'https://alice:pw@example.org')).toThrow(
+      'base_url must be an http or https URL such as https://example.org, without a user name, query or #part',
+    );
     const mail = Field('to_address', "E-reader's address", 'email', '');
     expect(parseFieldValue(mail, ' reader@kindle.com ')).toBe('reader@kindle.com');
     for (const bad of ['reader', 'reader@kindle', 'a b@kindle.com', 'reader@kindle.com, other@kindle.com', 're\u0007ader@kindle.com']) {
@@ -66,7 +69,9 @@ describe('the kinds a field declares', () => {
   });
 
   it('refuses a declaration whose default does not fit, so a broken plugin fails when it loads', () => {
-    expect(() => Field('base_url', 'Address', 'url', 'localhost')).toThrow('field "base_url": its default does not fit: base_url must be an http or https URL such as https://example.org');
+    expect(() => Field('base_url', 'Address', 'url', 'localhost')).toThrow(
+      'field "base_url": its default does not fit: base_url must be an http or https URL such as https://example.org',
+    );
     expect(() => Field('port', 'Port', 'port', 0)).toThrow('field "port": its default does not fit: port must be a port number from 1 to 65535');
     expect(() => Field('wait', 'Wait', 'duration', 30, { min: 60, max: 10 })).toThrow('field "wait": its min 60 is above its max 10');
   });

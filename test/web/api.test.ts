@@ -10,7 +10,6 @@ import { cookieName, createGuiApp, type DocumentDetail, type GuiApp } from '../.
 import { startCorpus } from '../registry/corpus-server.js';
 import { formBody } from './form-body.js';
 
-
 describe('quire gui server: the session token and the JSON API', () => {
   let root: string;
   let gui: GuiApp;
@@ -23,7 +22,12 @@ describe('quire gui server: the session token and the JSON API', () => {
     writeFileSync(join(ui, 'index.html'), '<!doctype html><title>Quire</title><div id="app"></div>');
     writeFileSync(join(ui, 'assets', 'index-1.js'), 'console.log(1)');
     mkdirSync(join(root, 'session'));
-    gui = await createGuiApp({ token: 'a-test-token-that-is-long-enough', sessionDir: join(root, 'session'), uiDir: ui, host: { appData: join(root, 'home'), keychain: null } });
+    gui = await createGuiApp({
+      token: 'a-test-token-that-is-long-enough',
+      sessionDir: join(root, 'session'),
+      uiDir: ui,
+      host: { appData: join(root, 'home'), keychain: null },
+    });
     auth = { 'x-quire-token': gui.token };
   });
   afterAll(async () => {
@@ -89,7 +93,12 @@ describe('quire gui server: the session token and the JSON API', () => {
     const wrongPreset = await gui.app.inject({ method: 'PUT', url: '/api/settings', headers: auth, payload: { preset: 'scroll' } });
     expect(wrongPreset.statusCode).toBe(400);
 
-    const saved = await gui.app.inject({ method: 'PUT', url: '/api/settings', headers: auth, payload: { preset: 'sheet', ocrEngine: 'tesseract', ocrLanguages: 'eng+fra', remoteOcrKey: 'sk-remote-123' } });
+    const saved = await gui.app.inject({
+      method: 'PUT',
+      url: '/api/settings',
+      headers: auth,
+      payload: { preset: 'sheet', ocrEngine: 'tesseract', ocrLanguages: 'eng+fra', remoteOcrKey: 'sk-remote-123' },
+    });
     expect(saved.statusCode).toBe(200);
     expect(saved.json()).toMatchObject({ preset: 'sheet', ocrEngine: 'tesseract', ocrLanguages: 'eng+fra', remoteOcrKey: { set: true } });
     const state = await gui.app.inject({ method: 'GET', url: '/api/state', headers: auth });
@@ -143,7 +152,10 @@ describe('quire gui server: the session token and the JSON API', () => {
     });
     expect(badAddress.statusCode).toBe(400);
     expect(badAddress.json().error.message).toBe('base_url must be an http or https URL such as https://example.org.');
-    expect((await gui.app.inject({ method: 'GET', url: '/api/plugins/send-to-corpus/settings', headers: auth })).json().missing).toEqual(['Corpus address', 'API key']);
+    expect((await gui.app.inject({ method: 'GET', url: '/api/plugins/send-to-corpus/settings', headers: auth })).json().missing).toEqual([
+      'Corpus address',
+      'API key',
+    ]);
     const put = await gui.app.inject({
       method: 'PUT',
       url: '/api/plugins/send-to-corpus/settings',
@@ -169,13 +181,17 @@ describe('quire gui server: the session token and the JSON API', () => {
     expect(statSync(data).mode & 0o777).toBe(0o700);
     expect(statSync(join(root, 'home', 'plugins', 'data')).mode & 0o777).toBe(0o700);
 
-    const plain = (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/export', headers: auth, payload: { withSecrets: false } })).json();
+    const plain = (
+      await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/export', headers: auth, payload: { withSecrets: false } })
+    ).json();
     expect(plain.secretsWritten).toEqual([]);
     const plainFile = await gui.app.inject({ method: 'GET', url: plain.download.url, headers: auth });
     expect(plainFile.headers['content-disposition']).toContain('send-to-corpus-settings.json');
     expect(plainFile.body).not.toContain('corpus-secret-42');
 
-    const withSecrets = (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/export', headers: auth, payload: { withSecrets: true } })).json();
+    const withSecrets = (
+      await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/export', headers: auth, payload: { withSecrets: true } })
+    ).json();
     expect(withSecrets.secretsWritten).toEqual(['api_key']);
     // The same warning as quire plugins config --export --with-secrets.
     expect(withSecrets.warnings).toEqual(['Warning: 1 secret is in that file as readable text (api_key); keep it private and delete it once imported.']);
@@ -187,7 +203,12 @@ describe('quire gui server: the session token and the JSON API', () => {
 
     // A bundle naming another plugin is refused.
     const other = JSON.parse(readFileSync(onDisk, 'utf8')) as Record<string, unknown>;
-    const refused = await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/config/import', headers: auth, payload: { content: JSON.stringify({ ...other, plugin: 'send-to-library' }) } });
+    const refused = await gui.app.inject({
+      method: 'POST',
+      url: '/api/plugins/send-to-corpus/config/import',
+      headers: auth,
+      payload: { content: JSON.stringify({ ...other, plugin: 'send-to-library' }) },
+    });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error.message).toMatch(/holds the settings of send-to-library, not of send-to-corpus/);
     expect(refused.json().error.message).not.toContain(gui.sessionDir);
@@ -213,7 +234,12 @@ describe('quire gui server: the session token and the JSON API', () => {
         (await gui.app.inject({ method: 'POST', url: '/api/plugins/send-to-corpus/check', headers: auth, ...(payload ? { payload } : {}) })).json();
 
       // A wrong key typed into the form and checked: refused, and the stored key is untouched.
-      expect(await check({ settings: { base_url: corpus.url }, secrets: { api_key: 'a-wrong-key' } })).toEqual({ ok: false, label: 'Wrong credentials', kind: 'AUTH', message: 'The corpus refused the API key.' });
+      expect(await check({ settings: { base_url: corpus.url }, secrets: { api_key: 'a-wrong-key' } })).toEqual({
+        ok: false,
+        label: 'Wrong credentials',
+        kind: 'AUTH',
+        message: 'The corpus refused the API key.',
+      });
       expect(await check()).toMatchObject({ ok: true, label: 'OK' });
       // An address typed and not saved is checked, and not kept either; an empty secret field means the stored one.
       expect(await check({ settings: { base_url: 'http://127.0.0.1:9' }, secrets: { api_key: '' } })).toMatchObject({ ok: false, label: 'Cannot connect' });
@@ -236,7 +262,9 @@ describe('quire gui server: the session token and the JSON API', () => {
     const dir = join(root, 'home', 'plugins', 'destinations', 'kills-parent');
     cpSync(join(import.meta.dirname, '..', 'plugins', 'fixtures', 'kills-parent'), dir, { recursive: true });
     const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
-    expect(listed.installed).toMatchObject([{ slug: 'kills-parent', state: 'refused', reason: 'it tried to reach something outside its sandbox while loading' }]);
+    expect(listed.installed).toMatchObject([
+      { slug: 'kills-parent', state: 'refused', reason: 'it tried to reach something outside its sandbox while loading' },
+    ]);
     expect((await gui.app.inject({ method: 'GET', url: '/api/health', headers: auth })).statusCode).toBe(200);
     expect((await gui.app.inject({ method: 'DELETE', url: '/api/plugins/kills-parent', headers: auth })).statusCode).toBe(204);
   });
@@ -270,7 +298,9 @@ describe('quire gui server: a running task can be cancelled', () => {
     const gui = await createGuiApp({ sessionDir: root, uiDir: join(root, 'no-ui'), host: { appData: join(root, 'home'), keychain: null }, processPages });
     const auth = { 'x-quire-token': gui.token };
     try {
-      const png = await sharp({ create: { width: 40, height: 60, channels: 3, background: '#ffffff' } }).png().toBuffer();
+      const png = await sharp({ create: { width: 40, height: 60, channels: 3, background: '#ffffff' } })
+        .png()
+        .toBuffer();
       const { payload, headers } = await formBody([{ name: 'page.png', data: png }]);
       const opened = await gui.app.inject({ method: 'POST', url: '/api/documents', payload, headers: { ...headers, ...auth } });
       expect(opened.statusCode, opened.body).toBe(202);
@@ -310,12 +340,21 @@ describe('quire gui server: where plugins cannot be isolated (bubblewrap pretend
     const registry = join(root, 'registry');
     cpSync(join(import.meta.dirname, '..', 'plugins', 'fixtures', 'echo-dest'), join(registry, 'destinations', 'echo-dest'), { recursive: true });
     execFileSync(process.execPath, [join(import.meta.dirname, '..', '..', 'scripts', 'build-registry-index.mjs'), registry]);
-    const gui = await createGuiApp({ sessionDir: root, uiDir: join(root, 'no-ui'), registry, host: { appData: join(root, 'home'), keychain: null, bwrap: null } });
+    const gui = await createGuiApp({
+      sessionDir: root,
+      uiDir: join(root, 'no-ui'),
+      registry,
+      host: { appData: join(root, 'home'), keychain: null, bwrap: null },
+    });
     const auth = { 'x-quire-token': gui.token };
     try {
       const listed = (await gui.app.inject({ method: 'GET', url: '/api/plugins', headers: auth })).json();
       expect(listed.isolation).toMatchObject({ level: 'partial', summary: expect.stringMatching(/^bubblewrap \(bwrap\) is not installed/) });
-      expect((await gui.app.inject({ method: 'GET', url: '/api/registry/echo-dest', headers: auth })).json()).toMatchObject({ firstParty: true, shipped: false, isolation: { level: 'partial' } });
+      expect((await gui.app.inject({ method: 'GET', url: '/api/registry/echo-dest', headers: auth })).json()).toMatchObject({
+        firstParty: true,
+        shipped: false,
+        isolation: { level: 'partial' },
+      });
       // Its registry calls it first-party, but it is not the code shipped with Quire.
       const refused = await gui.app.inject({ method: 'POST', url: '/api/plugins/echo-dest/install', headers: auth, payload: {} });
       expect(refused.statusCode).toBe(400);

@@ -15,7 +15,8 @@ export const ARTIFACTS = join(ROOT, 'test', 'web', 'artifacts');
 /** Whether the browser tests can run here; with CI=true a missing chromium is a failure, not a skip. */
 export function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
-  if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the browser tests never download one.`);
+  if (process.env.CI === 'true')
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); the browser tests never download one.`);
   return false;
 }
 
@@ -51,7 +52,11 @@ export interface RunningGui {
 /** Start `quire gui --no-open --port 0` (the built CLI) and read the address it prints. */
 export async function startGui(env: NodeJS.ProcessEnv): Promise<RunningGui> {
   if (!existsSync(join(ROOT, 'dist', 'web', 'ui', 'index.html'))) throw new Error('The app is not built: run npm run build first.');
-  const child: ChildProcess = spawn(process.execPath, [QUIRE_BIN, 'gui', '--no-open', '--port', '0'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [QUIRE_BIN, 'gui', '--no-open', '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
@@ -94,7 +99,16 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 export async function seriousViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document, {
+    const result = await (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe.run(document, {
       resultTypes: ['violations'],
     });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));

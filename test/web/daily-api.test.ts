@@ -20,7 +20,6 @@ import { writeProofProject } from './proof-project.js';
 
 const TOKEN = 'a-test-token-that-is-long-enough';
 
-
 describe('quire gui server: proofreading and exports', () => {
   let root: string;
   let gui: GuiApp;
@@ -31,7 +30,8 @@ describe('quire gui server: proofreading and exports', () => {
 
   const get = async <T>(url: string): Promise<T> => (await gui.app.inject({ method: 'GET', url, headers: auth })).json() as T;
   const words = (id: string, page: number): Promise<PageWords> => get<PageWords>(`/api/documents/${id}/pages/${page}/words`);
-  const edit = (id: string, page: number, n: number, body: Record<string, unknown>) => gui.app.inject({ method: 'PUT', url: `/api/documents/${id}/pages/${page}/words/${n}`, headers: auth, payload: body });
+  const edit = (id: string, page: number, n: number, body: Record<string, unknown>) =>
+    gui.app.inject({ method: 'PUT', url: `/api/documents/${id}/pages/${page}/words/${n}`, headers: auth, payload: body });
   const nOf = (w: PageWords, text: string): number => {
     const found = w.lines.flatMap((l) => l.words).find((x) => x.text === text);
     if (!found) throw new Error(`no word ${text}`);
@@ -94,7 +94,14 @@ describe('quire gui server: proofreading and exports', () => {
   it('opens a slim project again: its pages and text, words to check counted, no captures and nothing to rerun', async () => {
     const id = await openSlim();
     const doc = await get<DocumentDetail>(`/api/documents/${id}`);
-    expect(doc).toMatchObject({ name: 'Proof sample', status: 'ready', hasCaptures: false, unsaved: false, pages: 2, ocr: { engine: 'tesseract', languages: ['eng'] } });
+    expect(doc).toMatchObject({
+      name: 'Proof sample',
+      status: 'ready',
+      hasCaptures: false,
+      unsaved: false,
+      pages: 2,
+      ocr: { engine: 'tesseract', languages: ['eng'] },
+    });
     expect(doc.proofreading).toEqual({ words: 32, doubtful: 4, checked: 0 });
     expect(doc.pageList.map((p) => p.proofreading?.doubtful)).toEqual([3, 1]);
     // The page photographed out of focus is told apart, for the person to take it again.
@@ -109,7 +116,10 @@ describe('quire gui server: proofreading and exports', () => {
     const rerun = await gui.app.inject({ method: 'POST', url: `/api/documents/${id}/rerun`, headers: auth, payload: { preset: 'book' } });
     expect(rerun.statusCode).toBe(409);
     // Not the frame's 404 code: a program tells "nothing to show" from "nothing to make again".
-    expect(rerun.json().error).toMatchObject({ code: 'slim_project', message: expect.stringMatching(/^This document was opened from a slim project: its pages are made/) });
+    expect(rerun.json().error).toMatchObject({
+      code: 'slim_project',
+      message: expect.stringMatching(/^This document was opened from a slim project: its pages are made/),
+    });
   });
 
   it('gives each word with what proofreading needs, and saves an edit into the project, keeping the original', async () => {
@@ -139,7 +149,11 @@ describe('quire gui server: proofreading and exports', () => {
 
     // The same text confirms a word; restoring gives back the original.
     const modern = nOf(page, 'modern');
-    expect((await edit(id, 1, modern, { text: 'modern', was: 'modern' })).json().word).toMatchObject({ text: 'modern', doubtful: false, edit: { from: 'modern' } });
+    expect((await edit(id, 1, modern, { text: 'modern', was: 'modern' })).json().word).toMatchObject({
+      text: 'modern',
+      doubtful: false,
+      edit: { from: 'modern' },
+    });
     const restored = await edit(id, 1, tbe, { restore: true, was: 'the' });
     expect(restored.json().word).toMatchObject({ text: 'tbe', doubtful: true });
     expect(restored.json().word.edit).toBeUndefined();
@@ -252,10 +266,18 @@ describe('quire gui server: progress by stages', () => {
         setTimeout(() => options.onProgress?.({ type: 'frame', framesDone: 1, framesTotal: 3, pagesDone: 1, input: 'a.png' }), 300);
         options.signal?.addEventListener('abort', () => reject(new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.')));
       });
-    const gui = await createGuiApp({ token: TOKEN, sessionDir: root, uiDir: join(root, 'no-ui'), host: { appData: join(root, 'home'), keychain: null }, processPages });
+    const gui = await createGuiApp({
+      token: TOKEN,
+      sessionDir: root,
+      uiDir: join(root, 'no-ui'),
+      host: { appData: join(root, 'home'), keychain: null },
+      processPages,
+    });
     const auth = { 'x-quire-token': TOKEN };
     try {
-      const png = await sharp({ create: { width: 40, height: 60, channels: 3, background: '#ffffff' } }).png().toBuffer();
+      const png = await sharp({ create: { width: 40, height: 60, channels: 3, background: '#ffffff' } })
+        .png()
+        .toBuffer();
       const { payload, headers } = await formBody(['a.png', 'b.png', 'c.png'].map((name) => ({ name, data: png })));
       const res = await gui.app.inject({ method: 'POST', url: '/api/documents', payload, headers: { ...headers, ...auth } });
       expect(res.statusCode, res.body).toBe(202);

@@ -35,7 +35,11 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await panel().waitFor();
   };
   const closePanel = async (): Promise<void> => {
-    if ((await panel().count()) > 0) await panel().getByRole('button', { name: /^Close / }).first().click();
+    if ((await panel().count()) > 0)
+      await panel()
+        .getByRole('button', { name: /^Close / })
+        .first()
+        .click();
   };
   const focused = (locator: Locator) => locator.evaluate((el) => el === document.activeElement);
 
@@ -195,10 +199,17 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
 
     await tabTo(panel().getByRole('radio', { name: /^PDF/ }));
     await page.keyboard.press('ArrowDown'); // the next card: Markdown
-    await expect(panel().getByRole('radio', { name: /^Markdown/ }).isChecked()).resolves.toBe(true);
+    await expect(
+      panel()
+        .getByRole('radio', { name: /^Markdown/ })
+        .isChecked(),
+    ).resolves.toBe(true);
     await tabTo(panel().getByRole('button', { name: 'Export', exact: true }));
     await page.keyboard.press('Enter');
-    await panel().getByRole('status').filter({ hasText: /^Markdown written at/ }).waitFor({ timeout: 60_000 });
+    await panel()
+      .getByRole('status')
+      .filter({ hasText: /^Markdown written at/ })
+      .waitFor({ timeout: 60_000 });
     expect(readFileSync(join(exportFolder, 'page.md'), 'utf8')).toMatch(/by candlelight is/);
     await tabTo(panel().getByRole('button', { name: 'Open folder' }));
     await page.keyboard.press('Enter');

@@ -88,7 +88,9 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await expect(page.getByRole('list', { name: 'Frames' }).getByRole('listitem').count()).resolves.toBe(3);
     await shot('02-progress.png');
     await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(6);
-    await expect.poll(() => page.locator('.tile img').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0)), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(() => page.locator('.tile img').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0)), { timeout: 15_000 })
+      .toBe(true);
     await shot('03-pages.png');
   }, 90_000);
 
@@ -126,10 +128,16 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await expect(panel().getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
     await panel().getByLabel('PDF profile').selectOption('auto');
     await panel().getByRole('button', { name: 'Export', exact: true }).click();
-    await panel().getByRole('status').filter({ hasText: /^PDF written at / }).waitFor({ timeout: 60_000 });
+    await panel()
+      .getByRole('status')
+      .filter({ hasText: /^PDF written at / })
+      .waitFor({ timeout: 60_000 });
     const inFolder = join(root, 'user', 'Quire', 'Pride and Prejudice · Candide — Quire sample.pdf');
     expect(pdfPageCount(inFolder)).toBe(5);
-    const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('link', { name: 'Download Pride and Prejudice · Candide — Quire sample.pdf' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      panel().getByRole('link', { name: 'Download Pride and Prejudice · Candide — Quire sample.pdf' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('Pride and Prejudice · Candide — Quire sample.pdf');
     const saved = join(root, 'export.pdf');
     await download.saveAs(saved);
@@ -150,13 +158,17 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     const text = page.getByLabel('Recognised text of page 1');
     await text.waitFor({ timeout: 15_000 });
     await expect(text.innerText()).resolves.toMatch(/truth universally\s+acknowledged/);
-    await expect.poll(() => page.getByRole('img', { name: 'Cleaned page 1' }).evaluate((i) => (i as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByRole('img', { name: 'Cleaned page 1' }).evaluate((i) => (i as HTMLImageElement).naturalWidth), { timeout: 15_000 })
+      .toBeGreaterThan(0);
     await shot('06-ocr-text.png');
     // The README's picture (docs/gui.png is copied from it): the page view with its text, panel closed, as a small PNG.
     await rail('OCR').click();
     await page.mouse.move(600, 780);
     await page.waitForTimeout(300);
-    await sharp(await page.screenshot()).png({ palette: true, colours: 160, compressionLevel: 9, effort: 10 }).toFile(artifact('gui.png'));
+    await sharp(await page.screenshot())
+      .png({ palette: true, colours: 160, compressionLevel: 9, effort: 10 })
+      .toFile(artifact('gui.png'));
     await page.getByRole('button', { name: 'All pages' }).click();
   }, 150_000);
 
@@ -170,7 +182,10 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await expect(dialog.innerText()).resolves.toMatch(/Capabilities\s+Network: talks to a server/);
     await shot('07-install-dialog.png');
     await dialog.getByRole('button', { name: 'Install', exact: true }).click();
-    await panel().getByRole('status').filter({ hasText: 'Send to corpus is installed. Not set up yet — needs Corpus address, API key.' }).waitFor({ timeout: 20_000 });
+    await panel()
+      .getByRole('status')
+      .filter({ hasText: 'Send to corpus is installed. Not set up yet — needs Corpus address, API key.' })
+      .waitFor({ timeout: 20_000 });
     const installed = panel().getByRole('list', { name: 'Installed destinations' }).getByRole('listitem');
     await expect(installed.innerText()).resolves.toMatch(/Send to corpus[\s\S]*First-party[\s\S]*Needs settings/);
     await shot('08-plugins.png');
@@ -197,10 +212,15 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     // Check stored nothing; Save does.
     await expect(settings.getByLabel('API key').inputValue()).resolves.toBe(API_KEY);
     await settings.getByRole('button', { name: 'Save', exact: true }).click();
-    await settings.getByRole('status').filter({ hasText: /^Saved\.$/ }).waitFor();
+    await settings
+      .getByRole('status')
+      .filter({ hasText: /^Saved\.$/ })
+      .waitFor();
     await expect(settings.getByLabel('API key').inputValue()).resolves.toBe(''); // a stored secret never comes back
     // Where it lives: no keychain in this session, so plain text in the plugin's settings file, said as a warning.
-    await expect(settings.locator('.warn-text').filter({ hasText: "Stored as plain text in the plugin's own settings file (mode 0600)" }).count()).resolves.toBe(1);
+    await expect(
+      settings.locator('.warn-text').filter({ hasText: "Stored as plain text in the plugin's own settings file (mode 0600)" }).count(),
+    ).resolves.toBe(1);
     const data = join(root, 'home', 'plugins', 'data', 'send-to-corpus');
     expect(statSync(join(data, 'config.db')).mode & 0o777).toBe(0o600);
     expect(statSync(data).mode & 0o777).toBe(0o700);
@@ -219,7 +239,11 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     expect(download.suggestedFilename()).toBe('send-to-corpus-settings.json');
     const saved = join(root, 'settings.json');
     await download.saveAs(saved);
-    expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({ plugin: 'send-to-corpus', settings: { base_url: corpus.url }, secrets: { api_key: API_KEY } });
+    expect(JSON.parse(readFileSync(saved, 'utf8'))).toMatchObject({
+      plugin: 'send-to-corpus',
+      settings: { base_url: corpus.url },
+      secrets: { api_key: API_KEY },
+    });
     const done = page.getByRole('dialog', { name: 'Export settings of Send to corpus' });
     await done.getByText('Warning: 1 secret is in that file as readable text (api_key); keep it private and delete it once imported.').waitFor();
     await expect(done.getByRole('status').getAttribute('class')).resolves.toContain('warn');
@@ -232,7 +256,10 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await card.getByText('Ready').waitFor();
     await expect(card.getByLabel('Export as').inputValue()).resolves.toBe('textpack');
     await panel().getByRole('button', { name: 'Export', exact: true }).click();
-    await panel().getByRole('status').filter({ hasText: /^Sent — / }).waitFor({ timeout: 60_000 });
+    await panel()
+      .getByRole('status')
+      .filter({ hasText: /^Sent — / })
+      .waitFor({ timeout: 60_000 });
     // The export went through its stages, the sending one named after the destination.
     await expect(panel().locator('.stages-done .steps').textContent()).resolves.toMatch(/Writing the OCR textpack — took .*Sending to Send to corpus — took /);
     expect(corpus.books).toHaveLength(1);
@@ -251,14 +278,19 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await settings.getByLabel('API key').fill('a-wrong-key');
     await settings.getByRole('button', { name: 'Check' }).click();
     const result = settings.getByRole('status', { name: 'Check result' });
-    await expect(result.innerText({ timeout: 20_000 })).resolves.toMatch(/^Wrong credentials — The corpus refused the API key\.\s+These are the values in the form; they are not saved until you press Save\.$/);
+    await expect(result.innerText({ timeout: 20_000 })).resolves.toMatch(
+      /^Wrong credentials — The corpus refused the API key\.\s+These are the values in the form; they are not saved until you press Save\.$/,
+    );
     await expect(result.getAttribute('class')).resolves.toContain('bad');
     await expect(settings.getByText(/^Saved/).count()).resolves.toBe(0); // no "Saved" beside the failed check
     await shot('10b-check-unsaved.png');
     await settings.getByRole('button', { name: 'Close', exact: true }).click();
     await expect(item.innerText()).resolves.toMatch(/Ready/);
     await item.getByRole('button', { name: 'Check Send to corpus' }).click();
-    await item.getByRole('status').filter({ hasText: /^OK — / }).waitFor({ timeout: 20_000 });
+    await item
+      .getByRole('status')
+      .filter({ hasText: /^OK — / })
+      .waitFor({ timeout: 20_000 });
     await rail('Export').click();
   }, 40_000);
 

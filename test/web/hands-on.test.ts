@@ -33,7 +33,11 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     await panel().waitFor();
   };
   const closePanel = async (): Promise<void> => {
-    if ((await panel().count()) > 0) await panel().getByRole('button', { name: /^Close / }).first().click();
+    if ((await panel().count()) > 0)
+      await panel()
+        .getByRole('button', { name: /^Close / })
+        .first()
+        .click();
   };
   const openFile = async (path: string): Promise<void> => {
     await page.locator('input[type=file]').first().setInputFiles(path);
@@ -83,7 +87,11 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     await expect.poll(() => facts().innerText(), { timeout: 120_000 }).toMatch(/text: tesseract-cli \(eng/);
     await expect(page.getByRole('button', { name: 'Recognise text' }).count()).resolves.toBe(0);
     await page.getByRole('button', { name: /^Page 1, frame 1/ }).click();
-    await expect.poll(async () => (await page.getByLabel('Recognised text of page 1').count()) > 0 && page.getByLabel('Recognised text of page 1').innerText(), { timeout: 15_000 }).toMatch(/lamplight/);
+    await expect
+      .poll(async () => (await page.getByLabel('Recognised text of page 1').count()) > 0 && page.getByLabel('Recognised text of page 1').innerText(), {
+        timeout: 15_000,
+      })
+      .toMatch(/lamplight/);
     await page.getByRole('button', { name: 'All pages' }).click();
     await page.screenshot({ path: artifact('hands-on-01-recognised.png') });
   }, 180_000);
@@ -105,7 +113,10 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: artifact('hands-on-02-export-three.png') });
     await button.click();
-    await panel().getByRole('status').filter({ hasText: /^PDF, Markdown and EPUB written at .+: 3 files$/ }).waitFor({ timeout: 90_000 });
+    await panel()
+      .getByRole('status')
+      .filter({ hasText: /^PDF, Markdown and EPUB written at .+: 3 files$/ })
+      .waitFor({ timeout: 90_000 });
     const listed = await panel().getByRole('list', { name: 'Files written' }).getByRole('listitem').allInnerTexts();
     expect(listed.map((l) => l.split(/\s/)[0])).toEqual(['page.pdf', 'page.md', 'page.epub']);
     for (const name of ['page.pdf', 'page.md', 'page.epub']) expect(existsSync(join(exportFolder, name)), name).toBe(true);
@@ -163,11 +174,20 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
   it('answers an upload Quire cannot open on its first bytes, while the rest is still to come', async () => {
     const { hostname, port } = new URL(gui.origin);
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: hostname, port, method: 'POST', path: '/api/documents', headers: { 'x-quire-token': gui.token, 'content-type': 'multipart/form-data; boundary=b0undary' } }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = httpRequest(
+        {
+          host: hostname,
+          port,
+          method: 'POST',
+          path: '/api/documents',
+          headers: { 'x-quire-token': gui.token, 'content-type': 'multipart/form-data; boundary=b0undary' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('error', reject);
       // The head of the part and 64 KB of it; the request is never ended, as if 1.2 GB were still to come.
       req.write('--b0undary\r\ncontent-disposition: form-data; name="file"; filename="disk.iso"\r\ncontent-type: application/octet-stream\r\n\r\n');
@@ -201,7 +221,11 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     const install = page.getByRole('dialog', { name: 'Install Send to corpus' });
     await expect.poll(() => focused(install.getByRole('button', { name: 'Install', exact: true })), { timeout: 15_000 }).toBe(true);
     await install.getByRole('button', { name: 'Install', exact: true }).click();
-    await panel().getByRole('list', { name: 'Installed destinations' }).getByRole('listitem').filter({ hasText: 'Send to corpus' }).waitFor({ timeout: 30_000 });
+    await panel()
+      .getByRole('list', { name: 'Installed destinations' })
+      .getByRole('listitem')
+      .filter({ hasText: 'Send to corpus' })
+      .waitFor({ timeout: 30_000 });
 
     await openPanel('Export');
     const card = panel().locator('.card').filter({ hasText: 'send:send-to-corpus' });
@@ -217,7 +241,10 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     await expect(settings.getByRole('status', { name: 'Check result' }).innerText({ timeout: 20_000 })).resolves.toMatch(/^Invalid setting — /);
     await settings.getByLabel('Corpus address').fill('http://127.0.0.1:9');
     await settings.getByRole('button', { name: 'Save', exact: true }).click();
-    await settings.getByRole('status').filter({ hasText: /^Saved\.$/ }).waitFor();
+    await settings
+      .getByRole('status')
+      .filter({ hasText: /^Saved\.$/ })
+      .waitFor();
     await settings.getByRole('button', { name: 'Close', exact: true }).click();
     await expect.poll(() => card.locator('.card-state').innerText(), { timeout: 1500 }).toBe('Ready');
   }, 90_000);
@@ -225,7 +252,10 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
   it('zooms and pans the page image: buttons, dragging, the wheel and the keys', async () => {
     await closePanel();
     if ((await page.locator('.doc-facts').count()) === 0) await openFile(image);
-    await page.getByRole('button', { name: /^Page 1, / }).first().click({ timeout: 60_000 });
+    await page
+      .getByRole('button', { name: /^Page 1, / })
+      .first()
+      .click({ timeout: 60_000 });
     const box = page.getByRole('group', { name: /^Cleaned page 1, at / });
     await box.waitFor();
     const picture = box.getByRole('img', { name: 'Cleaned page 1' });
@@ -285,7 +315,9 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     expect(readFileSync(join(root, 'home', 'dictionary.txt'), 'utf8')).toBe('tbe\n');
     // A later document: the word is not marked there either.
     await page.locator('header input[type=file]').setInputFiles(slim);
-    await expect.poll(() => page.getByLabel('Switch document').locator('option').allInnerTexts(), { timeout: 30_000 }).toContainEqual(expect.stringMatching(/^Proof sample — proof\.quire/));
+    await expect
+      .poll(() => page.getByLabel('Switch document').locator('option').allInnerTexts(), { timeout: 30_000 })
+      .toContainEqual(expect.stringMatching(/^Proof sample — proof\.quire/));
     await page.getByRole('button', { name: 'Proofread: 3 words to check' }).waitFor({ timeout: 30_000 });
     // Settings: the list, one word a line; emptied and saved, the word is marked again.
     await openPanel('Settings');

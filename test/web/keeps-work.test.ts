@@ -104,14 +104,20 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
   });
 
   it('asks before Rerun discards a checked word, and keeps it when told to', async () => {
-    await tiles().first().getByRole('button', { name: /^Page 1, / }).click();
+    await tiles()
+      .first()
+      .getByRole('button', { name: /^Page 1, / })
+      .click();
     await page.getByRole('heading', { name: /^Page 1 of 3/ }).waitFor();
     await page.keyboard.press('p');
     const text = page.getByRole('group', { name: 'Recognised text of page 1' });
     await text.getByRole('button').first().click();
     const first = (await text.getByRole('button').first().innerText()).split('\n')[0];
     await page.getByRole('button', { name: 'Mark checked' }).click();
-    await page.getByRole('status').filter({ hasText: `“${first}” is checked.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `“${first}” is checked.` })
+      .waitFor();
 
     await page.getByRole('button', { name: 'Rerun' }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Make the pages again?' });
@@ -133,7 +139,10 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
   it('gives the focus to a word clicked on the page image, so Enter corrects it', async () => {
     await openFiles([slim]);
     await expect.poll(() => tiles().count(), { timeout: 30_000 }).toBe(2);
-    await tiles().first().getByRole('button', { name: /^Page 1, / }).click();
+    await tiles()
+      .first()
+      .getByRole('button', { name: /^Page 1, / })
+      .click();
     await page.getByRole('heading', { name: /^Page 1 of 2/ }).waitFor();
     // The view stays in proofreading from the document before; else P enters it.
     const proofread = page.getByRole('group', { name: 'How to show the page' }).getByRole('button', { name: 'Proofread' });
@@ -162,7 +171,12 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
         const css = (selector: string) => {
           const el = document.querySelector(selector) as Element;
           const s = getComputedStyle(el);
-          return { top: `${s.borderTopStyle} ${s.borderTopWidth} ${s.borderTopColor}`, bottom: `${s.borderBottomStyle} ${s.borderBottomWidth}`, dash: s.strokeDasharray, stroke: s.stroke };
+          return {
+            top: `${s.borderTopStyle} ${s.borderTopWidth} ${s.borderTopColor}`,
+            bottom: `${s.borderBottomStyle} ${s.borderBottomWidth}`,
+            dash: s.strokeDasharray,
+            stroke: s.stroke,
+          };
         };
         return {
           background: getComputedStyle(document.querySelector('.proof-text') as Element).backgroundColor,
@@ -211,7 +225,9 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
 
     await gui.stop();
     // The rerun took the first document's checked word: only the corrected one is left to warn about.
-    expect(gui.output()).toMatch(/Warning: 1 document has corrections not exported yet \(1 word checked or corrected\): "Proof sample"\. They are kept in \S+documents and listed again/);
+    expect(gui.output()).toMatch(
+      /Warning: 1 document has corrections not exported yet \(1 word checked or corrected\): "Proof sample"\. They are kept in \S+documents and listed again/,
+    );
     gui = await startGui(env);
     expect(gui.output()).toContain('2 documents kept from earlier sessions are listed in the window.');
     await goto(gui.url);
@@ -219,8 +235,14 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
     await page.getByRole('heading', { level: 1, name: 'Proof sample' }).waitFor();
     await expect.poll(() => tiles().count()).toBe(2);
     await page.getByRole('button', { name: 'Show page 2 in exports' }).waitFor();
-    await expect(page.locator('.switcher option').allInnerTexts()).resolves.toEqual([expect.stringMatching(/^input — leaf-1\.png and 2 more, opened /), expect.stringMatching(/^Proof sample — proof\.quire, opened /)]);
-    await tiles().first().getByRole('button', { name: /^Page 1, / }).click();
+    await expect(page.locator('.switcher option').allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(/^input — leaf-1\.png and 2 more, opened /),
+      expect.stringMatching(/^Proof sample — proof\.quire, opened /),
+    ]);
+    await tiles()
+      .first()
+      .getByRole('button', { name: /^Page 1, / })
+      .click();
     await page.getByRole('heading', { name: /^Page 1 of 2/ }).waitFor();
     await page.keyboard.press('p');
     await page.getByRole('group', { name: 'Recognised text of page 1' }).locator('button.word.edited', { hasText: 'wisdom.' }).waitFor();
@@ -230,7 +252,10 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
     for (const name of ['Proof sample', 'input']) {
       await page.getByRole('heading', { level: 1, name }).waitFor();
       await page.getByRole('button', { name: 'Close document' }).click();
-      await page.getByRole('alertdialog', { name: /^Close / }).getByRole('button', { name: 'Close document' }).click();
+      await page
+        .getByRole('alertdialog', { name: /^Close / })
+        .getByRole('button', { name: 'Close document' })
+        .click();
     }
     await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
     await gui.stop();

@@ -60,7 +60,12 @@ describe('quire gui keeps documents between sessions', () => {
     expect((await until(first, id, (d) => d.status !== 'working')).status).toBe('ready');
     const words = await get<PageWords>(first, `/api/documents/${id}/pages/1/words`);
     const tbe = words.lines.flatMap((l) => l.words).find((w) => w.text === 'tbe');
-    const edit = await first.app.inject({ method: 'PUT', url: `/api/documents/${id}/pages/1/words/${tbe?.n}`, headers: auth, payload: { text: 'the', was: 'tbe' } });
+    const edit = await first.app.inject({
+      method: 'PUT',
+      url: `/api/documents/${id}/pages/1/words/${tbe?.n}`,
+      headers: auth,
+      payload: { text: 'the', was: 'tbe' },
+    });
     expect(edit.statusCode, edit.body).toBe(200);
     const hide = await first.app.inject({ method: 'PATCH', url: `/api/documents/${id}/pages/2`, headers: auth, payload: { hidden: true } });
     expect(hide.statusCode, hide.body).toBe(200);
@@ -100,10 +105,19 @@ describe('quire gui keeps documents between sessions', () => {
   it('lists a document whose opening a stop cut short as cancelled, and Rerun makes its pages', async () => {
     // The first session's pipeline never ends: quire gui is stopped while it runs.
     const hanging = (_project: OpenedDocument, options: ProcessOptions = {}): Promise<never> =>
-      new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.'))));
-    const first = await createGuiApp({ token: TOKEN, uiDir: join(root, 'ui'), host: { appData: join(root, 'cut-home'), keychain: null }, processPages: hanging });
+      new Promise((_resolve, reject) =>
+        options.signal?.addEventListener('abort', () => reject(new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.'))),
+      );
+    const first = await createGuiApp({
+      token: TOKEN,
+      uiDir: join(root, 'ui'),
+      host: { appData: join(root, 'cut-home'), keychain: null },
+      processPages: hanging,
+    });
     apps.push(first);
-    const png = await sharp({ create: { width: 400, height: 600, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 400, height: 600, channels: 3, background: '#ffffff' } })
+      .png()
+      .toBuffer();
     const { payload, headers } = await formBody([{ name: 'leaf.png', data: png }]);
     const res = await first.app.inject({ method: 'POST', url: '/api/documents', payload, headers: { ...headers, ...auth } });
     expect(res.statusCode, res.body).toBe(202);
@@ -113,7 +127,14 @@ describe('quire gui keeps documents between sessions', () => {
     const second = await createGuiApp({ token: TOKEN, uiDir: join(root, 'ui'), host: { appData: join(root, 'cut-home'), keychain: null } });
     apps.push(second);
     const [doc] = await get<DocumentSummary[]>(second, '/api/documents');
-    expect(doc).toMatchObject({ id, name: 'leaf', status: 'cancelled', pages: 0, hasCaptures: true, lastTask: { kind: 'open', outcome: 'cancelled', message: 'Quire was stopped before its pages were made.' } });
+    expect(doc).toMatchObject({
+      id,
+      name: 'leaf',
+      status: 'cancelled',
+      pages: 0,
+      hasCaptures: true,
+      lastTask: { kind: 'open', outcome: 'cancelled', message: 'Quire was stopped before its pages were made.' },
+    });
     const rerun = await second.app.inject({ method: 'POST', url: `/api/documents/${id}/rerun`, headers: auth, payload: { preset: 'flat' } });
     expect(rerun.statusCode, rerun.body).toBe(202);
     expect(await until(second, id, (d) => d.status !== 'working')).toMatchObject({ status: 'ready', pages: 1 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRegistry, installPlugin } from '../../src/plugins/index.js';
 import { createGuiApp, type GuiApp } from '../../src/web/index.js';
 
-describe('the web app\'s OCR engines', () => {
+describe("the web app's OCR engines", () => {
   let root: string;
   let gui: GuiApp;
   // Each sandboxed process started to read what a plugin says about itself.
@@ -21,8 +21,16 @@ describe('the web app\'s OCR engines', () => {
     mkdirSync(join(root, 'session'));
     const host = { appData: join(root, 'home'), keychain: null };
     await installPlugin('tesseract-own-model', { ...host, fromFolder: false, registry: defaultRegistry() });
-    copyFileSync('/usr/share/tesseract-ocr/5/tessdata/eng.traineddata', join(root, 'home', 'plugins', 'data', 'tesseract-own-model', 'files', 'mine.traineddata'));
-    gui = await createGuiApp({ token: 'a-test-token-that-is-long-enough', sessionDir: join(root, 'session'), uiDir: ui, host: { ...host, onDescribeStart: (slug) => starts.push(slug) } });
+    copyFileSync(
+      '/usr/share/tesseract-ocr/5/tessdata/eng.traineddata',
+      join(root, 'home', 'plugins', 'data', 'tesseract-own-model', 'files', 'mine.traineddata'),
+    );
+    gui = await createGuiApp({
+      token: 'a-test-token-that-is-long-enough',
+      sessionDir: join(root, 'session'),
+      uiDir: ui,
+      host: { ...host, onDescribeStart: (slug) => starts.push(slug) },
+    });
   });
   afterAll(async () => {
     await gui.close();
@@ -56,7 +64,10 @@ describe('the web app\'s OCR engines', () => {
     expect(starts).toHaveLength(1);
 
     // A second model in its files folder: the plugin is described again, and reads both.
-    copyFileSync('/usr/share/tesseract-ocr/5/tessdata/eng.traineddata', join(root, 'home', 'plugins', 'data', 'tesseract-own-model', 'files', 'other.traineddata'));
+    copyFileSync(
+      '/usr/share/tesseract-ocr/5/tessdata/eng.traineddata',
+      join(root, 'home', 'plugins', 'data', 'tesseract-own-model', 'files', 'other.traineddata'),
+    );
     expect((await ownModel())?.languages.map((l) => l.code).sort()).toEqual(['mine', 'other']);
     expect(starts).toHaveLength(2);
     await ownModel();

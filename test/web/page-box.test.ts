@@ -55,7 +55,15 @@ describe.skipIf(!chromiumAvailable())('adjusting the split and crop by hand, in 
     const [{ id }] = (await (await page.request.get(`${gui.origin}/api/documents`, { headers })).json()) as Array<{ id: string }>;
     for (const index of [3, 4, 5, 6]) await call('PATCH', `/api/documents/${id}/pages/${index}`, { hidden: true });
     await call('POST', `/api/documents/${id}/ocr`, { engine: 'tesseract-cli', languages: 'eng' });
-    await expect.poll(async () => { const d = await call('GET', `/api/documents/${id}`); return d.status === 'ready' && (d.pageList as Array<{ hasText: boolean }>)[0].hasText; }, { timeout: 180_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const d = await call('GET', `/api/documents/${id}`);
+          return d.status === 'ready' && (d.pageList as Array<{ hasText: boolean }>)[0].hasText;
+        },
+        { timeout: 180_000 },
+      )
+      .toBe(true);
     const words = (await call('GET', `/api/documents/${id}/pages/1/words`)) as { lines: Array<{ words: Array<{ n: number; text: string }> }> };
     const word = words.lines[0].words[0];
     await call('PUT', `/api/documents/${id}/pages/1/words/${word.n}`, { text: word.text, was: word.text });
@@ -100,7 +108,15 @@ describe.skipIf(!chromiumAvailable())('adjusting the split and crop by hand, in 
     await ask.getByRole('button', { name: 'Apply and discard them' }).click();
     // The frame is made again: the legend says the box was set by hand, and the page is about half as tall.
     await page.getByText('Page box (set by hand)').waitFor({ timeout: 120_000 });
-    await expect.poll(async () => { const d = await call('GET', `/api/documents/${id}`); return d.status === 'ready' && (d.pageList as Array<{ hasText: boolean }>)[0].hasText; }, { timeout: 120_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const d = await call('GET', `/api/documents/${id}`);
+          return d.status === 'ready' && (d.pageList as Array<{ hasText: boolean }>)[0].hasText;
+        },
+        { timeout: 120_000 },
+      )
+      .toBe(true);
     await expect.poll(async () => (await pageSize()).height, { timeout: 30_000 }).toBeLessThan(before.height * 0.8);
     // Still two pages in the frame, six in the document.
     await expect(page.getByRole('heading', { name: /^Page 1 of 6/ }).count()).resolves.toBe(1);

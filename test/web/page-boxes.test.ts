@@ -21,7 +21,13 @@ describe('quire gui server: pages set by hand', () => {
   const env = { home: process.env.QUIRE_HOME };
 
   const start = async (): Promise<GuiApp> =>
-    createGuiApp({ token: TOKEN, sessionDir: join(root, 'session'), uiDir: join(root, 'ui'), host: { appData: join(root, 'home'), keychain: null }, openFolder: async () => undefined });
+    createGuiApp({
+      token: TOKEN,
+      sessionDir: join(root, 'session'),
+      uiDir: join(root, 'ui'),
+      host: { appData: join(root, 'home'), keychain: null },
+      openFolder: async () => undefined,
+    });
   const get = async <T>(url: string): Promise<T> => (await gui.app.inject({ method: 'GET', url, headers: auth })).json() as T;
   const until = async (id: string, done: (d: DocumentDetail) => boolean): Promise<DocumentDetail> => {
     let doc = await get<DocumentDetail>(`/api/documents/${id}`);
@@ -65,9 +71,16 @@ describe('quire gui server: pages set by hand', () => {
     const before = await pageImageSize(id, 1);
 
     // Out of the capture: one sentence, nothing changes.
-    const outside = await gui.app.inject({ method: 'PUT', url: `/api/documents/${id}/frames/1/pages`, headers: auth, payload: { boxes: [{ x: 1800, y: 0, width: 400, height: 400 }] } });
+    const outside = await gui.app.inject({
+      method: 'PUT',
+      url: `/api/documents/${id}/frames/1/pages`,
+      headers: auth,
+      payload: { boxes: [{ x: 1800, y: 0, width: 400, height: 400 }] },
+    });
     expect(outside.statusCode).toBe(400);
-    expect(outside.json().error.message).toBe('The page box set by hand for frame 1 of images/0001.jpg (400×400 at (1800, 0)) reaches outside the capture (1920×1080).');
+    expect(outside.json().error.message).toBe(
+      'The page box set by hand for frame 1 of images/0001.jpg (400×400 at (1800, 0)) reaches outside the capture (1920×1080).',
+    );
 
     // The top half of the left page alone: frame 1 is one page, half as tall.
     const top = { x: 100, y: 60, width: 820, height: 480 };
@@ -92,7 +105,12 @@ describe('quire gui server: pages set by hand', () => {
     expect(doc.pageList[0].split).toMatchObject({ box: top, handSet: true });
 
     // With text recognised, back to the automatic split: two pages again, their text read again.
-    const ocr = await gui.app.inject({ method: 'POST', url: `/api/documents/${id}/ocr`, headers: auth, payload: { engine: 'tesseract-cli', languages: 'eng' } });
+    const ocr = await gui.app.inject({
+      method: 'POST',
+      url: `/api/documents/${id}/ocr`,
+      headers: auth,
+      payload: { engine: 'tesseract-cli', languages: 'eng' },
+    });
     expect(ocr.statusCode, ocr.body).toBe(202);
     doc = await ready(id, doc.revision);
     expect(doc.pageList.every((p) => p.hasText)).toBe(true);

@@ -34,7 +34,8 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     if (!entry) throw new Error(`no ${slug} in the registry`);
     return listingDigest(entry.files);
   };
-  const accepted = (slug: string): string => (JSON.parse(readFileSync(join(home(), 'plugins', 'data', slug, 'accepted.json'), 'utf8')) as { sha256: string }).sha256;
+  const accepted = (slug: string): string =>
+    (JSON.parse(readFileSync(join(home(), 'plugins', 'data', slug, 'accepted.json'), 'utf8')) as { sha256: string }).sha256;
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'quire-gui-page-plugins-'));
@@ -59,15 +60,22 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     const sha256 = registryDigest('despeckle');
     await expect(dialog.getByLabel('sha256').innerText()).resolves.toBe(sha256);
     await expect(dialog.innerText()).resolves.toMatch(/Kind\s+Processor/);
-    await expect(dialog.getByRole('list', { name: 'What it may do' }).innerText()).resolves.toMatch(/Reads each page image[\s\S]*no network, no other programs/);
+    await expect(dialog.getByRole('list', { name: 'What it may do' }).innerText()).resolves.toMatch(
+      /Reads each page image[\s\S]*no network, no other programs/,
+    );
     await page.screenshot({ path: artifact('20-accept-processor.png') });
     expect(existsSync(join(home(), 'plugins', 'processors', 'despeckle'))).toBe(false);
     await dialog.getByRole('button', { name: 'Install and accept' }).click();
-    await panel().getByRole('status').filter({ hasText: `Despeckle is installed and accepted (sha256 ${sha256.slice(0, 12)}…).` }).waitFor({ timeout: 30_000 });
+    await panel()
+      .getByRole('status')
+      .filter({ hasText: `Despeckle is installed and accepted (sha256 ${sha256.slice(0, 12)}…).` })
+      .waitFor({ timeout: 30_000 });
     // What was shown is what is recorded as accepted.
     expect(accepted('despeckle')).toBe(sha256);
     const item = installed().filter({ hasText: 'Despeckle' });
-    await expect(item.innerText()).resolves.toMatch(/Despeckle[\s\S]*Processor[\s\S]*Accepted[\s\S]*(sandboxed|sandbox partial: no bubblewrap) · runs after binarize/);
+    await expect(item.innerText()).resolves.toMatch(
+      /Despeckle[\s\S]*Processor[\s\S]*Accepted[\s\S]*(sandboxed|sandbox partial: no bubblewrap) · runs after binarize/,
+    );
   }, 60_000);
 
   it('does not run despeckle once its files change, and accepts it again through the same dialog', async () => {
@@ -85,7 +93,10 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     await expect(dialog.getByLabel('sha256').innerText()).resolves.toBe(now);
     await expect(dialog.innerText()).resolves.toMatch(/changed since you accepted it/);
     await dialog.getByRole('button', { name: 'Accept', exact: true }).click();
-    await panel().getByRole('status').filter({ hasText: `Despeckle is accepted (sha256 ${now.slice(0, 12)}…).` }).waitFor({ timeout: 30_000 });
+    await panel()
+      .getByRole('status')
+      .filter({ hasText: `Despeckle is accepted (sha256 ${now.slice(0, 12)}…).` })
+      .waitFor({ timeout: 30_000 });
     await item.getByText('Accepted', { exact: true }).waitFor();
     expect(accepted('despeckle')).toBe(now);
     expect(now).not.toBe(before);
@@ -124,8 +135,13 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     for (let r = 0; r < 30; r++) for (let l = 0; l < 60; l++) ink(300 + l * 30, 400 + r * 80, 18, 28);
     for (let i = 0; i < 12; i++) ink(310 + i * 150, 400 + (i + 2) * 80 + 48, 4, 4); // between lines, far from any letter
     const input = join(root, 'dusty.png');
-    await sharp(pixels, { raw: { width, height, channels: 1 } }).withMetadata({ density: 300 }).png().toFile(input);
-    const run = await runQuire(['run', input, '--steps', '+despeckle', '--ocr', 'none', '--export', 'slim', '-o', join(root, 'out')], { env: { QUIRE_HOME: home(), HOME: join(root, 'user') } });
+    await sharp(pixels, { raw: { width, height, channels: 1 } })
+      .withMetadata({ density: 300 })
+      .png()
+      .toFile(input);
+    const run = await runQuire(['run', input, '--steps', '+despeckle', '--ocr', 'none', '--export', 'slim', '-o', join(root, 'out')], {
+      env: { QUIRE_HOME: home(), HOME: join(root, 'user') },
+    });
     expect(run.code, run.stderr).toBe(0);
 
     await page.locator('header input[type=file]').setInputFiles(join(root, 'out', 'dusty.quire'));

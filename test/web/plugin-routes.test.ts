@@ -11,7 +11,8 @@ describe('installing and accepting processors and OCR engines from the web app',
   let root: string;
   let gui: GuiApp;
   const home = (): string => join(root, 'home');
-  const call = (method: 'GET' | 'POST', url: string, payload?: object) => gui.app.inject({ method, url, headers: { 'x-quire-token': gui.token }, ...(payload ? { payload } : {}) });
+  const call = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    gui.app.inject({ method, url, headers: { 'x-quire-token': gui.token }, ...(payload ? { payload } : {}) });
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'quire-gui-page-routes-'));
@@ -19,14 +20,19 @@ describe('installing and accepting processors and OCR engines from the web app',
     mkdirSync(ui, { recursive: true });
     writeFileSync(join(ui, 'index.html'), '<!doctype html><title>Quire</title><div id="app"></div>');
     mkdirSync(join(root, 'session'));
-    gui = await createGuiApp({ token: 'a-test-token-that-is-long-enough', sessionDir: join(root, 'session'), uiDir: ui, host: { appData: home(), keychain: null } });
+    gui = await createGuiApp({
+      token: 'a-test-token-that-is-long-enough',
+      sessionDir: join(root, 'session'),
+      uiDir: ui,
+      host: { appData: home(), keychain: null },
+    });
   });
   afterAll(async () => {
     await gui.close();
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('lists the registry\'s processors and OCR engines with the sha256 installing them accepts', async () => {
+  it("lists the registry's processors and OCR engines with the sha256 installing them accepts", async () => {
     const listed = await call('GET', '/api/page-plugins');
     expect(listed.statusCode).toBe(200);
     const registry = listed.json().registry as Array<{ slug: string; kind: string; sha256: string; installed: boolean }>;
@@ -37,15 +43,19 @@ describe('installing and accepting processors and OCR engines from the web app',
     expect(registry[0].sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('refuses an install whose sha256 is not the registry\'s, installing nothing', async () => {
+  it("refuses an install whose sha256 is not the registry's, installing nothing", async () => {
     const refused = await call('POST', '/api/page-plugins/despeckle/install', { sha256: 'a'.repeat(64) });
     expect(refused.statusCode).toBe(409);
-    expect(refused.json().error.message).toMatch(/^The registry's despeckle changed since its dialog was shown \(its sha256 is now [0-9a-f]{12}…\); look at it again before installing\.$/);
+    expect(refused.json().error.message).toMatch(
+      /^The registry's despeckle changed since its dialog was shown \(its sha256 is now [0-9a-f]{12}…\); look at it again before installing\.$/,
+    );
     expect(existsSync(join(home(), 'plugins', 'processors', 'despeckle'))).toBe(false);
   });
 
   it('installs with the shown sha256, and accepts a changed plugin only as it is now', async () => {
-    const sha256 = ((await call('GET', '/api/page-plugins')).json().registry as Array<{ slug: string; sha256: string }>).find((e) => e.slug === 'despeckle')?.sha256;
+    const sha256 = ((await call('GET', '/api/page-plugins')).json().registry as Array<{ slug: string; sha256: string }>).find(
+      (e) => e.slug === 'despeckle',
+    )?.sha256;
     const installed = await call('POST', '/api/page-plugins/despeckle/install', { sha256 });
     expect(installed.statusCode, installed.body).toBe(200);
     expect(installed.json()).toMatchObject({ slug: 'despeckle', kind: 'processor', state: 'ready', sha256, after: 'binarize' });

@@ -31,7 +31,12 @@ const PAGES: Word[][][][] = [
     [
       ['It', 'was', ['the', { read: 'tbe', confidence: 41 }], 'best', 'of', 'times,', 'it'],
       ['was', 'the', 'worst', 'of', 'times,', 'in', 'a'],
-      [['modern', { correction: { from: 'rnodern', reason: 'not in the dictionary; the dictionary has modern' } }], 'age', 'of', ['wisdom.', { read: 'wisd0m.', confidence: 55 }]],
+      [
+        ['modern', { correction: { from: 'rnodern', reason: 'not in the dictionary; the dictionary has modern' } }],
+        'age',
+        'of',
+        ['wisdom.', { read: 'wisd0m.', confidence: 55 }],
+      ],
     ],
   ],
   [
@@ -46,7 +51,9 @@ const PAGES: Word[][][][] = [
 /** The words each page's OCR gives, in reading order, and which are doubtful. */
 export const READ_WORDS = PAGES.map((page) => page.flat(2).map((w) => (typeof w === 'string' ? w : (w[1].read ?? w[0]))));
 /** The true text of every page, one string per page. */
-export const TRUE_TEXT = PAGES.map((page) => page.map((para) => para.map((line) => line.map((w) => (typeof w === 'string' ? w : w[0])).join(' ')).join(' ')).join('\n'));
+export const TRUE_TEXT = PAGES.map((page) =>
+  page.map((para) => para.map((line) => line.map((w) => (typeof w === 'string' ? w : w[0])).join(' ')).join(' ')).join('\n'),
+);
 
 function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -91,13 +98,31 @@ async function pageOf(paragraphs: Word[][][]): Promise<{ jpeg: Buffer; ocr: OcrP
   const jpeg = await sharp(Buffer.from(svg)).flatten({ background: '#ffffff' }).greyscale().jpeg({ quality: 85 }).toBuffer();
   const all = ocrParagraphs.flatMap((p) => [p.box]);
   const block = { x0: LEFT, y0: Math.min(...all.map((b) => b.y0)), x1: Math.max(...all.map((b) => b.x1)), y1: Math.max(...all.map((b) => b.y1)) };
-  return { jpeg, ocr: { width: PAGE.width, height: PAGE.height, dpi: PAGE.dpi, engine: 'tesseract', languages: ['eng'], blocks: [{ box: block, paragraphs: ocrParagraphs }] } };
+  return {
+    jpeg,
+    ocr: {
+      width: PAGE.width,
+      height: PAGE.height,
+      dpi: PAGE.dpi,
+      engine: 'tesseract',
+      languages: ['eng'],
+      blocks: [{ box: block, paragraphs: ocrParagraphs }],
+    },
+  };
 }
 
 /** Write the slim project (`.quire`) to `path`, named `name`. */
 export async function writeProofProject(path: string, name = 'Proof sample'): Promise<void> {
   const zip = new yazl.ZipFile();
-  const manifest: ProjectManifest = { format: 'quire-project', version: 1, name, created: new Date(0).toISOString(), inputs: ['proof.png'], pages: [], ocr: { engine: 'tesseract', languages: ['eng'] } };
+  const manifest: ProjectManifest = {
+    format: 'quire-project',
+    version: 1,
+    name,
+    created: new Date(0).toISOString(),
+    inputs: ['proof.png'],
+    pages: [],
+    ocr: { engine: 'tesseract', languages: ['eng'] },
+  };
   for (const [i, paragraphs] of PAGES.entries()) {
     const index = i + 1;
     const { jpeg, ocr } = await pageOf(paragraphs);
@@ -115,7 +140,11 @@ export async function writeProofProject(path: string, name = 'Proof sample'): Pr
       ocr: ocrFile,
       source: { input: 'proof.png', frame: index, side: 'single' },
       // The second page was photographed out of focus: its edges measured as a blurred webcam capture's.
-      decisions: { preset: 'flat', inputDpi: { value: PAGE.dpi, source: 'image' }, ...(index === 2 ? { scale: 2.1, sharpen: { edgeBlurPx: 1.66, amount: 0 } } : {}) },
+      decisions: {
+        preset: 'flat',
+        inputDpi: { value: PAGE.dpi, source: 'image' },
+        ...(index === 2 ? { scale: 2.1, sharpen: { edgeBlurPx: 1.66, amount: 0 } } : {}),
+      },
     });
   }
   zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2)), 'project.json');

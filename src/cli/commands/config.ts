@@ -73,7 +73,10 @@ function settingId(key: string): string {
   const [slug, id] = splitKey(key);
   if (slug !== REMOTE_OCR_SLUG || !REMOTE_OCR_SETTINGS.includes(id)) {
     const hint = key === SECRET ? ` ${SECRET} is a secret: set it with quire config set-secret ${SECRET}.` : '';
-    throw new QuireError(ERROR_CODES.USAGE, `There is no setting "${key}"; the settings are ${REMOTE_OCR_SETTINGS.map((k) => `${REMOTE_OCR_SLUG}.${k}`).join(', ')}.${hint}`);
+    throw new QuireError(
+      ERROR_CODES.USAGE,
+      `There is no setting "${key}"; the settings are ${REMOTE_OCR_SETTINGS.map((k) => `${REMOTE_OCR_SLUG}.${k}`).join(', ')}.${hint}`,
+    );
   }
   return id;
 }
@@ -95,7 +98,8 @@ function showSettings(host: ResolvedHostOptions, env: NodeJS.ProcessEnv): string
   for (const v of views) {
     const key = `${REMOTE_OCR_SLUG}.${v.id}`.padEnd(width);
     if (v.secret) {
-      const where = v.secret.store === 'env-file' ? `${host.appData}/.env` : v.secret.store === 'keychain' ? 'the OS keychain' : v.secret.store ? 'the settings file' : '';
+      const where =
+        v.secret.store === 'env-file' ? `${host.appData}/.env` : v.secret.store === 'keychain' ? 'the OS keychain' : v.secret.store ? 'the settings file' : '';
       const state = v.secret.set ? `set (in ${where})` : v.secret.unreachable ? `not readable: ${v.secret.unreachable}` : 'not set';
       lines.push(`${key} ${env[API_KEY_ENV] ? `set by ${API_KEY_ENV} (wins)` : state}`);
     } else {

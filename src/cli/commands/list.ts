@@ -17,21 +17,30 @@ export function listCommand(): Command {
     .action(async (what: (typeof WHAT)[number], flags: { json?: boolean }) => {
       const json = flags.json === true;
       const print = (items: object[], lines: () => string[]): void => {
-        process.stdout.write(json ? printableJson(items) + '\n' : lines().map((l) => `${printable(l)}\n`).join(''));
+        process.stdout.write(
+          json
+            ? printableJson(items) + '\n'
+            : lines()
+                .map((l) => `${printable(l)}\n`)
+                .join(''),
+        );
       };
       if (what === 'destinations') return listDestinations({}, { json });
       if (what === 'ocr') {
         const engines = await describeOcrEngines();
         const plugins = (await listPagePlugins('ocr')).filter((p) => !engines.some((e) => e.name === p.slug));
         print(
-          [...engines.map((e) => ({
-            name: e.name,
-            description: e.description,
-            available: e.available,
-            ...(e.available ? {} : { reason: e.reason ?? null }),
-            languages: e.languages.map((code) => ({ code, name: languageName(code) })),
-            ...(e.models ? { models: e.models } : {}),
-          })), ...plugins.map((p) => ({ ...pluginJson(p), languages: (p.descriptor?.languages ?? []).map((code) => ({ code, name: code })) }))],
+          [
+            ...engines.map((e) => ({
+              name: e.name,
+              description: e.description,
+              available: e.available,
+              ...(e.available ? {} : { reason: e.reason ?? null }),
+              languages: e.languages.map((code) => ({ code, name: languageName(code) })),
+              ...(e.models ? { models: e.models } : {}),
+            })),
+            ...plugins.map((p) => ({ ...pluginJson(p), languages: (p.descriptor?.languages ?? []).map((code) => ({ code, name: code })) })),
+          ],
           () => [
             ...engines.flatMap((e) => [
               `${e.name.padEnd(9)} ${e.description} (${e.available ? 'available' : `not available: ${e.reason ?? 'unknown reason'}`})`,
@@ -50,11 +59,19 @@ export function listCommand(): Command {
         const presets = Object.values(PRESETS);
         const steps = await listPagePlugins('processor');
         print(
-          [...presets.map((p) => ({ name: p.name, description: p.description, steps: [...p.steps], target_dpi: p.targetDpi })), ...steps.map((p) => ({ ...pluginJson(p), after: p.descriptor?.after ?? null }))],
+          [
+            ...presets.map((p) => ({ name: p.name, description: p.description, steps: [...p.steps], target_dpi: p.targetDpi })),
+            ...steps.map((p) => ({ ...pluginJson(p), after: p.descriptor?.after ?? null })),
+          ],
           () => [
             ...presets.map((p) => `${p.name.padEnd(9)} ${p.description}`),
             ...(steps.length > 0 ? ['steps from plugins (add with --steps +name):'] : []),
-            ...steps.flatMap((p) => [pluginLine(p), ...(p.descriptor?.options ?? []).map((f) => `          :${f.id}=${String(f.default)}  ${f.label}${typeof f.min === 'number' ? ` (${f.min}–${f.max ?? '…'})` : ''}`)]),
+            ...steps.flatMap((p) => [
+              pluginLine(p),
+              ...(p.descriptor?.options ?? []).map(
+                (f) => `          :${f.id}=${String(f.default)}  ${f.label}${typeof f.min === 'number' ? ` (${f.min}–${f.max ?? '…'})` : ''}`,
+              ),
+            ]),
           ],
         );
         return;
@@ -66,7 +83,11 @@ export function listCommand(): Command {
           description: e.description,
           extension: e.extension,
           needs_ocr: e.needsOcr === true,
-          options: Object.entries(e.options).map(([key, opt]) => ({ name: key, description: opt.description, ...(opt.values ? { values: [...opt.values] } : {}) })),
+          options: Object.entries(e.options).map(([key, opt]) => ({
+            name: key,
+            description: opt.description,
+            ...(opt.values ? { values: [...opt.values] } : {}),
+          })),
         })),
         () =>
           exporters.flatMap((e) => [

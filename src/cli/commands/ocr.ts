@@ -7,7 +7,9 @@ import { addSharedOptions, runConversion, type ConversionFlags } from './run.js'
  */
 export function ocrCommand(): Command {
   const cmd = new Command('ocr')
-    .description('make PDFs and images searchable without reshaping their pages (the flat preset), and write Markdown from them; PDF pages that already have text are kept as they are')
+    .description(
+      'make PDFs and images searchable without reshaping their pages (the flat preset), and write Markdown from them; PDF pages that already have text are kept as they are',
+    )
     .argument('<inputs...>', 'a PDF, a scan bundle, or image files (taken together as one document)')
     .option('-e, --export <formats>', 'exports, +-joined (e.g. pdf+md+textpack); see `quire list exports`', 'pdf')
     .option('-o, --output <dir>', 'folder for the outputs', '.')

@@ -73,7 +73,6 @@ function readSecretFromStdin(): (prompt: string) => Promise<string> {
   };
 }
 
-
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -107,7 +106,9 @@ function networkLine(hosts: string[] | null): string {
 }
 
 function secretStoreLine(host: ResolvedHostOptions): string {
-  const keychain = secretsOf('probe', host).keychainAvailable ? 'the OS keychain is available' : 'no OS keychain was found, so secrets set elsewhere fall back to each plugin\'s own config file';
+  const keychain = secretsOf('probe', host).keychainAvailable
+    ? 'the OS keychain is available'
+    : "no OS keychain was found, so secrets set elsewhere fall back to each plugin's own config file";
   return `Secrets set from the command line go to ${host.appData}/.env (mode 0600); ${keychain}.\n`;
 }
 
@@ -160,7 +161,9 @@ async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDe
   const { descriptor } = destination;
   if (flags.import) {
     const report = importSettings(descriptor, flags.import, host);
-    out(`Imported ${report.settings.length} setting${report.settings.length === 1 ? '' : 's'}${report.secrets.length > 0 ? ` and ${report.secrets.length} secret${report.secrets.length === 1 ? '' : 's'} (${report.secrets.join(', ')}, into ${storeName(report.secretStore, host)})` : ''} for ${slug}.\n`);
+    out(
+      `Imported ${report.settings.length} setting${report.settings.length === 1 ? '' : 's'}${report.secrets.length > 0 ? ` and ${report.secrets.length} secret${report.secrets.length === 1 ? '' : 's'} (${report.secrets.join(', ')}, into ${storeName(report.secretStore, host)})` : ''} for ${slug}.\n`,
+    );
   }
   if (flags.set.length > 0) {
     applySettings(descriptor, flags.set.map(parsePair), host);
@@ -168,7 +171,8 @@ async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDe
   }
   for (const key of flags.setSecret) {
     const field = descriptor.secretFields.find((f) => f.id === key);
-    if (!field) throw new QuireError(ERROR_CODES.USAGE, `${slug} has no secret "${key}"; it has: ${descriptor.secretFields.map((f) => f.id).join(', ') || 'none'}.`);
+    if (!field)
+      throw new QuireError(ERROR_CODES.USAGE, `${slug} has no secret "${key}"; it has: ${descriptor.secretFields.map((f) => f.id).join(', ') || 'none'}.`);
     const value = await readSecret(`${field.label}${field.help ? ` (${field.help})` : ''}: `);
     if (value === '') throw new QuireError(ERROR_CODES.USAGE, `No value was given for ${key}; nothing was stored.`);
     const store = secretsOf(slug, host).set(key, value);
@@ -184,7 +188,11 @@ async function configAction(slug: string, flags: ConfigFlags, deps: PluginsCliDe
     out(`${slug} — ${descriptor.display}: ${descriptor.description}\n`);
     for (const v of viewSettings(descriptor, host)) {
       const what = v.secret
-        ? v.secret.set ? `set (in ${storeName(v.secret.store, host)})` : v.secret.unreachable ? `unreadable: ${v.secret.unreachable}` : 'not set'
+        ? v.secret.set
+          ? `set (in ${storeName(v.secret.store, host)})`
+          : v.secret.unreachable
+            ? `unreadable: ${v.secret.unreachable}`
+            : 'not set'
         : v.invalid
           ? `${formatValue(v.invalid.text)} (not used: ${v.invalid.expected})`
           : `${formatValue(v.value)}${v.isDefault ? ' (default)' : ''}`;
@@ -262,7 +270,14 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
       ];
       const isInstalled = (e: (typeof offered)[number]): boolean => existsSync(`${host.appData}/plugins/${folders[e.kind]}/${e.slug}`);
       if (flags.json) {
-        const list = offered.map((e) => ({ slug: e.slug, kind: e.kind, version: e.version, first_party: e.first_party === true, description: e.description, installed: isInstalled(e) }));
+        const list = offered.map((e) => ({
+          slug: e.slug,
+          kind: e.kind,
+          version: e.version,
+          first_party: e.first_party === true,
+          description: e.description,
+          installed: isInstalled(e),
+        }));
         out(printableJson(list) + '\n');
         return;
       }
@@ -270,7 +285,9 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
       for (const entry of offered) {
         const installed = isInstalled(entry) ? ' [installed]' : '';
         const kind = entry.kind === 'destination' ? '' : entry.kind === 'ocr' ? '(OCR engine) ' : '(pipeline step) ';
-        out(`${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${kind}${entry.description}${installed}\n`);
+        out(
+          `${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${kind}${entry.description}${installed}\n`,
+        );
       }
       out(secretStoreLine(host));
     });
@@ -290,9 +307,14 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
       const result = await installPlugin(what, { ...host, fromFolder: isFolder, registry: flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry() });
       if (result.kind !== 'destination') {
         const { entry } = result;
-        const what = result.kind === 'ocr' ? `an OCR engine (--ocr ${entry.slug})` : `a pipeline step after ${entry.descriptor?.after ?? 'binarize'} (--steps +${entry.slug})`;
+        const what =
+          result.kind === 'ocr'
+            ? `an OCR engine (--ocr ${entry.slug})`
+            : `a pipeline step after ${entry.descriptor?.after ?? 'binarize'} (--steps +${entry.slug})`;
         out(`Installed ${entry.slug} ${entry.manifest?.version ?? ''} (${entry.descriptor?.display ?? entry.slug}; ${what}).\n`);
-        out(`Accepted as installed: sha256 ${result.sha256}; if its files change, it is not run until you accept it again (quire plugins accept ${entry.slug}).\n`);
+        out(
+          `Accepted as installed: sha256 ${result.sha256}; if its files change, it is not run until you accept it again (quire plugins accept ${entry.slug}).\n`,
+        );
         if (isolation.level === 'partial' && flags.allowUnisolated) out(`${entry.slug} will run without isolation, as --allow-unisolated asked.\n`);
         return;
       }
@@ -300,7 +322,8 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
       const missing = missingSettings(installed.descriptor, host);
       out(`Installed ${installed.slug} ${installed.manifest.version} (${installed.descriptor.display}; accepts ${installed.descriptor.accepts.join(', ')}).\n`);
       if (isolation.level === 'partial' && flags.allowUnisolated) out(`${installed.slug} will run without isolation, as --allow-unisolated asked.\n`);
-      if (missing.length > 0) out(`Set it up next: quire plugins config ${installed.slug} --set key=value … --set-secret key (missing: ${missing.join(', ')}).\n`);
+      if (missing.length > 0)
+        out(`Set it up next: quire plugins config ${installed.slug} --set key=value … --set-secret key (missing: ${missing.join(', ')}).\n`);
     });
 
   plugins
@@ -310,8 +333,10 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
     .action(async (slug: string) => {
       const { host, out } = io(deps);
       const entry = (await findPagePlugin('processor', slug, host)) ?? (await findPagePlugin('ocr', slug, host));
-      if (!entry) throw new QuireError(ERROR_CODES.USAGE, `No processor or OCR engine plugin called ${slug} is installed; see quire list pipelines and quire list ocr.`);
-      if (entry.state === 'refused') throw new QuireError(ERROR_CODES.USAGE, `The plugin ${slug} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
+      if (!entry)
+        throw new QuireError(ERROR_CODES.USAGE, `No processor or OCR engine plugin called ${slug} is installed; see quire list pipelines and quire list ocr.`);
+      if (entry.state === 'refused')
+        throw new QuireError(ERROR_CODES.USAGE, `The plugin ${slug} cannot be used: ${entry.reason ?? 'it is refused'}.`, entry.detail);
       const sha256 = recordAcceptance(slug, entry.dir, host.appData);
       out(`Accepted ${slug} as it is now (sha256 ${sha256}); it runs in its sandbox from now on.\n`);
     });
@@ -328,7 +353,7 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
 
   plugins
     .command('check')
-    .description('prove a destination\'s settings work, without sending a document')
+    .description("prove a destination's settings work, without sending a document")
     .argument('<slug>')
     .action(async (slug: string) => {
       const { host, out } = io(deps);
@@ -342,7 +367,7 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
 
   plugins
     .command('config')
-    .description('show or change a destination\'s settings; move them between machines')
+    .description("show or change a destination's settings; move them between machines")
     .argument('<slug>')
     .option('--set <key=value>', 'store a setting (repeatable; an empty value restores the default)', collect, [])
     .option('--set-secret <key>', 'store a secret read from standard input, not echoed (repeatable)', collect, [])

@@ -1,7 +1,25 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkConversions, checkProjectOcr, convert, DEFAULT_MARGIN_MM, inputType, isPresetName, openProcessorSteps, parseExportList, parseStepList, refusedInputs, send as sendTo, useOcrPlugin, type ProcessorSteps, type CheckedDocument, type ConvertOptions, type ConvertResult, type OcrCheck } from '../../convert/index.js';
+import {
+  checkConversions,
+  checkProjectOcr,
+  convert,
+  DEFAULT_MARGIN_MM,
+  inputType,
+  isPresetName,
+  openProcessorSteps,
+  parseExportList,
+  parseStepList,
+  refusedInputs,
+  send as sendTo,
+  useOcrPlugin,
+  type ProcessorSteps,
+  type CheckedDocument,
+  type ConvertOptions,
+  type ConvertResult,
+  type OcrCheck,
+} from '../../convert/index.js';
 import { ERROR_CODES, QuireError } from '../../errors.js';
 import { checkSendTargets, describeSendOutcome, parseSendTo } from '../../plugins/index.js';
 import type { HandSetPages, PresetName } from '../../project/index.js';
@@ -46,11 +64,28 @@ export function runCommand(): Command {
     .argument('<inputs...>', 'a scan bundle (.aglbundle, .zip or folder), a PDF, a slim project (.quire), or image files (taken together as one document)')
     .option('-e, --export <formats>', 'exports, +-joined, each with :options (e.g. pdf:g4+md); see `quire list exports`', 'pdf')
     .option('-o, --output <dir>', 'folder for the outputs', '.')
-    .addOption(new Option('-p, --pipeline <preset>', 'pipeline preset (default: book for bundles and camera photos, sheet for scans, flat for vector PDFs)').argParser(parsePipeline))
-    .option('--ocr <engine>', 'OCR engine spec: auto, tesseract, tesseract:lang=fra+lat, remoteocr, remoteocr:batch, none, or an installed OCR engine plugin (default: no OCR unless an export needs text)')
-    .option('--steps <steps>', 'add installed processor plugin steps to the pipeline, +-joined, each with :key=value,… (e.g. +despeckle:max_speck_pct=20); see `quire list pipelines`')
-    .option('--check-ocr', "with a kept project: if its OCR batch (--ocr remoteocr:batch) is done, finish the OCR and write the exports asked for; else say it is still running")
-    .option('--page-box <frame:x,y,w,h|frame:split=x>', "a frame's page box set by hand, in its pixels, replacing the automatic split and crop (give it twice for the two pages of a spread), or only where the spread splits", parsePageBox);
+    .addOption(
+      new Option('-p, --pipeline <preset>', 'pipeline preset (default: book for bundles and camera photos, sheet for scans, flat for vector PDFs)').argParser(
+        parsePipeline,
+      ),
+    )
+    .option(
+      '--ocr <engine>',
+      'OCR engine spec: auto, tesseract, tesseract:lang=fra+lat, remoteocr, remoteocr:batch, none, or an installed OCR engine plugin (default: no OCR unless an export needs text)',
+    )
+    .option(
+      '--steps <steps>',
+      'add installed processor plugin steps to the pipeline, +-joined, each with :key=value,… (e.g. +despeckle:max_speck_pct=20); see `quire list pipelines`',
+    )
+    .option(
+      '--check-ocr',
+      'with a kept project: if its OCR batch (--ocr remoteocr:batch) is done, finish the OCR and write the exports asked for; else say it is still running',
+    )
+    .option(
+      '--page-box <frame:x,y,w,h|frame:split=x>',
+      "a frame's page box set by hand, in its pixels, replacing the automatic split and crop (give it twice for the two pages of a spread), or only where the spread splits",
+      parsePageBox,
+    );
   addSharedOptions(cmd);
   return cmd.action((inputs: string[], flags: ConversionFlags) => runConversion(inputs, flags));
 }
@@ -60,12 +95,18 @@ export function addSharedOptions(cmd: Command): Command {
   return cmd
     .option('--ocr-lang <langs>', 'OCR languages, +-joined BCP-47 (fr-FR+la) or tesseract codes (fra+lat), or auto (default)')
     .option('--rotate-pages <on|off>', 'turn pages found upside down or sideways before reading them (default on)', parseOnOff)
-    .option('--no-correct', "keep the words as the OCR engine read them: no dictionary check of accents and look-alike letters (each correction is otherwise recorded in the project's ocr/*.json)")
+    .option(
+      '--no-correct',
+      "keep the words as the OCR engine read them: no dictionary check of accents and look-alike letters (each correction is otherwise recorded in the project's ocr/*.json)",
+    )
     .option('--dpi <N|force:N>', 'input resolution where the input does not say it; force:N overrides it everywhere', parseDpi)
     .option('--keep-project <dir>', 'keep the working project folder (project.json with every decision, page images, OCR) in <dir>')
     .option('--workers <n>', 'pipeline threads (default: number of cores)', parsePositiveInt)
     .option('--margin-mm <mm>', `margin kept around the printed area, in mm (default ${DEFAULT_MARGIN_MM})`, parseMargin)
-    .option('--send-to <slugs>', 'after the exports, send every file a destination accepts to these installed destinations, +-joined (see `quire list destinations`)')
+    .option(
+      '--send-to <slugs>',
+      'after the exports, send every file a destination accepts to these installed destinations, +-joined (see `quire list destinations`)',
+    )
     .option('--json', 'print a JSON array on stdout, one object per document (outputs, pages, timings, or its error), instead of progress');
 }
 
@@ -89,8 +130,16 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
   const requests = await Promise.resolve()
     .then(() => parseExportList(flags.export)) // usage errors before any work
     .catch(refuse);
-  const sendTo = flags.sendTo ? await Promise.resolve().then(() => parseSendTo(flags.sendTo!)).catch(refuse) : [];
-  const stepRequests = flags.steps ? await Promise.resolve().then(() => parseStepList(flags.steps!)).catch(refuse) : [];
+  const sendTo = flags.sendTo
+    ? await Promise.resolve()
+        .then(() => parseSendTo(flags.sendTo!))
+        .catch(refuse)
+    : [];
+  const stepRequests = flags.steps
+    ? await Promise.resolve()
+        .then(() => parseStepList(flags.steps!))
+        .catch(refuse)
+    : [];
   if (stepRequests.length > 0 && flags.pipeline === 'flat') {
     await refuse(new QuireError(ERROR_CODES.USAGE, '--steps adds steps to the book and sheet pipelines; the flat pipeline keeps the pixels as they are.'));
   }
@@ -98,7 +147,12 @@ export async function runConversion(inputs: string[], flags: ConversionFlags): P
   // An OCR engine plugin named by --ocr joins the built-ins before the run is checked.
   await useOcrPlugin(flags.ocr, {}, warn).catch(refuse);
   // A destination that is missing or not set up fails the run before any work.
-  if (sendTo.length > 0) await checkSendTargets(sendTo, requests.map((r) => r.format), { plaintextSecrets: true }).catch(refuse);
+  if (sendTo.length > 0)
+    await checkSendTargets(
+      sendTo,
+      requests.map((r) => r.format),
+      { plaintextSecrets: true },
+    ).catch(refuse);
   const mode = flags.json ? 'quiet' : process.stderr.isTTY ? 'tty' : 'lines';
   const options: ConvertOptions = {
     exports: requests,
@@ -215,7 +269,11 @@ async function checkOcr(inputs: string[], flags: ConversionFlags): Promise<void>
   if (flags.json) process.stdout.write(printableJson([documentReport(inputs, 'done', summary(result))]) + '\n');
   else printSummary(result);
   if (sendTo.length > 0) {
-    await checkSendTargets(sendTo, result.outputs.map((o) => o.format), { plaintextSecrets: true });
+    await checkSendTargets(
+      sendTo,
+      result.outputs.map((o) => o.format),
+      { plaintextSecrets: true },
+    );
     await send(result, sendTo, flags.json === true);
   }
 }
@@ -227,7 +285,11 @@ function pendingSentence(check: Extract<OcrCheck, { state: 'pending' }>): string
 }
 
 function pendingSummary(check: Extract<OcrCheck, { state: 'pending' }>): Partial<DocumentReport> {
-  return { name: check.name, project: check.projectDir, ocr_pending: { engine: check.pending.engine, status: check.status, batch_ids: check.pending.batchIds, submitted_at: check.pending.submittedAt } };
+  return {
+    name: check.name,
+    project: check.projectDir,
+    ocr_pending: { engine: check.pending.engine, status: check.status, batch_ids: check.pending.batchIds, submitted_at: check.pending.submittedAt },
+  };
 }
 
 /** A path as it can be pasted into a shell. */
@@ -242,7 +304,10 @@ async function send(result: ConvertResult, slugs: string[], quiet: boolean): Pro
   });
   const failed = outcomes.filter((o) => !o.result.ok);
   if (failed.length > 0) {
-    throw new QuireError(ERROR_CODES.SEND_FAILED, `${failed.length} of ${outcomes.length} sends failed: ${failed.map((o) => `${o.slug}: ${o.result.message}`).join(' ')}`);
+    throw new QuireError(
+      ERROR_CODES.SEND_FAILED,
+      `${failed.length} of ${outcomes.length} sends failed: ${failed.map((o) => `${o.slug}: ${o.result.message}`).join(' ')}`,
+    );
   }
 }
 
@@ -311,12 +376,16 @@ function printSummary(r: ConvertResult, checked?: CheckedDocument): void {
   out(`${r.name}: ${count(r.frames, 'frame')} → ${count(r.pages, 'page')}${kept}${ocr} in ${secs} s`);
   const correction = r.ocr?.correction;
   if (correction?.enabled) {
-    out(`  ${count(correction.corrected, 'word')} corrected (${correction.checked.join('+') || 'no'} dictionary, grammar, punctuation), ${count(correction.unknown, 'word')} left as read for lack of a single match`);
+    out(
+      `  ${count(correction.corrected, 'word')} corrected (${correction.checked.join('+') || 'no'} dictionary, grammar, punctuation), ${count(correction.unknown, 'word')} left as read for lack of a single match`,
+    );
     if (correction.unchecked.length > 0) out(`  no dictionary for ${correction.unchecked.join(', ')}: those words were left as read`);
   }
   if (r.outOfFocus) {
     const one = r.outOfFocus.length === 1;
-    out(`  ${pageList(r.outOfFocus)} ${one ? 'looks' : 'look'} out of focus or shaken: ${one ? 'its' : 'their'} text is the least sure; take ${one ? 'it' : 'them'} again for a better one`);
+    out(
+      `  ${pageList(r.outOfFocus)} ${one ? 'looks' : 'look'} out of focus or shaken: ${one ? 'its' : 'their'} text is the least sure; take ${one ? 'it' : 'them'} again for a better one`,
+    );
   }
   if (checked?.renamed === 'taken') out(`  written as "${checked.fileStem}": another document of this run is also called "${r.name}"`);
   if (checked?.renamed === 'shortened') out(`  written as "${checked.fileStem}": the name was shortened to fit the output folder's file system`);
@@ -365,7 +434,8 @@ function parseMargin(value: string): number {
 export function parsePageBox(value: string, previous: Map<number, HandSetPages> | undefined): Map<number, HandSetPages> {
   const boxes = new Map(previous ?? []);
   const m = /^(\d+):(?:split=(\d+)|(\d+),(\d+),(\d+),(\d+))$/.exec(value.trim());
-  if (!m || Number(m[1]) < 1) throw new InvalidArgumentError('give a frame and its page box in pixels as frame:x,y,width,height (e.g. 2:100,40,900,1300), or frame:split=x.');
+  if (!m || Number(m[1]) < 1)
+    throw new InvalidArgumentError('give a frame and its page box in pixels as frame:x,y,width,height (e.g. 2:100,40,900,1300), or frame:split=x.');
   const frame = Number(m[1]);
   const had = boxes.get(frame);
   if (m[2] !== undefined) {
@@ -374,7 +444,8 @@ export function parsePageBox(value: string, previous: Map<number, HandSetPages> 
     return boxes;
   }
   const box = { x: Number(m[3]), y: Number(m[4]), width: Number(m[5]), height: Number(m[6]) };
-  if (had && !('boxes' in had && had.boxes.length === 1)) throw new InvalidArgumentError(`frame ${frame} has at most two page boxes, and no split beside them.`);
+  if (had && !('boxes' in had && had.boxes.length === 1))
+    throw new InvalidArgumentError(`frame ${frame} has at most two page boxes, and no split beside them.`);
   boxes.set(frame, { boxes: had ? [...had.boxes, box] : [box] });
   return boxes;
 }

@@ -53,7 +53,10 @@ export function serverCommand(): Command {
     .option('--workers <n>', 'pipeline threads per job (default: number of cores)', parseWorkers)
     .option('--log-level <level>', `log level on stderr: ${LOG_LEVELS.join(', ')}`, parseLogLevel, 'info')
     .option('--rotate-admin-secret', 'replace the admin secret (ending every admin session) and print the new one')
-    .option('--trust-proxy <addresses>', 'believe X-Forwarded-* headers (incl. X-Forwarded-Prefix) from these proxies: addresses or subnets, comma-separated, or true for any')
+    .option(
+      '--trust-proxy <addresses>',
+      'believe X-Forwarded-* headers (incl. X-Forwarded-Prefix) from these proxies: addresses or subnets, comma-separated, or true for any',
+    )
     .addOption(databaseOption())
     .option('--data-dir <dir>', 'the job folders (default: QUIRE_HOME/server_data); with workers on other machines, a folder they share')
     .option('--no-worker', 'serve HTTP only: `quire worker` processes convert the jobs (with --database-url, on any machine)')
@@ -144,12 +147,15 @@ function listenError(e: unknown, flags: ServerFlags): unknown {
   const where = `${flags.host}:${flags.port}`;
   if (code === 'EADDRINUSE') return new QuireError(ERROR_CODES.USAGE, `${where} is already in use; stop what listens there or choose another --port.`);
   if (code === 'EACCES') return new QuireError(ERROR_CODES.USAGE, `Listening on ${where} needs more privileges; choose a --port above 1023.`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new QuireError(ERROR_CODES.USAGE, `${flags.host} is not an address of this machine; use --host 127.0.0.1 or 0.0.0.0.`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new QuireError(ERROR_CODES.USAGE, `${flags.host} is not an address of this machine; use --host 127.0.0.1 or 0.0.0.0.`);
   return e;
 }
 
 function configCommand(): Command {
-  const config = new Command('config').description('server settings kept in its database (smtp, base_url, limits, retention; the SMTP password goes to <APP_DATA>/.env)');
+  const config = new Command('config').description(
+    'server settings kept in its database (smtp, base_url, limits, retention; the SMTP password goes to <APP_DATA>/.env)',
+  );
   config
     .command('set')
     .description(

@@ -54,7 +54,11 @@ function correctFrenchInContext(page: OcrPage, french: Lexicon, english: Lexicon
         changed++;
         return;
       }
-      const first = firstOfMonth(words[i - 1]?.text, word.text, words.slice(i + 1, i + 5).map((w) => w.text));
+      const first = firstOfMonth(
+        words[i - 1]?.text,
+        word.text,
+        words.slice(i + 1, i + 5).map((w) => w.text),
+      );
       if (first !== undefined) {
         changeWord(word, first, { reason: 'grammar', change: `${word.text}→${first}`, language: 'fra' });
         changed++;
@@ -69,7 +73,12 @@ function correctFrenchInContext(page: OcrPage, french: Lexicon, english: Lexicon
       } else if (word.text === 'à' && avoirBefore(splitWord(next.text), words[i - 1] && splitWord(words[i - 1].text).core, french)) {
         changeWord(word, 'a', { reason: 'grammar', change: 'à→a', language: 'fra' });
         changed++;
-      } else if (word.text === 'H' && (i === 0 || AFTER_PUNCTUATION.test(words[i - 1].text)) && /^\p{Ll}/u.test(next.text) && french.has(splitWord(next.text).core)) {
+      } else if (
+        word.text === 'H' &&
+        (i === 0 || AFTER_PUNCTUATION.test(words[i - 1].text)) &&
+        /^\p{Ll}/u.test(next.text) &&
+        french.has(splitWord(next.text).core)
+      ) {
         // "Il" set tight reads as "H" (or a Greek Eta, mapped to H by then): at a sentence's start, before a word in
         // small letters, it is the pronoun. The full stop before it may still be read as a comma at this point.
         changeWord(word, 'Il', { reason: 'grammar', change: 'H→Il', language: 'fra' });
@@ -105,10 +114,17 @@ function correctLatinAcutes(page: OcrPage, latin: Lexicon): number {
   for (const word of pageWords(page)) {
     const { prefix, core, suffix } = splitWord(word.text);
     if (word.edit || !LATIN_ACUTES.test(core)) continue;
-    const bare = core.normalize('NFD').replace(/(?<=[aiouAIOU])\u0301/gu, '').normalize('NFC');
+    const bare = core
+      .normalize('NFD')
+      .replace(/(?<=[aiouAIOU])\u0301/gu, '')
+      .normalize('NFC');
     if (bare === core || !latin.has(bare)) continue;
     const marked = [...new Set(Array.from(core).filter((c) => LATIN_ACUTES.test(c)))];
-    changeWord(word, prefix + bare + suffix, { reason: 'known-confusion', change: marked.map((c) => `${c}→${c.normalize('NFD')[0]}`).join(', '), language: 'lat' });
+    changeWord(word, prefix + bare + suffix, {
+      reason: 'known-confusion',
+      change: marked.map((c) => `${c}→${c.normalize('NFD')[0]}`).join(', '),
+      language: 'lat',
+    });
     changed++;
   }
   return changed;
@@ -250,4 +266,3 @@ export function correctStrayBrackets(page: OcrPage): number {
   }
   return changed;
 }
-

@@ -10,12 +10,33 @@
  * audited and undone (`undoCorrections`, `--no-correct`).
  */
 import { pageWords, type OcrCorrection, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection, type OcrWord } from '../../project/index.js';
-import { choiceSegments, confusionSegments, describeChange, shapeSegments, variants, writesAccents, writesAccentsOf, writtenAccents, type Candidate, type Segment } from './confusions.js';
+import {
+  choiceSegments,
+  confusionSegments,
+  describeChange,
+  shapeSegments,
+  variants,
+  writesAccents,
+  writesAccentsOf,
+  writtenAccents,
+  type Candidate,
+  type Segment,
+} from './confusions.js';
 import { correctGluedBars, correctInContext, correctQuotesForS, correctStrayBrackets } from './context.js';
 import { languageScript } from '../languages.js';
 import { openLexicon, type Lexicon } from './lexicon.js';
 import { correctCaseByWidth } from './letter-case.js';
-import { capitalsInside, greekLookAlikes, greekSpelling, isGreekLetter, latinLookAlikes, letterCount, modernGreekForms, smallCapitals, wordScript } from '../scripts.js';
+import {
+  capitalsInside,
+  greekLookAlikes,
+  greekSpelling,
+  isGreekLetter,
+  latinLookAlikes,
+  letterCount,
+  modernGreekForms,
+  smallCapitals,
+  wordScript,
+} from '../scripts.js';
 import { changeWord, splitWord, type WordParts } from './words.js';
 
 /** A word read with this confidence, this many times in the document, counts as a word of it (a name, a term). */
@@ -168,7 +189,10 @@ const LATIN_MARKS = 'æœāēīōūȳăĕĭŏŭ';
  * misread ("suprême", "âme"), never a Latin quotation; so there Latin knows a word only in the letters it prints.
  */
 function foldsAccents(lexicon: Lexicon, word: string): boolean {
-  return lexicon.language === 'lat' && Array.from(word.toLowerCase()).some((c) => (c.codePointAt(0) ?? 0) >= 0x80 && /\p{Script=Latin}/u.test(c) && !LATIN_MARKS.includes(c));
+  return (
+    lexicon.language === 'lat' &&
+    Array.from(word.toLowerCase()).some((c) => (c.codePointAt(0) ?? 0) >= 0x80 && /\p{Script=Latin}/u.test(c) && !LATIN_MARKS.includes(c))
+  );
 }
 
 /**
@@ -370,8 +394,14 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   // (Not for two letters: English abbreviations — ct, cu — would shield the commonest misreadings of French. Only a
   // quoted language's frequent word read confidently is one: "la" in a Latin book's French note.)
   if (context.document?.has(core)) return { kind: 'known' };
-  if (script !== 'Greek' && letters > 2 && context.quotations.some((l) => knows(l, core, context.accentsBeside))) return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
-  if (script !== 'Greek' && letters === 2 && token.words.every((w) => w.confidence >= QUOTED_PAIR_CONFIDENCE) && context.quotations.some((l) => l.common(core) && knows(l, core, context.accentsBeside))) {
+  if (script !== 'Greek' && letters > 2 && context.quotations.some((l) => knows(l, core, context.accentsBeside)))
+    return doubtfulWord(token, core, lexicons) ?? { kind: 'known' };
+  if (
+    script !== 'Greek' &&
+    letters === 2 &&
+    token.words.every((w) => w.confidence >= QUOTED_PAIR_CONFIDENCE) &&
+    context.quotations.some((l) => l.common(core) && knows(l, core, context.accentsBeside))
+  ) {
     return { kind: 'known' };
   }
   // A single letter is a word in too many ways (a, à, y, ô) to choose for it — unless its accent is one the page's
@@ -386,7 +416,15 @@ function checkToken(token: Token, context: CheckContext): Verdict {
   const inside = token.words.length === 1 ? capitalsInside(core) : undefined;
   if (inside !== undefined && (known(inside) || context.document?.has(inside))) {
     const [word, parts] = [token.words[0], token.parts[0]];
-    const change = [...new Set(Array.from(core).slice(1).filter((ch) => /\p{Lu}/u.test(ch)))].map((ch) => `${ch}→${ch.toLowerCase()}`).join(', ');
+    const change = [
+      ...new Set(
+        Array.from(core)
+          .slice(1)
+          .filter((ch) => /\p{Lu}/u.test(ch)),
+      ),
+    ]
+      .map((ch) => `${ch}→${ch.toLowerCase()}`)
+      .join(', ');
     changeWord(word, `${parts.prefix}${inside}${parts.suffix}`, { reason: 'known-confusion', change });
     return { kind: 'corrected' };
   }
@@ -539,7 +577,10 @@ function mapToLatin(token: Token, context: CheckContext): Verdict | undefined {
   }
   const initial = chars.length === 1;
   if (wordScript(parts.core) === 'mixed' || initial) {
-    const closest: Candidate = { parts: segments.map((s) => (isGreekLetter(s.read) ? latinLookAlikes(s.read)[0] ?? s.options[0] : s.read)), changed: greekAt };
+    const closest: Candidate = {
+      parts: segments.map((s) => (isGreekLetter(s.read) ? (latinLookAlikes(s.read)[0] ?? s.options[0]) : s.read)),
+      changed: greekAt,
+    };
     apply(token, segments, closest, { reason: 'script', change: describeChange(segments, closest) });
     return { kind: 'corrected' };
   }

@@ -14,13 +14,32 @@ import { join } from 'node:path';
 import { decodeGray, sharpFromGray, type GrayImage } from '../../imaging/index.js';
 import { findOcrEngine } from '../registry.js';
 import type { OcrEngine, OcrInput } from '../types.js';
-import { correctApostrophes, correctGuillemets, correctHighPunctuation, correctReferences, documentApostrophes, documentGuillemets, documentHighPunctuation, documentReferences, type Apostrophe } from './typography.js';
+import {
+  correctApostrophes,
+  correctGuillemets,
+  correctHighPunctuation,
+  correctReferences,
+  documentApostrophes,
+  documentGuillemets,
+  documentHighPunctuation,
+  documentReferences,
+  type Apostrophe,
+} from './typography.js';
 import { documentWords, openCorrector, undoCorrections, type Corrector, type DocumentWords } from './correct.js';
 import { caseCandidates, correctCase } from './letter-case.js';
 import { callInText, pageHasNotes, raisedMarks, readCall } from './raised.js';
 import { applyReread, chooseGreek, chooseInk, chooseReread, cutWord, wordsBesideGreek, wordsToCheck, wordsToReread } from './reread.js';
 import { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
-import { DOUBTFUL_CONFIDENCE, pageWords, readOcrPage, writeOcrPage, type OcrPage, type ProjectManifest, type ProjectOcrCorrection, type ProjectPage } from '../../project/index.js';
+import {
+  DOUBTFUL_CONFIDENCE,
+  pageWords,
+  readOcrPage,
+  writeOcrPage,
+  type OcrPage,
+  type ProjectManifest,
+  type ProjectOcrCorrection,
+  type ProjectPage,
+} from '../../project/index.js';
 import { eachAtOnce } from '../../util/index.js';
 
 const CORRECTING_AT_ONCE = 2;
@@ -29,7 +48,12 @@ const CORRECTING_AT_ONCE = 2;
  * Correct (or, `enabled` false, un-correct) the recognised pages of a project and record the outcome in `manifest.ocr`.
  * `userWords`: the person's own dictionary, words never corrected nor marked to check.
  */
-export async function correctDocument(dir: string, manifest: ProjectManifest, enabled: boolean, userWords: readonly string[] = []): Promise<ProjectOcrCorrection | undefined> {
+export async function correctDocument(
+  dir: string,
+  manifest: ProjectManifest,
+  enabled: boolean,
+  userWords: readonly string[] = [],
+): Promise<ProjectOcrCorrection | undefined> {
   if (!manifest.ocr) return undefined;
   // Pages kept from a PDF carry the PDF's own text: not ours to correct.
   const pages = manifest.pages.filter((p) => p.ocr && p.kind !== 'pdf');
@@ -103,20 +127,57 @@ export async function correctDocument(dir: string, manifest: ProjectManifest, en
         const source = decoded.reading ?? decoded.image;
         const order = pages.indexOf(page);
         if (source) {
-          for (const word of doubtful) cuts.push({ kind: 'word', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
+          for (const word of doubtful)
+            cuts.push({
+              kind: 'word',
+              order,
+              page: page.index,
+              ocr: page.ocr!,
+              index: word.index,
+              dpi: corrected.dpi,
+              image: cutWord(source, corrected, word.box, word.word),
+            });
           // The second reading: where OCR read a grey image, the same word cut from the bitonal page the PDF shows,
           // whose ink keeps an accent or a letter the grey one may blur away ("méme" there, "même" here).
           if (decoded.reading && decoded.image) {
-            for (const word of doubtful) cuts.push({ kind: 'ink', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(decoded.image, corrected, word.box, word.word) });
-            for (const word of checked) cuts.push({ kind: 'check', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(decoded.image, corrected, word.box, word.word) });
+            for (const word of doubtful)
+              cuts.push({
+                kind: 'ink',
+                order,
+                page: page.index,
+                ocr: page.ocr!,
+                index: word.index,
+                dpi: corrected.dpi,
+                image: cutWord(decoded.image, corrected, word.box, word.word),
+              });
+            for (const word of checked)
+              cuts.push({
+                kind: 'check',
+                order,
+                page: page.index,
+                ocr: page.ocr!,
+                index: word.index,
+                dpi: corrected.dpi,
+                image: cutWord(decoded.image, corrected, word.box, word.word),
+              });
           }
           // A Latin-letter word beside Greek, read again in Greek alone: a Greek word read in Latin look-alikes.
           if (manifest.ocr!.languages.includes(GREEK)) {
             for (const word of wordsBesideGreek(corrected, doubtful)) {
-              cuts.push({ kind: 'greek', order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(source, corrected, word.box, word.word) });
+              cuts.push({
+                kind: 'greek',
+                order,
+                page: page.index,
+                ocr: page.ocr!,
+                index: word.index,
+                dpi: corrected.dpi,
+                image: cutWord(source, corrected, word.box, word.word),
+              });
             }
           }
-          if (calls) for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced })) cuts.push({ kind: 'call', order, page: page.index, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
+          if (calls)
+            for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced }))
+              cuts.push({ kind: 'call', order, page: page.index, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
         }
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
@@ -184,13 +245,21 @@ async function rereadWords(
   let readings: string[][];
   try {
     const images: OcrInput[] = cuts.map((cut, k) => ({ file: join(folder, `word-${k}.png`), width: cut.image.width, height: cut.image.height, dpi: cut.dpi }));
-    await eachAtOnce([...cuts.keys()], CORRECTING_AT_ONCE, (k) => sharpFromGray(cuts[k].image).png().toFile(images[k].file).then(() => undefined));
+    await eachAtOnce([...cuts.keys()], CORRECTING_AT_ONCE, (k) =>
+      sharpFromGray(cuts[k].image)
+        .png()
+        .toFile(images[k].file)
+        .then(() => undefined),
+    );
     // The cuts to read in Greek alone go in a list of their own, read with the Greek model only.
     readings = new Array<string[]>(cuts.length);
     for (const greek of [false, true]) {
       const ks = [...cuts.keys()].filter((k) => (cuts[k].kind === 'greek') === greek);
       if (ks.length === 0) continue;
-      const read = await engine.readWords!(ks.map((k) => images[k]), greek ? [GREEK] : languages);
+      const read = await engine.readWords!(
+        ks.map((k) => images[k]),
+        greek ? [GREEK] : languages,
+      );
       ks.forEach((k, i) => (readings[k] = read[i] ? pageWords(read[i]).map((w) => w.text) : []));
     }
   } catch {
@@ -234,7 +303,12 @@ async function rereadWords(
       const lookUp = (w: string): string | undefined => corrector.known(w, vocabulary);
       // Read in Greek only while no other reading settled it.
       if (kind === 'greek' && !word.unknown) continue;
-      const choice = kind === 'check' ? chooseInk(word.text, again, lookUp) : kind === 'greek' ? chooseGreek(word.text, again, lookUp) : chooseReread(word.text, again, lookUp);
+      const choice =
+        kind === 'check'
+          ? chooseInk(word.text, again, lookUp)
+          : kind === 'greek'
+            ? chooseGreek(word.text, again, lookUp)
+            : chooseReread(word.text, again, lookUp);
       if (!choice) continue;
       const wasUnknown = word.unknown === true;
       applyReread(word, kind === 'word' ? choice : { ...choice, change: `${choice.change} (${kind === 'greek' ? 'read in Greek' : 'bitonal page'})` });

@@ -13,16 +13,87 @@ import type { Lexicon } from './lexicon.js';
  * on purpose: those that follow "à" as words of their own ("à mort", "à vue", "à cru", "à couvert"); "tout à fait"
  * is the one exception kept in (see `avoirBefore`).
  */
-const IRREGULAR = new Set(
-  [
-    'été', 'eu', 'pu', 'su', 'dû', 'vu', 'lu', 'bu', 'plu', 'fallu', 'valu', 'voulu', 'venu', 'tenu', 'obtenu', 'retenu',
-    'devenu', 'revenu', 'parvenu', 'reçu', 'aperçu', 'conçu', 'déçu', 'connu', 'reconnu', 'vécu', 'paru', 'apparu',
-    'disparu', 'couru', 'résolu', 'suivi', 'poursuivi', 'né',
-    ...['fait', 'dit', 'écrit', 'décrit', 'inscrit', 'prescrit', 'souscrit', 'transcrit', 'conduit', 'produit', 'traduit', 'construit', 'détruit', 'réduit', 'introduit', 'pris', 'appris', 'compris', 'repris', 'surpris', 'entrepris', 'mis', 'admis', 'commis', 'permis', 'promis', 'remis', 'soumis', 'transmis', 'omis', 'acquis', 'conquis', 'requis', 'ouvert', 'offert', 'souffert', 'craint', 'joint', 'rejoint', 'peint', 'atteint', 'éteint', 'contraint'].flatMap(
-      (m) => [m, `${m}e`, `${m}es`, m.endsWith('s') ? m : `${m}s`],
-    ),
-  ],
-);
+const IRREGULAR = new Set([
+  'été',
+  'eu',
+  'pu',
+  'su',
+  'dû',
+  'vu',
+  'lu',
+  'bu',
+  'plu',
+  'fallu',
+  'valu',
+  'voulu',
+  'venu',
+  'tenu',
+  'obtenu',
+  'retenu',
+  'devenu',
+  'revenu',
+  'parvenu',
+  'reçu',
+  'aperçu',
+  'conçu',
+  'déçu',
+  'connu',
+  'reconnu',
+  'vécu',
+  'paru',
+  'apparu',
+  'disparu',
+  'couru',
+  'résolu',
+  'suivi',
+  'poursuivi',
+  'né',
+  ...[
+    'fait',
+    'dit',
+    'écrit',
+    'décrit',
+    'inscrit',
+    'prescrit',
+    'souscrit',
+    'transcrit',
+    'conduit',
+    'produit',
+    'traduit',
+    'construit',
+    'détruit',
+    'réduit',
+    'introduit',
+    'pris',
+    'appris',
+    'compris',
+    'repris',
+    'surpris',
+    'entrepris',
+    'mis',
+    'admis',
+    'commis',
+    'permis',
+    'promis',
+    'remis',
+    'soumis',
+    'transmis',
+    'omis',
+    'acquis',
+    'conquis',
+    'requis',
+    'ouvert',
+    'offert',
+    'souffert',
+    'craint',
+    'joint',
+    'rejoint',
+    'peint',
+    'atteint',
+    'éteint',
+    'contraint',
+  ].flatMap((m) => [m, `${m}e`, `${m}es`, m.endsWith('s') ? m : `${m}s`]),
+]);
 
 /** Verb endings a regular masculine participle comes from: "succédé" ← "succéder", "fini" ← "finir", "vendu" ← "vendre". */
 const REGULAR: ReadonlyArray<{ ending: RegExp; infinitive: string }> = [
@@ -117,7 +188,9 @@ export function firstOfMonth(before: string | undefined, word: string, after: re
   if (!FIRST_READ.test(word) || (before !== 'le' && before !== 'Le' && before !== 'du')) return undefined;
   if (after[0] !== undefined && MONTHS.test(after[0])) return '1er';
   const [link, article, day, month] = after;
-  const linked = (link === 'et' || link === 'au') && (article === 'le' ? /^\d{1,2}$/u.test(day ?? '') && MONTHS.test(month ?? '') : /^\d{1,2}$/u.test(article ?? '') && MONTHS.test(day ?? ''));
+  const linked =
+    (link === 'et' || link === 'au') &&
+    (article === 'le' ? /^\d{1,2}$/u.test(day ?? '') && MONTHS.test(month ?? '') : /^\d{1,2}$/u.test(article ?? '') && MONTHS.test(day ?? ''));
   return linked ? '1er' : undefined;
 }
 

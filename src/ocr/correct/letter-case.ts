@@ -154,7 +154,7 @@ function startsSmall(word: OcrWord, image: GrayImage, scaleX: number, scaleY: nu
   const leftmost = letters.reduce((a, c) => (c.x < a.x ? c : a));
   if (Math.abs(leftmost.y + leftmost.height - baseline) > 0.12 * height) return false;
   const first = { x: leftmost.x, y: leftmost.y, width: leftmost.width };
-  for (let grown = true; grown; ) {
+  for (let grown = true; grown;) {
     grown = false;
     for (const c of marks) {
       const [x0, x1] = [Math.min(first.x, c.x), Math.max(first.x + first.width, c.x + c.width)];

@@ -90,10 +90,7 @@ async function loadLexicon(language: string): Promise<Lexicon | null> {
   const hunspellFactory = await factory;
   const [aff, dic] = await Promise.all([readFile(join(folder, 'index.aff')), readFile(join(folder, 'index.dic'))]);
   // The files live in the module's in-memory file system; their names only need to be unique there.
-  const hunspell = hunspellFactory.create(
-    hunspellFactory.mountBuffer(aff, `${language}.aff`),
-    hunspellFactory.mountBuffer(dic, `${language}.dic`),
-  );
+  const hunspell = hunspellFactory.create(hunspellFactory.mountBuffer(aff, `${language}.aff`), hunspellFactory.mountBuffer(dic, `${language}.dic`));
   const known = new Map<string, boolean>();
   const common = commonWords(language);
   return {

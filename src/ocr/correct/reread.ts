@@ -130,7 +130,11 @@ const OPENING = /^[\p{Ps}\p{Pi}«"'‘“]*$/u;
  * letters (the stop and guillemet rules already looked at it); a Greek word is never changed for its accents alone
  * (the Greek dictionary is modern and knows no breathings).
  */
-export function chooseReread(read: string, again: readonly string[], known: (word: string) => string | undefined): { text: string; change: string; language: string } | undefined {
+export function chooseReread(
+  read: string,
+  again: readonly string[],
+  known: (word: string) => string | undefined,
+): { text: string; change: string; language: string } | undefined {
   if (again.length !== 1) return undefined;
   const first = splitWord(read);
   const second = splitWord(again[0]);
@@ -162,11 +166,21 @@ export function wordsBesideGreek(page: OcrPage, unknown: readonly RereadWord[]):
  * Greek dictionary knows (not only the document) with about as many letters (two more or fewer) as the first reading.
  * The letters cannot be compared across the scripts; the dictionary, the neighbours and the length decide.
  */
-export function chooseGreek(read: string, again: readonly string[], known: (word: string) => string | undefined): { text: string; change: string; language: string } | undefined {
+export function chooseGreek(
+  read: string,
+  again: readonly string[],
+  known: (word: string) => string | undefined,
+): { text: string; change: string; language: string } | undefined {
   if (again.length !== 1) return undefined;
   const first = splitWord(read);
   const second = splitWord(again[0]);
-  if (wordScript(first.core) !== 'Latin' || wordScript(second.core) !== 'Greek' || Math.abs(letters(second.core) - letters(first.core)) > 2 || letters(second.core) < 2) return undefined;
+  if (
+    wordScript(first.core) !== 'Latin' ||
+    wordScript(second.core) !== 'Greek' ||
+    Math.abs(letters(second.core) - letters(first.core)) > 2 ||
+    letters(second.core) < 2
+  )
+    return undefined;
   const language = known(second.core);
   if (language === undefined || language === 'document') return undefined;
   const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
@@ -190,11 +204,16 @@ function dropsLettersOnly(first: string, second: string): boolean {
  * page's blur may have taken it ("cour" → "cœur", "d’ail" → "d’œil", "àme" → "âme", "méme" → "même"). Any other
  * difference leaves the word as it is: the dictionary knew it, and the readings disagree on more than the marks.
  */
-export function chooseInk(read: string, ink: readonly string[], known: (word: string) => string | undefined): { text: string; change: string; language: string } | undefined {
+export function chooseInk(
+  read: string,
+  ink: readonly string[],
+  known: (word: string) => string | undefined,
+): { text: string; change: string; language: string } | undefined {
   if (ink.length !== 1) return undefined;
   const first = splitWord(read);
   const second = splitWord(ink[0]);
-  if (second.core === first.core || wordScript(first.core) !== 'Latin' || letters(first.core) < INK_LETTERS || !marksApart(first.core, second.core)) return undefined;
+  if (second.core === first.core || wordScript(first.core) !== 'Latin' || letters(first.core) < INK_LETTERS || !marksApart(first.core, second.core))
+    return undefined;
   const language = known(second.core);
   if (language === undefined || language === 'document') return undefined;
   return { text: `${first.prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
@@ -215,7 +234,9 @@ function marksApart(first: string, second: string): boolean {
   const apart = (read: string): boolean => {
     const a = Array.from(read.replace(/’/g, "'"));
     if (a.length !== b.length) return false;
-    return a.every((ch, i) => ch === b[i] || (ch.toLowerCase() !== b[i].toLowerCase() && (bare(ch) === bare(b[i]) || (LIGATURE_BLURS[b[i]] ?? '').includes(ch))));
+    return a.every(
+      (ch, i) => ch === b[i] || (ch.toLowerCase() !== b[i].toLowerCase() && (bare(ch) === bare(b[i]) || (LIGATURE_BLURS[b[i]] ?? '').includes(ch))),
+    );
   };
   if (first.replace(/’/g, "'") === second.replace(/’/g, "'")) return false;
   return apart(first) || (/[œŒ]/u.test(second) && apart(first.replace(/oe/g, 'œ').replace(/OE/g, 'Œ')));

@@ -96,7 +96,8 @@ function stopsToCheck(page: OcrPage): Array<{ word: OcrWord; letters: OcrWord; r
         // line is the next word's.
         const item = NUMBER_COMMA.test(word.text) && lineStarts.has(word) && next !== undefined && !lineStarts.has(next);
         // Short of the next word's box by a few pixels: its first letter must not be taken for the last mark.
-        const reach = next && !lineStarts.has(next) ? Math.max(0, next.box.x0 - word.box.x1 - NEXT_WORD_MARGIN) : REACH_AT_LINE_END * (word.box.y1 - word.box.y0);
+        const reach =
+          next && !lineStarts.has(next) ? Math.max(0, next.box.x0 - word.box.x1 - NEXT_WORD_MARGIN) : REACH_AT_LINE_END * (word.box.y1 - word.box.y0);
         found.push({ word, letters: quote ? words[i - 1] : item ? next : word, reach });
       });
     }
@@ -211,7 +212,6 @@ function faintBottom(grey: GrayImage, x0: number, x1: number, y0: number, y1: nu
 function right(c: InkComponent): number {
   return c.x + c.width;
 }
-
 
 /**
  * Full stops the engine left out at a line's end. A camera page's full stop is a few pixels wide, and at the end of a

@@ -39,4 +39,3 @@ export function changeWord(word: OcrWord, text: string, what: Omit<OcrCorrection
 export function paragraphWords(page: OcrPage): OcrWord[][] {
   return page.blocks.flatMap((b) => b.paragraphs.map((p) => p.lines.flatMap((l) => l.words)));
 }
-

@@ -76,7 +76,7 @@ export function alignWords(remote: readonly string[], local: readonly string[]):
   }
   const anchors = new Array<number>(n).fill(-1);
   let agreeing = 0;
-  for (let i = n, j = m; i > 0 || j > 0; ) {
+  for (let i = n, j = m; i > 0 || j > 0;) {
     const dir = from[i * w + j];
     if (i > 0 && j > 0 && dir === 0) {
       anchors[i - 1] = j - 1;

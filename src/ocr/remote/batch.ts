@@ -35,7 +35,14 @@ function batchDetail(job: BatchJob): string {
 }
 
 /** Read one page again through `/v1/ocr` (a batch line that failed). */
-async function readPageAgain(client: RemoteOcrClient, model: string, document: OcrDocument, i: number, languages: string[], signal?: AbortSignal): Promise<OcrPage> {
+async function readPageAgain(
+  client: RemoteOcrClient,
+  model: string,
+  document: OcrDocument,
+  i: number,
+  languages: string[],
+  signal?: AbortSignal,
+): Promise<OcrPage> {
   const pdf = await document.pdf(i, i + 1);
   const reply = await client.ocr({ model, document: { type: 'document_url', document_url: dataUrl('application/pdf', pdf) }, include_blocks: true }, signal);
   const page = replyPage(reply, 0) ?? reply.pages[0];
@@ -68,7 +75,11 @@ async function collect(client: RemoteOcrClient, model: string, jobs: BatchJob[],
     } catch (e) {
       if (e instanceof QuireError && e.code === ERROR_CODES.CANCELLED) throw e;
       const again = e instanceof QuireError ? `${e.message} ${e.detail ?? ''}` : String(e);
-      return { state: 'failed', message: `The remote OCR service could not read page ${i + 1} of the batch.`, detail: `batch line ${customId(i)}: ${why}; read again: ${again}` };
+      return {
+        state: 'failed',
+        message: `The remote OCR service could not read page ${i + 1} of the batch.`,
+        detail: `batch line ${customId(i)}: ${why}; read again: ${again}`,
+      };
     }
   }
   return { state: 'done', pages: pages as OcrPage[] };
@@ -92,7 +103,9 @@ export async function submitBatch(client: RemoteOcrClient, document: OcrDocument
     fileIds.push(fileId);
     for (let i = chunk.from; i < chunk.to; i++) {
       // The uploaded file, not a signed URL: a URL can expire before a day-long batch ends.
-      lines.push(JSON.stringify({ custom_id: customId(i), body: { document: { type: 'file', file_id: fileId }, pages: [i - chunk.from], include_blocks: true } }));
+      lines.push(
+        JSON.stringify({ custom_id: customId(i), body: { document: { type: 'file', file_id: fileId }, pages: [i - chunk.from], include_blocks: true } }),
+      );
     }
   }
   const input = await client.uploadFile(`${label.replace(/[^\w.-]+/g, '_')}.jsonl`, Buffer.from(lines.join('\n') + '\n'), 'application/jsonl', 'batch', signal);
@@ -110,7 +123,13 @@ export async function submitBatch(client: RemoteOcrClient, document: OcrDocument
 }
 
 /** Where a batch stands: pending, failed with the service's words, or done with every page (failed lines read again). */
-export async function pollBatch(client: RemoteOcrClient, model: string, ticket: OcrBatchTicket, document: OcrDocument, signal?: AbortSignal): Promise<OcrBatchPoll> {
+export async function pollBatch(
+  client: RemoteOcrClient,
+  model: string,
+  ticket: OcrBatchTicket,
+  document: OcrDocument,
+  signal?: AbortSignal,
+): Promise<OcrBatchPoll> {
   const jobs: BatchJob[] = [];
   for (const id of ticket.batchIds) jobs.push(await client.getBatch(id, signal));
   const ended = jobs.find((j) => j.status === 'FAILED' || j.status === 'TIMEOUT_EXCEEDED' || j.status === 'CANCELLED');

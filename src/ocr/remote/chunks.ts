@@ -28,7 +28,10 @@ export interface Chunk extends ChunkRange {
 }
 
 function tooLarge(page: number, bytes: number, limits: ChunkLimits): QuireError {
-  return new QuireError(ERROR_CODES.USAGE, `Page ${page} is too large for the remote OCR service (${formatBytes(bytes)}; it takes at most ${formatBytes(limits.maxBytes)} per document).`);
+  return new QuireError(
+    ERROR_CODES.USAGE,
+    `Page ${page} is too large for the remote OCR service (${formatBytes(bytes)}; it takes at most ${formatBytes(limits.maxBytes)} per document).`,
+  );
 }
 
 /** Page ranges `[from, to)` in order, each within the limits by the estimate. */

@@ -11,7 +11,17 @@
  */
 import { Agent } from 'undici';
 import { ERROR_CODES, QuireError, type ErrorCode } from '../../errors.js';
-import { ProtocolError, errorText, parseBatchJob, parseBatchResults, parseFileId, parseOcrReply, type BatchJob, type BatchResultLine, type OcrReply } from './protocol.js';
+import {
+  ProtocolError,
+  errorText,
+  parseBatchJob,
+  parseBatchResults,
+  parseFileId,
+  parseOcrReply,
+  type BatchJob,
+  type BatchResultLine,
+  type OcrReply,
+} from './protocol.js';
 
 /** The code of a failure of the service itself (HTTP 502 in the web app). */
 export const REMOTE_FAILED: ErrorCode = ERROR_CODES.REMOTE_OCR_FAILED;
@@ -122,20 +132,33 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
   function failure(what: string, f: TryFailure, tries: number): QuireError {
     const after = tries > 1 ? ` (tried ${tries} times)` : '';
     const detail = `${what}: ${f.detail}`;
-    if (f.kind === 'timeout') return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} did not answer in time${after}; try again later.`, detail);
+    if (f.kind === 'timeout')
+      return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} did not answer in time${after}; try again later.`, detail);
     if (f.kind === 'network') {
-      return new QuireError(REMOTE_FAILED, `Could not reach the remote OCR service at ${host}${after}; check the network and the remoteocr.base_url setting.`, detail);
+      return new QuireError(
+        REMOTE_FAILED,
+        `Could not reach the remote OCR service at ${host}${after}; check the network and the remoteocr.base_url setting.`,
+        detail,
+      );
     }
     const status = f.status!;
     if (status === 401 || status === 403) {
-      return new QuireError(ERROR_CODES.USAGE, `The remote OCR service at ${host} refused the API key (HTTP ${status}); set the right one with quire config set-secret remoteocr.api_key.`, detail);
+      return new QuireError(
+        ERROR_CODES.USAGE,
+        `The remote OCR service at ${host} refused the API key (HTTP ${status}); set the right one with quire config set-secret remoteocr.api_key.`,
+        detail,
+      );
     }
     if (status === 429) {
       const when = f.retryAfterMs !== undefined && f.retryAfterMs > 0 ? `in ${minutes(f.retryAfterMs)}` : 'later';
       return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} is limiting requests (HTTP 429)${after}; try again ${when}.`, detail);
     }
     if (status >= 500) return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} failed (HTTP ${status})${after}; try again later.`, detail);
-    return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} rejected the request (HTTP ${status}): ${f.detail.replace(/^HTTP \d+: /, '').slice(0, 200)}.`, detail);
+    return new QuireError(
+      REMOTE_FAILED,
+      `The remote OCR service at ${host} rejected the request (HTTP ${status}): ${f.detail.replace(/^HTTP \d+: /, '').slice(0, 200)}.`,
+      detail,
+    );
   }
 
   function retryable(f: TryFailure, idempotent: boolean): boolean {
@@ -173,7 +196,11 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
       if (signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       if (timeout.aborted) return { kind: 'timeout', detail: `no answer within ${Math.round(timeoutMs / 1000)} s` };
       const code = causeCode(e);
-      return { kind: 'network', notSent: code !== undefined && NOT_SENT.has(code), detail: `${e instanceof Error ? e.message : String(e)}${code ? ` (${code})` : ''}` };
+      return {
+        kind: 'network',
+        notSent: code !== undefined && NOT_SENT.has(code),
+        detail: `${e instanceof Error ? e.message : String(e)}${code ? ` (${code})` : ''}`,
+      };
     }
   }
 
@@ -214,7 +241,8 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
 
   return {
     host,
-    ocr: (body, signal) => request('POST /v1/ocr', '/v1/ocr', postJson(body), { idempotent: true, timeoutMs: ocrMs, signal }, async (r) => parseOcrReply(await json(r))),
+    ocr: (body, signal) =>
+      request('POST /v1/ocr', '/v1/ocr', postJson(body), { idempotent: true, timeoutMs: ocrMs, signal }, async (r) => parseOcrReply(await json(r))),
     uploadFile: (name, bytes, contentType, purpose, signal) =>
       request(
         'POST /v1/files',
@@ -228,11 +256,17 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
         { idempotent: true, timeoutMs: ocrMs, signal },
         async (r) => parseFileId(await json(r)),
       ),
-    createBatch: (body, signal) => request('POST /v1/batch/jobs', '/v1/batch/jobs', postJson(body), { idempotent: false, signal }, async (r) => parseBatchJob(await json(r))),
-    getBatch: (batchId, signal) => request(`GET /v1/batch/jobs/${batchId}`, `/v1/batch/jobs/${id(batchId)}`, get, { idempotent: true, signal }, async (r) => parseBatchJob(await json(r))),
+    createBatch: (body, signal) =>
+      request('POST /v1/batch/jobs', '/v1/batch/jobs', postJson(body), { idempotent: false, signal }, async (r) => parseBatchJob(await json(r))),
+    getBatch: (batchId, signal) =>
+      request(`GET /v1/batch/jobs/${batchId}`, `/v1/batch/jobs/${id(batchId)}`, get, { idempotent: true, signal }, async (r) => parseBatchJob(await json(r))),
     batchResults: (fileId, signal) =>
-      request(`GET /v1/files/${fileId}/content`, `/v1/files/${id(fileId)}/content`, get, { idempotent: true, timeoutMs: ocrMs, signal }, async (r) => parseBatchResults(await r.text())),
+      request(`GET /v1/files/${fileId}/content`, `/v1/files/${id(fileId)}/content`, get, { idempotent: true, timeoutMs: ocrMs, signal }, async (r) =>
+        parseBatchResults(await r.text()),
+      ),
     cancelBatch: (batchId, signal) =>
-      request(`POST /v1/batch/jobs/${batchId}/cancel`, `/v1/batch/jobs/${id(batchId)}/cancel`, postJson({}), { idempotent: true, signal }, async (r) => parseBatchJob(await json(r))),
+      request(`POST /v1/batch/jobs/${batchId}/cancel`, `/v1/batch/jobs/${id(batchId)}/cancel`, postJson({}), { idempotent: true, signal }, async (r) =>
+        parseBatchJob(await json(r)),
+      ),
   };
 }

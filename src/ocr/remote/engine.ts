@@ -84,7 +84,10 @@ export function createRemoteOcrEngine(options: RemoteOcrEngineOptions = {}): Ocr
     },
     async recognize(page: OcrInput, languages: string[], call?: { signal?: AbortSignal }) {
       const { settings, client } = connect();
-      const reply = await client.ocr({ model: settings.model, document: { type: 'image_url', image_url: await imageDataUrl(page.file) }, include_blocks: true }, call?.signal);
+      const reply = await client.ocr(
+        { model: settings.model, document: { type: 'image_url', image_url: await imageDataUrl(page.file) }, include_blocks: true },
+        call?.signal,
+      );
       const remote = replyPage(reply, 0) ?? reply.pages[0];
       if (!remote) throw new QuireError(REMOTE_FAILED, 'The remote OCR service returned no page for the image.');
       return pageFromRemote(remote, page, languages);
@@ -96,11 +99,18 @@ export function createRemoteOcrEngine(options: RemoteOcrEngineOptions = {}): Ocr
       for (const range of planChunks(document.pageBytes, limits)) {
         for (const chunk of await makeChunks(document, range, limits)) {
           if (call?.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
-          const reply = await client.ocr({ model, document: { type: 'document_url', document_url: dataUrl('application/pdf', chunk.pdf) }, include_blocks: true }, call?.signal);
+          const reply = await client.ocr(
+            { model, document: { type: 'document_url', document_url: dataUrl('application/pdf', chunk.pdf) }, include_blocks: true },
+            call?.signal,
+          );
           for (let i = chunk.from; i < chunk.to; i++) {
             const remote = replyPage(reply, i - chunk.from);
             if (!remote) {
-              throw new QuireError(REMOTE_FAILED, `The remote OCR service returned ${reply.pages.length} of the ${chunk.to - chunk.from} pages sent.`, `no page with index ${i - chunk.from} in the reply for pages ${chunk.from + 1}–${chunk.to}`);
+              throw new QuireError(
+                REMOTE_FAILED,
+                `The remote OCR service returned ${reply.pages.length} of the ${chunk.to - chunk.from} pages sent.`,
+                `no page with index ${i - chunk.from} in the reply for pages ${chunk.from + 1}–${chunk.to}`,
+              );
             }
             out.push(pageFromRemote(remote, document.pages[i], languages));
             call?.onPage?.(out.length, document.pages.length);
@@ -111,7 +121,12 @@ export function createRemoteOcrEngine(options: RemoteOcrEngineOptions = {}): Ocr
     },
     async submitBatch(document, _languages, call?: EngineCallOptions) {
       const { settings, client } = connect();
-      const submission = { model: modelOf(settings, call), label: call?.label ?? 'document', timeoutHours: options.batchTimeoutHours ?? 24, signal: call?.signal };
+      const submission = {
+        model: modelOf(settings, call),
+        label: call?.label ?? 'document',
+        timeoutHours: options.batchTimeoutHours ?? 24,
+        signal: call?.signal,
+      };
       return submitBatch(client, document, await chunksOf(document), submission);
     },
     async poll(ticket: OcrBatchTicket, document: OcrDocument, call?: { signal?: AbortSignal }): Promise<OcrBatchPoll> {

@@ -119,7 +119,8 @@ export function parseBatchJob(raw: unknown): BatchJob {
   const id = str(raw.id);
   const status = str(raw.status)?.toUpperCase();
   if (!id) throw new ProtocolError('the batch job reply has no id');
-  if (!status || !(BATCH_STATUSES as readonly string[]).includes(status)) throw new ProtocolError(`the batch job has an unknown status ${JSON.stringify(raw.status)}`);
+  if (!status || !(BATCH_STATUSES as readonly string[]).includes(status))
+    throw new ProtocolError(`the batch job has an unknown status ${JSON.stringify(raw.status)}`);
   return {
     id,
     status: status as BatchStatus,

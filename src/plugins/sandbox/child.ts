@@ -99,7 +99,8 @@ routeNetworkThroughHost({
 lockDown((what) => answer({ type: 'refused', what }));
 
 function fail(stage: FailureStage, e: unknown): void {
-  const message = e instanceof StageError ? e.message : stage === 'load' ? 'it failed while loading' : stage === 'construct' ? 'it failed while starting' : 'it failed';
+  const message =
+    e instanceof StageError ? e.message : stage === 'load' ? 'it failed while loading' : stage === 'construct' ? 'it failed while starting' : 'it failed';
   const detail = e instanceof StageError ? e.detail : describeThrown(e);
   answer({ type: 'failed', stage: e instanceof StageError ? e.stage : stage, message, detail, sandbox: isSandboxRefusal(e) });
 }

@@ -60,7 +60,9 @@ const CLOSED_HANDLE_METHODS = ['connect', 'connect6', 'bind', 'bind6', 'listen',
 export type RefusalReporter = (what: string) => void;
 
 function refusal(what: string): Error & { code: string } {
-  const e = new Error(`${what} is not available to a plugin: it runs without network, signals or system access of its own (use the HTTP and mail helpers of quire/plugin-api)`) as Error & { code: string };
+  const e = new Error(
+    `${what} is not available to a plugin: it runs without network, signals or system access of its own (use the HTTP and mail helpers of quire/plugin-api)`,
+  ) as Error & { code: string };
   e.code = 'ERR_ACCESS_DENIED';
   return e;
 }
@@ -103,7 +105,8 @@ export function lockDown(report: RefusalReporter): void {
   for (const handle of handles) {
     const proto = handle && typeof handle === 'object' ? (Object.getPrototypeOf(handle) as Record<string, unknown> | null) : null;
     if (!proto || proto === Object.prototype) continue;
-    for (const method of CLOSED_HANDLE_METHODS) if (typeof proto[method] === 'function') seal(proto, method, closedFunction(`a native handle's ${method}`, report));
+    for (const method of CLOSED_HANDLE_METHODS)
+      if (typeof proto[method] === 'function') seal(proto, method, closedFunction(`a native handle's ${method}`, report));
   }
 
   for (const member of CLOSED_PROCESS_MEMBERS) seal(process, member, closedFunction(`process.${member}`, report));

@@ -58,7 +58,16 @@ function askTesseract(request: TesseractRequest): Promise<string> {
   writeFileSync(join(exchangeDir, file), request.page.pixels);
   return new Promise((resolve, reject) => {
     tesseractWaiting.set(id, { resolve, reject });
-    tell({ type: 'tesseract', id, file, width: request.page.width, height: request.page.height, dpi: request.page.dpi, model: String(request.model), psm: Number(request.psm ?? 3) });
+    tell({
+      type: 'tesseract',
+      id,
+      file,
+      width: request.page.width,
+      height: request.page.height,
+      dpi: request.page.dpi,
+      model: String(request.model),
+      psm: Number(request.psm ?? 3),
+    });
   });
 }
 
@@ -100,15 +109,29 @@ async function start(message: StartMessage): Promise<void> {
     const registered = registeredPagePlugins();
     const classes = message.kind === 'processor' ? registered.processors : registered.engines;
     const call = message.kind === 'processor' ? 'registerProcessor' : 'registerOcrEnginePlugin';
-    if (classes.length !== 1) throw new Error(classes.length === 0 ? `it registers nothing (${call} was never called)` : `it registers ${classes.length} classes, and a plugin registers exactly one`);
-    const init = { slug: message.slug, dataDir: message.dataDir, options: runOptions, log: (line: string) => tell({ type: 'log', line: String(line).slice(0, 2000) }), ...(message.tesseract ? { tesseract: askTesseract } : {}) };
+    if (classes.length !== 1)
+      throw new Error(
+        classes.length === 0 ? `it registers nothing (${call} was never called)` : `it registers ${classes.length} classes, and a plugin registers exactly one`,
+      );
+    const init = {
+      slug: message.slug,
+      dataDir: message.dataDir,
+      options: runOptions,
+      log: (line: string) => tell({ type: 'log', line: String(line).slice(0, 2000) }),
+      ...(message.tesseract ? { tesseract: askTesseract } : {}),
+    };
     const instance = new classes[0](init);
     const expected = message.kind === 'processor' ? Processor : OcrEnginePlugin;
     if (!(instance instanceof expected)) throw new Error(`its registered class does not extend ${expected.name}`);
     plugin = instance;
     tell({ type: 'ready', descriptor: await describe(instance, message) });
   } catch (e) {
-    tell({ type: 'start-failed', message: e instanceof Error && !isSandboxRefusal(e) ? e.message : 'it failed while loading', detail: describeThrown(e), sandbox: isSandboxRefusal(e) });
+    tell({
+      type: 'start-failed',
+      message: e instanceof Error && !isSandboxRefusal(e) ? e.message : 'it failed while loading',
+      detail: describeThrown(e),
+      sandbox: isSandboxRefusal(e),
+    });
   }
 }
 
@@ -140,7 +163,13 @@ async function page(request: PageRequest): Promise<void> {
   try {
     for (const key of Object.keys(runOptions)) delete runOptions[key];
     Object.assign(runOptions, request.options ?? {});
-    const image: PageImage = { width: request.width, height: request.height, channels: 1, dpi: request.dpi, pixels: pageBuffer(request.width * request.height) };
+    const image: PageImage = {
+      width: request.width,
+      height: request.height,
+      channels: 1,
+      dpi: request.dpi,
+      pixels: pageBuffer(request.width * request.height),
+    };
     if (!readPageFile(join(exchangeDir, PAGE_IN), image.pixels)) throw new Error('the page file is shorter than its image');
     if (plugin instanceof Processor) {
       const facts: PageFacts = request.facts ?? { kind: 'gray', plugins: {} };
@@ -153,7 +182,15 @@ async function page(request: PageRequest): Promise<void> {
       if (before && sameSize) wholePages = changed ? 0 : 1;
       if (changed) writePageRanges(join(exchangeDir, PAGE_OUT), out.pixels, changed);
       else writePageFile(join(exchangeDir, PAGE_OUT), out.pixels);
-      tell({ type: 'processed', id: request.id, width: Number(out.width), height: Number(out.height), bytes: out.pixels.length, facts: { ...(result.facts ?? {}) }, ...(changed ? { changed } : {}) });
+      tell({
+        type: 'processed',
+        id: request.id,
+        width: Number(out.width),
+        height: Number(out.height),
+        bytes: out.pixels.length,
+        facts: { ...(result.facts ?? {}) },
+        ...(changed ? { changed } : {}),
+      });
     } else if (plugin instanceof OcrEnginePlugin) {
       const read = await plugin.recognize(image, request.languages ?? []);
       tell({ type: 'recognized', id: request.id, page: JSON.parse(JSON.stringify(read ?? null)) });

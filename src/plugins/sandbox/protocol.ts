@@ -4,7 +4,18 @@
  * makes on its behalf (`net`, answered by `net-reply`), reports of refused calls, and one final
  * answer, then exits. Everything the child sends is checked by the host: it may come from the plugin.
  */
-import type { BookMeta, BridgeHttpReply, BridgeHttpRequest, BridgeMailRequest, CheckKind, CheckResult, Field, FieldValue, SecretStoreKind, SendResult } from '../../plugin-api/index.js';
+import type {
+  BookMeta,
+  BridgeHttpReply,
+  BridgeHttpRequest,
+  BridgeMailRequest,
+  CheckKind,
+  CheckResult,
+  Field,
+  FieldValue,
+  SecretStoreKind,
+  SendResult,
+} from '../../plugin-api/index.js';
 
 /** What to do: read the destination's description, check its configuration, or send one file. */
 export type SandboxOperation = 'describe' | 'check' | 'send';
@@ -41,7 +52,13 @@ export interface NetError {
 
 /** Host → child: the answer to one `net` request. */
 export type NetReply =
-  | { type: 'net-reply'; id: number; ok: true; http?: BridgeHttpReply; mail?: { accepted: string[]; rejected: string[]; response: string; messageId: string } | null }
+  | {
+      type: 'net-reply';
+      id: number;
+      ok: true;
+      http?: BridgeHttpReply;
+      mail?: { accepted: string[]; rejected: string[]; response: string; messageId: string } | null;
+    }
   | { type: 'net-reply'; id: number; ok: false; error: NetError };
 
 /** Host → child. */

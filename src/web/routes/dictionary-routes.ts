@@ -9,7 +9,12 @@ const wordsBody = {
   properties: { words: { type: 'array', maxItems: MAX_WORDS, items: { type: 'string', maxLength: 200 } } },
   required: ['words'],
 } as const;
-const wordBody = { type: 'object', additionalProperties: false, properties: { word: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['word'] } as const;
+const wordBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { word: { type: 'string', minLength: 1, maxLength: 200 } },
+  required: ['word'],
+} as const;
 
 /** `GET`/`PUT /api/dictionary` (Settings) and `POST /api/dictionary/words` (Add to dictionary); every open document is counted again after each change. */
 export function registerDictionaryRoutes(app: FastifyInstance, ctx: GuiContext): void {

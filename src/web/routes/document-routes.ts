@@ -17,8 +17,13 @@ import type { GuiContext } from './context.js';
 /** A name from the browser made safe as one file name in our folder. */
 export function uploadName(raw: string | undefined, taken: ReadonlySet<string>): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f<>:"|?*]+/g, '_').replace(/^\.+/, '').trim().slice(0, 180) || 'upload';
+  const cleaned =
+    base
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f<>:"|?*]+/g, '_')
+      .replace(/^\.+/, '')
+      .trim()
+      .slice(0, 180) || 'upload';
   let name = cleaned;
   for (let n = 2; taken.has(name); n++) name = `${n}-${cleaned}`;
   return name;
@@ -54,18 +59,26 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: GuiContext): v
     return reply.code(202).send(summary);
   });
 
-  app.get<{ Params: { id: string } }>('/api/documents/:id', { schema: { params: idParams } }, async (request) => documents.detail(documents.get(request.params.id)));
+  app.get<{ Params: { id: string } }>('/api/documents/:id', { schema: { params: idParams } }, async (request) =>
+    documents.detail(documents.get(request.params.id)),
+  );
   app.delete<{ Params: { id: string } }>('/api/documents/:id', { schema: { params: idParams } }, async (request, reply) => {
     await documents.remove(request.params.id);
     return reply.code(204).send();
   });
   app.post<{ Params: { id: string } }>('/api/documents/:id/cancel', { schema: { params: idParams } }, async (request) => documents.cancel(request.params.id));
-  app.post<{ Params: { id: string }; Body: { preset: PresetChoice } }>('/api/documents/:id/rerun', { schema: { params: idParams, ...schemas.rerun } }, async (request, reply) =>
-    reply.code(202).send(await documents.rerun(request.params.id, request.body.preset)),
+  app.post<{ Params: { id: string }; Body: { preset: PresetChoice } }>(
+    '/api/documents/:id/rerun',
+    { schema: { params: idParams, ...schemas.rerun } },
+    async (request, reply) => reply.code(202).send(await documents.rerun(request.params.id, request.body.preset)),
   );
-  app.post<{ Params: { id: string }; Body: { engine: string; languages: string } }>('/api/documents/:id/ocr', { schema: { params: idParams, ...schemas.ocr } }, async (request, reply) => {
-    const { engine, languages } = request.body;
-    checkOcrChoice(engine, languages);
-    return reply.code(202).send(await documents.recognize(request.params.id, engine, languages));
-  });
+  app.post<{ Params: { id: string }; Body: { engine: string; languages: string } }>(
+    '/api/documents/:id/ocr',
+    { schema: { params: idParams, ...schemas.ocr } },
+    async (request, reply) => {
+      const { engine, languages } = request.body;
+      checkOcrChoice(engine, languages);
+      return reply.code(202).send(await documents.recognize(request.params.id, engine, languages));
+    },
+  );
 }

@@ -50,8 +50,10 @@ export function registerPageBoxRoutes(app: FastifyInstance, deps: { documents: D
     return documents.startTask(id, 'rerun', stages, (d, signal, report) => remakeFrame({ doc: d, frame, pages, userWords: deps.userWords(), signal, report }));
   };
 
-  app.put<{ Params: Params; Body: HandSetPages }>('/api/documents/:id/frames/:index/pages', { schema: { params: pageParams, body: pagesBody } }, async (request, reply) =>
-    reply.code(202).send(await remake(request.params.id, request.params.index, request.body)),
+  app.put<{ Params: Params; Body: HandSetPages }>(
+    '/api/documents/:id/frames/:index/pages',
+    { schema: { params: pageParams, body: pagesBody } },
+    async (request, reply) => reply.code(202).send(await remake(request.params.id, request.params.index, request.body)),
   );
   app.delete<{ Params: Params }>('/api/documents/:id/frames/:index/pages', { schema: { params: pageParams } }, async (request, reply) =>
     reply.code(202).send(await remake(request.params.id, request.params.index, null)),

@@ -119,36 +119,47 @@ export function registerPagePluginRoutes(app: FastifyInstance, deps: PagePluginR
     properties: { sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
   } as const;
 
-  app.post<{ Params: { slug: string }; Body: { sha256: string } }>('/api/page-plugins/:slug/install', { schema: { params: slugParams, body: sha256Body, response: errors } }, async (request) => {
-    const { slug } = request.params;
-    const found = registryEntries(await readRegistry(registry)).find((r) => r.entry.slug === slug);
-    if (!found) throw httpError('not_found', `The plugin registry has no processor or OCR engine called ${slug}.`);
-    // What is installed is accepted: only the files whose sha256 the dialog showed.
-    if (listingDigest(found.entry.files) !== request.body.sha256) {
-      throw httpError('changed', `The registry's ${slug} changed since its dialog was shown (its sha256 is now ${listingDigest(found.entry.files).slice(0, 12)}…); look at it again before installing.`);
-    }
-    const result = await installPlugin(slug, { ...host, registry, fromFolder: false });
-    if (result.kind === 'destination') throw httpError('not_page_plugin', `${slug} is a destination.`);
-    if (result.sha256 !== request.body.sha256) {
-      // The registry changed between the check above and the fetch: what was accepted is not what was shown.
-      await removePlugin(slug, host);
-      throw httpError('changed', `The registry's ${slug} changed while it was being installed, so it was removed again; look at it again before installing.`);
-    }
-    return pagePluginView({ ...result.entry, state: 'usable', sha256: result.sha256 }, words);
-  });
+  app.post<{ Params: { slug: string }; Body: { sha256: string } }>(
+    '/api/page-plugins/:slug/install',
+    { schema: { params: slugParams, body: sha256Body, response: errors } },
+    async (request) => {
+      const { slug } = request.params;
+      const found = registryEntries(await readRegistry(registry)).find((r) => r.entry.slug === slug);
+      if (!found) throw httpError('not_found', `The plugin registry has no processor or OCR engine called ${slug}.`);
+      // What is installed is accepted: only the files whose sha256 the dialog showed.
+      if (listingDigest(found.entry.files) !== request.body.sha256) {
+        throw httpError(
+          'changed',
+          `The registry's ${slug} changed since its dialog was shown (its sha256 is now ${listingDigest(found.entry.files).slice(0, 12)}…); look at it again before installing.`,
+        );
+      }
+      const result = await installPlugin(slug, { ...host, registry, fromFolder: false });
+      if (result.kind === 'destination') throw httpError('not_page_plugin', `${slug} is a destination.`);
+      if (result.sha256 !== request.body.sha256) {
+        // The registry changed between the check above and the fetch: what was accepted is not what was shown.
+        await removePlugin(slug, host);
+        throw httpError('changed', `The registry's ${slug} changed while it was being installed, so it was removed again; look at it again before installing.`);
+      }
+      return pagePluginView({ ...result.entry, state: 'usable', sha256: result.sha256 }, words);
+    },
+  );
 
-  app.post<{ Params: { slug: string }; Body: { sha256: string } }>('/api/page-plugins/:slug/accept', { schema: { params: slugParams, body: sha256Body, response: errors } }, async (request) => {
-    const { slug } = request.params;
-    const kind = (['processor', 'ocr'] as const).find((k) => existsSync(join(kindDir(k, host.appData), slug)));
-    if (!kind) throw httpError('not_found', `No processor or OCR engine called ${slug} is installed.`);
-    const dir = join(kindDir(kind, host.appData), slug);
-    // Accepted as the dialog showed it: a file changed meanwhile is not accepted unseen.
-    if (pluginDigest(dir) !== request.body.sha256) {
-      throw httpError('changed', `The files of ${slug} changed again since its dialog was shown; look at it again before accepting.`);
-    }
-    recordAcceptance(slug, dir, host.appData);
-    const entry = (await discoverPagePlugins(kind, host)).find((e) => e.slug === slug);
-    if (!entry) throw httpError('not_found', `No processor or OCR engine called ${slug} is installed.`);
-    return pagePluginView(entry, words);
-  });
+  app.post<{ Params: { slug: string }; Body: { sha256: string } }>(
+    '/api/page-plugins/:slug/accept',
+    { schema: { params: slugParams, body: sha256Body, response: errors } },
+    async (request) => {
+      const { slug } = request.params;
+      const kind = (['processor', 'ocr'] as const).find((k) => existsSync(join(kindDir(k, host.appData), slug)));
+      if (!kind) throw httpError('not_found', `No processor or OCR engine called ${slug} is installed.`);
+      const dir = join(kindDir(kind, host.appData), slug);
+      // Accepted as the dialog showed it: a file changed meanwhile is not accepted unseen.
+      if (pluginDigest(dir) !== request.body.sha256) {
+        throw httpError('changed', `The files of ${slug} changed again since its dialog was shown; look at it again before accepting.`);
+      }
+      recordAcceptance(slug, dir, host.appData);
+      const entry = (await discoverPagePlugins(kind, host)).find((e) => e.slug === slug);
+      if (!entry) throw httpError('not_found', `No processor or OCR engine called ${slug} is installed.`);
+      return pagePluginView(entry, words);
+    },
+  );
 }

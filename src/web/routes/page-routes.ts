@@ -6,8 +6,10 @@ import type { GuiContext } from './context.js';
 
 export function registerPageRoutes(app: FastifyInstance, ctx: GuiContext): void {
   const { documents } = ctx;
-  app.patch<{ Params: { id: string; index: number }; Body: { hidden: boolean } }>('/api/documents/:id/pages/:index', { schema: { params: pageParams, ...schemas.page } }, async (request) =>
-    documents.setHidden(request.params.id, request.params.index, request.body.hidden),
+  app.patch<{ Params: { id: string; index: number }; Body: { hidden: boolean } }>(
+    '/api/documents/:id/pages/:index',
+    { schema: { params: pageParams, ...schemas.page } },
+    async (request) => documents.setHidden(request.params.id, request.params.index, request.body.hidden),
   );
   app.get<{ Params: { id: string; index: number }; Querystring: { size?: 'thumb' | 'full' } }>(
     '/api/documents/:id/pages/:index/image',

@@ -17,17 +17,23 @@ export function registerPluginRoutes(app: FastifyInstance, ctx: GuiContext): voi
     };
   });
   app.get('/api/registry', async () => registryView(registry, host.appData));
-  app.get<{ Params: { slug: string } }>('/api/registry/:slug', { schema: { params: slugParams } }, async (request) => registryDetail(registry, request.params.slug, host));
-  app.post<{ Params: { slug: string }; Body: { allowUnisolated?: boolean } | undefined }>('/api/plugins/:slug/install', { schema: { params: slugParams, ...schemas.pluginInstall } }, async (request) => {
-    try {
-      // Where plugins cannot be isolated, the install dialog asks before it sets this (`--allow-unisolated`).
-      const allowUnisolated = request.body?.allowUnisolated === true;
-      const installed = await installFromRegistry(request.params.slug, { ...host, allowUnisolated, registry });
-      return pluginView(installed, host);
-    } finally {
-      destinations.forget();
-    }
-  });
+  app.get<{ Params: { slug: string } }>('/api/registry/:slug', { schema: { params: slugParams } }, async (request) =>
+    registryDetail(registry, request.params.slug, host),
+  );
+  app.post<{ Params: { slug: string }; Body: { allowUnisolated?: boolean } | undefined }>(
+    '/api/plugins/:slug/install',
+    { schema: { params: slugParams, ...schemas.pluginInstall } },
+    async (request) => {
+      try {
+        // Where plugins cannot be isolated, the install dialog asks before it sets this (`--allow-unisolated`).
+        const allowUnisolated = request.body?.allowUnisolated === true;
+        const installed = await installFromRegistry(request.params.slug, { ...host, allowUnisolated, registry });
+        return pluginView(installed, host);
+      } finally {
+        destinations.forget();
+      }
+    },
+  );
   app.delete<{ Params: { slug: string } }>('/api/plugins/:slug', { schema: { params: slugParams } }, async (request, reply) => {
     try {
       await removePlugin(request.params.slug, host);

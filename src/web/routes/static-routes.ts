@@ -9,7 +9,11 @@ export function registerStaticRoutes(app: FastifyInstance, ui: ReturnType<typeof
   app.get('/', async (_request, reply) => {
     const file = page('/');
     if (!file) throw httpError('not_built', "The app's page has not been built; run npm run build.");
-    return reply.type(file.type).header('cache-control', 'no-store').header('content-security-policy', "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'").send(file.body);
+    return reply
+      .type(file.type)
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'")
+      .send(file.body);
   });
   app.get('/assets/*', async (request, reply) => {
     const file = page(request.url.split('?')[0]);

@@ -111,7 +111,12 @@ export function useFileDrop(open: (files: File[]) => Promise<void>) {
 }
 
 /** The shown document with its pages, read again at each new revision. */
-export function useDocumentDetail(currentId: string | null, revision: number | undefined, setDetail: (d: DocumentDetail | null) => void, onError: (id: string, e: unknown) => void): void {
+export function useDocumentDetail(
+  currentId: string | null,
+  revision: number | undefined,
+  setDetail: (d: DocumentDetail | null) => void,
+  onError: (id: string, e: unknown) => void,
+): void {
   useEffect(() => {
     if (!currentId) {
       setDetail(null);

@@ -109,7 +109,11 @@ function LastTaskNote({ doc, exportPanel }: { doc: DocumentSummary; exportPanel:
   // An export's outcome is told in the Export panel, when it is open.
   if (!last || doc.status === 'working' || last.outcome === 'done' || (last.kind === 'export' && exportPanel)) return null;
   const what = { open: 'Opening', rerun: 'The rerun', ocr: 'OCR', export: 'The export' }[last.kind];
-  return h('p', { class: last.outcome === 'failed' ? 'error' : 'notice', role: last.outcome === 'failed' ? 'alert' : 'status' }, last.outcome === 'cancelled' ? `${what} was cancelled.` : `${what} failed: ${last.message ?? ''}`);
+  return h(
+    'p',
+    { class: last.outcome === 'failed' ? 'error' : 'notice', role: last.outcome === 'failed' ? 'alert' : 'status' },
+    last.outcome === 'cancelled' ? `${what} was cancelled.` : `${what} failed: ${last.message ?? ''}`,
+  );
 }
 
 function clock(at: number, seconds: boolean): string {
@@ -138,15 +142,41 @@ function pickDocument(docs: Record<string, DocumentSummary>): string | null {
 }
 
 /** A document without pages to show yet: its task, or why it has none. */
-function PendingDocument({ doc, boot, busy, onCancel, onClose }: { doc: DocumentSummary; boot: BootState; busy: boolean; onCancel: () => void; onClose: () => void }): ComponentChild {
+function PendingDocument({
+  doc,
+  boot,
+  busy,
+  onCancel,
+  onClose,
+}: {
+  doc: DocumentSummary;
+  boot: BootState;
+  busy: boolean;
+  onCancel: () => void;
+  onClose: () => void;
+}): ComponentChild {
   return h(
     'div',
     { class: 'doc-pending' },
     busy ? h(TaskPanel, { doc, onCancel }) : null,
-    !busy && doc.status === 'failed' ? h('div', { class: 'error-state', role: 'alert' }, h('h2', null, `${doc.name} could not be opened`), h('p', null, doc.error?.message ?? 'It failed.')) : null,
-    !busy && doc.status === 'cancelled' ? h('div', { class: 'notice-state', role: 'status' }, h('h2', null, 'Opening was cancelled'), h('p', null, 'Nothing was kept. Start again with another preset if you like.')) : null,
+    !busy && doc.status === 'failed'
+      ? h('div', { class: 'error-state', role: 'alert' }, h('h2', null, `${doc.name} could not be opened`), h('p', null, doc.error?.message ?? 'It failed.'))
+      : null,
+    !busy && doc.status === 'cancelled'
+      ? h(
+          'div',
+          { class: 'notice-state', role: 'status' },
+          h('h2', null, 'Opening was cancelled'),
+          h('p', null, 'Nothing was kept. Start again with another preset if you like.'),
+        )
+      : null,
     !busy && (doc.status === 'failed' || doc.status === 'cancelled')
-      ? h('div', { class: 'row' }, doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null, h('button', { type: 'button', class: 'button', onClick: onClose }, 'Close document'))
+      ? h(
+          'div',
+          { class: 'row' },
+          doc.hasCaptures ? h(PresetRerun, { doc, presets: boot.presets, busy }) : null,
+          h('button', { type: 'button', class: 'button', onClick: onClose }, 'Close document'),
+        )
       : null,
     !busy && doc.status === 'ready' ? h('p', { role: 'status' }, 'Loading the pages…') : null,
   );
@@ -175,7 +205,18 @@ function DocBar({
   return h(
     'div',
     { class: 'doc-bar' },
-    h('p', { class: 'doc-facts' }, `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`, detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '', detail.usedPreset ? ` · preset ${detail.usedPreset}` : '', detail.ocr ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})` : detail.pageList.every((p) => p.hasText) ? " · text: the PDF's own" : ' · no text yet'),
+    h(
+      'p',
+      { class: 'doc-facts' },
+      `${detail.pageList.length} page${detail.pageList.length === 1 ? '' : 's'}`,
+      detail.hiddenPages > 0 ? `, ${detail.hiddenPages} hidden from exports` : '',
+      detail.usedPreset ? ` · preset ${detail.usedPreset}` : '',
+      detail.ocr
+        ? ` · text: ${detail.ocr.engine} (${detail.ocr.languages.join('+')})`
+        : detail.pageList.every((p) => p.hasText)
+          ? " · text: the PDF's own"
+          : ' · no text yet',
+    ),
     proofreading
       ? h(
           'button',
@@ -214,7 +255,12 @@ function TopBar({
     { class: 'topbar' },
     h('div', { class: 'brand' }, h(Icon, { name: 'book', size: 22 }), h('span', null, 'Quire')),
     doc
-      ? h('div', { class: 'doc-heading' }, h('h1', { class: 'doc-title', title: doc.name }, doc.name), h('p', { class: 'doc-source muted' }, `${sourceOf(doc)} · opened ${clock(doc.openedAt, false)}`))
+      ? h(
+          'div',
+          { class: 'doc-heading' },
+          h('h1', { class: 'doc-title', title: doc.name }, doc.name),
+          h('p', { class: 'doc-source muted' }, `${sourceOf(doc)} · opened ${clock(doc.openedAt, false)}`),
+        )
       : h('span', { class: 'doc-title muted' }, 'No document open'),
     all.length > 1
       ? h(
@@ -230,7 +276,18 @@ function TopBar({
       : null,
     doc && uploading !== null ? h(UploadProgress, { share: uploading }) : null,
     h(FilePicker, { onFiles, label: 'Open…', inputId: 'open-files' }),
-    h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Keyboard shortcuts', 'aria-keyshortcuts': '?', title: 'Keyboard shortcuts (?)', onClick: onShortcuts }, h(Icon, { name: 'keyboard' })),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'icon-button',
+        'aria-label': 'Keyboard shortcuts',
+        'aria-keyshortcuts': '?',
+        title: 'Keyboard shortcuts (?)',
+        onClick: onShortcuts,
+      },
+      h(Icon, { name: 'keyboard' }),
+    ),
   );
 }
 
@@ -356,7 +413,8 @@ export function App(): ComponentChild {
   const { boot, setBoot, bootError, docs, setDocs, listed, refreshBoot } = useServerState();
   const [currentId, setCurrentId] = useState<string | null>(null);
   const [detail, setDetail] = useState<DocumentDetail | null>(null);
-  const { pageIndex, setPageIndex, mode, setMode, initialWord, gridFocus, setGridFocus, openPage, backToGrid, otherDoubtful, startProofreading } = usePageNav(detail);
+  const { pageIndex, setPageIndex, mode, setMode, initialWord, gridFocus, setGridFocus, openPage, backToGrid, otherDoubtful, startProofreading } =
+    usePageNav(detail);
   const [panel, setPanel] = useState<PanelName | null>(null);
   const [uploading, setUploading] = useState<number | null>(null);
   const [openError, setOpenError] = useState<string | null>(null);
@@ -400,7 +458,9 @@ export function App(): ComponentChild {
     (page: PageView) => {
       if (!currentId) return;
       setActionError(null);
-      api('PATCH', `/api/documents/${currentId}/pages/${page.index}`, { hidden: !page.hidden }).catch((e: unknown) => setActionError({ docId: currentId, text: messageOf(e) }));
+      api('PATCH', `/api/documents/${currentId}/pages/${page.index}`, { hidden: !page.hidden }).catch((e: unknown) =>
+        setActionError({ docId: currentId, text: messageOf(e) }),
+      );
     },
     [currentId],
   );
@@ -440,7 +500,17 @@ export function App(): ComponentChild {
   };
 
   useWindowKeys((e) =>
-    appKey(e, { pages: detail && detail.id === currentId ? detail.pageList : [], pageIndex, panel, mode, openPage, backToGrid, setMode, setPanel, showShortcuts: () => setShortcuts(true) }),
+    appKey(e, {
+      pages: detail && detail.id === currentId ? detail.pageList : [],
+      pageIndex,
+      panel,
+      mode,
+      openPage,
+      backToGrid,
+      setMode,
+      setPanel,
+      showShortcuts: () => setShortcuts(true),
+    }),
   );
 
   if (bootError) return h('main', { class: 'fatal' }, h('h1', null, 'Quire cannot start this window'), h('p', { role: 'alert' }, bootError));
@@ -490,9 +560,26 @@ export function App(): ComponentChild {
     h(TopBar, { doc, all, currentId, uploading, onSwitch: switchTo, onFiles: (f) => void open(f), onShortcuts: () => setShortcuts(true) }),
     doc && openError ? h(ErrorBanner, { text: openError, banner: true, onDismiss: () => setOpenError(null) }) : null,
     h('main', { id: 'main', class: 'main', tabIndex: -1 }, content),
-    panel ? h(SidePanel, { panel, doc, boot, pluginsVersion, onClose: () => setPanel(null), onSetUp: setSettingsOf, onPluginsChanged: pluginsChanged, onSettingsSaved: settingsSaved }) : null,
+    panel
+      ? h(SidePanel, {
+          panel,
+          doc,
+          boot,
+          pluginsVersion,
+          onClose: () => setPanel(null),
+          onSetUp: setSettingsOf,
+          onPluginsChanged: pluginsChanged,
+          onSettingsSaved: settingsSaved,
+        })
+      : null,
     h(Rail, { panel, onPanel: setPanel }),
-    dragging ? h('div', { class: 'drop-overlay', 'aria-hidden': 'true' }, h('div', { class: 'drop-card' }, h(Icon, { name: 'open', size: 40 }), h('p', null, 'Drop to open as a new document'))) : null,
+    dragging
+      ? h(
+          'div',
+          { class: 'drop-overlay', 'aria-hidden': 'true' },
+          h('div', { class: 'drop-card' }, h(Icon, { name: 'open', size: 40 }), h('p', null, 'Drop to open as a new document')),
+        )
+      : null,
     settingsOf ? h(PluginSettingsDialog, { slug: settingsOf, onClose: () => setSettingsOf(null), onChanged: pluginsChanged }) : null,
     shortcuts ? h(ShortcutsDialog, { onClose: () => setShortcuts(false) }) : null,
     confirmClose && doc ? h(CloseConfirm, { doc, onConfirm: closeNow, onCancel: () => setConfirmClose(false) }) : null,

@@ -8,6 +8,10 @@ export function ErrorBanner({ text, onDismiss, banner = false }: { text: string;
     'div',
     { class: `error dismissable${banner ? ' banner' : ''}`, role: 'alert' },
     h('p', null, text),
-    h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Dismiss this message', title: 'Dismiss', onClick: onDismiss }, h(Icon, { name: 'close', size: 16 })),
+    h(
+      'button',
+      { type: 'button', class: 'icon-button', 'aria-label': 'Dismiss this message', title: 'Dismiss', onClick: onDismiss },
+      h(Icon, { name: 'close', size: 16 }),
+    ),
   );
 }

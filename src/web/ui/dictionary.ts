@@ -8,7 +8,15 @@ import { useEffect, useState } from 'preact/hooks';
 import type { WordView } from '../api-types.js';
 import { api, messageOf } from './api.js';
 
-export function AddToDictionary({ word, disabled, onNote }: { word: WordView; disabled: boolean; onNote: (tone: 'ok' | 'bad', text: string) => void }): ComponentChild {
+export function AddToDictionary({
+  word,
+  disabled,
+  onNote,
+}: {
+  word: WordView;
+  disabled: boolean;
+  onNote: (tone: 'ok' | 'bad', text: string) => void;
+}): ComponentChild {
   if (!word.doubtful) return null;
   const add = (): void => {
     api('POST', '/api/dictionary/words', { word: word.text }).then(
@@ -60,7 +68,11 @@ export function DictionaryEditor(): ComponentChild {
         'aria-describedby': 'set-dictionary-help',
         onInput: (e: Event) => setText((e.currentTarget as HTMLTextAreaElement).value),
       }),
-      h('p', { class: 'muted small', id: 'set-dictionary-help' }, 'One word a line. Proofreading does not mark these words as ones to check, in any document; case and the punctuation around a word do not matter.'),
+      h(
+        'p',
+        { class: 'muted small', id: 'set-dictionary-help' },
+        'One word a line. Proofreading does not mark these words as ones to check, in any document; case and the punctuation around a word do not matter.',
+      ),
     ),
     h('div', { class: 'panel-actions' }, h('button', { type: 'submit', class: 'button', disabled: text === null }, 'Save dictionary')),
     state ? h('p', { class: `outcome ${state.tone}`, role: state.tone === 'bad' ? 'alert' : 'status' }, state.text) : null,

@@ -50,13 +50,22 @@ function ExportOutcome({ doc, result, local }: { doc: DocumentSummary; result: E
       (e: unknown) => setFolderNote({ tone: 'bad', text: messageOf(e) }),
     );
   };
-  const stages = h('details', { class: 'stages-done' }, h('summary', null, `How it went${took(result)}`), h(StageList, { stages: result.stages, label: 'Stages of the export' }));
+  const stages = h(
+    'details',
+    { class: 'stages-done' },
+    h('summary', null, `How it went${took(result)}`),
+    h(StageList, { stages: result.stages, label: 'Stages of the export' }),
+  );
   if (result.kind === 'files') {
     const files = result.files ?? [];
     return h(
       'section',
       { class: 'outcome ok', 'aria-labelledby': 'export-done-title' },
-      h('h3', { id: 'export-done-title', role: 'status' }, `${result.title} written at ${timeOf(result.at)}: ${files.length === 1 ? files[0].fileName : `${files.length} files`}`),
+      h(
+        'h3',
+        { id: 'export-done-title', role: 'status' },
+        `${result.title} written at ${timeOf(result.at)}: ${files.length === 1 ? files[0].fileName : `${files.length} files`}`,
+      ),
       h('p', { class: 'small' }, 'In ', h('span', { class: 'path' }, result.folder ?? ''), ':'),
       h(
         'ul',
@@ -67,12 +76,25 @@ function ExportOutcome({ doc, result, local }: { doc: DocumentSummary; result: E
             { key: f.url },
             h('span', { class: 'written-name' }, f.fileName),
             h('span', { class: 'muted small' }, ` ${f.size}`),
-            h('a', { class: 'button small-button', href: f.url, download: f.fileName, 'aria-label': `Download ${f.fileName}` }, h(Icon, { name: 'download', size: 16 }), 'Download'),
+            h(
+              'a',
+              { class: 'button small-button', href: f.url, download: f.fileName, 'aria-label': `Download ${f.fileName}` },
+              h(Icon, { name: 'download', size: 16 }),
+              'Download',
+            ),
           ),
         ),
       ),
-      local ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'button', onClick: openFolder }, h(Icon, { name: 'folder', size: 16 }), 'Open folder')) : null,
-      folderNote ? h('p', { class: folderNote.tone === 'bad' ? 'error' : 'small', role: folderNote.tone === 'bad' ? 'alert' : 'status' }, folderNote.text) : null,
+      local
+        ? h(
+            'div',
+            { class: 'row' },
+            h('button', { type: 'button', class: 'button', onClick: openFolder }, h(Icon, { name: 'folder', size: 16 }), 'Open folder'),
+          )
+        : null,
+      folderNote
+        ? h('p', { class: folderNote.tone === 'bad' ? 'error' : 'small', role: folderNote.tone === 'bad' ? 'alert' : 'status' }, folderNote.text)
+        : null,
       stages,
     );
   }
@@ -116,7 +138,12 @@ function AlsoWrite({
       h(
         'label',
         { class: 'check small' },
-        h('input', { type: 'checkbox', id: `${id}-also-${f.key}`, checked: also.includes(f.key), onChange: (e: Event) => onChange(f.key, (e.currentTarget as HTMLInputElement).checked) }),
+        h('input', {
+          type: 'checkbox',
+          id: `${id}-also-${f.key}`,
+          checked: also.includes(f.key),
+          onChange: (e: Event) => onChange(f.key, (e.currentTarget as HTMLInputElement).checked),
+        }),
         f.title,
       ),
     ),
@@ -159,7 +186,16 @@ function ExporterCardItem({
     h(
       'div',
       { class: 'card-head' },
-      h('input', { type: 'radio', name: 'exporter', id, value: c.key, checked: isSelected, disabled: disabled(c), onChange: onSelect, 'aria-describedby': `${id}-desc` }),
+      h('input', {
+        type: 'radio',
+        name: 'exporter',
+        id,
+        value: c.key,
+        checked: isSelected,
+        disabled: disabled(c),
+        onChange: onSelect,
+        'aria-describedby': `${id}-desc`,
+      }),
       h('label', { for: id }, c.title, c.kind === 'destination' ? h('span', { class: 'card-key' }, c.key) : null),
     ),
     h('p', { class: 'card-desc', id: `${id}-desc` }, c.description),
@@ -173,7 +209,11 @@ function ExporterCardItem({
             h('label', { for: `${id}-${o.name}` }, o.label),
             h(
               'select',
-              { id: `${id}-${o.name}`, value: choice(c.key, o.name, o.default), onChange: (e: Event) => setChoice(c.key, o.name, (e.currentTarget as HTMLSelectElement).value) },
+              {
+                id: `${id}-${o.name}`,
+                value: choice(c.key, o.name, o.default),
+                onChange: (e: Event) => setChoice(c.key, o.name, (e.currentTarget as HTMLSelectElement).value),
+              },
               o.values.map((v) => h('option', { value: v }, v)),
             ),
           ),
@@ -187,12 +227,18 @@ function ExporterCardItem({
           h('label', { for: `${id}-as` }, 'Export as'),
           h(
             'select',
-            { id: `${id}-as`, value: choice(c.key, 'as', c.formats[0]), onChange: (e: Event) => setChoice(c.key, 'as', (e.currentTarget as HTMLSelectElement).value) },
+            {
+              id: `${id}-as`,
+              value: choice(c.key, 'as', c.formats[0]),
+              onChange: (e: Event) => setChoice(c.key, 'as', (e.currentTarget as HTMLSelectElement).value),
+            },
             c.formats.map((f) => h('option', { value: f }, `${f} — ${FORMAT_TITLES[f] ?? f}`)),
           ),
         )
       : null,
-    isSelected && c.kind === 'destination' && c.formats?.length === 1 ? h('p', { class: 'muted small' }, `Sends ${FORMAT_TITLES[c.formats[0]] ?? c.formats[0]}.`) : null,
+    isSelected && c.kind === 'destination' && c.formats?.length === 1
+      ? h('p', { class: 'muted small' }, `Sends ${FORMAT_TITLES[c.formats[0]] ?? c.formats[0]}.`)
+      : null,
     isSelected && c.kind === 'destination' && c.state !== 'refused'
       ? h('button', { type: 'button', class: 'link-button', onClick: onSetUp }, `${c.title} settings…`)
       : null,
@@ -275,7 +321,6 @@ export function ExportPanel({
   const shownNote = note && doc && note.docId === doc.id ? note : null;
   const failed = doc?.lastTask?.kind === 'export' && doc.lastTask.outcome !== 'done' && !exporting ? doc.lastTask : null;
 
-
   return h(
     'div',
     { class: 'panel-content' },
@@ -304,17 +349,31 @@ export function ExportPanel({
           ),
         )
       : null,
-    cards && cards.every((c) => c.kind === 'format') ? h('p', { class: 'muted small' }, 'Install a destination in Plugins to send exports to a library, an e-reader or a corpus.') : null,
+    cards && cards.every((c) => c.kind === 'format')
+      ? h('p', { class: 'muted small' }, 'Install a destination in Plugins to send exports to a library, an e-reader or a corpus.')
+      : null,
     h(
       'div',
       // Kept in sight at the foot of the panel however long the list of cards is (1280×800 included).
       { class: 'panel-actions sticky-actions' },
-      h('button', { type: 'button', class: 'button primary', disabled: !doc || !card || busy || doc.pages === 0, onClick: () => void run() }, exporting || starting ? 'Exporting…' : 'Export'),
+      h(
+        'button',
+        { type: 'button', class: 'button primary', disabled: !doc || !card || busy || doc.pages === 0, onClick: () => void run() },
+        exporting || starting ? 'Exporting…' : 'Export',
+      ),
     ),
-    exporting && doc?.task ? h('div', { class: 'export-running', role: 'status', 'aria-live': 'polite' }, h(StageList, { stages: doc.task.stages, label: 'Stages of the export' })) : null,
-    shownNote ? h('p', { class: shownNote.tone === 'bad' ? 'error' : 'outcome info', role: shownNote.tone === 'bad' ? 'alert' : 'status' }, shownNote.text) : null,
+    exporting && doc?.task
+      ? h('div', { class: 'export-running', role: 'status', 'aria-live': 'polite' }, h(StageList, { stages: doc.task.stages, label: 'Stages of the export' }))
+      : null,
+    shownNote
+      ? h('p', { class: shownNote.tone === 'bad' ? 'error' : 'outcome info', role: shownNote.tone === 'bad' ? 'alert' : 'status' }, shownNote.text)
+      : null,
     failed
-      ? h('p', { class: failed.outcome === 'failed' ? 'error' : 'notice', role: failed.outcome === 'failed' ? 'alert' : 'status' }, failed.outcome === 'cancelled' ? 'The export was cancelled.' : `The export failed: ${failed.message ?? ''}`)
+      ? h(
+          'p',
+          { class: failed.outcome === 'failed' ? 'error' : 'notice', role: failed.outcome === 'failed' ? 'alert' : 'status' },
+          failed.outcome === 'cancelled' ? 'The export was cancelled.' : `The export failed: ${failed.message ?? ''}`,
+        )
       : null,
     doc?.lastExport && !exporting && !failed ? h(ExportOutcome, { doc, result: doc.lastExport, local }) : null,
   );

@@ -15,7 +15,11 @@ export function RerunConfirm({ checked, onConfirm, onCancel }: { checked: number
   return h(
     ConfirmDialog,
     { title: 'Make the pages again?', confirmLabel: 'Rerun and discard them', cancelLabel: 'Keep my corrections', onConfirm, onCancel },
-    h('p', null, `This makes every page anew and recognises its text again, so the ${words(checked)} you checked or corrected ${checked === 1 ? 'is' : 'are'} lost.`),
+    h(
+      'p',
+      null,
+      `This makes every page anew and recognises its text again, so the ${words(checked)} you checked or corrected ${checked === 1 ? 'is' : 'are'} lost.`,
+    ),
     h('p', { class: 'muted small' }, 'Export the document first (a slim project keeps your corrections) if you want to keep them.'),
   );
 }

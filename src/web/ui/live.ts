@@ -44,7 +44,12 @@ export function Announcer({ doc }: { doc: DocumentSummary | null }): ComponentCh
     }
     const task = doc.task;
     const stage = task?.stages.find((s) => s.state === 'running');
-    const now = { id: doc.id, working: doc.status === 'working', ...(task ? { task: `${task.kind}:${task.started}` } : {}), ...(stage ? { stage: stage.key, quarter: quarter(stage) } : {}) };
+    const now = {
+      id: doc.id,
+      working: doc.status === 'working',
+      ...(task ? { task: `${task.kind}:${task.started}` } : {}),
+      ...(stage ? { stage: stage.key, quarter: quarter(stage) } : {}),
+    };
     seen.current = now;
     // Another document chosen: its state is on screen to read; only one just opened is said.
     if (before.id !== doc.id) {
@@ -53,7 +58,8 @@ export function Announcer({ doc }: { doc: DocumentSummary | null }): ComponentCh
     }
     if (task && now.task !== before.task) setMessage(`${STARTS[task.kind]} ${doc.name}.`);
     else if (stage && now.stage !== before.stage) setMessage(`${stage.label}${stage.total ? `: ${plural(stage.total, stage.unit ?? 'item')}` : ''}.`);
-    else if (stage && stage.total && now.quarter !== before.quarter && (now.quarter ?? 0) > 0) setMessage(`${stage.label}: ${stage.done ?? 0} of ${plural(stage.total, stage.unit ?? 'item')} done.`);
+    else if (stage && stage.total && now.quarter !== before.quarter && (now.quarter ?? 0) > 0)
+      setMessage(`${stage.label}: ${stage.done ?? 0} of ${plural(stage.total, stage.unit ?? 'item')} done.`);
     else if (before.working && !now.working) setMessage(endedMessage(doc) ?? '');
   }, [doc]);
   return h('div', { class: 'visually-hidden', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true', id: 'announcer' }, message);

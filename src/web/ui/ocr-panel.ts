@@ -50,7 +50,12 @@ export function LanguagePicker({
     h(
       'label',
       { class: 'check' },
-      h('input', { type: 'checkbox', id: `${idPrefix}-auto`, checked: auto, onChange: (e: Event) => onChange((e.currentTarget as HTMLInputElement).checked ? 'auto' : '') }),
+      h('input', {
+        type: 'checkbox',
+        id: `${idPrefix}-auto`,
+        checked: auto,
+        onChange: (e: Event) => onChange((e.currentTarget as HTMLInputElement).checked ? 'auto' : ''),
+      }),
       'Detect them from the pages',
     ),
     h(
@@ -60,7 +65,12 @@ export function LanguagePicker({
         h(
           'label',
           { class: 'check' },
-          h('input', { type: 'checkbox', checked: chosen.includes(l.code), disabled: auto, onChange: (e: Event) => toggle(l.code, (e.currentTarget as HTMLInputElement).checked) }),
+          h('input', {
+            type: 'checkbox',
+            checked: chosen.includes(l.code),
+            disabled: auto,
+            onChange: (e: Event) => toggle(l.code, (e.currentTarget as HTMLInputElement).checked),
+          }),
           `${l.name} (${l.code})`,
         ),
       ),
@@ -140,7 +150,13 @@ export function OcrPanel({ boot, doc }: { boot: BootState; doc: DocumentSummary 
     ),
     running ? h('p', { class: 'muted', role: 'status' }, 'Recognising… the progress shows beside the pages.') : null,
     last?.outcome === 'done' ? h('p', { class: 'outcome ok', role: 'status' }, 'Done: open a page to see its text beside it, or proofread it.') : null,
-    last && last.outcome !== 'done' ? h('p', { class: last.outcome === 'failed' ? 'error' : 'notice', role: last.outcome === 'failed' ? 'alert' : 'status' }, last.outcome === 'cancelled' ? 'OCR was cancelled.' : `OCR failed: ${last.message ?? ''}`) : null,
+    last && last.outcome !== 'done'
+      ? h(
+          'p',
+          { class: last.outcome === 'failed' ? 'error' : 'notice', role: last.outcome === 'failed' ? 'alert' : 'status' },
+          last.outcome === 'cancelled' ? 'OCR was cancelled.' : `OCR failed: ${last.message ?? ''}`,
+        )
+      : null,
     shownError ? h('p', { class: 'error', role: 'alert' }, shownError) : null,
     confirming && doc
       ? h(

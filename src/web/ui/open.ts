@@ -8,17 +8,22 @@ import { Icon } from './icons.js';
 export const ACCEPTED = '.aglbundle,.zip,.pdf,.jpg,.jpeg,.png,.tif,.tiff,.webp';
 
 /** The hidden file input behind an "Open…" button. */
-export function FilePicker({ onFiles, label, primary = false, inputId }: { onFiles: (files: File[]) => void; label: string; primary?: boolean; inputId?: string }): ComponentChild {
+export function FilePicker({
+  onFiles,
+  label,
+  primary = false,
+  inputId,
+}: {
+  onFiles: (files: File[]) => void;
+  label: string;
+  primary?: boolean;
+  inputId?: string;
+}): ComponentChild {
   const input = useRef<HTMLInputElement>(null);
   return h(
     'span',
     null,
-    h(
-      'button',
-      { type: 'button', class: primary ? 'button primary' : 'button', onClick: () => input.current?.click() },
-      h(Icon, { name: 'open' }),
-      label,
-    ),
+    h('button', { type: 'button', class: primary ? 'button primary' : 'button', onClick: () => input.current?.click() }, h(Icon, { name: 'open' }), label),
     h('input', {
       ref: input,
       ...(inputId ? { id: inputId } : {}),
@@ -39,7 +44,17 @@ export function FilePicker({ onFiles, label, primary = false, inputId }: { onFil
 }
 
 /** The first screen: one large place to drop files (the window takes the drop), a picker, and what Quire reads. */
-export function EmptyState({ onFiles, uploading, error, over }: { onFiles: (files: File[]) => void; uploading: number | null; error: string | null; over: boolean }): ComponentChild {
+export function EmptyState({
+  onFiles,
+  uploading,
+  error,
+  over,
+}: {
+  onFiles: (files: File[]) => void;
+  uploading: number | null;
+  error: string | null;
+  over: boolean;
+}): ComponentChild {
   return h(
     'section',
     { class: over ? 'dropzone over' : 'dropzone', 'aria-labelledby': 'open-title' },
@@ -47,7 +62,11 @@ export function EmptyState({ onFiles, uploading, error, over }: { onFiles: (file
     h('h1', { id: 'open-title' }, 'Open a scan to begin'),
     h('p', null, 'Drop a scan bundle, a PDF or page images here, or choose them.'),
     h(FilePicker, { onFiles, label: 'Choose files…', primary: true }),
-    h('p', { class: 'hint' }, 'Scan bundles (.aglbundle, .zip), PDFs, and JPEG, PNG, TIFF or WebP images — several images make one document. Everything stays on this computer.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Scan bundles (.aglbundle, .zip), PDFs, and JPEG, PNG, TIFF or WebP images — several images make one document. Everything stays on this computer.',
+    ),
     uploading !== null ? h(UploadProgress, { share: uploading }) : null,
     error ? h('p', { class: 'error', role: 'alert' }, h(Icon, { name: 'alert' }), error) : null,
   );

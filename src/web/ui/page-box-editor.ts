@@ -85,7 +85,9 @@ export function PageBoxEditor({
   const apply = (grip: Grip, point: { x: number; y: number }): void => {
     setBoxes((now) => {
       if ('gutter' in grip) return moveGutter(now, point.x, frame);
-      return now.map((b, i) => (i !== grip.box ? b : grip.edges.reduce((acc, edge) => moveEdge(acc, edge, edge === 'left' || edge === 'right' ? point.x : point.y, frame), b)));
+      return now.map((b, i) =>
+        i !== grip.box ? b : grip.edges.reduce((acc, edge) => moveEdge(acc, edge, edge === 'left' || edge === 'right' ? point.x : point.y, frame), b),
+      );
     });
   };
   const framePoint = (e: PointerEvent): { x: number; y: number } => {
@@ -147,7 +149,14 @@ export function PageBoxEditor({
     },
     h(
       'svg',
-      { ref: svg, class: 'capture editing', viewBox: `0 0 ${frame.width} ${frame.height}`, role: 'group', 'aria-label': `Page boxes of ${frame.input}, frame ${frame.index}: move an edge or the split with the arrow keys`, preserveAspectRatio: 'xMidYMid meet' },
+      {
+        ref: svg,
+        class: 'capture editing',
+        viewBox: `0 0 ${frame.width} ${frame.height}`,
+        role: 'group',
+        'aria-label': `Page boxes of ${frame.input}, frame ${frame.index}: move an edge or the split with the arrow keys`,
+        preserveAspectRatio: 'xMidYMid meet',
+      },
       h('image', { href: frame.image, x: 0, y: 0, width: frame.width, height: frame.height }),
       boxes.map((b, i) => h('rect', { class: 'page-box', x: b.x, y: b.y, width: b.width, height: b.height, 'stroke-width': stroke * 1.5, 'data-box': i })),
       boxes.flatMap((b, i) =>
@@ -184,7 +193,16 @@ export function PageBoxEditor({
           ] as Edge[][]
         ).map((pair) => {
           const size = stroke * 8;
-          return h('rect', { key: `${i}-${pair.join('')}`, class: 'corner', x: edgeValue(b, pair[0]) - size / 2, y: edgeValue(b, pair[1]) - size / 2, width: size, height: size, 'aria-hidden': 'true', ...grab({ box: i, edges: pair }) });
+          return h('rect', {
+            key: `${i}-${pair.join('')}`,
+            class: 'corner',
+            x: edgeValue(b, pair[0]) - size / 2,
+            y: edgeValue(b, pair[1]) - size / 2,
+            width: size,
+            height: size,
+            'aria-hidden': 'true',
+            ...grab({ box: i, edges: pair }),
+          });
         }),
       ),
       gutter !== undefined
@@ -207,12 +225,20 @@ export function PageBoxEditor({
           })
         : null,
     ),
-    h('p', { class: 'muted small' }, 'Drag an edge, a corner or the split; or Tab to an edge and move it with the arrow keys (Shift: farther). Esc leaves without changing anything.'),
+    h(
+      'p',
+      { class: 'muted small' },
+      'Drag an edge, a corner or the split; or Tab to an edge and move it with the arrow keys (Shift: farther). Esc leaves without changing anything.',
+    ),
     error ? h('p', { class: 'error', role: 'alert' }, error) : null,
     h(
       'div',
       { class: 'box-editor-actions' },
-      h('button', { type: 'button', class: 'button primary', disabled: sending, onClick: () => ask({ boxes }) }, doc.ocr ? 'Apply and read the text again' : 'Apply'),
+      h(
+        'button',
+        { type: 'button', class: 'button primary', disabled: sending, onClick: () => ask({ boxes }) },
+        doc.ocr ? 'Apply and read the text again' : 'Apply',
+      ),
       page.split?.handSet ? h('button', { type: 'button', class: 'button', disabled: sending, onClick: () => ask(null) }, 'Reset to automatic') : null,
       h('button', { type: 'button', class: 'button', disabled: sending, onClick: onClose }, 'Cancel'),
     ),
@@ -230,7 +256,11 @@ export function PageBoxEditor({
             },
             onCancel: () => setAsking(undefined),
           },
-          h('p', null, `Its pages are made anew and their text recognised again, so the ${checked} word${checked === 1 ? '' : 's'} you checked or corrected on them ${checked === 1 ? 'is' : 'are'} lost. The other pages keep theirs.`),
+          h(
+            'p',
+            null,
+            `Its pages are made anew and their text recognised again, so the ${checked} word${checked === 1 ? '' : 's'} you checked or corrected on them ${checked === 1 ? 'is' : 'are'} lost. The other pages keep theirs.`,
+          ),
         )
       : null,
   );

@@ -34,7 +34,17 @@ interface Asked {
   files?: string;
 }
 
-function AcceptDialog({ asked, sandbox, onClose, onDone }: { asked: Asked; sandbox: string; onClose: () => void; onDone: (plugin: PagePluginView) => void }): ComponentChild {
+function AcceptDialog({
+  asked,
+  sandbox,
+  onClose,
+  onDone,
+}: {
+  asked: Asked;
+  sandbox: string;
+  onClose: () => void;
+  onDone: (plugin: PagePluginView) => void;
+}): ComponentChild {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const go = async (): Promise<void> => {
@@ -79,7 +89,11 @@ function AcceptDialog({ asked, sandbox, onClose, onDone }: { asked: Asked; sandb
         h('dd', null, sandbox),
       ),
       h('p', null, h('strong', null, 'What it may do')),
-      h('ul', { class: 'may-do', 'aria-label': 'What it may do' }, asked.mayDo.map((line) => h('li', { key: line, class: 'small' }, line))),
+      h(
+        'ul',
+        { class: 'may-do', 'aria-label': 'What it may do' },
+        asked.mayDo.map((line) => h('li', { key: line, class: 'small' }, line)),
+      ),
     ),
     error ? h('p', { class: 'error', role: 'alert' }, error) : null,
     h(
@@ -92,10 +106,28 @@ function AcceptDialog({ asked, sandbox, onClose, onDone }: { asked: Asked; sandb
 }
 
 function describeRegistry(e: PageRegistryEntryView): Asked {
-  return { how: 'install', slug: e.slug, name: e.name, kind: e.kind, version: e.version, sha256: e.sha256, mayDo: e.mayDo, firstParty: e.firstParty, files: `${e.files} (${e.size}), each checked against the registry's checksum` };
+  return {
+    how: 'install',
+    slug: e.slug,
+    name: e.name,
+    kind: e.kind,
+    version: e.version,
+    sha256: e.sha256,
+    mayDo: e.mayDo,
+    firstParty: e.firstParty,
+    files: `${e.files} (${e.size}), each checked against the registry's checksum`,
+  };
 }
 
-export function PagePluginsPanel({ version, onChanged, onRemove }: { version: number; onChanged: () => void; onRemove: (slug: string, display: string) => void }): ComponentChild {
+export function PagePluginsPanel({
+  version,
+  onChanged,
+  onRemove,
+}: {
+  version: number;
+  onChanged: () => void;
+  onRemove: (slug: string, display: string) => void;
+}): ComponentChild {
   const [view, setView] = useState<PagePluginsView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [asked, setAsked] = useState<Asked | null>(null);
@@ -112,7 +144,11 @@ export function PagePluginsPanel({ version, onChanged, onRemove }: { version: nu
     };
   }, [version]);
 
-  const sandbox = view?.isolation ? (view.isolation.level === 'full' ? `Sandboxed: ${view.isolation.summary}` : `Sandbox partial: ${view.isolation.summary}`) : 'Sandboxed';
+  const sandbox = view?.isolation
+    ? view.isolation.level === 'full'
+      ? `Sandboxed: ${view.isolation.summary}`
+      : `Sandbox partial: ${view.isolation.summary}`
+    : 'Sandboxed';
   return h(
     'section',
     { 'aria-labelledby': 'page-plugins-title' },
@@ -120,7 +156,13 @@ export function PagePluginsPanel({ version, onChanged, onRemove }: { version: nu
     error ? h('p', { class: 'error', role: 'alert' }, error) : null,
     note ? h('p', { class: 'outcome ok', role: 'status' }, note) : null,
     view === null && !error ? h('p', { class: 'muted', role: 'status' }, 'Looking for installed processors and OCR engines…') : null,
-    view && view.installed.length === 0 ? h('p', { class: 'empty-note' }, 'No processor or OCR engine plugin is installed. A processor adds a step to the pipeline (despeckle); an OCR engine reads text its own way.') : null,
+    view && view.installed.length === 0
+      ? h(
+          'p',
+          { class: 'empty-note' },
+          'No processor or OCR engine plugin is installed. A processor adds a step to the pipeline (despeckle); an OCR engine reads text its own way.',
+        )
+      : null,
     view && view.installed.length > 0
       ? h(
           'ul',
@@ -129,15 +171,32 @@ export function PagePluginsPanel({ version, onChanged, onRemove }: { version: nu
             h(
               'li',
               { key: p.slug, class: 'plugin' },
-              h('div', { class: 'plugin-head' }, h('strong', null, p.display), h('span', { class: 'muted' }, ` ${p.version}`), ' ', h('span', { class: 'badge' }, KIND_WORDS[p.kind]), ' ', h(TrustBadge, { plugin: p })),
+              h(
+                'div',
+                { class: 'plugin-head' },
+                h('strong', null, p.display),
+                h('span', { class: 'muted' }, ` ${p.version}`),
+                ' ',
+                h('span', { class: 'badge' }, KIND_WORDS[p.kind]),
+                ' ',
+                h(TrustBadge, { plugin: p }),
+              ),
               h('p', { class: 'small' }, p.description),
               h(
                 'p',
                 { class: 'muted small' },
-                [p.sandbox, p.after ? `runs after ${p.after}` : '', p.languages ? (p.languages.length > 0 ? `reads ${p.languages.join(', ')}` : 'no language yet: put a model in its files folder') : ''].filter((t) => t !== '').join(' · '),
+                [
+                  p.sandbox,
+                  p.after ? `runs after ${p.after}` : '',
+                  p.languages ? (p.languages.length > 0 ? `reads ${p.languages.join(', ')}` : 'no language yet: put a model in its files folder') : '',
+                ]
+                  .filter((t) => t !== '')
+                  .join(' · '),
               ),
               p.state === 'refused' ? h('p', { class: 'card-state bad' }, `Refused: ${p.reason ?? ''}`) : null,
-              p.state === 'changed' ? h('p', { class: 'card-state warn' }, 'Its files changed since you accepted it: it is not run until you accept it again.') : null,
+              p.state === 'changed'
+                ? h('p', { class: 'card-state warn' }, 'Its files changed since you accepted it: it is not run until you accept it again.')
+                : null,
               p.state === 'not-accepted' ? h('p', { class: 'card-state warn' }, 'Not run until you accept it.') : null,
               h(
                 'div',
@@ -145,11 +204,30 @@ export function PagePluginsPanel({ version, onChanged, onRemove }: { version: nu
                 (p.state === 'changed' || p.state === 'not-accepted') && p.sha256
                   ? h(
                       'button',
-                      { type: 'button', class: 'button', 'aria-label': `Accept ${p.display}…`, onClick: () => setAsked({ how: 'accept', slug: p.slug, name: p.display, kind: p.kind, version: p.version, sha256: p.sha256 ?? '', mayDo: p.mayDo, changed: p.state === 'changed' }) },
+                      {
+                        type: 'button',
+                        class: 'button',
+                        'aria-label': `Accept ${p.display}…`,
+                        onClick: () =>
+                          setAsked({
+                            how: 'accept',
+                            slug: p.slug,
+                            name: p.display,
+                            kind: p.kind,
+                            version: p.version,
+                            sha256: p.sha256 ?? '',
+                            mayDo: p.mayDo,
+                            changed: p.state === 'changed',
+                          }),
+                      },
                       'Accept…',
                     )
                   : null,
-                h('button', { type: 'button', class: 'button subtle', onClick: () => onRemove(p.slug, p.display), 'aria-label': `Remove ${p.display}` }, 'Remove'),
+                h(
+                  'button',
+                  { type: 'button', class: 'button subtle', onClick: () => onRemove(p.slug, p.display), 'aria-label': `Remove ${p.display}` },
+                  'Remove',
+                ),
               ),
             ),
           ),
@@ -164,13 +242,31 @@ export function PagePluginsPanel({ version, onChanged, onRemove }: { version: nu
             h(
               'li',
               { key: e.slug, class: 'plugin' },
-              h('div', { class: 'plugin-head' }, h('strong', null, e.name), h('span', { class: 'muted' }, ` ${e.version}`), ' ', h('span', { class: 'badge' }, KIND_WORDS[e.kind]), ' ', e.firstParty ? h('span', { class: 'badge first-party' }, 'First-party') : h('span', { class: 'badge' }, 'Third-party')),
+              h(
+                'div',
+                { class: 'plugin-head' },
+                h('strong', null, e.name),
+                h('span', { class: 'muted' }, ` ${e.version}`),
+                ' ',
+                h('span', { class: 'badge' }, KIND_WORDS[e.kind]),
+                ' ',
+                e.firstParty ? h('span', { class: 'badge first-party' }, 'First-party') : h('span', { class: 'badge' }, 'Third-party'),
+              ),
               h('p', { class: 'small' }, e.description),
               h(
                 'div',
                 { class: 'row' },
                 e.installed ? h('span', { class: 'badge ok' }, 'Installed') : null,
-                h('button', { type: 'button', class: 'button', onClick: () => setAsked(describeRegistry(e)), 'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…` }, e.installed ? 'Reinstall…' : 'Install…'),
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'button',
+                    onClick: () => setAsked(describeRegistry(e)),
+                    'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…`,
+                  },
+                  e.installed ? 'Reinstall…' : 'Install…',
+                ),
               ),
             ),
           ),

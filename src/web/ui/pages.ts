@@ -94,7 +94,13 @@ export function PageGrid({
             'aria-label': `Page ${page.index}, ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}${page.outOfFocus ? ', out of focus' : ''}${checkWords(page) ? `, ${checkWords(page)}` : ''}`,
           },
           h('img', { src: page.thumb, alt: `Page ${page.index}`, loading: 'lazy', width: 160, height: Math.round((160 * page.height) / page.width) }),
-          page.outOfFocus ? h('span', { class: 'badge warn tile-focus', 'aria-hidden': 'true', title: 'Photographed out of focus or shaken: take it again for a surer text' }, 'Out of focus') : null,
+          page.outOfFocus
+            ? h(
+                'span',
+                { class: 'badge warn tile-focus', 'aria-hidden': 'true', title: 'Photographed out of focus or shaken: take it again for a surer text' },
+                'Out of focus',
+              )
+            : null,
           // A space between the two badges, so their words read apart in the tile's text, as its label has them.
           ' ',
           checkWords(page) ? h('span', { class: 'badge warn tile-badge', 'aria-hidden': 'true' }, checkWords(page)) : null,
@@ -102,7 +108,12 @@ export function PageGrid({
         h(
           'div',
           { class: 'tile-foot' },
-          h('span', { class: 'tile-label' }, h('strong', null, `Page ${page.index}`), h('span', { class: 'muted' }, page.hidden ? 'hidden from exports' : shortSide(page))),
+          h(
+            'span',
+            { class: 'tile-label' },
+            h('strong', null, `Page ${page.index}`),
+            h('span', { class: 'muted' }, page.hidden ? 'hidden from exports' : shortSide(page)),
+          ),
           h(EyeToggle, { page, onToggle, disabled: busy }),
         ),
       ),
@@ -118,12 +129,12 @@ function Capture({ frame, page, siblings }: { frame: FrameView; page: PageView; 
     'svg',
     { class: 'capture', viewBox: `0 0 ${frame.width} ${frame.height}`, role: 'img', 'aria-label': label, preserveAspectRatio: 'xMidYMid meet' },
     h('image', { href: frame.image, x: 0, y: 0, width: frame.width, height: frame.height }),
-    siblings
-      .filter((p) => p.index !== page.index && p.split)
-      .map((p) => h('rect', { class: 'other-box', ...p.split?.box, 'stroke-width': stroke })),
+    siblings.filter((p) => p.index !== page.index && p.split).map((p) => h('rect', { class: 'other-box', ...p.split?.box, 'stroke-width': stroke })),
     page.split ? h('rect', { class: 'content-box', ...page.split.content, 'stroke-width': stroke, 'stroke-dasharray': `${stroke * 4} ${stroke * 3}` }) : null,
     page.split ? h('rect', { class: 'page-box', ...page.split.box, 'stroke-width': stroke * 1.5 }) : null,
-    page.split?.gutterX !== undefined ? h('line', { class: 'gutter', x1: page.split.gutterX, x2: page.split.gutterX, y1: 0, y2: frame.height, 'stroke-width': stroke * 1.5 }) : null,
+    page.split?.gutterX !== undefined
+      ? h('line', { class: 'gutter', x1: page.split.gutterX, x2: page.split.gutterX, y1: 0, y2: frame.height, 'stroke-width': stroke * 1.5 })
+      : null,
   );
 }
 
@@ -148,7 +159,8 @@ function decisions(page: PageView): string {
   const parts = [`preset ${page.preset}`, `${page.width}×${page.height} px at ${page.dpi} dpi`];
   if (page.deskew !== undefined) parts.push(`straightened by ${Math.abs(page.deskew).toFixed(1)}°`);
   if (page.dewarped) parts.push('page curl flattened');
-  for (const s of page.pluginSteps ?? []) parts.push(s.failed !== undefined ? `${s.step} (plugin) failed, left out: ${s.failed}` : `${s.step} (plugin)${s.facts ? `: ${s.facts}` : ''}`);
+  for (const s of page.pluginSteps ?? [])
+    parts.push(s.failed !== undefined ? `${s.step} (plugin) failed, left out: ${s.failed}` : `${s.step} (plugin)${s.facts ? `: ${s.facts}` : ''}`);
   return parts.join(' · ');
 }
 
@@ -205,7 +217,11 @@ export function PageViewer({
   useEffect(() => {
     let live = true;
     setText(null);
-    if (page.hasText && !proofreading) api<PageText>('GET', `/api/documents/${doc.id}/pages/${page.index}/text`).then((t) => live && setText(t), () => undefined);
+    if (page.hasText && !proofreading)
+      api<PageText>('GET', `/api/documents/${doc.id}/pages/${page.index}/text`).then(
+        (t) => live && setText(t),
+        () => undefined,
+      );
     return () => {
       live = false;
     };
@@ -240,15 +256,31 @@ export function PageViewer({
           adjusting ? null : h(Legend, { page }),
           // The split and crop set by hand, as in ScanTailor: a flat page has none to set.
           frame && !adjusting && page.split
-            ? h('button', { type: 'button', class: 'button small-button', disabled: busy, onClick: () => setAdjusting(true) }, h(Icon, { name: 'pen', size: 16 }), 'Adjust page box')
+            ? h(
+                'button',
+                { type: 'button', class: 'button small-button', disabled: busy, onClick: () => setAdjusting(true) },
+                h(Icon, { name: 'pen', size: 16 }),
+                'Adjust page box',
+              )
             : null,
         )
       : null,
     h(
       'figure',
       { class: 'after' },
-      h('figcaption', null, h('strong', null, doc.hasCaptures ? 'After' : 'The page'), doc.hasCaptures ? ' — the cleaned page' : ' — from the slim project (its captures are not in it)'),
-      h(ZoomableImage, { src: page.image, alt: `Cleaned page ${page.index}`, width: page.width, height: page.height, resetKey: `${doc.id}/${page.index}/${page.image}` }),
+      h(
+        'figcaption',
+        null,
+        h('strong', null, doc.hasCaptures ? 'After' : 'The page'),
+        doc.hasCaptures ? ' — the cleaned page' : ' — from the slim project (its captures are not in it)',
+      ),
+      h(ZoomableImage, {
+        src: page.image,
+        alt: `Cleaned page ${page.index}`,
+        width: page.width,
+        height: page.height,
+        resetKey: `${doc.id}/${page.index}/${page.image}`,
+      }),
       h('p', { class: 'muted small' }, decisions(page)),
     ),
     page.hasText
@@ -257,7 +289,13 @@ export function PageViewer({
           { class: 'page-text', 'aria-labelledby': 'text-title' },
           h('h3', { id: 'text-title' }, 'Recognised text'),
           text
-            ? h('div', { class: 'text-body', tabIndex: 0, 'aria-label': `Recognised text of page ${page.index}` }, text.text === '' ? h('p', { class: 'muted' }, 'No text was found on this page.') : text.text.split('\n\n').map((para) => h('p', null, readingLines(para))))
+            ? h(
+                'div',
+                { class: 'text-body', tabIndex: 0, 'aria-label': `Recognised text of page ${page.index}` },
+                text.text === ''
+                  ? h('p', { class: 'muted' }, 'No text was found on this page.')
+                  : text.text.split('\n\n').map((para) => h('p', null, readingLines(para))),
+              )
             : h('p', { class: 'muted', role: 'status' }, 'Loading the text…'),
           text?.engine ? h('p', { class: 'muted small' }, `${text.engine}, ${text.languages?.join('+') ?? ''}`) : null,
         )
@@ -271,24 +309,72 @@ export function PageViewer({
       'div',
       { class: 'viewer-bar' },
       h('button', { type: 'button', class: 'button', onClick: onBack, 'aria-keyshortcuts': 'Escape' }, h(Icon, { name: 'grid' }), 'All pages'),
-      h('h2', { id: 'viewer-title', ref: heading, tabIndex: -1 }, `Page ${page.index} of ${doc.pageList.length}`, h('span', { class: 'muted' }, ` — ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}`)),
+      h(
+        'h2',
+        { id: 'viewer-title', ref: heading, tabIndex: -1 },
+        `Page ${page.index} of ${doc.pageList.length}`,
+        h('span', { class: 'muted' }, ` — ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}`),
+      ),
       canProofread
         ? h(
             'div',
             { class: 'mode', role: 'group', 'aria-label': 'How to show the page' },
-            h('button', { type: 'button', class: `button${!proofreading ? ' pressed' : ''}`, 'aria-pressed': !proofreading, onClick: () => onMode('compare') }, doc.hasCaptures ? 'Before and after' : 'Page and text'),
-            h('button', { type: 'button', class: `button${proofreading ? ' pressed' : ''}`, 'aria-pressed': proofreading, onClick: () => onMode('proofread'), 'aria-keyshortcuts': 'P' }, h(Icon, { name: 'pen', size: 16 }), 'Proofread'),
+            h(
+              'button',
+              { type: 'button', class: `button${!proofreading ? ' pressed' : ''}`, 'aria-pressed': !proofreading, onClick: () => onMode('compare') },
+              doc.hasCaptures ? 'Before and after' : 'Page and text',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: `button${proofreading ? ' pressed' : ''}`,
+                'aria-pressed': proofreading,
+                onClick: () => onMode('proofread'),
+                'aria-keyshortcuts': 'P',
+              },
+              h(Icon, { name: 'pen', size: 16 }),
+              'Proofread',
+            ),
           )
         : null,
       h(
         'div',
         { class: 'viewer-nav' },
-        h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Previous page', 'aria-keyshortcuts': 'ArrowLeft PageUp', disabled: !prev, onClick: () => prev && onIndex(prev.index) }, h(Icon, { name: 'prev' })),
-        h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Next page', 'aria-keyshortcuts': 'ArrowRight PageDown', disabled: !next, onClick: () => next && onIndex(next.index) }, h(Icon, { name: 'next' })),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon-button',
+            'aria-label': 'Previous page',
+            'aria-keyshortcuts': 'ArrowLeft PageUp',
+            disabled: !prev,
+            onClick: () => prev && onIndex(prev.index),
+          },
+          h(Icon, { name: 'prev' }),
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon-button',
+            'aria-label': 'Next page',
+            'aria-keyshortcuts': 'ArrowRight PageDown',
+            disabled: !next,
+            onClick: () => next && onIndex(next.index),
+          },
+          h(Icon, { name: 'next' }),
+        ),
         h(EyeToggle, { page, onToggle, disabled: busy }),
       ),
     ),
     proofreading ? h(ProofreadView, { doc, page, initialWord, onOtherPage: (direction) => onOtherDoubtful(page.index, direction) }) : compare,
-    !page.hasText ? h('p', { class: 'muted small note' }, 'No recognised text yet: press Recognise text above (or use the OCR panel) to see it beside the page and proofread it.') : null,
+    !page.hasText
+      ? h(
+          'p',
+          { class: 'muted small note' },
+          'No recognised text yet: press Recognise text above (or use the OCR panel) to see it beside the page and proofread it.',
+        )
+      : null,
   );
 }

@@ -38,16 +38,35 @@ function FieldInput({ field, value, onValue }: { field: FieldView; value: string
       return h(
         'div',
         { class: 'field' },
-        h('label', { class: 'check' }, h('input', { type: 'checkbox', id, checked: value === true, onChange: (e: Event) => onValue((e.currentTarget as HTMLInputElement).checked) }), field.label),
+        h(
+          'label',
+          { class: 'check' },
+          h('input', { type: 'checkbox', id, checked: value === true, onChange: (e: Event) => onValue((e.currentTarget as HTMLInputElement).checked) }),
+          field.label,
+        ),
         help ? h('p', { class: 'muted small', id: described }, help) : null,
       );
     case 'choice':
-      input = h('select', { id, value: String(value), onChange: text, 'aria-describedby': described }, field.choices.map((c) => h('option', { value: c }, c)));
+      input = h(
+        'select',
+        { id, value: String(value), onChange: text, 'aria-describedby': described },
+        field.choices.map((c) => h('option', { value: c }, c)),
+      );
       break;
     case 'int':
     case 'port':
     case 'duration':
-      input = h('input', { id, type: 'number', step: 1, min: field.kind === 'int' ? undefined : 1, inputMode: 'numeric', value: String(value), onInput: text, required: field.required, 'aria-describedby': described });
+      input = h('input', {
+        id,
+        type: 'number',
+        step: 1,
+        min: field.kind === 'int' ? undefined : 1,
+        inputMode: 'numeric',
+        value: String(value),
+        onInput: text,
+        required: field.required,
+        'aria-describedby': described,
+      });
       break;
     case 'secret':
       input = h('input', {
@@ -111,8 +130,14 @@ function ExportSettingsDialog({ view, onClose }: { view: PluginSettingsView; onC
       Modal,
       { title: 'Write secrets as readable text?', onClose: () => setConfirming(false), role: 'alertdialog' },
       h('p', null, `The file will hold ${readable.length === 1 ? 'this secret' : 'these secrets'} of ${view.display} as readable text:`),
-      h('ul', { class: 'secret-names' }, readable.map((f) => h('li', null, h('strong', null, f.label), ` (${f.id})`))),
-      unreachable.length > 0 ? h('p', { class: 'card-state bad' }, `Cannot be read now, so NOT in the file: ${unreachable.map((f) => f.label).join(', ')}.`) : null,
+      h(
+        'ul',
+        { class: 'secret-names' },
+        readable.map((f) => h('li', null, h('strong', null, f.label), ` (${f.id})`)),
+      ),
+      unreachable.length > 0
+        ? h('p', { class: 'card-state bad' }, `Cannot be read now, so NOT in the file: ${unreachable.map((f) => f.label).join(', ')}.`)
+        : null,
       notSet.length > 0 ? h('p', { class: 'muted small' }, `Not set, so not in the file: ${notSet.map((f) => f.label).join(', ')}.`) : null,
       h('p', null, 'Anyone who can read the file can use them. Keep it private and delete it once imported.'),
       error ? h('p', { class: 'error', role: 'alert' }, error) : null,
@@ -144,7 +169,11 @@ function ExportSettingsDialog({ view, onClose }: { view: PluginSettingsView; onC
           h('p', null, `Wrote ${result.settings} setting${result.settings === 1 ? '' : 's'} to ${result.download.fileName}; your browser saves it.`),
           result.warnings.map((w) => h('p', null, w)),
           result.secretsWritten.length > 0
-            ? h('p', null, `Your browser saves it with its usual permissions: make it readable by you alone (on Linux or macOS: chmod 600 ${result.download.fileName}).`)
+            ? h(
+                'p',
+                null,
+                `Your browser saves it with its usual permissions: make it readable by you alone (on Linux or macOS: chmod 600 ${result.download.fileName}).`,
+              )
             : null,
         )
       : null,
@@ -191,18 +220,16 @@ function PluginFacts({ view }: { view: PluginSettingsView }): ComponentChild {
 
 /** The outcome of Check, or that it runs. */
 function CheckOutcome({ check, checkedUnsaved }: { check: CheckView | 'running' | null; checkedUnsaved: boolean }): ComponentChild {
-  return (
-    check && check !== 'running'
-      ? h(
-          'div',
-          { class: `outcome ${check.ok ? 'ok' : 'bad'}`, role: 'status', 'aria-label': 'Check result' },
-          h('p', null, h('strong', null, check.label), ` — ${check.message}`),
-          checkedUnsaved ? h('p', { class: 'small' }, 'These are the values in the form; they are not saved until you press Save.') : null,
-        )
-      : check === 'running'
-        ? h('p', { class: 'muted', role: 'status' }, 'Checking…')
-        : null
-  );
+  return check && check !== 'running'
+    ? h(
+        'div',
+        { class: `outcome ${check.ok ? 'ok' : 'bad'}`, role: 'status', 'aria-label': 'Check result' },
+        h('p', null, h('strong', null, check.label), ` — ${check.message}`),
+        checkedUnsaved ? h('p', { class: 'small' }, 'These are the values in the form; they are not saved until you press Save.') : null,
+      )
+    : check === 'running'
+      ? h('p', { class: 'muted', role: 'status' }, 'Checking…')
+      : null;
 }
 
 /** The hidden file picker behind Import…. */
@@ -299,7 +326,9 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
     setImported(null);
     try {
       const r = await api<ConfigImportView>('POST', `/api/plugins/${slug}/config/import`, { content: await file.text() });
-      setImported(`Imported ${r.settings.length} setting${r.settings.length === 1 ? '' : 's'}${r.secrets.length > 0 ? ` and ${r.secrets.length} secret${r.secrets.length === 1 ? '' : 's'} (${r.secrets.join(', ')})` : ''} from ${file.name}.`);
+      setImported(
+        `Imported ${r.settings.length} setting${r.settings.length === 1 ? '' : 's'}${r.secrets.length > 0 ? ` and ${r.secrets.length} secret${r.secrets.length === 1 ? '' : 's'} (${r.secrets.join(', ')})` : ''} from ${file.name}.`,
+      );
       load(await api<PluginSettingsView>('GET', `/api/plugins/${slug}/settings`));
       onChanged();
     } catch (e) {
@@ -321,7 +350,9 @@ export function PluginSettingsDialog({ slug, onClose, onChanged }: { slug: strin
             },
           },
           h('p', { class: 'muted' }, view.description),
-          view.missing.length > 0 ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${view.missing.join(', ')}`) : h('p', { class: 'card-state ok' }, h(Icon, { name: 'check', size: 16 }), 'Set up'),
+          view.missing.length > 0
+            ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${view.missing.join(', ')}`)
+            : h('p', { class: 'card-state ok' }, h(Icon, { name: 'check', size: 16 }), 'Set up'),
           view.fields.map((f) => h(FieldInput, { field: f, value: values[f.id] ?? '', onValue: (v) => setValues((old) => ({ ...old, [f.id]: v })) })),
           h(PluginFacts, { view }),
           saved ? h('p', { class: 'outcome ok', role: 'status' }, saved) : null,

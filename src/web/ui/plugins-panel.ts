@@ -55,7 +55,13 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
           'div',
           { class: 'install' },
           h('p', null, detail.description || 'No description.', ' ', detail.firstParty ? h(FirstParty, null) : h('span', { class: 'badge' }, 'Third-party')),
-          detail.firstParty ? h('p', { class: 'muted small' }, 'First-party: written by the makers of Quire, and still installed, checked and sandboxed exactly like any other plugin.') : null,
+          detail.firstParty
+            ? h(
+                'p',
+                { class: 'muted small' },
+                'First-party: written by the makers of Quire, and still installed, checked and sandboxed exactly like any other plugin.',
+              )
+            : null,
           h(
             'dl',
             { class: 'facts' },
@@ -70,7 +76,11 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
             h('dt', null, 'Files'),
             h('dd', null, `${detail.files} (${detail.size}), each checked against the registry's checksum`),
             h('dt', null, 'Isolation'),
-            h('dd', { class: detail.isolation.level === 'partial' ? 'warn-text' : undefined }, `${detail.isolation.level === 'full' ? 'Full' : 'Partial'}: ${detail.isolation.summary}`),
+            h(
+              'dd',
+              { class: detail.isolation.level === 'partial' ? 'warn-text' : undefined },
+              `${detail.isolation.level === 'full' ? 'Full' : 'Partial'}: ${detail.isolation.summary}`,
+            ),
           ),
           h(
             'p',
@@ -81,7 +91,11 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
             ? h(
                 'div',
                 { class: 'notice' },
-                h('p', null, 'Plugins cannot be isolated on this system, and this one is not the first-party plugin shipped with Quire: without isolation it could reach more of your computer than its own folder.'),
+                h(
+                  'p',
+                  null,
+                  'Plugins cannot be isolated on this system, and this one is not the first-party plugin shipped with Quire: without isolation it could reach more of your computer than its own folder.',
+                ),
                 h(
                   'label',
                   { class: 'check' },
@@ -102,14 +116,28 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
       h(
         'button',
         // The dialog's answer has the focus once the plugin's declaration is read (Cancel while it cannot be installed).
-        { type: 'button', class: 'button primary', 'data-autofocus': true, disabled: !detail || installing || apiMismatch || (needsYes && !unisolated), onClick: () => void install() },
+        {
+          type: 'button',
+          class: 'button primary',
+          'data-autofocus': true,
+          disabled: !detail || installing || apiMismatch || (needsYes && !unisolated),
+          onClick: () => void install(),
+        },
         installing ? 'Installing…' : detail?.installed ? 'Install again' : 'Install',
       ),
     ),
   );
 }
 
-export function PluginsPanel({ version, onChanged, onSettings }: { version: number; onChanged: () => void; onSettings: (slug: string) => void }): ComponentChild {
+export function PluginsPanel({
+  version,
+  onChanged,
+  onSettings,
+}: {
+  version: number;
+  onChanged: () => void;
+  onSettings: (slug: string) => void;
+}): ComponentChild {
   const [plugins, setPlugins] = useState<PluginsView | null>(null);
   const [registry, setRegistry] = useState<RegistryView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -160,7 +188,11 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
     note ? h('p', { class: 'outcome ok', role: 'status' }, note) : null,
     plugins
       ? plugins.isolation.level === 'partial'
-        ? h('p', { class: 'notice', 'aria-label': 'Isolation' }, `Isolation: partial — ${plugins.isolation.summary}. Only first-party plugins run here unless you allow one when you install it.`)
+        ? h(
+            'p',
+            { class: 'notice', 'aria-label': 'Isolation' },
+            `Isolation: partial — ${plugins.isolation.summary}. Only first-party plugins run here unless you allow one when you install it.`,
+          )
         : h('p', { class: 'muted small', 'aria-label': 'Isolation' }, `Isolation: full — ${plugins.isolation.summary}.`)
       : null,
     h(
@@ -168,7 +200,13 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
       { 'aria-labelledby': 'installed-title' },
       h('h3', { id: 'installed-title' }, 'Installed destinations'),
       plugins === null && !error ? h('p', { class: 'muted', role: 'status' }, 'Looking for installed destinations…') : null,
-      plugins && plugins.installed.length === 0 ? h('p', { class: 'empty-note' }, 'No destination is installed yet. Install one from the registry below to send exports to a library, an e-reader or a corpus.') : null,
+      plugins && plugins.installed.length === 0
+        ? h(
+            'p',
+            { class: 'empty-note' },
+            'No destination is installed yet. Install one from the registry below to send exports to a library, an e-reader or a corpus.',
+          )
+        : null,
       plugins && plugins.installed.length > 0
         ? h(
             'ul',
@@ -177,7 +215,16 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
               h(
                 'li',
                 { key: p.slug, class: 'plugin' },
-                h('div', { class: 'plugin-head' }, h('strong', null, p.display), h('span', { class: 'muted' }, ` ${p.version}`), ' ', p.firstParty ? h(FirstParty, null) : null, ' ', h(StateBadge, { plugin: p })),
+                h(
+                  'div',
+                  { class: 'plugin-head' },
+                  h('strong', null, p.display),
+                  h('span', { class: 'muted' }, ` ${p.version}`),
+                  ' ',
+                  p.firstParty ? h(FirstParty, null) : null,
+                  ' ',
+                  h(StateBadge, { plugin: p }),
+                ),
                 h('p', { class: 'small' }, p.description),
                 p.state === 'needs-settings' ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${p.missing.join(', ')}`) : null,
                 p.state === 'unreadable' ? h('p', { class: 'card-state warn' }, `${p.unreadable ?? 'A secret cannot be read'}.`) : null,
@@ -186,8 +233,12 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
                 h(
                   'div',
                   { class: 'row' },
-                  p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: () => onSettings(p.slug), 'aria-label': `Settings of ${p.display}` }, 'Settings…') : null,
-                  p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: () => void check(p), 'aria-label': `Check ${p.display}` }, 'Check') : null,
+                  p.state !== 'refused'
+                    ? h('button', { type: 'button', class: 'button', onClick: () => onSettings(p.slug), 'aria-label': `Settings of ${p.display}` }, 'Settings…')
+                    : null,
+                  p.state !== 'refused'
+                    ? h('button', { type: 'button', class: 'button', onClick: () => void check(p), 'aria-label': `Check ${p.display}` }, 'Check')
+                    : null,
                   h('button', { type: 'button', class: 'button subtle', onClick: () => setRemoving(p), 'aria-label': `Remove ${p.display}` }, 'Remove'),
                 ),
                 checks[p.slug] ? h('p', { class: 'small', role: 'status' }, checks[p.slug]) : null,
@@ -216,14 +267,30 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
               h(
                 'li',
                 { key: e.slug, class: 'plugin' },
-                h('div', { class: 'plugin-head' }, h('strong', null, e.name), h('span', { class: 'muted' }, ` ${e.version}`), ' ', e.firstParty ? h(FirstParty, null) : h('span', { class: 'badge' }, 'Third-party')),
+                h(
+                  'div',
+                  { class: 'plugin-head' },
+                  h('strong', null, e.name),
+                  h('span', { class: 'muted' }, ` ${e.version}`),
+                  ' ',
+                  e.firstParty ? h(FirstParty, null) : h('span', { class: 'badge' }, 'Third-party'),
+                ),
                 h('p', { class: 'small' }, e.description),
                 h(
                   'div',
                   { class: 'row' },
                   // The accessible name starts with the words shown, as speech input users say them.
                   e.installed ? h('span', { class: 'badge ok' }, 'Installed') : null,
-                  h('button', { type: 'button', class: 'button', onClick: () => setInstalling(e.slug), 'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…` }, e.installed ? 'Reinstall…' : 'Install…'),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'button',
+                      onClick: () => setInstalling(e.slug),
+                      'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…`,
+                    },
+                    e.installed ? 'Reinstall…' : 'Install…',
+                  ),
                 ),
               ),
             ),
@@ -243,7 +310,11 @@ export function PluginsPanel({ version, onChanged, onSettings }: { version: numb
           onClose: () => setInstalling(null),
           onInstalled: (p) => {
             setInstalling(null);
-            setNote(p.state === 'needs-settings' ? `${p.display} is installed. Not set up yet — needs ${p.missing.join(', ')}.` : `${p.display} is installed and ready.`);
+            setNote(
+              p.state === 'needs-settings'
+                ? `${p.display} is installed. Not set up yet — needs ${p.missing.join(', ')}.`
+                : `${p.display} is installed and ready.`,
+            );
             onChanged();
           },
         })

@@ -86,7 +86,13 @@ export function StageList({ stages, label = 'Stages' }: { stages: StageProgress[
         h(
           'span',
           { class: 'step-mark', 'aria-hidden': 'true' },
-          s.state === 'done' ? h(Icon, { name: 'check', size: 16 }) : s.state === 'running' ? h('span', { class: 'spinner' }) : s.state === 'failed' ? '✕' : '·',
+          s.state === 'done'
+            ? h(Icon, { name: 'check', size: 16 })
+            : s.state === 'running'
+              ? h('span', { class: 'spinner' })
+              : s.state === 'failed'
+                ? '✕'
+                : '·',
         ),
         h('span', { class: 'step-name' }, s.label),
         h('span', { class: 'step-detail' }, ` — ${stageDetail(s)}`),
@@ -104,7 +110,12 @@ export function TaskPanel({ doc, onCancel, compact = false }: { doc: DocumentSum
   const count = running ? countWords(running) : null;
   const line = running ? `${running.label}${count ? `: ${count}` : '…'}` : 'Starting…';
   // With no pace to go by yet (or on the last unit), the time the stage has run says it is alive, and nothing false.
-  const when = times.left !== undefined ? ` — about ${formatSeconds(times.left)} left` : times.running !== undefined && times.running >= 5 ? ` — running for ${formatSeconds(times.running)}` : '';
+  const when =
+    times.left !== undefined
+      ? ` — about ${formatSeconds(times.left)} left`
+      : times.running !== undefined && times.running >= 5
+        ? ` — running for ${formatSeconds(times.running)}`
+        : '';
   return h(
     'section',
     { class: compact ? 'task compact' : 'task', 'aria-labelledby': 'task-title', 'aria-busy': 'true' },
@@ -114,12 +125,7 @@ export function TaskPanel({ doc, onCancel, compact = false }: { doc: DocumentSum
       h('h2', { id: 'task-title' }, `${TITLES[task.kind]} ${compact ? '' : doc.name}`.trim()),
       h('button', { type: 'button', class: 'button', onClick: onCancel }, 'Cancel'),
     ),
-    h(
-      'p',
-      { class: 'task-line', id: 'task-line' },
-      line,
-      when ? h('span', { class: 'task-left' }, when) : null,
-    ),
+    h('p', { class: 'task-line', id: 'task-line' }, line, when ? h('span', { class: 'task-left' }, when) : null),
     h('progress', { max: 100, value: percent, 'aria-labelledby': 'task-line' }),
     h(StageList, { stages: task.stages }),
     !compact && task.frames

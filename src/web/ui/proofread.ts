@@ -102,7 +102,9 @@ function keyTarget(key: string, words: PageWords, all: WordView[], current: Word
       const target = lines[at + (key === 'ArrowDown' ? 1 : -1)];
       if (!target || !current) return !current && all.length > 0 ? 0 : null;
       const middle = (current.box.x0 + current.box.x1) / 2;
-      const nearest = target.words.reduce((best, w) => (Math.abs((w.box.x0 + w.box.x1) / 2 - middle) < Math.abs((best.box.x0 + best.box.x1) / 2 - middle) ? w : best));
+      const nearest = target.words.reduce((best, w) =>
+        Math.abs((w.box.x0 + w.box.x1) / 2 - middle) < Math.abs((best.box.x0 + best.box.x1) / 2 - middle) ? w : best,
+      );
       return nearest.n;
     }
     case 'Home':
@@ -118,15 +120,40 @@ function keyTarget(key: string, words: PageWords, all: WordView[], current: Word
 }
 
 /** The page image with the words to check, the checked ones and the picked one marked. */
-function ProofPage({ words, page, marked, current, pick }: { words: PageWords; page: PageView; marked: WordView[]; current: WordView | undefined; pick: (n: number) => void }): ComponentChild {
+function ProofPage({
+  words,
+  page,
+  marked,
+  current,
+  pick,
+}: {
+  words: PageWords;
+  page: PageView;
+  marked: WordView[];
+  current: WordView | undefined;
+  pick: (n: number) => void;
+}): ComponentChild {
   const pageDoubtful = words.doubtful;
   return h(
     'figure',
     { class: 'proof-page' },
-    h('figcaption', null, h('strong', null, 'The page'), ' — words to check are marked', h('span', { class: 'swatch doubtful', 'aria-hidden': 'true' }), ', checked ones', h('span', { class: 'swatch checked', 'aria-hidden': 'true' })),
+    h(
+      'figcaption',
+      null,
+      h('strong', null, 'The page'),
+      ' — words to check are marked',
+      h('span', { class: 'swatch doubtful', 'aria-hidden': 'true' }),
+      ', checked ones',
+      h('span', { class: 'swatch checked', 'aria-hidden': 'true' }),
+    ),
     h(
       'svg',
-      { class: 'proof-image', viewBox: `0 0 ${words.width} ${words.height}`, role: 'img', 'aria-label': `Page ${page.index} with ${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check marked${current ? `, and the box of “${current.text}”` : ''}` },
+      {
+        class: 'proof-image',
+        viewBox: `0 0 ${words.width} ${words.height}`,
+        role: 'img',
+        'aria-label': `Page ${page.index} with ${pageDoubtful} word${pageDoubtful === 1 ? '' : 's'} to check marked${current ? `, and the box of “${current.text}”` : ''}`,
+      },
       h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
       marked.map((w) => rect(w, wordState(w), pick)),
       current ? rect(current, 'selected') : null,
@@ -159,17 +186,33 @@ function WordDetail({
     { class: 'word-detail' },
     h(
       'svg',
-      { class: 'magnifier', viewBox: `${magnified.x} ${magnified.y} ${magnified.width} ${magnified.height}`, role: 'img', 'aria-label': `The line of “${current.text}” on the page, enlarged` },
+      {
+        class: 'magnifier',
+        viewBox: `${magnified.x} ${magnified.y} ${magnified.width} ${magnified.height}`,
+        role: 'img',
+        'aria-label': `The line of “${current.text}” on the page, enlarged`,
+      },
       h('image', { href: page.image, x: 0, y: 0, width: words.width, height: words.height, preserveAspectRatio: 'none' }),
       rect(current, 'selected'),
     ),
-    h('div', { class: 'word-facts small' }, whyDoubtful(current).map((t) => h('p', null, t))),
+    h(
+      'div',
+      { class: 'word-facts small' },
+      whyDoubtful(current).map((t) => h('p', null, t)),
+    ),
     h(
       'div',
       { class: 'row' },
-      h('button', { type: 'button', class: 'button', disabled: busy, onClick: startEditing, 'aria-keyshortcuts': 'Enter' }, h(Icon, { name: 'pen', size: 16 }), 'Correct'),
+      h(
+        'button',
+        { type: 'button', class: 'button', disabled: busy, onClick: startEditing, 'aria-keyshortcuts': 'Enter' },
+        h(Icon, { name: 'pen', size: 16 }),
+        'Correct',
+      ),
       !current.edit ? h('button', { type: 'button', class: 'button', disabled: busy, onClick: () => void save({ text: current.text }) }, 'Mark checked') : null,
-      current.edit ? h('button', { type: 'button', class: 'button subtle', disabled: busy, onClick: () => void save({ restore: true }) }, `Restore “${current.edit.from}”`) : null,
+      current.edit
+        ? h('button', { type: 'button', class: 'button subtle', disabled: busy, onClick: () => void save({ restore: true }) }, `Restore “${current.edit.from}”`)
+        : null,
       h(AddToDictionary, { word: current, disabled: busy, onNote }),
     ),
   );
@@ -225,7 +268,17 @@ function WordInput({
 }
 
 /** The proofreading bar: the words to check on this page and in the document, and the way to the next one. */
-function ProofBar({ pageDoubtful, docDoubtful, checked, nextDoubtful }: { pageDoubtful: number; docDoubtful: number; checked: number; nextDoubtful: (direction: 1 | -1) => void }): ComponentChild {
+function ProofBar({
+  pageDoubtful,
+  docDoubtful,
+  checked,
+  nextDoubtful,
+}: {
+  pageDoubtful: number;
+  docDoubtful: number;
+  checked: number;
+  nextDoubtful: (direction: 1 | -1) => void;
+}): ComponentChild {
   return h(
     'div',
     { class: 'proof-bar' },
@@ -283,14 +336,27 @@ function ProofLines({
       h(
         'div',
         { class: 'proof-para' },
-        para.map((line) => h('div', { class: 'proof-line' }, line.words.map((w) => input(w) ?? button(w)))),
+        para.map((line) =>
+          h(
+            'div',
+            { class: 'proof-line' },
+            line.words.map((w) => input(w) ?? button(w)),
+          ),
+        ),
       ),
     ),
   );
 }
 
 /** A word's correction in progress: whether it runs, the text typed. */
-function useWordEditing(): { editing: boolean; draft: string; setDraft: (text: string) => void; editingRef: { current: boolean }; stopEditing: () => void; begin: (text: string) => void } {
+function useWordEditing(): {
+  editing: boolean;
+  draft: string;
+  setDraft: (text: string) => void;
+  editingRef: { current: boolean };
+  stopEditing: () => void;
+  begin: (text: string) => void;
+} {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   // Set at once (state lags a render): the field's blur after Enter or Escape must not save a second time.
@@ -308,7 +374,12 @@ function useWordEditing(): { editing: boolean; draft: string; setDraft: (text: s
 }
 
 /** A page's words, read again when the document changes; `onNewPage` runs when another page's words arrive. */
-function usePageWords(docId: string, pageIndex: number, revision: number, onNewPage: (w: PageWords) => void): { words: PageWords | null; setWords: (f: (w: PageWords | null) => PageWords | null) => void; error: string | null } {
+function usePageWords(
+  docId: string,
+  pageIndex: number,
+  revision: number,
+  onNewPage: (w: PageWords) => void,
+): { words: PageWords | null; setWords: (f: (w: PageWords | null) => PageWords | null) => void; error: string | null } {
   const [words, setWords] = useState<PageWords | null>(null);
   const [error, setError] = useState<string | null>(null);
   const shownPage = useRef<number | null>(null);
@@ -334,7 +405,13 @@ function usePageWords(docId: string, pageIndex: number, revision: number, onNewP
 }
 
 /** The picked word takes the focus when the keyboard moved to it (`focusWord`), and shows on the page and in the text. */
-function useFocusPicked(textRef: { current: HTMLDivElement | null }, selected: number | null, editing: boolean, words: PageWords | null, focusWord: { current: boolean }): void {
+function useFocusPicked(
+  textRef: { current: HTMLDivElement | null },
+  selected: number | null,
+  editing: boolean,
+  words: PageWords | null,
+  focusWord: { current: boolean },
+): void {
   useEffect(() => {
     if (selected === null || editing) return;
     const button = textRef.current?.querySelector<HTMLElement>(`[data-n="${selected}"]`);
@@ -425,7 +502,8 @@ export function ProofreadView({
       return;
     }
     if (onOtherPage(direction)) latest.current.loaded = false;
-    else setNote({ tone: 'ok', text: direction === 1 ? 'No word to check after this one, on this page or the next ones.' : 'No word to check before this one.' });
+    else
+      setNote({ tone: 'ok', text: direction === 1 ? 'No word to check after this one, on this page or the next ones.' : 'No word to check before this one.' });
   };
 
   useNextWordKeys(nextDoubtful);
@@ -448,7 +526,14 @@ export function ProofreadView({
       setWords((w) =>
         w ? { ...w, ...result.page, lines: w.lines.map((l) => ({ ...l, words: l.words.map((x) => (x.n === result.word.n ? result.word : x)) })) } : w,
       );
-      setNote({ tone: 'ok', text: change.restore ? `Back to “${result.word.text}”.` : result.word.text === word.text ? `“${word.text}” is checked.` : `“${word.text}” is now “${result.word.text}”.` });
+      setNote({
+        tone: 'ok',
+        text: change.restore
+          ? `Back to “${result.word.text}”.`
+          : result.word.text === word.text
+            ? `“${word.text}” is checked.`
+            : `“${word.text}” is now “${result.word.text}”.`,
+      });
     } catch (e) {
       setNote({ tone: 'bad', text: messageOf(e) });
     }

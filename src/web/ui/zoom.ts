@@ -37,7 +37,19 @@ function zoomAround(view: View, zoom: number, px: number, py: number, width: num
   return clamp({ zoom: next, x: px - (px - view.x) * ratio, y: py - (py - view.y) * ratio }, width, height);
 }
 
-export function ZoomableImage({ src, alt, width, height, resetKey }: { src: string; alt: string; width: number; height: number; resetKey: string }): ComponentChild {
+export function ZoomableImage({
+  src,
+  alt,
+  width,
+  height,
+  resetKey,
+}: {
+  src: string;
+  alt: string;
+  width: number;
+  height: number;
+  resetKey: string;
+}): ComponentChild {
   const box = useRef<HTMLDivElement>(null);
   const [view, setView] = useState<View>(WHOLE);
   const drag = useRef<{ id: number; x: number; y: number; from: View } | null>(null);
@@ -73,10 +85,29 @@ export function ZoomableImage({ src, alt, width, height, resetKey }: { src: stri
     h(
       'div',
       { class: 'zoom-tools', role: 'group', 'aria-label': 'Zoom' },
-      h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Zoom out', title: 'Zoom out (-)', disabled: view.zoom <= MIN_ZOOM, onClick: () => zoomBy(1 / STEP) }, '−'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'icon-button',
+          'aria-label': 'Zoom out',
+          title: 'Zoom out (-)',
+          disabled: view.zoom <= MIN_ZOOM,
+          onClick: () => zoomBy(1 / STEP),
+        },
+        '−',
+      ),
       h('output', { class: 'zoom-level', 'aria-live': 'polite', 'aria-label': 'Zoom level' }, percent),
-      h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Zoom in', title: 'Zoom in (+)', disabled: view.zoom >= MAX_ZOOM, onClick: () => zoomBy(STEP) }, '+'),
-      h('button', { type: 'button', class: 'button small-button', title: 'The whole page (0)', disabled: view.zoom === 1, onClick: () => setView(WHOLE) }, 'Whole page'),
+      h(
+        'button',
+        { type: 'button', class: 'icon-button', 'aria-label': 'Zoom in', title: 'Zoom in (+)', disabled: view.zoom >= MAX_ZOOM, onClick: () => zoomBy(STEP) },
+        '+',
+      ),
+      h(
+        'button',
+        { type: 'button', class: 'button small-button', title: 'The whole page (0)', disabled: view.zoom === 1, onClick: () => setView(WHOLE) },
+        'Whole page',
+      ),
     ),
     h(
       'div',
@@ -90,7 +121,12 @@ export function ZoomableImage({ src, alt, width, height, resetKey }: { src: stri
         'aria-label': `${alt}, at ${percent}: + and - zoom, arrow keys move the page, 0 shows it whole`,
         onKeyDown: (e: KeyboardEvent) => {
           const { w, h: ht } = size();
-          const moves: Record<string, [number, number]> = { ArrowLeft: [w * KEY_PAN, 0], ArrowRight: [-w * KEY_PAN, 0], ArrowUp: [0, ht * KEY_PAN], ArrowDown: [0, -ht * KEY_PAN] };
+          const moves: Record<string, [number, number]> = {
+            ArrowLeft: [w * KEY_PAN, 0],
+            ArrowRight: [-w * KEY_PAN, 0],
+            ArrowUp: [0, ht * KEY_PAN],
+            ArrowDown: [0, -ht * KEY_PAN],
+          };
           if (e.key === '+' || e.key === '=') zoomBy(STEP);
           else if (e.key === '-') zoomBy(1 / STEP);
           else if (e.key === '0') setView(WHOLE);

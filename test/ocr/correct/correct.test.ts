@@ -17,7 +17,12 @@ function page(languages: string[], ...lines: OcrWord[][]): OcrPage {
     dpi: 300,
     engine: 'tesseract',
     languages,
-    blocks: [{ box: { x0: 0, y0: 0, x1: 1000, y1: 1000 }, paragraphs: [{ box: { x0: 0, y0: 0, x1: 1000, y1: 1000 }, lines: lines.map((words) => ({ box: { x0: 0, y0: 0, x1: 1000, y1: 20 }, words })) }] }],
+    blocks: [
+      {
+        box: { x0: 0, y0: 0, x1: 1000, y1: 1000 },
+        paragraphs: [{ box: { x0: 0, y0: 0, x1: 1000, y1: 1000 }, lines: lines.map((words) => ({ box: { x0: 0, y0: 0, x1: 1000, y1: 20 }, words })) }],
+      },
+    ],
   };
 }
 
@@ -38,7 +43,24 @@ describe('the lexicon-checked correction', () => {
       [word('clle'), word('ct'), word('le'), word('suprémc'), word('«avangais»,'), word('se'), word('repenür'), word('les'), word('bommes')],
     );
     const corrected = await fra.correct(read);
-    expect(text(corrected)).toEqual(['J’avançais', 'même', 'si', 'l’on', 'peut', 'être', 'sûr,', 'elle', 'et', 'le', 'suprémc', '«avançais»,', 'se', 'repentir', 'les', 'hommes']);
+    expect(text(corrected)).toEqual([
+      'J’avançais',
+      'même',
+      'si',
+      'l’on',
+      'peut',
+      'être',
+      'sûr,',
+      'elle',
+      'et',
+      'le',
+      'suprémc',
+      '«avançais»,',
+      'se',
+      'repentir',
+      'les',
+      'hommes',
+    ]);
     const [avancais, meme] = words(corrected);
     expect(avancais.correction).toEqual({ from: 'J’avangais', reason: 'known-confusion', change: 'g→ç', language: 'fra' });
     expect(meme.correction).toEqual({ from: 'méme', reason: 'engine-choice', change: 'é→ê', language: 'fra' });
@@ -53,7 +75,10 @@ describe('the lexicon-checked correction', () => {
   it('takes, of several words made from the engine’s choices, the one among the language’s most frequent, and only when it is the only one', async () => {
     const eng = await openCorrector(['eng']);
     // "bn": "in", "im", "fa", "ta"… are words; only "in" is a frequent one. "ia": "in", "is" and "be" all are.
-    const read = page(['eng'], [word('the'), word('bn', { 0: ['i', 'k', 'f', 't'], 1: ['m', 'a'] }), word('town'), word('ia', { 0: ['b', 'I', 'k'], 1: ['n', 's', 'e'] }), word('May')]);
+    const read = page(
+      ['eng'],
+      [word('the'), word('bn', { 0: ['i', 'k', 'f', 't'], 1: ['m', 'a'] }), word('town'), word('ia', { 0: ['b', 'I', 'k'], 1: ['n', 's', 'e'] }), word('May')],
+    );
     const corrected = await eng.correct(read);
     expect(text(corrected)).toEqual(['the', 'in', 'town', 'ia', 'May']);
     expect(words(corrected)[1].correction).toEqual({ from: 'bn', reason: 'engine-choice', change: 'b→i', language: 'eng' });
@@ -89,7 +114,11 @@ describe('the lexicon-checked correction', () => {
     const fra = await openCorrector(['fra']);
     // "avangais" kept by a person (a name in this book); "méme" corrected by the step, then edited by a person.
     const kept: OcrWord = { ...word('avangais'), edit: { from: 'avangais' } };
-    const edited: OcrWord = { ...word('Même'), correction: { from: 'méme', reason: 'known-confusion', change: 'é→ê', language: 'fra' }, edit: { from: 'même' } };
+    const edited: OcrWord = {
+      ...word('Même'),
+      correction: { from: 'méme', reason: 'known-confusion', change: 'é→ê', language: 'fra' },
+      edit: { from: 'même' },
+    };
     const corrected = await fra.correct(page(['fra'], [kept, edited, word('J’avangais')]));
     expect(text(corrected)).toEqual(['avangais', 'Même', 'J’avançais']);
     expect(words(corrected)[0].correction).toBeUndefined();
@@ -140,26 +169,65 @@ describe('the lexicon-checked correction', () => {
       [word('Acace'), word('à'), word('succédé'), word('à'), word('Eusèbe;'), word('il'), word('à')],
       [word('été'), word('élu,'), word('la'), word('doctrine'), word('qu’il'), word('leur'), word('à'), word('transmise')],
       // The preposition: before a noun that is a participle's form too, a place, "tout à fait", a word after a mark.
-      [word('à'), word('côté,'), word('à'), word('durée'), word('fixe,'), word('tout'), word('à'), word('fait'), word('à'), word('«été»'), word('à'), word('Nicée')],
+      [
+        word('à'),
+        word('côté,'),
+        word('à'),
+        word('durée'),
+        word('fixe,'),
+        word('tout'),
+        word('à'),
+        word('fait'),
+        word('à'),
+        word('«été»'),
+        word('à'),
+        word('Nicée'),
+      ],
     );
     const corrected = await fra.correct(read);
-    expect(text(corrected).join(' ')).toBe('Acace a succédé à Eusèbe; il a été élu, la doctrine qu’il leur a transmise à côté, à durée fixe, tout à fait à «été» à Nicée');
+    expect(text(corrected).join(' ')).toBe(
+      'Acace a succédé à Eusèbe; il a été élu, la doctrine qu’il leur a transmise à côté, à durée fixe, tout à fait à «été» à Nicée',
+    );
     expect(words(corrected)[1].correction).toEqual({ from: 'à', reason: 'grammar', change: 'à→a', language: 'fra' });
     expect(corrected.correction).toMatchObject({ corrected: 3 });
     expect(text(undoCorrections(corrected))).toEqual(text(read));
     // "Il" read as "H" at a sentence's start; "H" elsewhere, or before a name, stays.
     const il = await fra.correct(
-      page(['fra'], [word('homéenne,'), word('H'), word('ne'), word('raconte'), word('la'), word('bombe'), word('H'), word('explose.'), word('H'), word('Martin')]),
+      page(
+        ['fra'],
+        [word('homéenne,'), word('H'), word('ne'), word('raconte'), word('la'), word('bombe'), word('H'), word('explose.'), word('H'), word('Martin')],
+      ),
     );
     expect(text(il).join(' ')).toBe('homéenne, Il ne raconte la bombe H explose. H Martin');
     expect(words(il)[1].correction).toEqual({ from: 'H', reason: 'grammar', change: 'H→Il', language: 'fra' });
     // Dictionary words no book means there: "mème" for "même", "fous deux" for "tous deux"; "fous" elsewhere stays.
-    const traps = await fra.correct(page(['fra'], [word('la'), word('mème'), word('ville,'), word('«Mèmes»'), word('fous'), word('deux'), word('des'), word('fous'), word('rires')]));
+    const traps = await fra.correct(
+      page(['fra'], [word('la'), word('mème'), word('ville,'), word('«Mèmes»'), word('fous'), word('deux'), word('des'), word('fous'), word('rires')]),
+    );
     expect(text(traps).join(' ')).toBe('la même ville, «Mêmes» tous deux des fous rires');
     expect(words(traps)[1].correction).toEqual({ from: 'mème', reason: 'grammar', change: 'mème→même', language: 'fra' });
     // The first of a month, its raised "er" lost; "1°" (primo) elsewhere stays.
     const dates = await fra.correct(
-      page(['fra'], [word('après'), word('le'), word('1'), word('octobre'), word('359,'), word('entre'), word('le'), word('1°'), word('et'), word('le'), word('10'), word('octobre'), word('1°'), word('la'), word('foi')]),
+      page(
+        ['fra'],
+        [
+          word('après'),
+          word('le'),
+          word('1'),
+          word('octobre'),
+          word('359,'),
+          word('entre'),
+          word('le'),
+          word('1°'),
+          word('et'),
+          word('le'),
+          word('10'),
+          word('octobre'),
+          word('1°'),
+          word('la'),
+          word('foi'),
+        ],
+      ),
     );
     expect(text(dates).join(' ')).toBe('après le 1er octobre 359, entre le 1er et le 10 octobre 1° la foi');
     expect(words(dates)[7].correction).toEqual({ from: '1°', reason: 'grammar', change: '1°→1er', language: 'fra' });
@@ -172,16 +240,54 @@ describe('the lexicon-checked correction', () => {
     expect(text(bars).join(' ')).toBe('proximité et |a lumière');
     expect(words(bars)[0].correction).toEqual({ from: '|proximité', reason: 'known-confusion', change: '| dropped' });
     // A small s read as a straight quote on a blurred page, where no other quote closes it; a real quotation stays.
-    const quotes = await fra.correct(page(['fra'], [word('peu'), word('après'), word('"a'), word('naissance'), word('"i'), word('bien')], [word('il'), word('dit'), word('"oui"'), word('et'), word('"a'), word('vu'), word('tout"'), word('«e'), word('quitter,'), word('«a'), word('vu'), word('»')]));
+    const quotes = await fra.correct(
+      page(
+        ['fra'],
+        [word('peu'), word('après'), word('"a'), word('naissance'), word('"i'), word('bien')],
+        [
+          word('il'),
+          word('dit'),
+          word('"oui"'),
+          word('et'),
+          word('"a'),
+          word('vu'),
+          word('tout"'),
+          word('«e'),
+          word('quitter,'),
+          word('«a'),
+          word('vu'),
+          word('»'),
+        ],
+      ),
+    );
     expect(text(quotes).join(' ')).toBe('peu après sa naissance si bien il dit "oui" et "a vu tout" se quitter, «a vu »');
     expect(words(quotes)[2].correction).toEqual({ from: '"a', reason: 'known-confusion', change: '"→s' });
     // Small type reads the s as "<" too; an editor's angle brackets close what they open.
-    const angles = await fra.correct(page(['fra'], [word('et'), word('<a'), word('galanterie'), word('de'), word('ces'), word('<hérétiques>'), word('<a'), word('vérité>')]));
+    const angles = await fra.correct(
+      page(['fra'], [word('et'), word('<a'), word('galanterie'), word('de'), word('ces'), word('<hérétiques>'), word('<a'), word('vérité>')]),
+    );
     expect(text(angles).join(' ')).toBe('et sa galanterie de ces <hérétiques> <a vérité>');
     expect(words(angles)[1].correction).toEqual({ from: '<a', reason: 'known-confusion', change: '<→s' });
     // A capital A read "À": an initial, or the article of an English title; the French preposition stays.
     const titles = await fra.correct(
-      page(['fra'], [word('Constance,'), word('À'), word('History'), word('of'), word('Neo-Arianism,'), word('À.'), word('VON'), word('STOCKHAUSEN,'), word('À'), word('Cambridge,'), word('il'), word('À'), word('peine')]),
+      page(
+        ['fra'],
+        [
+          word('Constance,'),
+          word('À'),
+          word('History'),
+          word('of'),
+          word('Neo-Arianism,'),
+          word('À.'),
+          word('VON'),
+          word('STOCKHAUSEN,'),
+          word('À'),
+          word('Cambridge,'),
+          word('il'),
+          word('À'),
+          word('peine'),
+        ],
+      ),
     );
     expect(text(titles).join(' ')).toBe('Constance, A History of Neo-Arianism, A. VON STOCKHAUSEN, À Cambridge, il À peine');
     expect(words(titles)[1].correction).toEqual({ from: 'À', reason: 'grammar', change: 'À→A' });
@@ -194,7 +300,9 @@ describe('the lexicon-checked correction', () => {
     expect(text(inside).join(' ')).toBe('se dispersèrent. MacDonald LaFontaine');
     expect(words(inside)[1].correction).toEqual({ from: 'disPersèrent.', reason: 'known-confusion', change: 'P→p' });
     // A closing bracket glued to a name in capitals with none open is its last I; a bracket that closes one stays.
-    const brackets = await fra.correct(page(['fra'], [word('M.'), word('SIMONETT],'), word('La'), word('crisi'), word('[ARIUS'), word('VIVIT]'), word('et'), word('[...]')]));
+    const brackets = await fra.correct(
+      page(['fra'], [word('M.'), word('SIMONETT],'), word('La'), word('crisi'), word('[ARIUS'), word('VIVIT]'), word('et'), word('[...]')]),
+    );
     expect(text(brackets).join(' ')).toBe('M. SIMONETTI, La crisi [ARIUS VIVIT] et [...]');
     expect(words(brackets)[1].correction).toEqual({ from: 'SIMONETT],', reason: 'known-confusion', change: ']→I' });
     // English pages have no such rule.
@@ -225,7 +333,10 @@ describe('the lexicon-checked correction', () => {
     const fra = await openCorrector(['fra']);
     const document = documentWords();
     // "Nikè" printed often and read with confidence: a name of this document, though no dictionary has it.
-    const names = page(['fra'], [0, 1, 2].map(() => ({ ...word('Nikè'), confidence: 95 })));
+    const names = page(
+      ['fra'],
+      [0, 1, 2].map(() => ({ ...word('Nikè'), confidence: 95 })),
+    );
     document.add(names);
     const corrected = await fra.correct(page(['fra'], [word('Nikè'), word('the'), word('Constantinian'), word('Ia')]), document);
     // "Nike" is French, "thé" too, but neither is what was printed; "la" was meant here, the capital I misread.
@@ -251,7 +362,11 @@ describe('the lexicon-checked correction', () => {
     expect(words(corrected).some((w) => w.unknown)).toBe(false);
     // Without it, both are words to check.
     const plain = await fra.correct(page(['fra'], [word('homoousios'), word('et'), word('hypostasis')]), documentWords());
-    expect(words(plain).filter((w) => w.unknown).map((w) => w.text)).toEqual(['homoousios', 'hypostasis']);
+    expect(
+      words(plain)
+        .filter((w) => w.unknown)
+        .map((w) => w.text),
+    ).toEqual(['homoousios', 'hypostasis']);
     // "Myricl" is mended to the person's "Myriel", as to a name the document printed well.
     expect(text(await fra.correct(page(['fra'], [word('M.'), word('Myricl'), word('était')]), documentWords(['Myriel'])))).toEqual(['M.', 'Myriel', 'était']);
   });
@@ -277,7 +392,30 @@ describe('the lexicon-checked correction', () => {
       ),
     );
     // "Il" set tight reads as a Greek capital pi.
-    expect(text(corrected)).toEqual(['10.', 'A.', 'MARTIN,', 'Athanase', 'ne', 'décrit', 'les', 'débats.', 'Il', 'réemploie', 'il', 'cite', '«', 'ὁ', 'λόγος', 'σὰρξ', 'ἐγένετο', '»', 'nicéen', 'et', 'la', 'minimise']);
+    expect(text(corrected)).toEqual([
+      '10.',
+      'A.',
+      'MARTIN,',
+      'Athanase',
+      'ne',
+      'décrit',
+      'les',
+      'débats.',
+      'Il',
+      'réemploie',
+      'il',
+      'cite',
+      '«',
+      'ὁ',
+      'λόγος',
+      'σὰρξ',
+      'ἐγένετο',
+      '»',
+      'nicéen',
+      'et',
+      'la',
+      'minimise',
+    ]);
     expect(words(corrected)[19].correction).toMatchObject({ from: 'οἱ', reason: 'script', change: 'ο→e, ἱ→t', language: 'fra' });
     expect(words(corrected)[1].correction).toMatchObject({ from: 'Α.', reason: 'script', change: 'Α→A' });
     expect(words(corrected)[4].correction).toMatchObject({ from: 'πe', reason: 'script', change: 'π→n', language: 'fra' });
@@ -336,21 +474,54 @@ describe('the lexicon-checked correction', () => {
 
   it('reads "à" as "a" on a Latin page of an edition that prints no accents, and keeps it where the edition accents its Latin', async () => {
     const lat = await openCorrector(['lat']);
-    const caesar = 'Gallia est omnis divisa in partes tres quarum unam incolunt Belgae aliam Aquitani tertiam qui ipsorum lingua Celtae nostra Galli appellantur Hi omnes lingua institutis legibus inter se differunt Gallos ab Aquitanis Garumna flumen';
-    const plain = await lat.correct(page(['lat'], caesar.split(' ').map((w) => word(w)), [word('à'), word('Belgis'), word('(à'), word('cultu')]));
+    const caesar =
+      'Gallia est omnis divisa in partes tres quarum unam incolunt Belgae aliam Aquitani tertiam qui ipsorum lingua Celtae nostra Galli appellantur Hi omnes lingua institutis legibus inter se differunt Gallos ab Aquitanis Garumna flumen';
+    const plain = await lat.correct(
+      page(
+        ['lat'],
+        caesar.split(' ').map((w) => word(w)),
+        [word('à'), word('Belgis'), word('(à'), word('cultu')],
+      ),
+    );
     expect(text(plain).slice(-4)).toEqual(['a', 'Belgis', '(a', 'cultu']);
     expect(words(plain).at(-4)?.correction).toEqual({ from: 'à', reason: 'grammar', change: 'à→a', language: 'lat' });
-    const accented = await lat.correct(page(['lat'], caesar.split(' ').map((w) => word(w)), [word('quàm'), word('à'), word('Deo')]));
+    const accented = await lat.correct(
+      page(
+        ['lat'],
+        caesar.split(' ').map((w) => word(w)),
+        [word('quàm'), word('à'), word('Deo')],
+      ),
+    );
     expect(text(accented).slice(-3)).toEqual(['quàm', 'à', 'Deo']);
     // No Latin edition prints an acute: a stray mark read as one goes, and the page's "à" then reads "a" too. The é of
     // a French note stays.
-    const acutes = await lat.correct(page(['lat'], caesar.split(' ').map((w) => word(w)), [word('dívídit,'), word('à'), word('ánimos')]));
+    const acutes = await lat.correct(
+      page(
+        ['lat'],
+        caesar.split(' ').map((w) => word(w)),
+        [word('dívídit,'), word('à'), word('ánimos')],
+      ),
+    );
     expect(text(acutes).slice(-3)).toEqual(['dividit,', 'a', 'animos']);
     expect(words(acutes).at(-3)?.correction).toEqual({ from: 'dívídit,', reason: 'known-confusion', change: 'í→i', language: 'lat' });
-    const note = await lat.correct(page(['lat'], caesar.split(' ').map((w) => word(w)), [word('ánimos'), word('Genève')]));
+    const note = await lat.correct(
+      page(
+        ['lat'],
+        caesar.split(' ').map((w) => word(w)),
+        [word('ánimos'), word('Genève')],
+      ),
+    );
     expect(text(note).slice(-2)).toEqual(['animos', 'Genève']);
     // A French page keeps its preposition.
-    const french = await (await openCorrector(['fra'])).correct(page(['fra'], caesar.split(' ').map((w) => word(w)), [word('à'), word('Genève')]));
+    const french = await (
+      await openCorrector(['fra'])
+    ).correct(
+      page(
+        ['fra'],
+        caesar.split(' ').map((w) => word(w)),
+        [word('à'), word('Genève')],
+      ),
+    );
     expect(text(french).slice(-2)).toEqual(['à', 'Genève']);
   });
 
@@ -367,10 +538,20 @@ describe('the lexicon-checked correction', () => {
     // "ame"): left to check, no longer taken as known.
     const both = await openCorrector(['fra', 'lat']);
     const mixed = await both.correct(page(['fra', 'lat'], [word('supréme'), word('àme'), word('cælum'), word('supreme')]));
-    expect(words(mixed).map((w) => [w.text, w.unknown === true])).toEqual([['supréme', true], ['àme', true], ['cælum', false], ['supreme', false]]);
+    expect(words(mixed).map((w) => [w.text, w.unknown === true])).toEqual([
+      ['supréme', true],
+      ['àme', true],
+      ['cælum', false],
+      ['supreme', false],
+    ]);
     // A lone letter with an accent French never writes: the one accented form French has of it.
     const lone = await fra.correct(page(['fra'], [word('ó'), word('Dieu,'), word('(á'), word('í')]));
-    expect(words(lone).map((w) => [w.text, w.unknown === true])).toEqual([['ô', false], ['Dieu,', false], ['(à', false], ['í', true]]);
+    expect(words(lone).map((w) => [w.text, w.unknown === true])).toEqual([
+      ['ô', false],
+      ['Dieu,', false],
+      ['(à', false],
+      ['í', true],
+    ]);
     expect(words(lone)[0].correction).toEqual({ from: 'ó', reason: 'known-confusion', change: 'ó→ô', language: 'fra' });
     // A Latin book alone keeps the accents its edition prints.
     const lat = await openCorrector(['lat']);

@@ -69,7 +69,28 @@ describe('a small l read as a capital', () => {
       ['dans la Nouvelle', 'dans La Nouvelle'],
     ]);
     expect(correctCaseByWidth(page, article)).toBe(2);
-    expect(words(page)).toEqual(['avait', 'de', 'la', 'sagesse', 'et', 'de', 'la', 'beauté,', 'sur', 'le', 'fond', 'où', 'la', 'fable', 'de', 'La', 'Fontaine', 'dans', 'La', 'Nouvelle']);
+    expect(words(page)).toEqual([
+      'avait',
+      'de',
+      'la',
+      'sagesse',
+      'et',
+      'de',
+      'la',
+      'beauté,',
+      'sur',
+      'le',
+      'fond',
+      'où',
+      'la',
+      'fable',
+      'de',
+      'La',
+      'Fontaine',
+      'dans',
+      'La',
+      'Nouvelle',
+    ]);
     expect(page.blocks[0].paragraphs[0].lines[0].words[2].correction).toEqual({ from: 'La', reason: 'letter-case', change: 'L→l' });
   });
 

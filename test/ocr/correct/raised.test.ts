@@ -109,7 +109,14 @@ describe('raised marks', () => {
     const checked = { ...word('vérité*'), edit: { from: 'vérité*' } };
     expect(callInText(checked, '3')).toBe(false);
     // --no-correct puts back what the engine read.
-    const page: OcrPage = { width: 10, height: 10, dpi: 300, engine: 'tesseract-cli', languages: ['fra'], blocks: [{ box: star.box, paragraphs: [{ box: star.box, lines: [{ box: star.box, words: [star] }] }] }] };
+    const page: OcrPage = {
+      width: 10,
+      height: 10,
+      dpi: 300,
+      engine: 'tesseract-cli',
+      languages: ['fra'],
+      blocks: [{ box: star.box, paragraphs: [{ box: star.box, lines: [{ box: star.box, words: [star] }] }] }],
+    };
     expect(undoCorrections(page).blocks[0].paragraphs[0].lines[0].words[0].text).toBe('vérité*');
   });
 });

@@ -15,7 +15,9 @@ function page(words: OcrWord[][], size = { width: 400, height: 300 }): OcrPage {
     dpi: 300,
     engine: 'tesseract-cli',
     languages: ['fra'],
-    blocks: [{ box, paragraphs: [{ box, lines: words.map((ws) => ({ box: { x0: 0, y0: ws[0].box.y0 - 4, x1: size.width, y1: ws[0].box.y1 + 4 }, words: ws })) }] }],
+    blocks: [
+      { box, paragraphs: [{ box, lines: words.map((ws) => ({ box: { x0: 0, y0: ws[0].box.y0 - 4, x1: size.width, y1: ws[0].box.y1 + 4 }, words: ws })) }] },
+    ],
   };
 }
 
@@ -83,9 +85,15 @@ describe('words read again', () => {
   it('reads a word in Latin letters beside Greek again in Greek, and takes a Greek word of about its length', async () => {
     const both = await openCorrector(['fra', 'ell']);
     const known = (w: string): string | undefined => both.known(w);
-    const read = page([[word('bayrioy', 10, 50, { unknown: true }), word('περιπεσεῖν', 60, 50), word('zqxw', 110, 50, { unknown: true }), word('vous', 160, 50)]]);
+    const read = page([
+      [word('bayrioy', 10, 50, { unknown: true }), word('περιπεσεῖν', 60, 50), word('zqxw', 110, 50, { unknown: true }), word('vous', 160, 50)],
+    ]);
     expect(wordsBesideGreek(read, wordsToReread(read)).map((w) => w.index)).toEqual([0, 2]);
-    expect(wordsBesideGreek(page([[word('zqxw', 10, 50, { unknown: true }), word('vous', 60, 50)]]), [{ index: 0, box: read.blocks[0].box, word: read.blocks[0].box }])).toEqual([]);
+    expect(
+      wordsBesideGreek(page([[word('zqxw', 10, 50, { unknown: true }), word('vous', 60, 50)]]), [
+        { index: 0, box: read.blocks[0].box, word: read.blocks[0].box },
+      ]),
+    ).toEqual([]);
     // Recorded on the real capture: "à bayrioy περιπεσεῖν" for "τὸ ἐναντίον περιπεσεῖν".
     expect(chooseGreek('bayrioy', ['ἐναντίον'], known)).toEqual({ text: 'ἐναντίον', change: 'bayrioy→ἐναντίον', language: 'ell' });
     expect(chooseGreek('(bayrioy),', ['ἐναντίον'], known)?.text).toBe('(ἐναντίον),');
@@ -97,12 +105,22 @@ describe('words read again', () => {
   });
 
   it('checks on the bitonal page the known Latin-script words read with doubt, not the sure ones nor the unknown ones', () => {
-    const read = page([[word('cour', 100, 50, { confidence: 55 }), word('sûr', 150, 50, { confidence: 90 }), word('zqx', 200, 50, { confidence: 40, unknown: true })], [word('λόγος', 10, 120, { confidence: 40 }), word('aile', 60, 120, { confidence: 30, correction: { from: 'ailc', reason: 'known-confusion' } })]]);
+    const read = page([
+      [word('cour', 100, 50, { confidence: 55 }), word('sûr', 150, 50, { confidence: 90 }), word('zqx', 200, 50, { confidence: 40, unknown: true })],
+      [word('λόγος', 10, 120, { confidence: 40 }), word('aile', 60, 120, { confidence: 30, correction: { from: 'ailc', reason: 'known-confusion' } })],
+    ]);
     expect(wordsToCheck(read, 70).map((d) => d.index)).toEqual([0]);
   });
 
   it('cuts the unknown words with their line’s height and some paper, without the ink of other words', () => {
-    const read = page([[word('memier', 100, 50, { unknown: true }), word('jet', 150, 50)], [word('x', 10, 120, { unknown: true }), word('checked', 60, 120, { unknown: true, edit: { from: 'checked' } }), word('&tobre', 380, 120, { unknown: true })]]);
+    const read = page([
+      [word('memier', 100, 50, { unknown: true }), word('jet', 150, 50)],
+      [
+        word('x', 10, 120, { unknown: true }),
+        word('checked', 60, 120, { unknown: true, edit: { from: 'checked' } }),
+        word('&tobre', 380, 120, { unknown: true }),
+      ],
+    ]);
     const doubtful = wordsToReread(read);
     // Not one letter, not a word a person checked; the cut stays on the page.
     expect(doubtful.map((d) => d.index)).toEqual([0, 4]);

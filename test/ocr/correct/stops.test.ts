@@ -35,7 +35,13 @@ describe('full stops read as commas', () => {
     const withNext = (first: string): OcrPage => {
       const result = readLine(image, page.fontPx, 'Syn 13, 5, p. 241, l. 16,');
       const box = { x0: 0, y0: image.height, x1: 20, y1: image.height + 10 };
-      result.blocks[0].paragraphs[0].lines.push({ box, words: [{ text: first, box, confidence: 90 }, { text: 'Syn', box, confidence: 90 }] });
+      result.blocks[0].paragraphs[0].lines.push({
+        box,
+        words: [
+          { text: first, box, confidence: 90 },
+          { text: 'Syn', box, confidence: 90 },
+        ],
+      });
       return result;
     };
     const note = withNext('3.');

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { undoCorrections } from '../../../src/ocr/correct/correct.js';
-import { correctApostrophes, correctGuillemets, correctHighPunctuation, correctReferences, documentApostrophes, documentGuillemets, documentHighPunctuation, documentReferences } from '../../../src/ocr/correct/typography.js';
+import {
+  correctApostrophes,
+  correctGuillemets,
+  correctHighPunctuation,
+  correctReferences,
+  documentApostrophes,
+  documentGuillemets,
+  documentHighPunctuation,
+  documentReferences,
+} from '../../../src/ocr/correct/typography.js';
 import { pageWords, type OcrPage, type OcrWord } from '../../../src/project/index.js';
 
 function page(...texts: string[]): OcrPage {
@@ -74,7 +83,22 @@ describe('guillemets set apart as the book sets them', () => {
 
 describe('semicolons, colons, question and exclamation marks set apart as a French book sets them', () => {
   it('sets apart a mark read glued to its word when the document sets them apart', () => {
-    const apart = ['vus', 'nature', 'Myriel', 'beauté', 'ans', 'spirituel', 'précipitèrent', 'robe', 'taille', 'Italie', 'soirs', 'riche', 'inverse', 'évidente'];
+    const apart = [
+      'vus',
+      'nature',
+      'Myriel',
+      'beauté',
+      'ans',
+      'spirituel',
+      'précipitèrent',
+      'robe',
+      'taille',
+      'Italie',
+      'soirs',
+      'riche',
+      'inverse',
+      'évidente',
+    ];
     const spaced = page(...apart.flatMap((w, i) => [w, ';:?!'[i % 4]]));
     const glued = page("d'Aix;", 'noblesse', 'en', '1806;', 'le', 'vérité', '»;', 'Quoi!', 'l.5;', '10:30', '(12,', '4)', 'http://x', "d'Aix", ';', 'ἄν;');
     const counted = documentHighPunctuation();
@@ -84,7 +108,24 @@ describe('semicolons, colons, question and exclamation marks set apart as a Fren
     expect(correctHighPunctuation(glued)).toBe(5);
     // Only a mark ending a word after a letter, digit or closing quote: a time or an address stays whole, and a Greek
     // question mark (";") stays glued as Greek prints it.
-    expect(texts(glued)).toEqual(["d'Aix ;", 'noblesse', 'en', '1806 ;', 'le', 'vérité', '» ;', 'Quoi !', 'l.5 ;', '10:30', '(12,', '4)', 'http://x', "d'Aix", ';', 'ἄν;']);
+    expect(texts(glued)).toEqual([
+      "d'Aix ;",
+      'noblesse',
+      'en',
+      '1806 ;',
+      'le',
+      'vérité',
+      '» ;',
+      'Quoi !',
+      'l.5 ;',
+      '10:30',
+      '(12,',
+      '4)',
+      'http://x',
+      "d'Aix",
+      ';',
+      'ἄν;',
+    ]);
     expect(pageWords(glued)[0].correction).toEqual({ from: "d'Aix;", reason: 'punctuation', change: '; set apart' });
     expect(texts(undoCorrections(glued))).toContain('1806;');
   });
@@ -101,7 +142,37 @@ describe('semicolons, colons, question and exclamation marks set apart as a Fren
 
 describe('a reference’s number set apart from its abbreviation as the book sets it', () => {
   it('sets "p.261" apart as "p. 261" when the document prints its references apart', () => {
-    const spaced = page('p.', '241,', 'l.', '16', '(32,', '1,', 'p.', '260,', 'l.', '8', ';', 'n.', '292', '(p.', '231)', 'p.', '264,', 'l.', '22-23', 'p.', '259,', 'l.', '23', 'p.', '232,', 'l.', '2', 't.', '2');
+    const spaced = page(
+      'p.',
+      '241,',
+      'l.',
+      '16',
+      '(32,',
+      '1,',
+      'p.',
+      '260,',
+      'l.',
+      '8',
+      ';',
+      'n.',
+      '292',
+      '(p.',
+      '231)',
+      'p.',
+      '264,',
+      'l.',
+      '22-23',
+      'p.',
+      '259,',
+      'l.',
+      '23',
+      'p.',
+      '232,',
+      'l.',
+      '2',
+      't.',
+      '2',
+    );
     const glued = page('33,', '4,', 'p.261,', 'l.12', 'et', '13', ';', 'l.5;', '(p.265', 'h.12', 'etc.3', 'p.', 'l.a', '1.5');
     const counted = documentReferences();
     for (const p of [spaced, glued]) counted.add(p);

@@ -39,9 +39,16 @@ async function quire(...args: string[]): Promise<{ code: number; out: string; er
 
 /** Words of a PDF page with their boxes as fractions of the page, from poppler. */
 function pdfWords(pdf: string, page: number): Array<{ text: string; y0: number; y1: number }> {
-  const html = execFileSync('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), pdf, '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const html = execFileSync('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), pdf, '-'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const height = Number(/<page width="[\d.]+" height="([\d.]+)"/.exec(html)![1]);
-  return [...html.matchAll(/<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({ text: m[3], y0: Number(m[1]) / height, y1: Number(m[2]) / height }));
+  return [...html.matchAll(/<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+    text: m[3],
+    y0: Number(m[1]) / height,
+    y1: Number(m[2]) / height,
+  }));
 }
 
 /** A local engine whose words sit at known places: the remote text must take exactly those boxes. */
@@ -59,11 +66,21 @@ function registerLayoutEngine(): void {
         const y0 = Math.round(page.height * (0.3 + k * 0.05));
         const y1 = y0 + Math.round(page.height * 0.04);
         let x = Math.round(page.width * 0.1);
-        return { box: { x0: x, y0, x1: Math.round(page.width * 0.9), y1 }, words: words.map((text) => ({ text, confidence: 70, box: { x0: x, y0, x1: (x += text.length * 9), y1 } })) };
+        return {
+          box: { x0: x, y0, x1: Math.round(page.width * 0.9), y1 },
+          words: words.map((text) => ({ text, confidence: 70, box: { x0: x, y0, x1: (x += text.length * 9), y1 } })),
+        };
       };
       // A misread (`harb0ur`) the remote text corrects; `Chapter` missing, so it joins the next word's box.
       const lines = [line(0, [tag, 'The', 'harb0ur', 'of', 'page', tag]), line(1, ['wakes', 'at', 'dawn', 'with', 'gulls'])];
-      return { width: page.width, height: page.height, dpi: page.dpi, engine: 'testlayout', languages, blocks: [{ box: lines[0].box, paragraphs: [{ box: lines[0].box, lines }] }] };
+      return {
+        width: page.width,
+        height: page.height,
+        dpi: page.dpi,
+        engine: 'testlayout',
+        languages,
+        blocks: [{ box: lines[0].box, paragraphs: [{ box: lines[0].box, lines }] }],
+      };
     },
   });
 }
@@ -153,7 +170,11 @@ describe('quire run --ocr remoteocr (streaming)', () => {
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.out)[0];
     // The service's words are checked against the English dictionary like any engine's.
-    expect(summary.ocr).toEqual({ engine: 'remoteocr', languages: ['eng'], correction: { enabled: true, checked: ['eng'], unchecked: [], corrected: 0, unknown: 2 } });
+    expect(summary.ocr).toEqual({
+      engine: 'remoteocr',
+      languages: ['eng'],
+      correction: { enabled: true, checked: ['eng'], unchecked: [], corrected: 0, unknown: 2 },
+    });
     expect(fake.seen('POST', /^\/v1\/ocr$/).length - before).toBe(1);
     const pdf = join(work, 'out', 'harbour.pdf');
     for (const [page, tag] of [
@@ -180,7 +201,9 @@ describe('quire run --ocr remoteocr (streaming)', () => {
     try {
       const r = await quire('run', join(work, 'harbour.pdf'), '--ocr', 'remoteocr:batch', '-o', join(work, 'out'));
       expect(r.code).toBe(2);
-      expect(r.err).toBe('quire: The remote OCR engine has no API key; set one with quire config set-secret remoteocr.api_key, or the QUIRE_REMOTEOCR_API_KEY environment variable.\n');
+      expect(r.err).toBe(
+        'quire: The remote OCR engine has no API key; set one with quire config set-secret remoteocr.api_key, or the QUIRE_REMOTEOCR_API_KEY environment variable.\n',
+      );
       expect(fake.requests.length).toBe(before);
       expect(existsSync(join(work, 'out'))).toBe(false);
     } finally {
@@ -190,13 +213,42 @@ describe('quire run --ocr remoteocr (streaming)', () => {
 
   it('aligns the remote text onto a local engine’s word boxes with layout=<engine>', async () => {
     const proj = join(work, 'proj');
-    const r = await quire('run', join(work, 'harbour.pdf'), '--ocr', 'remoteocr:layout=testlayout', '--ocr-lang', 'eng', '-o', join(work, 'out'), '--keep-project', proj);
+    const r = await quire(
+      'run',
+      join(work, 'harbour.pdf'),
+      '--ocr',
+      'remoteocr:layout=testlayout',
+      '--ocr-lang',
+      'eng',
+      '-o',
+      join(work, 'out'),
+      '--keep-project',
+      proj,
+    );
     expect(r.err).not.toContain('quire:');
     expect(r.code).toBe(0);
     const ocrFiles = (await readdir(join(proj, 'ocr'))).sort();
     expect(ocrFiles.filter((f) => f.endsWith('.local.json'))).toHaveLength(2);
-    const remote = JSON.parse(await readFile(join(proj, 'ocr', ocrFiles.find((f) => !f.endsWith('.local.json'))!), 'utf8')) as OcrPage;
-    const local = JSON.parse(await readFile(join(proj, 'ocr', ocrFiles.find((f) => f.endsWith('.local.json'))!), 'utf8')) as OcrPage;
+    const remote = JSON.parse(
+      await readFile(
+        join(
+          proj,
+          'ocr',
+          ocrFiles.find((f) => !f.endsWith('.local.json'))!,
+        ),
+        'utf8',
+      ),
+    ) as OcrPage;
+    const local = JSON.parse(
+      await readFile(
+        join(
+          proj,
+          'ocr',
+          ocrFiles.find((f) => f.endsWith('.local.json'))!,
+        ),
+        'utf8',
+      ),
+    ) as OcrPage;
     expect(remote.engine).toBe('remoteocr');
     const remoteLines = remote.blocks[0].paragraphs[0].lines;
     const localLines = local.blocks[0].paragraphs[0].lines;
@@ -212,7 +264,9 @@ describe('quire run --ocr remoteocr (streaming)', () => {
 describe('a kept project read locally first', () => {
   it('aligns the remote text onto the local result already there, and keeps that one beside it', async () => {
     const proj = join(work, 'proj');
-    expect((await quire('run', join(work, 'harbour.pdf'), '--ocr', 'testlayout', '--ocr-lang', 'eng', '-o', join(work, 'local'), '--keep-project', proj)).code).toBe(0);
+    expect(
+      (await quire('run', join(work, 'harbour.pdf'), '--ocr', 'testlayout', '--ocr-lang', 'eng', '-o', join(work, 'local'), '--keep-project', proj)).code,
+    ).toBe(0);
     const localFiles = (await readdir(join(proj, 'ocr'))).sort();
     const before = await readFile(join(proj, 'ocr', localFiles[0]), 'utf8');
     const r = await quire('run', proj, '--ocr', 'remoteocr', '-o', join(work, 'out'));
@@ -246,14 +300,22 @@ describe('quire run --ocr remoteocr:batch, then --check-ocr', () => {
     fake.holdRunning = true;
     const pending = await quire('run', proj, '--check-ocr');
     expect(pending.code).toBe(0);
-    expect(pending.out).toMatch(new RegExp(`^harbour: the OCR batch is still running \\(RUNNING, submitted less than a minute ago\\); check again later with: quire run ${proj} --check-ocr\\n$`));
+    expect(pending.out).toMatch(
+      new RegExp(
+        `^harbour: the OCR batch is still running \\(RUNNING, submitted less than a minute ago\\); check again later with: quire run ${proj} --check-ocr\\n$`,
+      ),
+    );
     expect(existsSync(join(out, 'harbour.md'))).toBe(false);
 
     fake.holdRunning = false;
     const done = await quire('run', proj, '--check-ocr', '--json');
     expect(done.code).toBe(0);
     expect(JSON.parse(done.out)[0]).toMatchObject({ name: 'harbour', pages: 2, ocr: { engine: 'remoteocr' }, outputs: [{ format: 'pdf' }, { format: 'md' }] });
-    expect(pdfWords(join(out, 'harbour.pdf'), 2).map((w) => w.text).join(' ')).toContain('The harbour of page w340 wakes at dawn with gulls');
+    expect(
+      pdfWords(join(out, 'harbour.pdf'), 2)
+        .map((w) => w.text)
+        .join(' '),
+    ).toContain('The harbour of page w340 wakes at dawn with gulls');
     expect(await readFile(join(out, 'harbour.md'), 'utf8')).toContain('The harbour of page w300');
     expect(JSON.parse(await readFile(join(proj, 'project.json'), 'utf8')).ocrBatch).toBeUndefined();
 
@@ -276,7 +338,9 @@ describe('quire run --ocr remoteocr:batch, then --check-ocr', () => {
     await quire('run', proj, '--check-ocr');
     const done = await quire('run', proj, '--check-ocr');
     expect(done.code).toBe(0);
-    expect(done.out).toMatch(/^harbour: 2 frames → 2 pages, OCR remoteocr \(eng\) in [\d.]+ s\n {2}0 words corrected \(eng dictionary, grammar, punctuation\), 2 words left as read[^\n]*\n {2}md: .*harbour\.md/);
+    expect(done.out).toMatch(
+      /^harbour: 2 frames → 2 pages, OCR remoteocr \(eng\) in [\d.]+ s\n {2}0 words corrected \(eng dictionary, grammar, punctuation\), 2 words left as read[^\n]*\n {2}md: .*harbour\.md/,
+    );
     expect((await readdir(out)).sort()).toEqual(['harbour.md', 'harbour.pdf']);
   });
 

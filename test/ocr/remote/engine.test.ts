@@ -115,7 +115,10 @@ describe('streaming', () => {
 
   it('refuses before any request when no API key is set', async () => {
     const { engine } = engineFor(fake, { apiKey: null });
-    expect(await engine.available()).toEqual({ ok: false, reason: expect.stringMatching(/no API key; set one with quire config set-secret remoteocr.api_key, or the QUIRE_REMOTEOCR_API_KEY/) });
+    expect(await engine.available()).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/no API key; set one with quire config set-secret remoteocr.api_key, or the QUIRE_REMOTEOCR_API_KEY/),
+    });
     const e = await failure(engine.recognizeDocument!(syntheticDocument([300]), []));
     expect(e.code).toBe(ERROR_CODES.USAGE);
     expect(fake.requests).toHaveLength(0);
@@ -126,7 +129,9 @@ describe('network failures', () => {
   it('says a refused key in one sentence and does not retry it', async () => {
     const { engine, waits } = engineFor(fake, { apiKey: 'sk-wrong' });
     const e = await failure(engine.recognizeDocument!(syntheticDocument([300]), []));
-    expect(e.message).toMatch(/^The remote OCR service at 127\.0\.0\.1:\d+ refused the API key \(HTTP 401\); set the right one with quire config set-secret remoteocr\.api_key\.$/);
+    expect(e.message).toMatch(
+      /^The remote OCR service at 127\.0\.0\.1:\d+ refused the API key \(HTTP 401\); set the right one with quire config set-secret remoteocr\.api_key\.$/,
+    );
     expect(e.code).toBe(ERROR_CODES.USAGE);
     expect(fake.requests).toHaveLength(1);
     expect(waits).toEqual([]);
@@ -174,7 +179,9 @@ describe('network failures', () => {
     await fake.stop();
     const { engine } = engineFor(Object.assign(new FakeRemoteOcr(), { url }), { client: { retry: { attempts: 2 } } });
     const e = await failure(engine.recognizeDocument!(syntheticDocument([300]), []));
-    expect(e.message).toMatch(/^Could not reach the remote OCR service at 127\.0\.0\.1:\d+ \(tried 2 times\); check the network and the remoteocr\.base_url setting\.$/);
+    expect(e.message).toMatch(
+      /^Could not reach the remote OCR service at 127\.0\.0\.1:\d+ \(tried 2 times\); check the network and the remoteocr\.base_url setting\.$/,
+    );
     fake = await new FakeRemoteOcr().start();
   });
 });

@@ -258,26 +258,42 @@ export class FakeRemoteOcr {
   }
 
   private async upload(req: IncomingMessage, raw: Buffer, res: ServerResponse): Promise<void> {
-    const form = await new Request('http://fake/v1/files', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(raw) }).formData();
+    const form = await new Request('http://fake/v1/files', {
+      method: 'POST',
+      headers: { 'content-type': req.headers['content-type'] ?? '' },
+      body: new Uint8Array(raw),
+    }).formData();
     const file = form.get('file');
     const purpose = String(form.get('purpose') ?? '');
     if (!(file instanceof Blob) || !['ocr', 'batch'].includes(purpose)) return this.json(res, 422, { message: 'file and purpose (ocr or batch) are required' });
     const stored: StoredFile = { id: this.id('file'), filename: (file as File).name, purpose, bytes: Buffer.from(await file.arrayBuffer()) };
     this.files.set(stored.id, stored);
     this.requests[this.requests.length - 1].body = { purpose, filename: stored.filename, bytes: stored.bytes.length };
-    return this.json(res, 200, { id: stored.id, object: 'file', bytes: stored.bytes.length, created_at: Date.now(), filename: stored.filename, purpose: stored.purpose });
+    return this.json(res, 200, {
+      id: stored.id,
+      object: 'file',
+      bytes: stored.bytes.length,
+      created_at: Date.now(),
+      filename: stored.filename,
+      purpose: stored.purpose,
+    });
   }
 
   private createBatch(body: Record<string, unknown>, res: ServerResponse): void {
     const inputs = Array.isArray(body.input_files) ? (body.input_files as string[]) : [];
-    if (inputs.length === 0 || body.endpoint !== '/v1/ocr' || typeof body.model !== 'string') return this.json(res, 422, { message: 'input_files, endpoint /v1/ocr and model are required' });
+    if (inputs.length === 0 || body.endpoint !== '/v1/ocr' || typeof body.model !== 'string')
+      return this.json(res, 422, { message: 'input_files, endpoint /v1/ocr and model are required' });
     let total = 0;
     for (const id of inputs) {
       const file = this.files.get(id);
       if (!file || file.purpose !== 'batch') return this.json(res, 422, { message: `input file ${id} is not a batch file` });
-      for (const line of file.bytes.toString('utf8').split('\n').filter((l) => l.trim() !== '')) {
+      for (const line of file.bytes
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')) {
         const parsed = JSON.parse(line) as { custom_id?: unknown; body?: { document?: unknown } };
-        if (typeof parsed.custom_id !== 'string' || !parsed.body?.document) return this.json(res, 422, { message: 'each line needs custom_id and body.document' });
+        if (typeof parsed.custom_id !== 'string' || !parsed.body?.document)
+          return this.json(res, 422, { message: 'each line needs custom_id and body.document' });
         total++;
       }
     }
@@ -325,10 +341,21 @@ export class FakeRemoteOcr {
     const out: string[] = [];
     const errs: string[] = [];
     for (const id of job.input_files) {
-      for (const line of this.files.get(id)!.bytes.toString('utf8').split('\n').filter((l) => l.trim() !== '')) {
+      for (const line of this.files
+        .get(id)!
+        .bytes.toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')) {
         const request = JSON.parse(line) as { custom_id: string; body: Record<string, unknown> };
         if (this.failLines.has(request.custom_id)) {
-          errs.push(JSON.stringify({ id: this.id('line'), custom_id: request.custom_id, response: { status_code: 500, body: { message: 'Page could not be processed' } }, error: null }));
+          errs.push(
+            JSON.stringify({
+              id: this.id('line'),
+              custom_id: request.custom_id,
+              response: { status_code: 500, body: { message: 'Page could not be processed' } },
+              error: null,
+            }),
+          );
           continue;
         }
         const reply = await this.ocr({ ...request.body, model: job.model });

@@ -13,7 +13,12 @@ export function syntheticDocument(widths: number[], pageBytes?: number[]): OcrDo
   const made: Array<[number, number]> = [];
   return {
     made,
-    pages: widths.map((w) => ({ file: '/nowhere.png', width: Math.round((w / 72) * DOC_DPI), height: Math.round((PAGE_HEIGHT_PTS / 72) * DOC_DPI), dpi: DOC_DPI })),
+    pages: widths.map((w) => ({
+      file: '/nowhere.png',
+      width: Math.round((w / 72) * DOC_DPI),
+      height: Math.round((PAGE_HEIGHT_PTS / 72) * DOC_DPI),
+      dpi: DOC_DPI,
+    })),
     pageBytes: pageBytes ?? widths.map(() => 10_000),
     async pdf(from, to) {
       made.push([from, to]);
@@ -59,7 +64,9 @@ export function engineFor(fake: FakeRemoteOcr, options: Omit<RemoteOcrEngineOpti
 export function wordsIn(page: OcrPage): Array<{ text: string; x0: number; y0: number; x1: number; y1: number }> {
   return page.blocks.flatMap((b) =>
     b.paragraphs.flatMap((p) =>
-      p.lines.flatMap((l) => l.words.map((w) => ({ text: w.text, x0: w.box.x0 / page.width, y0: w.box.y0 / page.height, x1: w.box.x1 / page.width, y1: w.box.y1 / page.height }))),
+      p.lines.flatMap((l) =>
+        l.words.map((w) => ({ text: w.text, x0: w.box.x0 / page.width, y0: w.box.y0 / page.height, x1: w.box.x1 / page.width, y1: w.box.y1 / page.height })),
+      ),
     ),
   );
 }

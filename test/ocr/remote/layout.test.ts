@@ -24,11 +24,27 @@ function localPage(lines: string[][]): OcrPage {
       }),
     };
   });
-  return { ...PAGE, engine: 'tesseract', languages: ['fra'], blocks: [{ box: { x0: 100, y0: 100, x1: 900, y1: 100 + lines.length * 60 }, paragraphs: [{ box: { x0: 100, y0: 100, x1: 900, y1: 400 }, lines: ocrLines }] }] };
+  return {
+    ...PAGE,
+    engine: 'tesseract',
+    languages: ['fra'],
+    blocks: [
+      { box: { x0: 100, y0: 100, x1: 900, y1: 100 + lines.length * 60 }, paragraphs: [{ box: { x0: 100, y0: 100, x1: 900, y1: 400 }, lines: ocrLines }] },
+    ],
+  };
 }
 
 function remotePage(text: string): OcrPage {
-  return pageFromRemote({ index: 0, markdown: text, dimensions: { dpi: 200, width: 1000, height: 1400 }, blocks: [{ type: 'text', text, box: { x0: 90, y0: 90, x1: 910, y1: 300 } }] }, PAGE, ['fra']);
+  return pageFromRemote(
+    {
+      index: 0,
+      markdown: text,
+      dimensions: { dpi: 200, width: 1000, height: 1400 },
+      blocks: [{ type: 'text', text, box: { x0: 90, y0: 90, x1: 910, y1: 300 } }],
+    },
+    PAGE,
+    ['fra'],
+  );
 }
 
 describe('remote text on the page', () => {
@@ -40,7 +56,12 @@ describe('remote text on the page', () => {
 
   it('gives each text line an equal band of its block and each word a share of the width by letters', () => {
     const page = pageFromRemote(
-      { index: 0, markdown: '', dimensions: { dpi: 100, width: 500, height: 700 }, blocks: [{ type: 'text', text: 'ab cd\nefgh', box: { x0: 50, y0: 100, x1: 250, y1: 140 } }] },
+      {
+        index: 0,
+        markdown: '',
+        dimensions: { dpi: 100, width: 500, height: 700 },
+        blocks: [{ type: 'text', text: 'ab cd\nefgh', box: { x0: 50, y0: 100, x1: 250, y1: 140 } }],
+      },
       PAGE,
       [],
     );
@@ -145,6 +166,14 @@ describe('remote text aligned onto a local layout', () => {
   });
 
   it('refuses a layout that reads as another page', () => {
-    expect(alignOntoLayout(remotePage('Le port s’éveille à l’aube'), localPage([['Chapitre', 'deux'], ['Une', 'autre', 'histoire', 'ici']]))).toBeNull();
+    expect(
+      alignOntoLayout(
+        remotePage('Le port s’éveille à l’aube'),
+        localPage([
+          ['Chapitre', 'deux'],
+          ['Une', 'autre', 'histoire', 'ici'],
+        ]),
+      ),
+    ).toBeNull();
   });
 });
