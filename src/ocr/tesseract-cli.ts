@@ -145,18 +145,22 @@ function pageFailure(outcome: ProcessOutcome, file: string, timeoutMs: number): 
   }
 }
 
-export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}): TesseractCliEngine {
-  const { binary = 'tesseract', workers = availableParallelism(), tessdataDir, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
-  const queue = createProcessQueue(workers);
-  const dataArgs = tessdataDir ? ['--tessdata-dir', tessdataDir] : [];
-  /** The npm models, unpacked on first use; none when told to use one tessdata folder as it is. */
-  const models: NativeDataFolder | undefined = tessdataDir ? undefined : nativeDataFolder(options.modelsDir);
+/** What is installed: the program's version and the languages it reads (the system's, and the npm models'). */
+interface TesseractInstallation {
+  probeVersion(): Promise<{ major: number } | { reason: string }>;
+  /** The system's languages and the folder they are in; synchronous because `OcrEngine.languages()` is. */
+  system(): { folder?: string; codes: string[] };
+  languages(): string[];
+  npmLanguages(): Set<string>;
+  available(): Promise<Availability>;
+  /** The languages asked for, each once, when all are installed; a usage error naming what is missing otherwise. */
+  checkLanguages(wanted: readonly string[]): string[];
+}
+
+function tesseractInstallation(binary: string, dataArgs: string[], models: NativeDataFolder | undefined, missing: string): TesseractInstallation {
   let systemLanguages: { folder?: string; codes: string[] } | undefined;
-  const missing = options.binary ? `The tesseract program ${binary} could not be run.` : "Debian's tesseract-ocr is not installed.";
   let version: Promise<{ major: number } | { reason: string }> | undefined;
   let installed: string[] | undefined;
-  /** Aborted by close(): ends every running process; replaced so the engine can be used again. */
-  let closing = new AbortController();
 
   const probeVersion = (): Promise<{ major: number } | { reason: string }> =>
     (version ??= runProgram(binary, ['--version'], { timeoutMs: PROBE_TIMEOUT_MS }).then((outcome) => {
@@ -202,6 +206,20 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     }
     return unique;
   };
+
+  return { probeVersion, system, languages, npmLanguages, available, checkLanguages };
+}
+
+export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}): TesseractCliEngine {
+  const { binary = 'tesseract', workers = availableParallelism(), tessdataDir, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const queue = createProcessQueue(workers);
+  const dataArgs = tessdataDir ? ['--tessdata-dir', tessdataDir] : [];
+  /** The npm models, unpacked on first use; none when told to use one tessdata folder as it is. */
+  const models: NativeDataFolder | undefined = tessdataDir ? undefined : nativeDataFolder(options.modelsDir);
+  const missing = options.binary ? `The tesseract program ${binary} could not be run.` : "Debian's tesseract-ocr is not installed.";
+  const { probeVersion, system, languages, npmLanguages, available, checkLanguages } = tesseractInstallation(binary, dataArgs, models, missing);
+  /** Aborted by close(): ends every running process; replaced so the engine can be used again. */
+  let closing = new AbortController();
 
   /** The page as tesseract reads it: its own file when it can, else a PNG made here, on its stdin. */
   const pageSource = async (page: OcrInput): Promise<StoredPage | PreparedPage> => (await storedPage(page)) ?? (await preparePage(page));

@@ -219,6 +219,68 @@ function readiness(d: UsableDestination, host: ResolvedHostOptions): string {
   return missing.length === 0 ? 'ready' : `needs ${missing.join(', ')}`;
 }
 
+/** `quire plugins list`: the installed destinations, ready or refused (and why), or as JSON. */
+async function listAction(flags: { json?: boolean }, deps: PluginsCliDeps): Promise<void> {
+  const { host, out } = io(deps);
+  const found = await discoverDestinations(host);
+  if (flags.json) {
+    const list = found.map((d) => ({
+      slug: d.slug,
+      version: d.manifest?.version ?? null,
+      display: d.state === 'usable' ? d.descriptor.display : null,
+      accepts: d.state === 'usable' ? d.descriptor.accepts : [],
+      first_party: installRecord(d.slug, host.appData)?.first_party === true,
+      state: d.state,
+      reason: d.state === 'refused' ? d.reason : null,
+    }));
+    out(printableJson(list) + '\n');
+    return;
+  }
+  out(`${describeIsolation(await pluginIsolation(host))}\n`);
+  if (found.length === 0) out('No destination is installed; see quire plugins available.\n');
+  for (const d of found) {
+    const record = installRecord(d.slug, host.appData);
+    const origin = record?.first_party ? ' (first-party)' : '';
+    if (d.state === 'usable') out(`${d.slug.padEnd(18)} ${d.manifest.version.padEnd(8)} ${d.descriptor.display}${origin} — ${readiness(d, host)}\n`);
+    else out(`${d.slug.padEnd(18)} refused: ${d.reason}\n`);
+  }
+}
+
+/** `quire plugins available`: what a registry offers, of each kind, and which are installed here. */
+async function availableAction(flags: { registry?: string; json?: boolean }, deps: PluginsCliDeps): Promise<void> {
+  const { host, out } = io(deps);
+  const location = flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry();
+  const index = await readRegistry(location);
+  const folders = { destination: 'destinations', processor: 'processors', ocr: 'ocr' } as const;
+  const offered = [
+    ...index.destinations.map((e) => ({ ...e, kind: 'destination' as const })),
+    ...index.processors.map((e) => ({ ...e, kind: 'processor' as const })),
+    ...index.ocr.map((e) => ({ ...e, kind: 'ocr' as const })),
+  ];
+  const isInstalled = (e: (typeof offered)[number]): boolean => existsSync(`${host.appData}/plugins/${folders[e.kind]}/${e.slug}`);
+  if (flags.json) {
+    const list = offered.map((e) => ({
+      slug: e.slug,
+      kind: e.kind,
+      version: e.version,
+      first_party: e.first_party === true,
+      description: e.description,
+      installed: isInstalled(e),
+    }));
+    out(printableJson(list) + '\n');
+    return;
+  }
+  if (offered.length === 0) out(`The registry at ${location} offers no plugin.\n`);
+  for (const entry of offered) {
+    const installed = isInstalled(entry) ? ' [installed]' : '';
+    const kind = entry.kind === 'destination' ? '' : entry.kind === 'ocr' ? '(OCR engine) ' : '(pipeline step) ';
+    out(
+      `${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${kind}${entry.description}${installed}\n`,
+    );
+  }
+  out(secretStoreLine(host));
+}
+
 /** `quire plugins …`: list, available, install, remove, check, config. */
 export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
   const plugins = new Command('plugins').description('install, configure and remove destination plugins');
@@ -227,70 +289,14 @@ export function pluginsCommand(deps: PluginsCliDeps = {}): Command {
     .command('list')
     .description('list installed destinations, and why any is refused')
     .option('--json', 'print a JSON array, one object per installed destination (slug, version, display, accepts, first_party, state, reason)')
-    .action(async (flags: { json?: boolean }) => {
-      const { host, out } = io(deps);
-      const found = await discoverDestinations(host);
-      if (flags.json) {
-        const list = found.map((d) => ({
-          slug: d.slug,
-          version: d.manifest?.version ?? null,
-          display: d.state === 'usable' ? d.descriptor.display : null,
-          accepts: d.state === 'usable' ? d.descriptor.accepts : [],
-          first_party: installRecord(d.slug, host.appData)?.first_party === true,
-          state: d.state,
-          reason: d.state === 'refused' ? d.reason : null,
-        }));
-        out(printableJson(list) + '\n');
-        return;
-      }
-      out(`${describeIsolation(await pluginIsolation(host))}\n`);
-      if (found.length === 0) out('No destination is installed; see quire plugins available.\n');
-      for (const d of found) {
-        const record = installRecord(d.slug, host.appData);
-        const origin = record?.first_party ? ' (first-party)' : '';
-        if (d.state === 'usable') out(`${d.slug.padEnd(18)} ${d.manifest.version.padEnd(8)} ${d.descriptor.display}${origin} — ${readiness(d, host)}\n`);
-        else out(`${d.slug.padEnd(18)} refused: ${d.reason}\n`);
-      }
-    });
+    .action((flags: { json?: boolean }) => listAction(flags, deps));
 
   plugins
     .command('available')
     .description('list the plugins a registry offers: destinations, pipeline steps, OCR engines')
     .option('--registry <dir|url>', 'registry folder or URL (default: the one shipped with Quire, or QUIRE_REGISTRY)')
     .option('--json', 'print a JSON array, one object per plugin offered (slug, kind, version, first_party, description, installed)')
-    .action(async (flags: { registry?: string; json?: boolean }) => {
-      const { host, out } = io(deps);
-      const location = flags.registry ?? process.env.QUIRE_REGISTRY ?? defaultRegistry();
-      const index = await readRegistry(location);
-      const folders = { destination: 'destinations', processor: 'processors', ocr: 'ocr' } as const;
-      const offered = [
-        ...index.destinations.map((e) => ({ ...e, kind: 'destination' as const })),
-        ...index.processors.map((e) => ({ ...e, kind: 'processor' as const })),
-        ...index.ocr.map((e) => ({ ...e, kind: 'ocr' as const })),
-      ];
-      const isInstalled = (e: (typeof offered)[number]): boolean => existsSync(`${host.appData}/plugins/${folders[e.kind]}/${e.slug}`);
-      if (flags.json) {
-        const list = offered.map((e) => ({
-          slug: e.slug,
-          kind: e.kind,
-          version: e.version,
-          first_party: e.first_party === true,
-          description: e.description,
-          installed: isInstalled(e),
-        }));
-        out(printableJson(list) + '\n');
-        return;
-      }
-      if (offered.length === 0) out(`The registry at ${location} offers no plugin.\n`);
-      for (const entry of offered) {
-        const installed = isInstalled(entry) ? ' [installed]' : '';
-        const kind = entry.kind === 'destination' ? '' : entry.kind === 'ocr' ? '(OCR engine) ' : '(pipeline step) ';
-        out(
-          `${entry.slug.padEnd(18)} ${entry.version.padEnd(8)} ${entry.first_party ? 'first-party  ' : 'third-party  '}${kind}${entry.description}${installed}\n`,
-        );
-      }
-      out(secretStoreLine(host));
-    });
+    .action((flags: { registry?: string; json?: boolean }) => availableAction(flags, deps));
 
   plugins
     .command('install')

@@ -28,7 +28,7 @@ import {
 import { documentWords, openCorrector, undoCorrections, type Corrector, type DocumentWords } from './correct.js';
 import { caseCandidates, correctCase } from './letter-case.js';
 import { callInText, pageHasNotes, raisedMarks, readCall } from './raised.js';
-import { applyReread, chooseGreek, chooseInk, chooseReread, cutWord, wordsBesideGreek, wordsToCheck, wordsToReread } from './reread.js';
+import { applyReread, chooseGreek, chooseInk, chooseReread, cutWord, type RereadWord, wordsBesideGreek, wordsToCheck, wordsToReread } from './reread.js';
 import { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
 import {
   DOUBTFUL_CONFIDENCE,
@@ -124,61 +124,15 @@ export async function correctDocument(
       const calls = rereading !== undefined && pageHasNotes(corrected);
       if (doubtful.length > 0 || checked.length > 0 || calls) {
         if (!decoded.image) decoded = await decode();
-        const source = decoded.reading ?? decoded.image;
-        const order = pages.indexOf(page);
-        if (source) {
-          for (const word of doubtful)
-            cuts.push({
-              kind: 'word',
-              order,
-              page: page.index,
-              ocr: page.ocr!,
-              index: word.index,
-              dpi: corrected.dpi,
-              image: cutWord(source, corrected, word.box, word.word),
-            });
-          // The second reading: where OCR read a grey image, the same word cut from the bitonal page the PDF shows,
-          // whose ink keeps an accent or a letter the grey one may blur away ("méme" there, "même" here).
-          if (decoded.reading && decoded.image) {
-            for (const word of doubtful)
-              cuts.push({
-                kind: 'ink',
-                order,
-                page: page.index,
-                ocr: page.ocr!,
-                index: word.index,
-                dpi: corrected.dpi,
-                image: cutWord(decoded.image, corrected, word.box, word.word),
-              });
-            for (const word of checked)
-              cuts.push({
-                kind: 'check',
-                order,
-                page: page.index,
-                ocr: page.ocr!,
-                index: word.index,
-                dpi: corrected.dpi,
-                image: cutWord(decoded.image, corrected, word.box, word.word),
-              });
-          }
-          // A Latin-letter word beside Greek, read again in Greek alone: a Greek word read in Latin look-alikes.
-          if (manifest.ocr!.languages.includes(GREEK)) {
-            for (const word of wordsBesideGreek(corrected, doubtful)) {
-              cuts.push({
-                kind: 'greek',
-                order,
-                page: page.index,
-                ocr: page.ocr!,
-                index: word.index,
-                dpi: corrected.dpi,
-                image: cutWord(source, corrected, word.box, word.word),
-              });
-            }
-          }
-          if (calls)
-            for (const mark of raisedMarks(corrected, source, { quotes: !guillemets.spaced }))
-              cuts.push({ kind: 'call', order, page: page.index, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
-        }
+        cuts.push(
+          ...pageCuts(page, pages.indexOf(page), corrected, decoded, {
+            doubtful,
+            checked,
+            calls,
+            greek: manifest.ocr!.languages.includes(GREEK),
+            quotes: !guillemets.spaced,
+          }),
+        );
       }
       const elisions = apostrophe ? correctApostrophes(corrected, apostrophe) : 0;
       const quotes = guillemets.spaced ? correctGuillemets(corrected) : 0;
@@ -199,6 +153,35 @@ export async function correctDocument(
   }
   manifest.ocr.correction = summary;
   return summary;
+}
+
+/** What is read again of one page: its doubtful and checked words and its raised marks, cut from its images. */
+function pageCuts(
+  page: ProjectPage,
+  order: number,
+  corrected: OcrPage,
+  decoded: { image?: GrayImage; reading?: GrayImage },
+  what: { doubtful: RereadWord[]; checked: RereadWord[]; calls: boolean; greek: boolean; quotes: boolean },
+): WordCut[] {
+  const source = decoded.reading ?? decoded.image;
+  if (!source) return [];
+  const cuts: WordCut[] = [];
+  const cut = (kind: WordCut['kind'], word: RereadWord, image: GrayImage): void => {
+    cuts.push({ kind, order, page: page.index, ocr: page.ocr!, index: word.index, dpi: corrected.dpi, image: cutWord(image, corrected, word.box, word.word) });
+  };
+  for (const word of what.doubtful) cut('word', word, source);
+  // The second reading: where OCR read a grey image, the same word cut from the bitonal page the PDF shows,
+  // whose ink keeps an accent or a letter the grey one may blur away ("méme" there, "même" here).
+  if (decoded.reading && decoded.image) {
+    for (const word of what.doubtful) cut('ink', word, decoded.image);
+    for (const word of what.checked) cut('check', word, decoded.image);
+  }
+  // A Latin-letter word beside Greek, read again in Greek alone: a Greek word read in Latin look-alikes.
+  if (what.greek) for (const word of wordsBesideGreek(corrected, what.doubtful)) cut('greek', word, source);
+  if (what.calls)
+    for (const mark of raisedMarks(corrected, source, { quotes: what.quotes }))
+      cuts.push({ kind: 'call', order, page: page.index, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
+  return cuts;
 }
 
 /** For one word: its grey cut is read first, then its bitonal cut, then its raised mark. */

@@ -119,6 +119,49 @@ function minutes(ms: number): string {
   return m <= 1 ? 'a minute' : `${m} minutes`;
 }
 
+/** The sentence for a failure that ends the call. */
+function failure(host: string, what: string, f: TryFailure, tries: number): QuireError {
+  const after = tries > 1 ? ` (tried ${tries} times)` : '';
+  const detail = `${what}: ${f.detail}`;
+  if (f.kind === 'timeout') return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} did not answer in time${after}; try again later.`, detail);
+  if (f.kind === 'network') {
+    return new QuireError(
+      REMOTE_FAILED,
+      `Could not reach the remote OCR service at ${host}${after}; check the network and the remoteocr.base_url setting.`,
+      detail,
+    );
+  }
+  const status = f.status!;
+  if (status === 401 || status === 403) {
+    return new QuireError(
+      ERROR_CODES.USAGE,
+      `The remote OCR service at ${host} refused the API key (HTTP ${status}); set the right one with quire config set-secret remoteocr.api_key.`,
+      detail,
+    );
+  }
+  if (status === 429) {
+    const when = f.retryAfterMs !== undefined && f.retryAfterMs > 0 ? `in ${minutes(f.retryAfterMs)}` : 'later';
+    return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} is limiting requests (HTTP 429)${after}; try again ${when}.`, detail);
+  }
+  if (status >= 500) return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} failed (HTTP ${status})${after}; try again later.`, detail);
+  return new QuireError(
+    REMOTE_FAILED,
+    `The remote OCR service at ${host} rejected the request (HTTP ${status}): ${f.detail.replace(/^HTTP \d+: /, '').slice(0, 200)}.`,
+    detail,
+  );
+}
+
+/** Whether a failed try may be tried again: a busy service always, a failure after sending only when the call can repeat. */
+function retryable(f: TryFailure, idempotent: boolean): boolean {
+  if (f.kind === 'status') {
+    const s = f.status!;
+    if (s === 429) return true;
+    if (s === 503) return true;
+    return idempotent && s >= 500;
+  }
+  return idempotent || f.notSent === true;
+}
+
 export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOcrClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -127,49 +170,6 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
   const ocrMs = options.timeouts?.ocrMs ?? 15 * 60_000;
   const otherMs = options.timeouts?.otherMs ?? 30_000;
   const dispatcher = new Agent({ connect: { timeout: options.timeouts?.connectMs ?? 10_000 } });
-
-  /** The sentence for a failure that ends the call. */
-  function failure(what: string, f: TryFailure, tries: number): QuireError {
-    const after = tries > 1 ? ` (tried ${tries} times)` : '';
-    const detail = `${what}: ${f.detail}`;
-    if (f.kind === 'timeout')
-      return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} did not answer in time${after}; try again later.`, detail);
-    if (f.kind === 'network') {
-      return new QuireError(
-        REMOTE_FAILED,
-        `Could not reach the remote OCR service at ${host}${after}; check the network and the remoteocr.base_url setting.`,
-        detail,
-      );
-    }
-    const status = f.status!;
-    if (status === 401 || status === 403) {
-      return new QuireError(
-        ERROR_CODES.USAGE,
-        `The remote OCR service at ${host} refused the API key (HTTP ${status}); set the right one with quire config set-secret remoteocr.api_key.`,
-        detail,
-      );
-    }
-    if (status === 429) {
-      const when = f.retryAfterMs !== undefined && f.retryAfterMs > 0 ? `in ${minutes(f.retryAfterMs)}` : 'later';
-      return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} is limiting requests (HTTP 429)${after}; try again ${when}.`, detail);
-    }
-    if (status >= 500) return new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} failed (HTTP ${status})${after}; try again later.`, detail);
-    return new QuireError(
-      REMOTE_FAILED,
-      `The remote OCR service at ${host} rejected the request (HTTP ${status}): ${f.detail.replace(/^HTTP \d+: /, '').slice(0, 200)}.`,
-      detail,
-    );
-  }
-
-  function retryable(f: TryFailure, idempotent: boolean): boolean {
-    if (f.kind === 'status') {
-      const s = f.status!;
-      if (s === 429) return true;
-      if (s === 503) return true;
-      return idempotent && s >= 500;
-    }
-    return idempotent || f.notSent === true;
-  }
 
   async function once(path: string, init: RequestInit, timeoutMs: number, signal?: AbortSignal): Promise<Response | TryFailure> {
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -223,8 +223,8 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
           throw new QuireError(REMOTE_FAILED, `The remote OCR service at ${host} sent a reply Quire cannot read.`, `${what}: ${why}`);
         }
       }
-      if (attempt >= policy.attempts || !retryable(got, opts.idempotent)) throw failure(what, got, attempt);
-      if (got.retryAfterMs !== undefined && got.retryAfterMs > policy.maxRetryAfterMs) throw failure(what, got, attempt);
+      if (attempt >= policy.attempts || !retryable(got, opts.idempotent)) throw failure(host, what, got, attempt);
+      if (got.retryAfterMs !== undefined && got.retryAfterMs > policy.maxRetryAfterMs) throw failure(host, what, got, attempt);
       const wait = got.retryAfterMs ?? backoffMs(attempt, policy);
       try {
         await sleep(wait, opts.signal);
