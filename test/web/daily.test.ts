@@ -168,7 +168,11 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     // One word at a time: the first → picks the first word, each next one the word after it.
     for (let n = 0; n < 12 && (await wordInFocus()) !== 'lamplight'; n++) {
       await page.keyboard.press('ArrowRight');
-      await page.waitForFunction((at) => document.activeElement?.getAttribute('data-n') === String(at), n);
+      // Picked, not only focused: the first word has the focus before the first arrow picks it.
+      await page.waitForFunction((at) => {
+        const word = document.activeElement;
+        return word?.getAttribute('data-n') === String(at) && word.classList.contains('selected');
+      }, n);
     }
     await expect(wordInFocus()).resolves.toBe('lamplight');
     await page.keyboard.press('Enter');
