@@ -6,10 +6,11 @@
  * files changed since is not run until accepted again here (or with `quire plugins accept`).
  */
 import { h, type ComponentChild } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { PagePluginsView, PagePluginView, PageRegistryEntryView } from '../api-types.js';
 import { api, messageOf } from './api.js';
 import { Modal } from './dialog.js';
+import { PluginList, registryActions, useLoaded, type ListedPlugin } from './plugin-list.js';
 
 const KIND_WORDS = { processor: 'Processor', ocr: 'OCR engine' } as const;
 
@@ -119,6 +120,73 @@ function describeRegistry(e: PageRegistryEntryView): Asked {
   };
 }
 
+/** An installed processor or OCR engine as the list shows it: its sandbox, whether it is accepted, and its buttons. */
+function listedPagePlugin(p: PagePluginView, on: { accept: (asked: Asked) => void; remove: () => void }): ListedPlugin {
+  return {
+    slug: p.slug,
+    name: p.display,
+    version: p.version,
+    badges: [h('span', { class: 'badge' }, KIND_WORDS[p.kind]), h(TrustBadge, { plugin: p })],
+    description: p.description,
+    facts: [
+      h(
+        'p',
+        { class: 'muted small' },
+        [
+          p.sandbox,
+          p.after ? `runs after ${p.after}` : '',
+          p.languages ? (p.languages.length > 0 ? `reads ${p.languages.join(', ')}` : 'no language yet: put a model in its files folder') : '',
+        ]
+          .filter((t) => t !== '')
+          .join(' · '),
+      ),
+      p.state === 'refused' ? h('p', { class: 'card-state bad' }, `Refused: ${p.reason ?? ''}`) : null,
+      p.state === 'changed' ? h('p', { class: 'card-state warn' }, 'Its files changed since you accepted it: it is not run until you accept it again.') : null,
+      p.state === 'not-accepted' ? h('p', { class: 'card-state warn' }, 'Not run until you accept it.') : null,
+    ],
+    actions: [
+      (p.state === 'changed' || p.state === 'not-accepted') && p.sha256
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'button',
+              'aria-label': `Accept ${p.display}…`,
+              onClick: () =>
+                on.accept({
+                  how: 'accept',
+                  slug: p.slug,
+                  name: p.display,
+                  kind: p.kind,
+                  version: p.version,
+                  sha256: p.sha256 ?? '',
+                  mayDo: p.mayDo,
+                  changed: p.state === 'changed',
+                }),
+            },
+            'Accept…',
+          )
+        : null,
+      h('button', { type: 'button', class: 'button subtle', onClick: on.remove, 'aria-label': `Remove ${p.display}` }, 'Remove'),
+    ],
+  };
+}
+
+function listedRegistryEntry(e: PageRegistryEntryView, onInstall: () => void): ListedPlugin {
+  return {
+    slug: e.slug,
+    name: e.name,
+    version: e.version,
+    badges: [
+      h('span', { class: 'badge' }, KIND_WORDS[e.kind]),
+      e.firstParty ? h('span', { class: 'badge first-party' }, 'First-party') : h('span', { class: 'badge' }, 'Third-party'),
+    ],
+    description: e.description,
+    facts: [],
+    actions: registryActions(e, onInstall),
+  };
+}
+
 export function PagePluginsPanel({
   version,
   onChanged,
@@ -128,21 +196,9 @@ export function PagePluginsPanel({
   onChanged: () => void;
   onRemove: (slug: string, display: string) => void;
 }): ComponentChild {
-  const [view, setView] = useState<PagePluginsView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { value: view, error } = useLoaded(() => api<PagePluginsView>('GET', '/api/page-plugins'), version);
   const [asked, setAsked] = useState<Asked | null>(null);
   const [note, setNote] = useState<string | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    api<PagePluginsView>('GET', '/api/page-plugins').then(
-      (v) => live && setView(v),
-      (e: unknown) => live && setError(messageOf(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [version]);
 
   const sandbox = view?.isolation
     ? view.isolation.level === 'full'
@@ -164,113 +220,17 @@ export function PagePluginsPanel({
         )
       : null,
     view && view.installed.length > 0
-      ? h(
-          'ul',
-          { class: 'plugin-list', 'aria-label': 'Installed processors and OCR engines' },
-          view.installed.map((p) =>
-            h(
-              'li',
-              { key: p.slug, class: 'plugin' },
-              h(
-                'div',
-                { class: 'plugin-head' },
-                h('strong', null, p.display),
-                h('span', { class: 'muted' }, ` ${p.version}`),
-                ' ',
-                h('span', { class: 'badge' }, KIND_WORDS[p.kind]),
-                ' ',
-                h(TrustBadge, { plugin: p }),
-              ),
-              h('p', { class: 'small' }, p.description),
-              h(
-                'p',
-                { class: 'muted small' },
-                [
-                  p.sandbox,
-                  p.after ? `runs after ${p.after}` : '',
-                  p.languages ? (p.languages.length > 0 ? `reads ${p.languages.join(', ')}` : 'no language yet: put a model in its files folder') : '',
-                ]
-                  .filter((t) => t !== '')
-                  .join(' · '),
-              ),
-              p.state === 'refused' ? h('p', { class: 'card-state bad' }, `Refused: ${p.reason ?? ''}`) : null,
-              p.state === 'changed'
-                ? h('p', { class: 'card-state warn' }, 'Its files changed since you accepted it: it is not run until you accept it again.')
-                : null,
-              p.state === 'not-accepted' ? h('p', { class: 'card-state warn' }, 'Not run until you accept it.') : null,
-              h(
-                'div',
-                { class: 'row' },
-                (p.state === 'changed' || p.state === 'not-accepted') && p.sha256
-                  ? h(
-                      'button',
-                      {
-                        type: 'button',
-                        class: 'button',
-                        'aria-label': `Accept ${p.display}…`,
-                        onClick: () =>
-                          setAsked({
-                            how: 'accept',
-                            slug: p.slug,
-                            name: p.display,
-                            kind: p.kind,
-                            version: p.version,
-                            sha256: p.sha256 ?? '',
-                            mayDo: p.mayDo,
-                            changed: p.state === 'changed',
-                          }),
-                      },
-                      'Accept…',
-                    )
-                  : null,
-                h(
-                  'button',
-                  { type: 'button', class: 'button subtle', onClick: () => onRemove(p.slug, p.display), 'aria-label': `Remove ${p.display}` },
-                  'Remove',
-                ),
-              ),
-            ),
-          ),
-        )
+      ? h(PluginList, {
+          label: 'Installed processors and OCR engines',
+          plugins: view.installed.map((p) => listedPagePlugin(p, { accept: setAsked, remove: () => onRemove(p.slug, p.display) })),
+        })
       : null,
     view?.registryError ? h('p', { class: 'error', role: 'alert' }, `The registry cannot be read: ${view.registryError}`) : null,
     view && view.registry.length > 0
-      ? h(
-          'ul',
-          { class: 'plugin-list', 'aria-label': 'Processors and OCR engines in the registry' },
-          view.registry.map((e) =>
-            h(
-              'li',
-              { key: e.slug, class: 'plugin' },
-              h(
-                'div',
-                { class: 'plugin-head' },
-                h('strong', null, e.name),
-                h('span', { class: 'muted' }, ` ${e.version}`),
-                ' ',
-                h('span', { class: 'badge' }, KIND_WORDS[e.kind]),
-                ' ',
-                e.firstParty ? h('span', { class: 'badge first-party' }, 'First-party') : h('span', { class: 'badge' }, 'Third-party'),
-              ),
-              h('p', { class: 'small' }, e.description),
-              h(
-                'div',
-                { class: 'row' },
-                e.installed ? h('span', { class: 'badge ok' }, 'Installed') : null,
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'button',
-                    onClick: () => setAsked(describeRegistry(e)),
-                    'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…`,
-                  },
-                  e.installed ? 'Reinstall…' : 'Install…',
-                ),
-              ),
-            ),
-          ),
-        )
+      ? h(PluginList, {
+          label: 'Processors and OCR engines in the registry',
+          plugins: view.registry.map((e) => listedRegistryEntry(e, () => setAsked(describeRegistry(e)))),
+        })
       : null,
     asked
       ? h(AcceptDialog, {

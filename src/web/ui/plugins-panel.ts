@@ -12,6 +12,7 @@ import type { PluginsView, PluginView, RegistryDetail, RegistryView } from '../a
 import { api, messageOf } from './api.js';
 import { ConfirmDialog, Modal } from './dialog.js';
 import { PagePluginsPanel } from './page-plugins-panel.js';
+import { PluginList, registryActions, useLoaded, type ListedPlugin } from './plugin-list.js';
 
 function FirstParty(): ComponentChild {
   return h('span', { class: 'badge first-party', title: 'Written by the makers of Quire; installed the same way as any plugin' }, 'First-party');
@@ -129,48 +130,56 @@ function InstallDialog({ slug, onClose, onInstalled }: { slug: string; onClose: 
   );
 }
 
-export function PluginsPanel({
-  version,
-  onChanged,
-  onSettings,
-}: {
-  version: number;
-  onChanged: () => void;
-  onSettings: (slug: string) => void;
-}): ComponentChild {
-  const [plugins, setPlugins] = useState<PluginsView | null>(null);
-  const [registry, setRegistry] = useState<RegistryView | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [installing, setInstalling] = useState<string | null>(null);
-  const [checks, setChecks] = useState<Record<string, string>>({});
-  const [note, setNote] = useState<string | null>(null);
-  const [removing, setRemoving] = useState<Pick<PluginView, 'slug' | 'display'> | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    Promise.all([api<PluginsView>('GET', '/api/plugins'), api<RegistryView>('GET', '/api/registry')]).then(
-      ([p, r]) => {
-        if (!live) return;
-        setPlugins(p);
-        setRegistry(r);
-      },
-      (e: unknown) => live && setError(messageOf(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [version]);
-
-  const remove = async (plugin: Pick<PluginView, 'slug' | 'display'>): Promise<void> => {
-    setRemoving(null);
-    try {
-      await api('DELETE', `/api/plugins/${plugin.slug}`);
-      setNote(`${plugin.display} was removed.`);
-      onChanged();
-    } catch (e) {
-      setError(messageOf(e));
-    }
+/** An installed destination as the list shows it: its state, what it takes, and its buttons. */
+function listedDestination(p: PluginView, on: { checked: string | undefined; settings: () => void; check: () => void; remove: () => void }): ListedPlugin {
+  return {
+    slug: p.slug,
+    name: p.display,
+    version: p.version,
+    badges: [p.firstParty ? h(FirstParty, null) : null, h(StateBadge, { plugin: p })],
+    description: p.description,
+    facts: [
+      p.state === 'needs-settings' ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${p.missing.join(', ')}`) : null,
+      p.state === 'unreadable' ? h('p', { class: 'card-state warn' }, `${p.unreadable ?? 'A secret cannot be read'}.`) : null,
+      p.state === 'refused' ? h('p', { class: 'card-state bad' }, `Refused: ${p.reason ?? ''}`) : null,
+      p.state !== 'refused' ? h('p', { class: 'muted small' }, `Takes ${p.accepts.join(', ')}${p.network ? ' · uses the network' : ''}`) : null,
+    ],
+    actions: [
+      p.state !== 'refused'
+        ? h('button', { type: 'button', class: 'button', onClick: on.settings, 'aria-label': `Settings of ${p.display}` }, 'Settings…')
+        : null,
+      p.state !== 'refused' ? h('button', { type: 'button', class: 'button', onClick: on.check, 'aria-label': `Check ${p.display}` }, 'Check') : null,
+      h('button', { type: 'button', class: 'button subtle', onClick: on.remove, 'aria-label': `Remove ${p.display}` }, 'Remove'),
+    ],
+    outcome: on.checked ? h('p', { class: 'small', role: 'status' }, on.checked) : null,
   };
+}
+
+function IsolationNote({ plugins }: { plugins: PluginsView }): ComponentChild {
+  return plugins.isolation.level === 'partial'
+    ? h(
+        'p',
+        { class: 'notice', 'aria-label': 'Isolation' },
+        `Isolation: partial — ${plugins.isolation.summary}. Only first-party plugins run here unless you allow one when you install it.`,
+      )
+    : h('p', { class: 'muted small', 'aria-label': 'Isolation' }, `Isolation: full — ${plugins.isolation.summary}.`);
+}
+
+type Removing = Pick<PluginView, 'slug' | 'display'>;
+
+/** The installed destinations, each with Settings…, Check and Remove, and where their secrets are kept. */
+function InstalledDestinations({
+  plugins,
+  error,
+  onSettings,
+  onRemove,
+}: {
+  plugins: PluginsView | null;
+  error: string | null;
+  onSettings: (slug: string) => void;
+  onRemove: (plugin: Removing) => void;
+}): ComponentChild {
+  const [checks, setChecks] = useState<Record<string, string>>({});
   const check = async (plugin: PluginView): Promise<void> => {
     setChecks((c) => ({ ...c, [plugin.slug]: 'Checking…' }));
     try {
@@ -180,123 +189,100 @@ export function PluginsPanel({
       setChecks((c) => ({ ...c, [plugin.slug]: messageOf(e) }));
     }
   };
+  return h(
+    'section',
+    { 'aria-labelledby': 'installed-title' },
+    h('h3', { id: 'installed-title' }, 'Installed destinations'),
+    plugins === null && !error ? h('p', { class: 'muted', role: 'status' }, 'Looking for installed destinations…') : null,
+    plugins && plugins.installed.length === 0
+      ? h(
+          'p',
+          { class: 'empty-note' },
+          'No destination is installed yet. Install one from the registry below to send exports to a library, an e-reader or a corpus.',
+        )
+      : null,
+    plugins && plugins.installed.length > 0
+      ? h(PluginList, {
+          label: 'Installed destinations',
+          plugins: plugins.installed.map((p) =>
+            listedDestination(p, {
+              checked: checks[p.slug],
+              settings: () => onSettings(p.slug),
+              check: () => void check(p),
+              remove: () => onRemove(p),
+            }),
+          ),
+        })
+      : null,
+    plugins
+      ? plugins.secretStore.plainText
+        ? h('p', { class: 'notice small' }, `Secrets typed here are stored as plain text in ${plugins.secretStore.text}.`)
+        : h('p', { class: 'muted small' }, `Secrets typed here are kept in ${plugins.secretStore.text}.`)
+      : null,
+  );
+}
+
+/** The registry's destinations, each with Install… (Reinstall… once installed). */
+function DestinationRegistry({ registry, onInstall }: { registry: RegistryView | null; onInstall: (slug: string) => void }): ComponentChild {
+  return h(
+    'section',
+    { 'aria-labelledby': 'registry-title' },
+    h('h3', { id: 'registry-title' }, 'Available from the registry'),
+    registry?.error ? h('p', { class: 'error', role: 'alert' }, `The registry cannot be read: ${registry.error}`) : null,
+    registry && !registry.error && registry.entries.length === 0 ? h('p', { class: 'empty-note' }, 'The registry offers no destination.') : null,
+    registry && registry.entries.length > 0
+      ? h(PluginList, {
+          label: 'Registry',
+          plugins: registry.entries.map((e) => ({
+            slug: e.slug,
+            name: e.name,
+            version: e.version,
+            badges: [e.firstParty ? h(FirstParty, null) : h('span', { class: 'badge' }, 'Third-party')],
+            description: e.description,
+            facts: [],
+            actions: registryActions(e, () => onInstall(e.slug)),
+          })),
+        })
+      : null,
+  );
+}
+
+export function PluginsPanel({
+  version,
+  onChanged,
+  onSettings,
+}: {
+  version: number;
+  onChanged: () => void;
+  onSettings: (slug: string) => void;
+}): ComponentChild {
+  const loaded = useLoaded(() => Promise.all([api<PluginsView>('GET', '/api/plugins'), api<RegistryView>('GET', '/api/registry')]), version);
+  const [plugins, registry] = loaded.value ?? [null, null];
+  const { error, setError } = loaded;
+  const [installing, setInstalling] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<Removing | null>(null);
+
+  const remove = async (plugin: Removing): Promise<void> => {
+    setRemoving(null);
+    try {
+      await api('DELETE', `/api/plugins/${plugin.slug}`);
+      setNote(`${plugin.display} was removed.`);
+      onChanged();
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
 
   return h(
     'div',
     { class: 'panel-content' },
     error ? h('p', { class: 'error', role: 'alert' }, error) : null,
     note ? h('p', { class: 'outcome ok', role: 'status' }, note) : null,
-    plugins
-      ? plugins.isolation.level === 'partial'
-        ? h(
-            'p',
-            { class: 'notice', 'aria-label': 'Isolation' },
-            `Isolation: partial — ${plugins.isolation.summary}. Only first-party plugins run here unless you allow one when you install it.`,
-          )
-        : h('p', { class: 'muted small', 'aria-label': 'Isolation' }, `Isolation: full — ${plugins.isolation.summary}.`)
-      : null,
-    h(
-      'section',
-      { 'aria-labelledby': 'installed-title' },
-      h('h3', { id: 'installed-title' }, 'Installed destinations'),
-      plugins === null && !error ? h('p', { class: 'muted', role: 'status' }, 'Looking for installed destinations…') : null,
-      plugins && plugins.installed.length === 0
-        ? h(
-            'p',
-            { class: 'empty-note' },
-            'No destination is installed yet. Install one from the registry below to send exports to a library, an e-reader or a corpus.',
-          )
-        : null,
-      plugins && plugins.installed.length > 0
-        ? h(
-            'ul',
-            { class: 'plugin-list', 'aria-label': 'Installed destinations' },
-            plugins.installed.map((p) =>
-              h(
-                'li',
-                { key: p.slug, class: 'plugin' },
-                h(
-                  'div',
-                  { class: 'plugin-head' },
-                  h('strong', null, p.display),
-                  h('span', { class: 'muted' }, ` ${p.version}`),
-                  ' ',
-                  p.firstParty ? h(FirstParty, null) : null,
-                  ' ',
-                  h(StateBadge, { plugin: p }),
-                ),
-                h('p', { class: 'small' }, p.description),
-                p.state === 'needs-settings' ? h('p', { class: 'card-state warn' }, `Not set up yet — needs ${p.missing.join(', ')}`) : null,
-                p.state === 'unreadable' ? h('p', { class: 'card-state warn' }, `${p.unreadable ?? 'A secret cannot be read'}.`) : null,
-                p.state === 'refused' ? h('p', { class: 'card-state bad' }, `Refused: ${p.reason ?? ''}`) : null,
-                p.state !== 'refused' ? h('p', { class: 'muted small' }, `Takes ${p.accepts.join(', ')}${p.network ? ' · uses the network' : ''}`) : null,
-                h(
-                  'div',
-                  { class: 'row' },
-                  p.state !== 'refused'
-                    ? h('button', { type: 'button', class: 'button', onClick: () => onSettings(p.slug), 'aria-label': `Settings of ${p.display}` }, 'Settings…')
-                    : null,
-                  p.state !== 'refused'
-                    ? h('button', { type: 'button', class: 'button', onClick: () => void check(p), 'aria-label': `Check ${p.display}` }, 'Check')
-                    : null,
-                  h('button', { type: 'button', class: 'button subtle', onClick: () => setRemoving(p), 'aria-label': `Remove ${p.display}` }, 'Remove'),
-                ),
-                checks[p.slug] ? h('p', { class: 'small', role: 'status' }, checks[p.slug]) : null,
-              ),
-            ),
-          )
-        : null,
-      plugins
-        ? plugins.secretStore.plainText
-          ? h('p', { class: 'notice small' }, `Secrets typed here are stored as plain text in ${plugins.secretStore.text}.`)
-          : h('p', { class: 'muted small' }, `Secrets typed here are kept in ${plugins.secretStore.text}.`)
-        : null,
-    ),
+    plugins ? h(IsolationNote, { plugins }) : null,
+    h(InstalledDestinations, { plugins, error, onSettings, onRemove: setRemoving }),
     h(PagePluginsPanel, { version, onChanged, onRemove: (slug: string, display: string) => setRemoving({ slug, display }) }),
-    h(
-      'section',
-      { 'aria-labelledby': 'registry-title' },
-      h('h3', { id: 'registry-title' }, 'Available from the registry'),
-      registry?.error ? h('p', { class: 'error', role: 'alert' }, `The registry cannot be read: ${registry.error}`) : null,
-      registry && !registry.error && registry.entries.length === 0 ? h('p', { class: 'empty-note' }, 'The registry offers no destination.') : null,
-      registry && registry.entries.length > 0
-        ? h(
-            'ul',
-            { class: 'plugin-list', 'aria-label': 'Registry' },
-            registry.entries.map((e) =>
-              h(
-                'li',
-                { key: e.slug, class: 'plugin' },
-                h(
-                  'div',
-                  { class: 'plugin-head' },
-                  h('strong', null, e.name),
-                  h('span', { class: 'muted' }, ` ${e.version}`),
-                  ' ',
-                  e.firstParty ? h(FirstParty, null) : h('span', { class: 'badge' }, 'Third-party'),
-                ),
-                h('p', { class: 'small' }, e.description),
-                h(
-                  'div',
-                  { class: 'row' },
-                  // The accessible name starts with the words shown, as speech input users say them.
-                  e.installed ? h('span', { class: 'badge ok' }, 'Installed') : null,
-                  h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'button',
-                      onClick: () => setInstalling(e.slug),
-                      'aria-label': `${e.installed ? 'Reinstall' : 'Install'} ${e.name}…`,
-                    },
-                    e.installed ? 'Reinstall…' : 'Install…',
-                  ),
-                ),
-              ),
-            ),
-          )
-        : null,
-    ),
+    h(DestinationRegistry, { registry, onInstall: setInstalling }),
     removing
       ? h(
           ConfirmDialog,
