@@ -54,34 +54,17 @@ function gutterOf(boxes: BoxView[]): number | undefined {
   return boxes.length === 2 ? Math.round((boxes[0].x + boxes[0].width + boxes[1].x) / 2) : undefined;
 }
 
-export function PageBoxEditor({
-  doc,
-  frame,
-  page,
-  siblings,
-  onClose,
-}: {
-  doc: DocumentSummary;
-  frame: FrameView;
-  page: PageView;
-  /** Every page of the frame, this one among them, left to right. */
-  siblings: PageView[];
-  onClose: () => void;
-}): ComponentChild {
-  const start = siblings.flatMap((p) => (p.split ? [p.split.box] : [])).sort((a, b) => a.x - b.x);
-  const [boxes, setBoxes] = useState<BoxView[]>(start);
-  const [error, setError] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
-  /** What waits for the person's answer: new pages need new text, and the corrections on the old text go. */
-  const [asking, setAsking] = useState<{ boxes: BoxView[] } | null | undefined>(undefined);
-  const checked = siblings.reduce((n, p) => n + (p.proofreading?.checked ?? 0), 0);
-  const svg = useRef<SVGSVGElement>(null);
-  const drag = useRef<{ id: number; grip: Grip } | null>(null);
-  const stroke = Math.max(2, Math.round(frame.width / 400));
-  const step = Math.max(1, Math.round(frame.width / 200));
-  const sideWords = (i: number): string => (boxes.length === 1 ? 'the page' : i === 0 ? 'the left page' : 'the right page');
-  const gutter = gutterOf(boxes);
+type Handlers = {
+  /** What a pointer does to a grip: dragging it moves its edges. */
+  grab: (grip: Grip) => Record<string, (e: PointerEvent) => void>;
+  /** What an arrow key does to a grip at `value`: moves it one step (Shift: ten). */
+  nudge: (grip: Grip, value: number, across: boolean) => (e: KeyboardEvent) => void;
+};
 
+/** Moving the boxes' edges and the split, by pointer (in the frame's pixels) and by arrow keys. */
+function useBoxMoves(svg: { current: SVGSVGElement | null }, frame: FrameView, setBoxes: (f: (now: BoxView[]) => BoxView[]) => void): Handlers {
+  const drag = useRef<{ id: number; grip: Grip } | null>(null);
+  const step = Math.max(1, Math.round(frame.width / 200));
   const apply = (grip: Grip, point: { x: number; y: number }): void => {
     setBoxes((now) => {
       if ('gutter' in grip) return moveGutter(now, point.x, frame);
@@ -118,6 +101,127 @@ export function PageBoxEditor({
     apply(grip, { x: value + delta, y: value + delta });
   };
 
+  return { grab, nudge };
+}
+
+/** The capture with the page boxes on it: each edge and the split a slider, each corner a grip. */
+function BoxCanvas({
+  svg,
+  frame,
+  boxes,
+  stroke,
+  grab,
+  nudge,
+}: { svg: { current: SVGSVGElement | null }; frame: FrameView; boxes: BoxView[]; stroke: number } & Handlers): ComponentChild {
+  const sideWords = (i: number): string => (boxes.length === 1 ? 'the page' : i === 0 ? 'the left page' : 'the right page');
+  const gutter = gutterOf(boxes);
+  const edges: Edge[] = ['left', 'right', 'top', 'bottom'];
+  return h(
+    'svg',
+    {
+      ref: svg,
+      class: 'capture editing',
+      viewBox: `0 0 ${frame.width} ${frame.height}`,
+      role: 'group',
+      'aria-label': `Page boxes of ${frame.input}, frame ${frame.index}: move an edge or the split with the arrow keys`,
+      preserveAspectRatio: 'xMidYMid meet',
+    },
+    h('image', { href: frame.image, x: 0, y: 0, width: frame.width, height: frame.height }),
+    boxes.map((b, i) => h('rect', { class: 'page-box', x: b.x, y: b.y, width: b.width, height: b.height, 'stroke-width': stroke * 1.5, 'data-box': i })),
+    boxes.flatMap((b, i) =>
+      edges.map((edge) => {
+        const v = edgeValue(b, edge);
+        const across = edge === 'left' || edge === 'right';
+        // A band along the edge, thick enough to grab (a line has no area: it could not be hit nor seen as there).
+        const t = stroke * 6;
+        const band = across ? { x: v - t / 2, y: b.y, width: t, height: b.height } : { x: b.x, y: v - t / 2, width: b.width, height: t };
+        return h('rect', {
+          key: `${i}-${edge}`,
+          class: 'edge',
+          ...band,
+          tabindex: 0,
+          role: 'slider',
+          'aria-label': `${EDGE_WORDS[edge]} of ${sideWords(i)}`,
+          'aria-orientation': across ? 'horizontal' : 'vertical',
+          'aria-valuemin': 0,
+          'aria-valuemax': across ? frame.width : frame.height,
+          'aria-valuenow': v,
+          'data-edge': `${i}-${edge}`,
+          onKeyDown: nudge({ box: i, edges: [edge] }, v, across),
+          ...grab({ box: i, edges: [edge] }),
+        });
+      }),
+    ),
+    boxes.flatMap((b, i) =>
+      (
+        [
+          ['left', 'top'],
+          ['right', 'top'],
+          ['left', 'bottom'],
+          ['right', 'bottom'],
+        ] as Edge[][]
+      ).map((pair) => {
+        const size = stroke * 8;
+        return h('rect', {
+          key: `${i}-${pair.join('')}`,
+          class: 'corner',
+          x: edgeValue(b, pair[0]) - size / 2,
+          y: edgeValue(b, pair[1]) - size / 2,
+          width: size,
+          height: size,
+          'aria-hidden': 'true',
+          ...grab({ box: i, edges: pair }),
+        });
+      }),
+    ),
+    gutter !== undefined
+      ? h('rect', {
+          class: 'gutter edge',
+          x: gutter - stroke * 3,
+          y: 0,
+          width: stroke * 6,
+          height: frame.height,
+          tabindex: 0,
+          role: 'slider',
+          'aria-label': 'Split between the pages',
+          'aria-orientation': 'horizontal',
+          'aria-valuemin': 0,
+          'aria-valuemax': frame.width,
+          'aria-valuenow': gutter,
+          'data-edge': 'gutter',
+          onKeyDown: nudge({ gutter: true }, gutter, true),
+          ...grab({ gutter: true }),
+        })
+      : null,
+  );
+}
+
+export function PageBoxEditor({
+  doc,
+  frame,
+  page,
+  siblings,
+  onClose,
+}: {
+  doc: DocumentSummary;
+  frame: FrameView;
+  page: PageView;
+  /** Every page of the frame, this one among them, left to right. */
+  siblings: PageView[];
+  onClose: () => void;
+}): ComponentChild {
+  const start = siblings.flatMap((p) => (p.split ? [p.split.box] : [])).sort((a, b) => a.x - b.x);
+  const [boxes, setBoxes] = useState<BoxView[]>(start);
+  const [error, setError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  /** What waits for the person's answer: new pages need new text, and the corrections on the old text go. */
+  const [asking, setAsking] = useState<{ boxes: BoxView[] } | null | undefined>(undefined);
+  const checked = siblings.reduce((n, p) => n + (p.proofreading?.checked ?? 0), 0);
+  const svg = useRef<SVGSVGElement>(null);
+  const stroke = Math.max(2, Math.round(frame.width / 400));
+
+  const { grab, nudge } = useBoxMoves(svg, frame, setBoxes);
+
   const send = async (body: { boxes: BoxView[] } | null): Promise<void> => {
     setSending(true);
     setError(null);
@@ -136,7 +240,6 @@ export function PageBoxEditor({
     else void send(body);
   };
 
-  const edges: Edge[] = ['left', 'right', 'top', 'bottom'];
   return h(
     'div',
     {
@@ -147,84 +250,7 @@ export function PageBoxEditor({
         onClose();
       },
     },
-    h(
-      'svg',
-      {
-        ref: svg,
-        class: 'capture editing',
-        viewBox: `0 0 ${frame.width} ${frame.height}`,
-        role: 'group',
-        'aria-label': `Page boxes of ${frame.input}, frame ${frame.index}: move an edge or the split with the arrow keys`,
-        preserveAspectRatio: 'xMidYMid meet',
-      },
-      h('image', { href: frame.image, x: 0, y: 0, width: frame.width, height: frame.height }),
-      boxes.map((b, i) => h('rect', { class: 'page-box', x: b.x, y: b.y, width: b.width, height: b.height, 'stroke-width': stroke * 1.5, 'data-box': i })),
-      boxes.flatMap((b, i) =>
-        edges.map((edge) => {
-          const v = edgeValue(b, edge);
-          const across = edge === 'left' || edge === 'right';
-          // A band along the edge, thick enough to grab (a line has no area: it could not be hit nor seen as there).
-          const t = stroke * 6;
-          const band = across ? { x: v - t / 2, y: b.y, width: t, height: b.height } : { x: b.x, y: v - t / 2, width: b.width, height: t };
-          return h('rect', {
-            key: `${i}-${edge}`,
-            class: 'edge',
-            ...band,
-            tabindex: 0,
-            role: 'slider',
-            'aria-label': `${EDGE_WORDS[edge]} of ${sideWords(i)}`,
-            'aria-orientation': across ? 'horizontal' : 'vertical',
-            'aria-valuemin': 0,
-            'aria-valuemax': across ? frame.width : frame.height,
-            'aria-valuenow': v,
-            'data-edge': `${i}-${edge}`,
-            onKeyDown: nudge({ box: i, edges: [edge] }, v, across),
-            ...grab({ box: i, edges: [edge] }),
-          });
-        }),
-      ),
-      boxes.flatMap((b, i) =>
-        (
-          [
-            ['left', 'top'],
-            ['right', 'top'],
-            ['left', 'bottom'],
-            ['right', 'bottom'],
-          ] as Edge[][]
-        ).map((pair) => {
-          const size = stroke * 8;
-          return h('rect', {
-            key: `${i}-${pair.join('')}`,
-            class: 'corner',
-            x: edgeValue(b, pair[0]) - size / 2,
-            y: edgeValue(b, pair[1]) - size / 2,
-            width: size,
-            height: size,
-            'aria-hidden': 'true',
-            ...grab({ box: i, edges: pair }),
-          });
-        }),
-      ),
-      gutter !== undefined
-        ? h('rect', {
-            class: 'gutter edge',
-            x: gutter - stroke * 3,
-            y: 0,
-            width: stroke * 6,
-            height: frame.height,
-            tabindex: 0,
-            role: 'slider',
-            'aria-label': 'Split between the pages',
-            'aria-orientation': 'horizontal',
-            'aria-valuemin': 0,
-            'aria-valuemax': frame.width,
-            'aria-valuenow': gutter,
-            'data-edge': 'gutter',
-            onKeyDown: nudge({ gutter: true }, gutter, true),
-            ...grab({ gutter: true }),
-          })
-        : null,
-    ),
+    h(BoxCanvas, { svg, frame, boxes, stroke, grab, nudge }),
     h(
       'p',
       { class: 'muted small' },

@@ -164,6 +164,201 @@ function decisions(page: PageView): string {
   return parts.join(' · ');
 }
 
+/** The capture of a page, read from the server unless there is none or the page is proofread. */
+function usePageFrame(doc: DocumentDetail, page: PageView, proofreading: boolean): { frame: FrameView | null; frameError: string | null } {
+  const [frame, setFrame] = useState<FrameView | null>(null);
+  const [frameError, setFrameError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    setFrame(null);
+    setFrameError(null);
+    if (!doc.hasCaptures || proofreading) return;
+    api<FrameView>('GET', `/api/documents/${doc.id}/frames/${page.source.frame}`).then(
+      (f) => live && setFrame(f),
+      (e: unknown) => live && setFrameError(messageOf(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [doc.id, page.source.frame, doc.hasCaptures, proofreading]);
+  return { frame, frameError };
+}
+
+/** A page's recognised text, read again when the document changes, unless the page is proofread. */
+function usePageText(doc: DocumentDetail, page: PageView, proofreading: boolean): PageText | null {
+  const [text, setText] = useState<PageText | null>(null);
+  useEffect(() => {
+    let live = true;
+    setText(null);
+    if (page.hasText && !proofreading)
+      api<PageText>('GET', `/api/documents/${doc.id}/pages/${page.index}/text`).then(
+        (t) => live && setText(t),
+        () => undefined,
+      );
+    return () => {
+      live = false;
+    };
+  }, [doc.id, page.index, page.hasText, doc.revision, proofreading]);
+  return text;
+}
+
+/** Before: the capture with the page box drawn on it, or the editor that sets it by hand. */
+function BeforeFigure({
+  doc,
+  page,
+  siblings,
+  frame,
+  frameError,
+  adjusting,
+  setAdjusting,
+  busy,
+}: {
+  doc: DocumentDetail;
+  page: PageView;
+  siblings: PageView[];
+  frame: FrameView | null;
+  frameError: string | null;
+  adjusting: boolean;
+  setAdjusting: (adjusting: boolean) => void;
+  busy: boolean;
+}): ComponentChild {
+  return h(
+    'figure',
+    { class: 'before' },
+    h('figcaption', null, h('strong', null, 'Before'), ' — the capture'),
+    frame && adjusting
+      ? h(PageBoxEditor, { doc, frame, page, siblings, onClose: () => setAdjusting(false) })
+      : frame
+        ? h(Capture, { frame, page, siblings })
+        : frameError
+          ? h('p', { class: 'error', role: 'alert' }, frameError)
+          : h('div', { class: 'placeholder', role: 'status' }, 'Loading the capture…'),
+    adjusting ? null : h(Legend, { page }),
+    // The split and crop set by hand, as in ScanTailor: a flat page has none to set.
+    frame && !adjusting && page.split
+      ? h(
+          'button',
+          { type: 'button', class: 'button small-button', disabled: busy, onClick: () => setAdjusting(true) },
+          h(Icon, { name: 'pen', size: 16 }),
+          'Adjust page box',
+        )
+      : null,
+  );
+}
+
+/** The recognised text of a page, paragraph by paragraph, and the engine that read it. */
+function RecognisedText({ page, text }: { page: PageView; text: PageText | null }): ComponentChild {
+  return h(
+    'section',
+    { class: 'page-text', 'aria-labelledby': 'text-title' },
+    h('h3', { id: 'text-title' }, 'Recognised text'),
+    text
+      ? h(
+          'div',
+          { class: 'text-body', tabIndex: 0, 'aria-label': `Recognised text of page ${page.index}` },
+          text.text === ''
+            ? h('p', { class: 'muted' }, 'No text was found on this page.')
+            : text.text.split('\n\n').map((para) => h('p', null, readingLines(para))),
+        )
+      : h('p', { class: 'muted', role: 'status' }, 'Loading the text…'),
+    text?.engine ? h('p', { class: 'muted small' }, `${text.engine}, ${text.languages?.join('+') ?? ''}`) : null,
+  );
+}
+
+/** The page view's bar: back to all pages, the page's name, how to show it, and the way to the pages beside it. */
+function ViewerBar({
+  doc,
+  page,
+  heading,
+  prev,
+  next,
+  canProofread,
+  proofreading,
+  onMode,
+  onBack,
+  onIndex,
+  onToggle,
+  busy,
+}: {
+  doc: DocumentDetail;
+  page: PageView;
+  heading: { current: HTMLHeadingElement | null };
+  /** The pages before and after it in the list. */
+  prev: PageView | undefined;
+  next: PageView | undefined;
+  canProofread: boolean;
+  proofreading: boolean;
+  onMode: (mode: ViewMode) => void;
+  onBack: () => void;
+  onIndex: (index: number) => void;
+  onToggle: (page: PageView) => void;
+  busy: boolean;
+}): ComponentChild {
+  return h(
+    'div',
+    { class: 'viewer-bar' },
+    h('button', { type: 'button', class: 'button', onClick: onBack, 'aria-keyshortcuts': 'Escape' }, h(Icon, { name: 'grid' }), 'All pages'),
+    h(
+      'h2',
+      { id: 'viewer-title', ref: heading, tabIndex: -1 },
+      `Page ${page.index} of ${doc.pageList.length}`,
+      h('span', { class: 'muted' }, ` — ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}`),
+    ),
+    canProofread
+      ? h(
+          'div',
+          { class: 'mode', role: 'group', 'aria-label': 'How to show the page' },
+          h(
+            'button',
+            { type: 'button', class: `button${!proofreading ? ' pressed' : ''}`, 'aria-pressed': !proofreading, onClick: () => onMode('compare') },
+            doc.hasCaptures ? 'Before and after' : 'Page and text',
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: `button${proofreading ? ' pressed' : ''}`,
+              'aria-pressed': proofreading,
+              onClick: () => onMode('proofread'),
+              'aria-keyshortcuts': 'P',
+            },
+            h(Icon, { name: 'pen', size: 16 }),
+            'Proofread',
+          ),
+        )
+      : null,
+    h(
+      'div',
+      { class: 'viewer-nav' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'icon-button',
+          'aria-label': 'Previous page',
+          'aria-keyshortcuts': 'ArrowLeft PageUp',
+          disabled: !prev,
+          onClick: () => prev && onIndex(prev.index),
+        },
+        h(Icon, { name: 'prev' }),
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'icon-button',
+          'aria-label': 'Next page',
+          'aria-keyshortcuts': 'ArrowRight PageDown',
+          disabled: !next,
+          onClick: () => next && onIndex(next.index),
+        },
+        h(Icon, { name: 'next' }),
+      ),
+      h(EyeToggle, { page, onToggle, disabled: busy }),
+    ),
+  );
+}
+
 export function PageViewer({
   doc,
   index,
@@ -190,42 +385,15 @@ export function PageViewer({
 }): ComponentChild {
   const position = doc.pageList.findIndex((p) => p.index === index);
   const page = doc.pageList[Math.max(0, position)];
-  const [frame, setFrame] = useState<FrameView | null>(null);
-  const [frameError, setFrameError] = useState<string | null>(null);
-  const [text, setText] = useState<PageText | null>(null);
   const [adjusting, setAdjusting] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   // A page kept from its PDF keeps the PDF's own text: there is nothing to proofread on it.
   const canProofread = page.hasText && page.kind !== 'pdf';
   const proofreading = mode === 'proofread' && canProofread;
 
-  useEffect(() => {
-    let live = true;
-    setFrame(null);
-    setFrameError(null);
-    if (!doc.hasCaptures || proofreading) return;
-    api<FrameView>('GET', `/api/documents/${doc.id}/frames/${page.source.frame}`).then(
-      (f) => live && setFrame(f),
-      (e: unknown) => live && setFrameError(messageOf(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [doc.id, page.source.frame, doc.hasCaptures, proofreading]);
+  const { frame, frameError } = usePageFrame(doc, page, proofreading);
   useEffect(() => setAdjusting(false), [doc.id, page.source.frame]);
-
-  useEffect(() => {
-    let live = true;
-    setText(null);
-    if (page.hasText && !proofreading)
-      api<PageText>('GET', `/api/documents/${doc.id}/pages/${page.index}/text`).then(
-        (t) => live && setText(t),
-        () => undefined,
-      );
-    return () => {
-      live = false;
-    };
-  }, [doc.id, page.index, page.hasText, doc.revision, proofreading]);
+  const text = usePageText(doc, page, proofreading);
 
   // A page opened from the grid (or turned) says so where the focus is, unless proofreading took it to a word.
   useEffect(() => {
@@ -241,30 +409,7 @@ export function PageViewer({
   const compare = h(
     'div',
     { class: `compare${page.hasText ? ' with-text' : ''}${doc.hasCaptures ? '' : ' no-capture'}` },
-    doc.hasCaptures
-      ? h(
-          'figure',
-          { class: 'before' },
-          h('figcaption', null, h('strong', null, 'Before'), ' — the capture'),
-          frame && adjusting
-            ? h(PageBoxEditor, { doc, frame, page, siblings, onClose: () => setAdjusting(false) })
-            : frame
-              ? h(Capture, { frame, page, siblings })
-              : frameError
-                ? h('p', { class: 'error', role: 'alert' }, frameError)
-                : h('div', { class: 'placeholder', role: 'status' }, 'Loading the capture…'),
-          adjusting ? null : h(Legend, { page }),
-          // The split and crop set by hand, as in ScanTailor: a flat page has none to set.
-          frame && !adjusting && page.split
-            ? h(
-                'button',
-                { type: 'button', class: 'button small-button', disabled: busy, onClick: () => setAdjusting(true) },
-                h(Icon, { name: 'pen', size: 16 }),
-                'Adjust page box',
-              )
-            : null,
-        )
-      : null,
+    doc.hasCaptures ? h(BeforeFigure, { doc, page, siblings, frame, frameError, adjusting, setAdjusting, busy }) : null,
     h(
       'figure',
       { class: 'after' },
@@ -283,91 +428,13 @@ export function PageViewer({
       }),
       h('p', { class: 'muted small' }, decisions(page)),
     ),
-    page.hasText
-      ? h(
-          'section',
-          { class: 'page-text', 'aria-labelledby': 'text-title' },
-          h('h3', { id: 'text-title' }, 'Recognised text'),
-          text
-            ? h(
-                'div',
-                { class: 'text-body', tabIndex: 0, 'aria-label': `Recognised text of page ${page.index}` },
-                text.text === ''
-                  ? h('p', { class: 'muted' }, 'No text was found on this page.')
-                  : text.text.split('\n\n').map((para) => h('p', null, readingLines(para))),
-              )
-            : h('p', { class: 'muted', role: 'status' }, 'Loading the text…'),
-          text?.engine ? h('p', { class: 'muted small' }, `${text.engine}, ${text.languages?.join('+') ?? ''}`) : null,
-        )
-      : null,
+    page.hasText ? h(RecognisedText, { page, text }) : null,
   );
 
   return h(
     'section',
     { class: 'viewer', 'aria-labelledby': 'viewer-title' },
-    h(
-      'div',
-      { class: 'viewer-bar' },
-      h('button', { type: 'button', class: 'button', onClick: onBack, 'aria-keyshortcuts': 'Escape' }, h(Icon, { name: 'grid' }), 'All pages'),
-      h(
-        'h2',
-        { id: 'viewer-title', ref: heading, tabIndex: -1 },
-        `Page ${page.index} of ${doc.pageList.length}`,
-        h('span', { class: 'muted' }, ` — ${sideWords(page)}${page.hidden ? ', hidden from exports' : ''}`),
-      ),
-      canProofread
-        ? h(
-            'div',
-            { class: 'mode', role: 'group', 'aria-label': 'How to show the page' },
-            h(
-              'button',
-              { type: 'button', class: `button${!proofreading ? ' pressed' : ''}`, 'aria-pressed': !proofreading, onClick: () => onMode('compare') },
-              doc.hasCaptures ? 'Before and after' : 'Page and text',
-            ),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: `button${proofreading ? ' pressed' : ''}`,
-                'aria-pressed': proofreading,
-                onClick: () => onMode('proofread'),
-                'aria-keyshortcuts': 'P',
-              },
-              h(Icon, { name: 'pen', size: 16 }),
-              'Proofread',
-            ),
-          )
-        : null,
-      h(
-        'div',
-        { class: 'viewer-nav' },
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'icon-button',
-            'aria-label': 'Previous page',
-            'aria-keyshortcuts': 'ArrowLeft PageUp',
-            disabled: !prev,
-            onClick: () => prev && onIndex(prev.index),
-          },
-          h(Icon, { name: 'prev' }),
-        ),
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'icon-button',
-            'aria-label': 'Next page',
-            'aria-keyshortcuts': 'ArrowRight PageDown',
-            disabled: !next,
-            onClick: () => next && onIndex(next.index),
-          },
-          h(Icon, { name: 'next' }),
-        ),
-        h(EyeToggle, { page, onToggle, disabled: busy }),
-      ),
-    ),
+    h(ViewerBar, { doc, page, heading, prev, next, canProofread, proofreading, onMode, onBack, onIndex, onToggle, busy }),
     proofreading ? h(ProofreadView, { doc, page, initialWord, onOtherPage: (direction) => onOtherDoubtful(page.index, direction) }) : compare,
     !page.hasText
       ? h(
