@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /** The app frame's state kept in hooks: what the server says (boot state, documents), page navigation, file drops. */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { BootState, DocumentDetail, DocumentSummary } from '../api-types.js';
+import type { BootState, DocumentDetail, DocumentSummary, PageView } from '../api-types.js';
 import { api, messageOf } from './api.js';
 import type { ViewMode } from './pages.js';
 import type { InitialWord } from './proofread.js';
@@ -131,4 +131,41 @@ export function useDocumentDetail(
       live = false;
     };
   }, [currentId, revision]);
+}
+
+/**
+ * What the window does to the shown document: hide or show a page, cancel its task, close it (asked first when
+ * `doc.unsaved`); a refusal is kept with the document it was about, so it never shows on another.
+ */
+export function useDocumentActions(currentId: string | null, doc: DocumentSummary | null, onClosed: (id: string) => void) {
+  const [actionError, setActionError] = useState<{ docId: string; text: string } | null>(null);
+  const [confirmClose, setConfirmClose] = useState(false);
+  const showError = (e: unknown): void => {
+    if (currentId) setActionError({ docId: currentId, text: messageOf(e) });
+  };
+  const toggle = useCallback(
+    (page: PageView) => {
+      if (!currentId) return;
+      setActionError(null);
+      api('PATCH', `/api/documents/${currentId}/pages/${page.index}`, { hidden: !page.hidden }).catch((e: unknown) =>
+        setActionError({ docId: currentId, text: messageOf(e) }),
+      );
+    },
+    [currentId],
+  );
+
+  const cancel = (): void => {
+    if (currentId) api('POST', `/api/documents/${currentId}/cancel`).catch(showError);
+  };
+  const closeNow = (): void => {
+    setConfirmClose(false);
+    if (!currentId) return;
+    const id = currentId;
+    api('DELETE', `/api/documents/${id}`).then(() => onClosed(id), showError);
+  };
+  const closeDocument = (): void => {
+    if (doc?.unsaved) setConfirmClose(true);
+    else closeNow();
+  };
+  return { actionError, setActionError, showError, toggle, cancel, confirmClose, setConfirmClose, closeNow, closeDocument };
 }

@@ -27,7 +27,7 @@ import { PluginsPanel } from './plugins-panel.js';
 import { TaskPanel } from './progress.js';
 import { RecogniseButton } from './recognise.js';
 import { SettingsPanel } from './settings-panel.js';
-import { useDocumentDetail, useFileDrop, usePageNav, useServerState } from './app-state.js';
+import { useDocumentActions, useDocumentDetail, useFileDrop, usePageNav, useServerState } from './app-state.js';
 import { refuseUnopenable } from './upload-guard.js';
 import { isTyping, ShortcutsDialog } from './shortcuts.js';
 
@@ -409,6 +409,15 @@ function useWindowKeys(handler: (e: KeyboardEvent) => void): void {
   }, []);
 }
 
+/** The whole window lit up while a file is dragged over it. */
+function DropOverlay(): ComponentChild {
+  return h(
+    'div',
+    { class: 'drop-overlay', 'aria-hidden': 'true' },
+    h('div', { class: 'drop-card' }, h(Icon, { name: 'open', size: 40 }), h('p', null, 'Drop to open as a new document')),
+  );
+}
+
 export function App(): ComponentChild {
   const { boot, setBoot, bootError, docs, setDocs, listed, refreshBoot } = useServerState();
   const [currentId, setCurrentId] = useState<string | null>(null);
@@ -420,16 +429,25 @@ export function App(): ComponentChild {
   const [openError, setOpenError] = useState<string | null>(null);
   const [pluginsVersion, setPluginsVersion] = useState(0);
   const [settingsOf, setSettingsOf] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<{ docId: string; text: string } | null>(null);
-  const [confirmClose, setConfirmClose] = useState(false);
   const [shortcuts, setShortcuts] = useState(false);
+  const doc = currentId ? (docs[currentId] ?? null) : null;
+  const { actionError, setActionError, showError, toggle, cancel, confirmClose, setConfirmClose, closeNow, closeDocument } = useDocumentActions(
+    currentId,
+    doc,
+    (id) => {
+      sessionStorage.removeItem(CURRENT_KEY);
+      setDocs((all) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== id)));
+      setCurrentId(null);
+      setPageIndex(null);
+      document.getElementById('main')?.focus();
+    },
+  );
 
   useShownDocument(listed, docs, currentId, (next) => {
     setCurrentId(next);
     setPageIndex(null);
   });
 
-  const doc = currentId ? (docs[currentId] ?? null) : null;
   const revision = doc?.revision;
   useDocumentDetail(currentId, revision, setDetail, (id, e) => setActionError({ docId: id, text: messageOf(e) }));
 
@@ -451,39 +469,6 @@ export function App(): ComponentChild {
 
   const { dragging, dragHandlers } = useFileDrop(open);
 
-  const showError = (e: unknown): void => {
-    if (currentId) setActionError({ docId: currentId, text: messageOf(e) });
-  };
-  const toggle = useCallback(
-    (page: PageView) => {
-      if (!currentId) return;
-      setActionError(null);
-      api('PATCH', `/api/documents/${currentId}/pages/${page.index}`, { hidden: !page.hidden }).catch((e: unknown) =>
-        setActionError({ docId: currentId, text: messageOf(e) }),
-      );
-    },
-    [currentId],
-  );
-
-  const cancel = (): void => {
-    if (currentId) api('POST', `/api/documents/${currentId}/cancel`).catch(showError);
-  };
-  const closeNow = (): void => {
-    setConfirmClose(false);
-    if (!currentId) return;
-    const id = currentId;
-    api('DELETE', `/api/documents/${id}`).then(() => {
-      sessionStorage.removeItem(CURRENT_KEY);
-      setDocs((all) => Object.fromEntries(Object.entries(all).filter(([k]) => k !== id)));
-      setCurrentId(null);
-      setPageIndex(null);
-      document.getElementById('main')?.focus();
-    }, showError);
-  };
-  const closeDocument = (): void => {
-    if (doc?.unsaved) setConfirmClose(true);
-    else closeNow();
-  };
   const switchTo = (id: string): void => {
     setCurrentId(id);
     setPageIndex(null);
@@ -573,13 +558,7 @@ export function App(): ComponentChild {
         })
       : null,
     h(Rail, { panel, onPanel: setPanel }),
-    dragging
-      ? h(
-          'div',
-          { class: 'drop-overlay', 'aria-hidden': 'true' },
-          h('div', { class: 'drop-card' }, h(Icon, { name: 'open', size: 40 }), h('p', null, 'Drop to open as a new document')),
-        )
-      : null,
+    dragging ? h(DropOverlay, null) : null,
     settingsOf ? h(PluginSettingsDialog, { slug: settingsOf, onClose: () => setSettingsOf(null), onChanged: pluginsChanged }) : null,
     shortcuts ? h(ShortcutsDialog, { onClose: () => setShortcuts(false) }) : null,
     confirmClose && doc ? h(CloseConfirm, { doc, onConfirm: closeNow, onCancel: () => setConfirmClose(false) }) : null,
