@@ -3,10 +3,10 @@
  * against `quire gui --no-open` started as a person would start it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { QUIRE_BIN, ROOT } from '../helpers.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -85,6 +85,69 @@ export async function startGui(env: NodeJS.ProcessEnv): Promise<RunningGui> {
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * The environment of a person's session under `root`: their home in `user` (exports go to its Documents/Quire),
+ * Quire's data in `home`, no Secret Service (secrets go to each plugin's config file, the same on every machine)
+ * and no registry but the bundled one.
+ */
+export function guiEnv(root: string, more: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { HOME: join(root, 'user'), QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '', ...more };
+}
+
+export interface GuiSession {
+  gui: RunningGui;
+  browser: BrowserContext;
+  page: Page;
+}
+
+/**
+ * `quire gui` started with `guiEnv(root, env)` and chromium on a fresh profile in `root`; with `open`, the page is
+ * loaded and shows its empty state.
+ */
+export async function startSession(root: string, { env = {}, open = false }: { env?: NodeJS.ProcessEnv; open?: boolean } = {}): Promise<GuiSession> {
+  const gui = await startGui(guiEnv(root, env));
+  const browser = await launchBrowser(join(root, 'profile'));
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  if (open) {
+    await page.goto(gui.url);
+    await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
+  }
+  return { gui, browser, page };
+}
+
+/** Closes what `startSession` started (any part of it that did start) and removes `root`. */
+export async function stopSession(session: Partial<GuiSession>, root: string | undefined): Promise<void> {
+  await session.browser?.close();
+  await session.gui?.stop();
+  if (root) rmSync(root, { recursive: true, force: true });
+}
+
+/** Opens files as a person does, with the first file picker (the top bar's once a document is open). */
+export async function openFiles(page: Page, files: string | string[]): Promise<void> {
+  await page.locator('input[type=file]').first().setInputFiles(files);
+}
+
+/** A button of the rail (Export, OCR, Plugins, Settings). */
+export const rail = (page: Page, name: string): Locator => page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name, exact: true });
+export const sidePanel = (page: Page): Locator => page.locator('#side-panel');
+/** The tiles of the page grid. */
+export const pageTiles = (page: Page): Locator => page.getByRole('list', { name: 'Pages' }).getByRole('listitem');
+export const isFocused = (locator: Locator): Promise<boolean> => locator.evaluate((el) => el === document.activeElement);
+
+/** Opens a panel (a rail button toggles it: it is clicked only when the panel is closed). */
+export async function openPanel(page: Page, name: string): Promise<void> {
+  if ((await rail(page, name).getAttribute('aria-expanded')) !== 'true') await rail(page, name).click();
+  await sidePanel(page).waitFor();
+}
+
+export async function closePanel(page: Page): Promise<void> {
+  if ((await sidePanel(page).count()) > 0)
+    await sidePanel(page)
+      .getByRole('button', { name: /^Close / })
+      .first()
+      .click();
 }
 
 export function artifact(name: string): string {

@@ -6,13 +6,26 @@
  * every panel. Screenshots of each panel at 1280×800 and 800×1000 land in test/web/artifacts/.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGLISH, renderTextPage } from '../ocr/pages.js';
-import { artifact, chromiumAvailable, launchBrowser, seriousViolations, startGui, type RunningGui } from './browser.js';
+import {
+  artifact,
+  chromiumAvailable,
+  closePanel,
+  isFocused,
+  openPanel,
+  pageTiles,
+  rail,
+  type RunningGui,
+  seriousViolations,
+  sidePanel,
+  startSession,
+  stopSession,
+} from './browser.js';
 import { writeProofProject } from './proof-project.js';
 
 describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', () => {
@@ -26,28 +39,11 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
   let openedLog: string;
   const axeFound = new Map<string, string[]>();
 
-  const rail = (name: string) => page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name, exact: true });
-  const panel = () => page.locator('#side-panel');
-  const tiles = () => page.getByRole('list', { name: 'Pages' }).getByRole('listitem');
-  /** Open a panel (a rail button toggles it: click only when it is closed). */
-  const openPanel = async (name: string): Promise<void> => {
-    if ((await rail(name).getAttribute('aria-expanded')) !== 'true') await rail(name).click();
-    await panel().waitFor();
-  };
-  const closePanel = async (): Promise<void> => {
-    if ((await panel().count()) > 0)
-      await panel()
-        .getByRole('button', { name: /^Close / })
-        .first()
-        .click();
-  };
-  const focused = (locator: Locator) => locator.evaluate((el) => el === document.activeElement);
-
   /** Tab (never the mouse) until `locator` has the focus: it is reachable by keyboard. */
   const tabTo = async (locator: Locator, max = 90): Promise<void> => {
     await locator.waitFor();
     for (let i = 0; i < max; i++) {
-      if (await focused(locator)) return;
+      if (await isFocused(locator)) return;
       await page.keyboard.press('Tab');
     }
     throw new Error(`Tab never reached ${String(locator)}`);
@@ -85,24 +81,12 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     writeFileSync(image, (await renderTextPage(ENGLISH, { dpi: 200 })).png);
     slim = join(root, 'proof.quire');
     await writeProofProject(slim);
-    gui = await startGui({
-      HOME: join(root, 'user'),
-      QUIRE_HOME: join(root, 'home'),
-      QUIRE_FILE_MANAGER: manager,
-      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent',
-      QUIRE_REGISTRY: '',
-    });
-    browser = await launchBrowser(join(root, 'profile'));
-    page = browser.pages()[0] ?? (await browser.newPage());
+    ({ gui, browser, page } = await startSession(root, { env: { QUIRE_FILE_MANAGER: manager } }));
     // File choosers are caught from the start, so one opened by a key press is never missed.
     page.on('filechooser', () => undefined);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await gui?.stop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => stopSession({ browser, gui }, root));
 
   it('starts on the empty state, lists its shortcuts with ?, and focus comes back when the dialog closes', async () => {
     await page.goto(gui.url);
@@ -114,33 +98,33 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await dialog.waitFor();
     await expect(dialog.getByRole('row').filter({ hasText: 'Next word to check' }).count()).resolves.toBe(1);
-    await expect.poll(() => focused(dialog.getByRole('button', { name: 'Close', exact: true }))).toBe(true);
+    await expect.poll(() => isFocused(dialog.getByRole('button', { name: 'Close', exact: true }))).toBe(true);
     await look('02-shortcuts');
     await page.keyboard.press('Escape');
     await expect(dialog.count()).resolves.toBe(0);
-    await expect.poll(() => focused(button)).toBe(true);
+    await expect.poll(() => isFocused(button)).toBe(true);
   });
 
   it('goes from opening to a proofread export with the keyboard alone', async () => {
     // O opens the file picker.
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('o')]);
     await chooser.setFiles(image);
-    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(1);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 60_000 }).toBe(1);
     await expect(page.locator('.doc-source').innerText()).resolves.toMatch(/^page\.png · opened \d\d:\d\d/);
 
     // Convert: OCR in English from the OCR panel.
-    await tabTo(rail('OCR'));
+    await tabTo(rail(page, 'OCR'));
     await page.keyboard.press('Enter');
-    const engine = panel().getByLabel('Engine');
+    const engine = sidePanel(page).getByLabel('Engine');
     // Automatic is offered first; this path reads with tesseract.js, whose reading of the page the steps below know.
     await expect(engine.inputValue()).resolves.toBe('auto');
     await engine.selectOption('tesseract');
-    await tabTo(panel().getByLabel('Detect them from the pages'));
+    await tabTo(sidePanel(page).getByLabel('Detect them from the pages'));
     await page.keyboard.press('Space');
-    await tabTo(panel().getByLabel('English (eng)'));
+    await tabTo(sidePanel(page).getByLabel('English (eng)'));
     await page.keyboard.press('Space');
     await look('03-ocr-panel');
-    await tabTo(panel().getByRole('button', { name: 'Run OCR' }));
+    await tabTo(sidePanel(page).getByRole('button', { name: 'Run OCR' }));
     await page.keyboard.press('Enter');
     const task = page.getByRole('region', { name: 'Recognising the text' });
     await task.waitFor({ timeout: 15_000 });
@@ -148,17 +132,17 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await expect(task.getByRole('list', { name: 'Stages' }).innerText()).resolves.toMatch(/Recognising the text\s*— (waiting|0 of 1 page done)/);
     // The progress, as long as OCR runs (on a fast machine it may be done before the screenshots are).
     await look('03b-progress');
-    await panel().getByText('The pages have text: tesseract, eng').waitFor({ timeout: 120_000 });
+    await sidePanel(page).getByText('The pages have text: tesseract, eng').waitFor({ timeout: 120_000 });
     // The button comes with the document's detail, fetched once the event stream has told of the new text.
     await expect.poll(() => page.getByRole('button', { name: /^Proofread/ }).count(), { timeout: 15_000 }).toBe(1);
 
     // Proofread: the page, then P, then the word "lamplight" by arrow keys, corrected in place.
     await page.keyboard.press('Escape'); // the panel closes
-    await expect(panel().count()).resolves.toBe(0);
+    await expect(sidePanel(page).count()).resolves.toBe(0);
     await tabTo(page.getByRole('button', { name: /^Page 1, / }));
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: /^Page 1 of 1/ }).waitFor();
-    await expect.poll(() => focused(page.getByRole('heading', { name: /^Page 1 of 1/ }))).toBe(true);
+    await expect.poll(() => isFocused(page.getByRole('heading', { name: /^Page 1 of 1/ }))).toBe(true);
     await look('04-page-view');
     await page.keyboard.press('p');
     const text = page.getByRole('group', { name: 'Recognised text of page 1' });
@@ -177,47 +161,47 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await expect(wordInFocus()).resolves.toBe('lamplight');
     await page.keyboard.press('Enter');
     const field = page.getByLabel('Correct “lamplight”');
-    await expect.poll(() => focused(field)).toBe(true);
+    await expect.poll(() => isFocused(field)).toBe(true);
     await page.keyboard.press('Control+A');
     await page.keyboard.type('candlelight');
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: '“lamplight” is now “candlelight”.' }).waitFor();
-    await expect.poll(() => focused(text.getByRole('button', { name: /^candlelight/ }))).toBe(true);
+    await expect.poll(() => isFocused(text.getByRole('button', { name: /^candlelight/ }))).toBe(true);
     await look('05-proofread-keyboard');
 
     // Export a PDF and a Markdown file: listed, downloadable, shown in the folder.
-    await tabTo(rail('Export'));
+    await tabTo(rail(page, 'Export'));
     await page.keyboard.press('Enter');
-    await expect(panel().getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
-    await tabTo(panel().getByRole('button', { name: 'Export', exact: true }));
+    await expect(sidePanel(page).getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
+    await tabTo(sidePanel(page).getByRole('button', { name: 'Export', exact: true }));
     await page.keyboard.press('Enter');
-    const written = panel().getByRole('list', { name: 'Files written' });
+    const written = sidePanel(page).getByRole('list', { name: 'Files written' });
     await written.waitFor({ timeout: 60_000 });
     await expect(written.innerText()).resolves.toContain('page.pdf');
-    await tabTo(panel().getByRole('link', { name: 'Download page.pdf' }));
+    await tabTo(sidePanel(page).getByRole('link', { name: 'Download page.pdf' }));
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
     const pdf = join(root, 'downloaded.pdf');
     await download.saveAs(pdf);
     expect(execFileSync('pdftotext', ['-raw', pdf, '-'], { encoding: 'utf8' })).toMatch(/by\s+candlelight\s+is/);
     expect(existsSync(join(exportFolder, 'page.pdf'))).toBe(true);
 
-    await tabTo(panel().getByRole('radio', { name: /^PDF/ }));
+    await tabTo(sidePanel(page).getByRole('radio', { name: /^PDF/ }));
     await page.keyboard.press('ArrowDown'); // the next card: Markdown
     await expect(
-      panel()
+      sidePanel(page)
         .getByRole('radio', { name: /^Markdown/ })
         .isChecked(),
     ).resolves.toBe(true);
-    await tabTo(panel().getByRole('button', { name: 'Export', exact: true }));
+    await tabTo(sidePanel(page).getByRole('button', { name: 'Export', exact: true }));
     await page.keyboard.press('Enter');
-    await panel()
+    await sidePanel(page)
       .getByRole('status')
       .filter({ hasText: /^Markdown written at/ })
       .waitFor({ timeout: 60_000 });
     expect(readFileSync(join(exportFolder, 'page.md'), 'utf8')).toMatch(/by candlelight is/);
-    await tabTo(panel().getByRole('button', { name: 'Open folder' }));
+    await tabTo(sidePanel(page).getByRole('button', { name: 'Open folder' }));
     await page.keyboard.press('Enter');
-    await panel().getByText('The folder opens in your file manager.').waitFor();
+    await sidePanel(page).getByText('The folder opens in your file manager.').waitFor();
     await expect.poll(() => (existsSync(openedLog) ? readFileSync(openedLog, 'utf8') : '')).toBe(`${exportFolder}\n`);
     await look('06-export-written');
   }, 240_000);
@@ -241,9 +225,9 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await page.getByRole('heading', { name: 'Proof sample', level: 1 }).waitFor({ timeout: 30_000 });
     const start = page.getByRole('button', { name: 'Proofread: 4 words to check' });
     await start.waitFor({ timeout: 15_000 });
-    await expect(tiles().first().getByRole('button').first().getAttribute('aria-label')).resolves.toBe('Page 1, frame 1, 3 words to check');
-    await expect(tiles().nth(1).getByRole('button').first().getAttribute('aria-label')).resolves.toBe('Page 2, frame 2, out of focus, 1 word to check');
-    await expect(tiles().nth(1).getByText('Out of focus').isVisible()).resolves.toBe(true);
+    await expect(pageTiles(page).first().getByRole('button').first().getAttribute('aria-label')).resolves.toBe('Page 1, frame 1, 3 words to check');
+    await expect(pageTiles(page).nth(1).getByRole('button').first().getAttribute('aria-label')).resolves.toBe('Page 2, frame 2, out of focus, 1 word to check');
+    await expect(pageTiles(page).nth(1).getByText('Out of focus').isVisible()).resolves.toBe(true);
     await look('07b-pages-out-of-focus');
     await start.click();
     await page.getByRole('heading', { name: /^Page 1 of 2/ }).waitFor();
@@ -268,11 +252,11 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await expect.poll(() => selected().innerText()).toMatch(/^wisd0m\./);
     // Enter acts on the word that has the focus: the page just came back, and the focus reaches its word in an
     // effect after the word is drawn selected. Pressed in between, Enter went nowhere (seen on a loaded machine).
-    await expect.poll(() => focused(selected())).toBe(true);
+    await expect.poll(() => isFocused(selected())).toBe(true);
 
     await page.keyboard.press('Enter');
     // Type only once the field is there and has the focus: keys pressed before it mounts would go elsewhere.
-    await expect.poll(() => focused(page.getByLabel('Correct “wisd0m.”'))).toBe(true);
+    await expect.poll(() => isFocused(page.getByLabel('Correct “wisd0m.”'))).toBe(true);
     await page.keyboard.press('Control+A');
     await page.keyboard.type('wisdom.');
     await page.keyboard.press('Enter');
@@ -283,7 +267,7 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await expect.poll(() => selected().innerText()).toMatch(/^worst/);
     await expect(page.locator('.word-detail').innerText()).resolves.toContain('The engine was 93% sure');
     await text.getByRole('button', { name: /^tbe/ }).click();
-    await closePanel();
+    await closePanel(page);
     await look('08-proofread');
   }, 60_000);
 
@@ -299,22 +283,22 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     await page.keyboard.press('End');
     await page.getByRole('heading', { name: /^Page 2 of 2/ }).waitFor();
     await page.keyboard.press('Escape');
-    await tiles().first().waitFor();
+    await pageTiles(page).first().waitFor();
     // Back on the grid, the tile of the page left has the focus.
     // The focus moves in an effect after the grid is drawn: wait for it rather than race it.
-    await expect.poll(() => focused(page.getByRole('button', { name: /^Page 2, / }))).toBe(true);
+    await expect.poll(() => isFocused(page.getByRole('button', { name: /^Page 2, / }))).toBe(true);
   }, 120_000);
 
   it('says what is true after switching documents: each document its own export, two of one name told apart', async () => {
-    await openPanel('Export');
-    await panel().getByRole('radio', { name: /^PDF/ }).waitFor();
+    await openPanel(page, 'Export');
+    await sidePanel(page).getByRole('radio', { name: /^PDF/ }).waitFor();
     // Proof sample has exported nothing: the other document's files are not listed here.
-    await expect(panel().getByRole('list', { name: 'Files written' }).count()).resolves.toBe(0);
+    await expect(sidePanel(page).getByRole('list', { name: 'Files written' }).count()).resolves.toBe(0);
     const switcher = page.getByLabel('Switch document');
     const first = (await switcher.locator('option').allInnerTexts()).find((t) => t.startsWith('page — '));
     await switcher.selectOption({ label: first ?? '' });
-    await panel().getByRole('list', { name: 'Files written' }).waitFor();
-    await expect(panel().innerText()).resolves.toContain('page.md');
+    await sidePanel(page).getByRole('list', { name: 'Files written' }).waitFor();
+    await expect(sidePanel(page).innerText()).resolves.toContain('page.md');
 
     // The same image again: two documents called "page", each named with its input and the time it was opened.
     await page.locator('header input[type=file]').setInputFiles(image);
@@ -323,8 +307,8 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     const pages = labels.filter((l) => l.startsWith('page — page.png, opened '));
     expect(pages).toHaveLength(2);
     expect(new Set(pages).size).toBe(2);
-    await expect(panel().getByRole('list', { name: 'Files written' }).count()).resolves.toBe(0);
-    await tiles().first().waitFor({ timeout: 60_000 });
+    await expect(sidePanel(page).getByRole('list', { name: 'Files written' }).count()).resolves.toBe(0);
+    await pageTiles(page).first().waitFor({ timeout: 60_000 });
   }, 90_000);
 
   it('keeps the documents, and the one being looked at, over a reload', async () => {
@@ -338,26 +322,26 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
   });
 
   it('makes a saved remote OCR key usable in the OCR panel at once, and says where to set it in the words of the window', async () => {
-    await openPanel('OCR');
-    const remote = panel().getByLabel('Engine').locator('option[value=remoteocr]');
+    await openPanel(page, 'OCR');
+    const remote = sidePanel(page).getByLabel('Engine').locator('option[value=remoteocr]');
     await expect(remote.innerText()).resolves.toBe('Remote OCR — The remote OCR engine has no API key; type it in Settings → Remote OCR key.');
     await expect(remote.isDisabled()).resolves.toBe(true);
-    await openPanel('Settings');
-    await expect(panel().getByLabel('Export folder').getAttribute('placeholder')).resolves.toBe(exportFolder);
+    await openPanel(page, 'Settings');
+    await expect(sidePanel(page).getByLabel('Export folder').getAttribute('placeholder')).resolves.toBe(exportFolder);
     await look('09-settings');
-    await panel().getByLabel('Remote OCR key').fill('sk-daily-test');
-    await panel().getByRole('button', { name: 'Save settings' }).click();
-    await panel().getByText('Saved.').waitFor();
-    await openPanel('OCR');
+    await sidePanel(page).getByLabel('Remote OCR key').fill('sk-daily-test');
+    await sidePanel(page).getByRole('button', { name: 'Save settings' }).click();
+    await sidePanel(page).getByText('Saved.').waitFor();
+    await openPanel(page, 'OCR');
     await expect.poll(() => remote.innerText()).toBe('Remote OCR');
     await expect(remote.isDisabled()).resolves.toBe(false);
-    await openPanel('Settings');
-    await panel().getByRole('button', { name: 'Forget the stored key' }).click();
-    await panel().getByText('Saved.').waitFor();
+    await openPanel(page, 'Settings');
+    await sidePanel(page).getByRole('button', { name: 'Forget the stored key' }).click();
+    await sidePanel(page).getByText('Saved.').waitFor();
   });
 
   it('asks before closing a document whose corrections were not exported; the safe answer has the focus', async () => {
-    await closePanel();
+    await closePanel(page);
     const switcher = page.getByLabel('Switch document');
     const proof = (await switcher.locator('option').allInnerTexts()).find((t) => t.startsWith('Proof sample — '));
     await switcher.selectOption({ label: proof ?? '' });
@@ -367,11 +351,11 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     const dialog = page.getByRole('alertdialog', { name: 'Close Proof sample?' });
     await dialog.waitFor();
     await expect(dialog.innerText()).resolves.toContain('Its text, with the 1 word you checked, has not been exported.');
-    await expect.poll(() => focused(dialog.getByRole('button', { name: 'Keep it open' }))).toBe(true);
+    await expect.poll(() => isFocused(dialog.getByRole('button', { name: 'Keep it open' }))).toBe(true);
     await look('10-close-confirm');
     await page.keyboard.press('Escape');
     await expect(dialog.count()).resolves.toBe(0);
-    await expect.poll(() => focused(close)).toBe(true);
+    await expect.poll(() => isFocused(close)).toBe(true);
     await close.click();
     await dialog.getByRole('button', { name: 'Close document' }).click();
     await expect.poll(() => switcher.locator('option').count()).toBe(2);
@@ -379,15 +363,15 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
   });
 
   it('removes a plugin through the app’s own dialog, and every panel passes axe-core', async () => {
-    await openPanel('Plugins');
-    await panel().getByRole('button', { name: 'Install Send to corpus…' }).click();
+    await openPanel(page, 'Plugins');
+    await sidePanel(page).getByRole('button', { name: 'Install Send to corpus…' }).click();
     const install = page.getByRole('dialog', { name: 'Install Send to corpus' });
     await install.getByText('1.0.0').waitFor();
     await look('11-install-dialog');
     await install.getByRole('button', { name: 'Install', exact: true }).click();
-    await panel().getByRole('status').filter({ hasText: 'Send to corpus is installed.' }).waitFor({ timeout: 30_000 });
+    await sidePanel(page).getByRole('status').filter({ hasText: 'Send to corpus is installed.' }).waitFor({ timeout: 30_000 });
     await look('12-plugins');
-    const remove = panel().getByRole('button', { name: 'Remove Send to corpus' });
+    const remove = sidePanel(page).getByRole('button', { name: 'Remove Send to corpus' });
     let asked = false;
     page.once('dialog', (d) => {
       asked = true;
@@ -397,17 +381,17 @@ describe.skipIf(!chromiumAvailable())('quire gui as a daily tool, in chromium', 
     const dialog = page.getByRole('alertdialog', { name: 'Remove Send to corpus?' });
     await dialog.waitFor();
     expect(asked).toBe(false); // no browser confirm()
-    await expect.poll(() => focused(dialog.getByRole('button', { name: 'Cancel' }))).toBe(true);
+    await expect.poll(() => isFocused(dialog.getByRole('button', { name: 'Cancel' }))).toBe(true);
     await look('13-remove-plugin');
     await page.keyboard.press('Escape');
-    await expect.poll(() => focused(remove)).toBe(true);
+    await expect.poll(() => isFocused(remove)).toBe(true);
     await remove.click();
     await dialog.getByRole('button', { name: 'Remove', exact: true }).click();
-    await panel().getByText('Send to corpus was removed.').waitFor({ timeout: 20_000 });
+    await sidePanel(page).getByText('Send to corpus was removed.').waitFor({ timeout: 20_000 });
 
-    await openPanel('Export');
+    await openPanel(page, 'Export');
     await look('14-export-panel');
-    await closePanel();
+    await closePanel(page);
     await look('15-pages');
     expect([...axeFound.entries()].filter(([, found]) => found.length > 0)).toEqual([]);
     expect(axeFound.size).toBe(16);

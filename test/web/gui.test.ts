@@ -6,7 +6,7 @@
  * key without saving it (the stored one keeps working), and send a textpack.
  * Screenshots of each main screen land in test/web/artifacts/.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pdfPageCount, SAMPLE } from '../helpers.js';
 import { startCorpus, type CorpusServer } from '../registry/corpus-server.js';
-import { artifact, chromiumAvailable, launchBrowser, startGui, type RunningGui } from './browser.js';
+import { artifact, chromiumAvailable, pageTiles, rail, type RunningGui, sidePanel, startSession, stopSession } from './browser.js';
 
 const API_KEY = 'corpus-key-7f3a';
 
@@ -25,26 +25,17 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
   let browser: BrowserContext;
   let page: Page;
 
-  const rail = (name: string) => page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name, exact: true });
-  const panel = () => page.locator('#side-panel');
-  const tiles = () => page.getByRole('list', { name: 'Pages' }).getByRole('listitem');
   const shot = (name: string) => page.screenshot({ path: artifact(name) });
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'quire-gui-browser-'));
     corpus = await startCorpus({ apiKey: API_KEY });
-    // No Secret Service in this session: secrets go to each plugin's config file, the same on every machine.
-    // HOME too: exports go to Documents/Quire (else Quire) in the person's home.
-    gui = await startGui({ HOME: join(root, 'user'), QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
-    browser = await launchBrowser(join(root, 'profile'));
-    page = browser.pages()[0] ?? (await browser.newPage());
+    ({ gui, browser, page } = await startSession(root));
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await gui?.stop();
+    await stopSession({ browser, gui }, root);
     await corpus?.stop();
-    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   it('refuses a wrong token in the address, and the API without one', async () => {
@@ -59,7 +50,7 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await page.goto(gui.url);
     await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
     expect(new URL(page.url()).searchParams.get('token')).toBeNull(); // the token left the address bar
-    for (const name of ['Export', 'OCR', 'Plugins', 'Settings']) await expect(rail(name).count()).resolves.toBe(1);
+    for (const name of ['Export', 'OCR', 'Plugins', 'Settings']) await expect(rail(page, name).count()).resolves.toBe(1);
     await shot('01-empty.png');
 
     const dropped = await page.evaluateHandle(() => {
@@ -87,7 +78,7 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await page.getByRole('heading', { name: /^Opening / }).waitFor({ timeout: 15_000 });
     await expect(page.getByRole('list', { name: 'Frames' }).getByRole('listitem').count()).resolves.toBe(3);
     await shot('02-progress.png');
-    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(6);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 60_000 }).toBe(6);
     await expect
       .poll(() => page.locator('.tile img').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0)), { timeout: 15_000 })
       .toBe(true);
@@ -112,10 +103,10 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
   it('reruns with another preset, and back', async () => {
     await page.getByLabel('Preset', { exact: true }).selectOption('flat');
     await page.getByRole('button', { name: 'Rerun' }).click();
-    await expect.poll(() => tiles().count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 30_000 }).toBe(3);
     await page.getByLabel('Preset', { exact: true }).selectOption('auto');
     await page.getByRole('button', { name: 'Rerun' }).click();
-    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(6);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 60_000 }).toBe(6);
     await expect(page.getByText('preset book').count()).resolves.toBe(1);
   }, 90_000);
 
@@ -124,11 +115,11 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     await page.getByRole('button', { name: 'Show page 2 in exports' }).waitFor();
     await page.getByText('1 hidden from exports').waitFor();
 
-    await rail('Export').click();
-    await expect(panel().getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
-    await panel().getByLabel('PDF profile').selectOption('auto');
-    await panel().getByRole('button', { name: 'Export', exact: true }).click();
-    await panel()
+    await rail(page, 'Export').click();
+    await expect(sidePanel(page).getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
+    await sidePanel(page).getByLabel('PDF profile').selectOption('auto');
+    await sidePanel(page).getByRole('button', { name: 'Export', exact: true }).click();
+    await sidePanel(page)
       .getByRole('status')
       .filter({ hasText: /^PDF written at / })
       .waitFor({ timeout: 60_000 });
@@ -136,7 +127,7 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
     expect(pdfPageCount(inFolder)).toBe(5);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      panel().getByRole('link', { name: 'Download Pride and Prejudice · Candide — Quire sample.pdf' }).click(),
+      sidePanel(page).getByRole('link', { name: 'Download Pride and Prejudice · Candide — Quire sample.pdf' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('Pride and Prejudice · Candide — Quire sample.pdf');
     const saved = join(root, 'export.pdf');
@@ -146,14 +137,14 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
   }, 60_000);
 
   it('runs OCR and shows the recognised text beside the page', async () => {
-    await rail('OCR').click();
-    await panel().getByLabel('Engine').selectOption('tesseract');
-    await panel().getByLabel('Detect them from the pages').uncheck();
-    await panel().getByLabel('English (eng)').check();
-    await panel().getByLabel('French (fra)').check();
-    await panel().getByRole('button', { name: 'Run OCR' }).click();
+    await rail(page, 'OCR').click();
+    await sidePanel(page).getByLabel('Engine').selectOption('tesseract');
+    await sidePanel(page).getByLabel('Detect them from the pages').uncheck();
+    await sidePanel(page).getByLabel('English (eng)').check();
+    await sidePanel(page).getByLabel('French (fra)').check();
+    await sidePanel(page).getByRole('button', { name: 'Run OCR' }).click();
     await page.getByRole('heading', { name: 'Recognising the text' }).waitFor({ timeout: 15_000 });
-    await panel().getByText('The pages have text: tesseract, eng+fra').waitFor({ timeout: 120_000 });
+    await sidePanel(page).getByText('The pages have text: tesseract, eng+fra').waitFor({ timeout: 120_000 });
     await page.getByRole('button', { name: /^Page 1, left page of frame 1/ }).click();
     const text = page.getByLabel('Recognised text of page 1');
     await text.waitFor({ timeout: 15_000 });
@@ -163,7 +154,7 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
       .toBeGreaterThan(0);
     await shot('06-ocr-text.png');
     // The README's picture (docs/gui.png is copied from it): the page view with its text, panel closed, as a small PNG.
-    await rail('OCR').click();
+    await rail(page, 'OCR').click();
     await page.mouse.move(600, 780);
     await page.waitForTimeout(300);
     await sharp(await page.screenshot())
@@ -173,33 +164,33 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
   }, 150_000);
 
   it('installs send-to-corpus from the registry, labelled first-party', async () => {
-    await rail('Plugins').click();
-    await panel().getByText('No destination is installed yet.').waitFor();
-    await panel().getByRole('button', { name: 'Install Send to corpus…' }).click();
+    await rail(page, 'Plugins').click();
+    await sidePanel(page).getByText('No destination is installed yet.').waitFor();
+    await sidePanel(page).getByRole('button', { name: 'Install Send to corpus…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Install Send to corpus' });
     await dialog.getByText('1.0.0').waitFor();
     await expect(dialog.getByText('First-party', { exact: true }).count()).resolves.toBe(1);
     await expect(dialog.innerText()).resolves.toMatch(/Capabilities\s+Network: talks to a server/);
     await shot('07-install-dialog.png');
     await dialog.getByRole('button', { name: 'Install', exact: true }).click();
-    await panel()
+    await sidePanel(page)
       .getByRole('status')
       .filter({ hasText: 'Send to corpus is installed. Not set up yet — needs Corpus address, API key.' })
       .waitFor({ timeout: 20_000 });
-    const installed = panel().getByRole('list', { name: 'Installed destinations' }).getByRole('listitem');
+    const installed = sidePanel(page).getByRole('list', { name: 'Installed destinations' }).getByRole('listitem');
     await expect(installed.innerText()).resolves.toMatch(/Send to corpus[\s\S]*First-party[\s\S]*Needs settings/);
     await shot('08-plugins.png');
   }, 40_000);
 
   it('sends a textpack to the corpus: not set up yet, Export opens settings, Check says OK', async () => {
-    await rail('Export').click();
-    const card = panel().locator('.card').filter({ hasText: 'send:send-to-corpus' });
+    await rail(page, 'Export').click();
+    const card = sidePanel(page).locator('.card').filter({ hasText: 'send:send-to-corpus' });
     await card.getByText('Not set up yet — needs Corpus address, API key').waitFor();
     await card.getByRole('radio').check();
     const as = card.getByLabel('Export as');
     await expect(as.locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).resolves.toEqual(['pdf', 'md', 'epub', 'textpack']);
     await as.selectOption('textpack');
-    await panel().getByRole('button', { name: 'Export', exact: true }).click();
+    await sidePanel(page).getByRole('button', { name: 'Export', exact: true }).click();
 
     const settings = page.getByRole('dialog', { name: 'Send to corpus settings' });
     await settings.waitFor();
@@ -252,16 +243,18 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
   }, 30_000);
 
   it('exports as textpack to the corpus, which receives it', async () => {
-    const card = panel().locator('.card').filter({ hasText: 'send:send-to-corpus' });
+    const card = sidePanel(page).locator('.card').filter({ hasText: 'send:send-to-corpus' });
     await card.getByText('Ready').waitFor();
     await expect(card.getByLabel('Export as').inputValue()).resolves.toBe('textpack');
-    await panel().getByRole('button', { name: 'Export', exact: true }).click();
-    await panel()
+    await sidePanel(page).getByRole('button', { name: 'Export', exact: true }).click();
+    await sidePanel(page)
       .getByRole('status')
       .filter({ hasText: /^Sent — / })
       .waitFor({ timeout: 60_000 });
     // The export went through its stages, the sending one named after the destination.
-    await expect(panel().locator('.stages-done .steps').textContent()).resolves.toMatch(/Writing the OCR textpack — took .*Sending to Send to corpus — took /);
+    await expect(sidePanel(page).locator('.stages-done .steps').textContent()).resolves.toMatch(
+      /Writing the OCR textpack — took .*Sending to Send to corpus — took /,
+    );
     expect(corpus.books).toHaveLength(1);
     expect(corpus.books[0].filename).toBe('Pride and Prejudice · Candide — Quire sample_OCR.textpack');
     expect(corpus.books[0].fields.title).toBe('Pride and Prejudice · Candide — Quire sample');
@@ -270,8 +263,8 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
   }, 90_000);
 
   it('checks a wrong key typed in the settings without saving it: the card stays ready and the stored key still works', async () => {
-    await rail('Plugins').click();
-    const item = panel().getByRole('list', { name: 'Installed destinations' }).getByRole('listitem').filter({ hasText: 'Send to corpus' });
+    await rail(page, 'Plugins').click();
+    const item = sidePanel(page).getByRole('list', { name: 'Installed destinations' }).getByRole('listitem').filter({ hasText: 'Send to corpus' });
     await expect(item.innerText()).resolves.toMatch(/Ready/);
     await item.getByRole('button', { name: 'Settings of Send to corpus' }).click();
     const settings = page.getByRole('dialog', { name: 'Send to corpus settings' });
@@ -291,18 +284,18 @@ describe.skipIf(!chromiumAvailable())('quire gui in chromium', () => {
       .getByRole('status')
       .filter({ hasText: /^OK — / })
       .waitFor({ timeout: 20_000 });
-    await rail('Export').click();
+    await rail(page, 'Export').click();
   }, 40_000);
 
   it('stays readable on a narrow window', async () => {
-    await rail('Export').click(); // close the panel
+    await rail(page, 'Export').click(); // close the panel
     await page.setViewportSize({ width: 420, height: 800 });
-    await tiles().first().waitFor();
+    await pageTiles(page).first().waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await shot('12-narrow.png');
-    await rail('Settings').click();
-    await panel().getByLabel('Pipeline preset').waitFor();
+    await rail(page, 'Settings').click();
+    await sidePanel(page).getByLabel('Pipeline preset').waitFor();
     await shot('13-narrow-settings.png');
     await page.setViewportSize({ width: 1280, height: 800 });
   }, 30_000);

@@ -6,14 +6,27 @@
  */
 import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGLISH, renderTextPage } from '../ocr/pages.js';
-import { artifact, chromiumAvailable, launchBrowser, seriousViolations, startGui, type RunningGui } from './browser.js';
+import {
+  artifact,
+  chromiumAvailable,
+  closePanel,
+  isFocused,
+  openFiles,
+  openPanel,
+  pageTiles,
+  type RunningGui,
+  seriousViolations,
+  sidePanel,
+  startSession,
+  stopSession,
+} from './browser.js';
 import { writeProofProject } from './proof-project.js';
 
 describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromium', () => {
@@ -25,25 +38,7 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
   let scanPdf: string;
   let exportFolder: string;
 
-  const rail = (name: string) => page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name, exact: true });
-  const panel = () => page.locator('#side-panel');
-  const tiles = () => page.getByRole('list', { name: 'Pages' }).getByRole('listitem');
-  const openPanel = async (name: string): Promise<void> => {
-    if ((await rail(name).getAttribute('aria-expanded')) !== 'true') await rail(name).click();
-    await panel().waitFor();
-  };
-  const closePanel = async (): Promise<void> => {
-    if ((await panel().count()) > 0)
-      await panel()
-        .getByRole('button', { name: /^Close / })
-        .first()
-        .click();
-  };
-  const openFile = async (path: string): Promise<void> => {
-    await page.locator('input[type=file]').first().setInputFiles(path);
-  };
   const facts = () => page.locator('.doc-facts');
-  const focused = (locator: ReturnType<Page['locator']>) => locator.evaluate((el) => el === document.activeElement);
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'quire-gui-hands-on-'));
@@ -61,26 +56,18 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     scan.drawImage(png, { x: 0, y: 0, width: scan.getWidth(), height: scan.getHeight() });
     scanPdf = join(root, 'scan.pdf');
     writeFileSync(scanPdf, await pdf.save());
-    gui = await startGui({ HOME: join(root, 'user'), QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
-    browser = await launchBrowser(join(root, 'profile'));
-    page = browser.pages()[0] ?? (await browser.newPage());
-    await page.goto(gui.url);
-    await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
+    ({ gui, browser, page } = await startSession(root, { open: true }));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await gui?.stop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => stopSession({ browser, gui }, root));
 
   it('recognises the text from a button beside the pages, with the Automatic engine the OCR panel offers first', async () => {
-    await openFile(image);
-    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(1);
-    await openPanel('OCR');
-    await expect(panel().getByLabel('Engine').inputValue()).resolves.toBe('auto');
-    await expect(panel().getByLabel('Engine').locator('option:checked').innerText()).resolves.toBe('Automatic (fastest local engine)');
-    await closePanel();
+    await openFiles(page, image);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 60_000 }).toBe(1);
+    await openPanel(page, 'OCR');
+    await expect(sidePanel(page).getByLabel('Engine').inputValue()).resolves.toBe('auto');
+    await expect(sidePanel(page).getByLabel('Engine').locator('option:checked').innerText()).resolves.toBe('Automatic (fastest local engine)');
+    await closePanel(page);
     await expect(facts().innerText()).resolves.toContain('no text yet');
     await page.getByRole('button', { name: 'Recognise text' }).click();
     // Automatic picks native tesseract, installed on this machine.
@@ -97,12 +84,12 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
   }, 180_000);
 
   it('writes PDF, Markdown and EPUB in one export and lists all three; the Export button is in sight at 1280×800', async () => {
-    await openPanel('Export');
-    await expect(panel().getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
-    const together = panel().getByRole('group', { name: 'Write with the PDF' });
+    await openPanel(page, 'Export');
+    await expect(sidePanel(page).getByRole('radio', { name: /^PDF/ }).isChecked()).resolves.toBe(true);
+    const together = sidePanel(page).getByRole('group', { name: 'Write with the PDF' });
     await together.getByLabel('Markdown').check();
     await together.getByLabel('EPUB').check();
-    const button = panel().getByRole('button', { name: 'Export', exact: true });
+    const button = sidePanel(page).getByRole('button', { name: 'Export', exact: true });
     // In sight without scrolling: its box lies inside the window.
     const box = await button.evaluate((b) => {
       const r = b.getBoundingClientRect();
@@ -113,25 +100,25 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: artifact('hands-on-02-export-three.png') });
     await button.click();
-    await panel()
+    await sidePanel(page)
       .getByRole('status')
       .filter({ hasText: /^PDF, Markdown and EPUB written at .+: 3 files$/ })
       .waitFor({ timeout: 90_000 });
-    const listed = await panel().getByRole('list', { name: 'Files written' }).getByRole('listitem').allInnerTexts();
+    const listed = await sidePanel(page).getByRole('list', { name: 'Files written' }).getByRole('listitem').allInnerTexts();
     expect(listed.map((l) => l.split(/\s/)[0])).toEqual(['page.pdf', 'page.md', 'page.epub']);
     for (const name of ['page.pdf', 'page.md', 'page.epub']) expect(existsSync(join(exportFolder, name)), name).toBe(true);
     expect(execFileSync('pdftotext', ['-raw', join(exportFolder, 'page.pdf'), '-'], { encoding: 'utf8' })).toMatch(/lamplight/);
     await page.screenshot({ path: artifact('hands-on-03-export-written.png') });
-    await closePanel();
+    await closePanel(page);
   }, 120_000);
 
   it("opens Quire's own PDF again with its text layer: pages called pages, shown, and no OCR run on them", async () => {
-    await openFile(join(exportFolder, 'page.pdf'));
+    await openFiles(page, join(exportFolder, 'page.pdf'));
     await expect.poll(() => page.locator('.doc-source').innerText(), { timeout: 30_000 }).toMatch(/^page\.pdf · opened/);
-    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(1);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 60_000 }).toBe(1);
     const tile = page.getByRole('button', { name: /^Page 1, page 1 of the PDF/ });
     await tile.waitFor();
-    await expect(tiles().first().innerText()).resolves.toContain('PDF page 1');
+    await expect(pageTiles(page).first().innerText()).resolves.toContain('PDF page 1');
     await expect.poll(() => tile.locator('img').evaluate((i) => (i as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBeGreaterThan(0);
     // The text is the PDF's: no engine ran (the settings run none at opening) and none is offered.
     await expect(facts().innerText()).resolves.toContain("text: the PDF's own");
@@ -145,7 +132,7 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
   }, 120_000);
 
   it('says no page curl was flattened on a flat scanned PDF page', async () => {
-    await openFile(scanPdf);
+    await openFiles(page, scanPdf);
     await expect.poll(() => page.locator('.doc-source').innerText(), { timeout: 30_000 }).toMatch(/^scan\.pdf · opened/);
     const tile = page.getByRole('button', { name: /^Page 1, page 1 of the PDF/ });
     await tile.waitFor({ timeout: 60_000 });
@@ -198,11 +185,11 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
   });
 
   it('has no sideways scroll at 320 px, on the pages and on a page', async () => {
-    if ((await page.locator('.doc-facts').count()) === 0) await openFile(image);
+    if ((await page.locator('.doc-facts').count()) === 0) await openFiles(page, image);
     await page.setViewportSize({ width: 320, height: 700 });
     try {
       const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      await tiles().first().waitFor();
+      await pageTiles(page).first().waitFor();
       await page.screenshot({ path: artifact('hands-on-05-320-grid.png') });
       await expect.poll(overflow).toBe(0);
       await page.getByRole('button', { name: /^Page 1, / }).click();
@@ -216,24 +203,24 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
   });
 
   it('focuses Install in the install dialog and the first field in a settings dialog; a saved setting shows on the Export card at once', async () => {
-    await openPanel('Plugins');
-    await panel().getByRole('button', { name: 'Install Send to corpus…' }).click();
+    await openPanel(page, 'Plugins');
+    await sidePanel(page).getByRole('button', { name: 'Install Send to corpus…' }).click();
     const install = page.getByRole('dialog', { name: 'Install Send to corpus' });
-    await expect.poll(() => focused(install.getByRole('button', { name: 'Install', exact: true })), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => isFocused(install.getByRole('button', { name: 'Install', exact: true })), { timeout: 15_000 }).toBe(true);
     await install.getByRole('button', { name: 'Install', exact: true }).click();
-    await panel()
+    await sidePanel(page)
       .getByRole('list', { name: 'Installed destinations' })
       .getByRole('listitem')
       .filter({ hasText: 'Send to corpus' })
       .waitFor({ timeout: 30_000 });
 
-    await openPanel('Export');
-    const card = panel().locator('.card').filter({ hasText: 'send:send-to-corpus' });
+    await openPanel(page, 'Export');
+    const card = sidePanel(page).locator('.card').filter({ hasText: 'send:send-to-corpus' });
     await card.getByText(/^Not set up yet/).waitFor();
     await card.getByRole('radio').check();
     await card.getByRole('button', { name: 'Send to corpus settings…' }).click();
     const settings = page.getByRole('dialog', { name: 'Send to corpus settings' });
-    await expect.poll(() => focused(settings.getByLabel('Corpus address')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => isFocused(settings.getByLabel('Corpus address')), { timeout: 15_000 }).toBe(true);
     // Every field filled, one of them wrong: the check says the value is invalid, not that a setting is missing.
     await settings.getByLabel('Corpus address').fill('ftp://corpus.invalid');
     await settings.getByLabel('API key').fill('key-123');
@@ -250,8 +237,8 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
   }, 90_000);
 
   it('zooms and pans the page image: buttons, dragging, the wheel and the keys', async () => {
-    await closePanel();
-    if ((await page.locator('.doc-facts').count()) === 0) await openFile(image);
+    await closePanel(page);
+    if ((await page.locator('.doc-facts').count()) === 0) await openFiles(page, image);
     await page
       .getByRole('button', { name: /^Page 1, / })
       .first()
@@ -320,18 +307,18 @@ describe.skipIf(!chromiumAvailable())('hands-on fixes of the web app, in chromiu
       .toContainEqual(expect.stringMatching(/^Proof sample — proof\.quire/));
     await page.getByRole('button', { name: 'Proofread: 3 words to check' }).waitFor({ timeout: 30_000 });
     // Settings: the list, one word a line; emptied and saved, the word is marked again.
-    await openPanel('Settings');
-    const list = panel().getByLabel('Your dictionary');
+    await openPanel(page, 'Settings');
+    const list = sidePanel(page).getByLabel('Your dictionary');
     await expect.poll(() => list.inputValue()).toBe('tbe');
     await list.fill('');
-    await panel().getByRole('button', { name: 'Save dictionary' }).click();
-    await panel().getByText('Saved: 0 words.').waitFor();
+    await sidePanel(page).getByRole('button', { name: 'Save dictionary' }).click();
+    await sidePanel(page).getByText('Saved: 0 words.').waitFor();
     await page.getByRole('button', { name: 'Proofread: 4 words to check' }).waitFor();
     expect(readFileSync(join(root, 'home', 'dictionary.txt'), 'utf8')).toBe('');
     await list.fill('two words');
-    await panel().getByRole('button', { name: 'Save dictionary' }).click();
-    await panel().getByRole('alert').filter({ hasText: '“two words” is more than one word; put one word on each line.' }).waitFor();
+    await sidePanel(page).getByRole('button', { name: 'Save dictionary' }).click();
+    await sidePanel(page).getByRole('alert').filter({ hasText: '“two words” is more than one word; put one word on each line.' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
-    await closePanel();
+    await closePanel(page);
   }, 90_000);
 });

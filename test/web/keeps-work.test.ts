@@ -6,29 +6,35 @@
  * with their corrections and hidden pages, listed again after `quire gui` is stopped and started, with a warning
  * in the terminal about corrections not exported. Screenshots land in test/web/artifacts/keeps-*.png.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGLISH, renderTextPage } from '../ocr/pages.js';
-import { artifact, chromiumAvailable, launchBrowser, seriousViolations, startGui, type RunningGui } from './browser.js';
+import {
+  artifact,
+  chromiumAvailable,
+  guiEnv,
+  isFocused,
+  openFiles,
+  pageTiles,
+  type RunningGui,
+  seriousViolations,
+  startGui,
+  startSession,
+  stopSession,
+} from './browser.js';
 import { writeProofProject } from './proof-project.js';
 
 describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chromium', () => {
   let root: string;
-  let env: NodeJS.ProcessEnv;
   let gui: RunningGui;
   let browser: BrowserContext;
   let page: Page;
   let images: string[];
   let slim: string;
 
-  const tiles = () => page.getByRole('list', { name: 'Pages' }).getByRole('listitem');
-  const focused = (locator: Locator) => locator.evaluate((el) => el === document.activeElement);
-  const openFiles = async (files: string[]): Promise<void> => {
-    await page.locator('input[type=file]').first().setInputFiles(files);
-  };
   /** What the live region said since `listen()`, in order. */
   const said = (): Promise<string[]> => page.evaluate(() => (window as unknown as { said: string[] }).said.filter((t) => t !== ''));
   const listen = (): Promise<void> =>
@@ -54,22 +60,15 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
     for (const path of images) writeFileSync(path, page1.png);
     slim = join(root, 'proof.quire');
     await writeProofProject(slim);
-    env = { HOME: join(root, 'user'), QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' };
-    gui = await startGui(env);
-    browser = await launchBrowser(join(root, 'profile'));
-    page = browser.pages()[0] ?? (await browser.newPage());
+    ({ gui, browser, page } = await startSession(root));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await gui?.stop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => stopSession({ browser, gui }, root));
 
   it('shows the pages while the OCR at opening runs, counts pages done, and says how it went in a live region', async () => {
     await goto(gui.url);
     await listen();
-    await openFiles(images);
+    await openFiles(page, images);
     const frameContrast = await page.waitForFunction(() => {
       const name = document.querySelector('.frame-input');
       if (!name) return false;
@@ -88,7 +87,7 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
     expect(contrast.ratio).toBeGreaterThanOrEqual(4.5);
 
     // The three pages are there while the text is still being read.
-    await expect.poll(() => tiles().count(), { timeout: 60_000 }).toBe(3);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 60_000 }).toBe(3);
     const line = page.locator('#task-line');
     await expect(line.innerText()).resolves.toMatch(/^Recognising the text: [0-2] of 3 pages done/);
     await page.screenshot({ path: artifact('keeps-01-pages-while-ocr.png') });
@@ -104,7 +103,7 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
   });
 
   it('asks before Rerun discards a checked word, and keeps it when told to', async () => {
-    await tiles()
+    await pageTiles(page)
       .first()
       .getByRole('button', { name: /^Page 1, / })
       .click();
@@ -137,9 +136,9 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
   });
 
   it('gives the focus to a word clicked on the page image, so Enter corrects it', async () => {
-    await openFiles([slim]);
-    await expect.poll(() => tiles().count(), { timeout: 30_000 }).toBe(2);
-    await tiles()
+    await openFiles(page, [slim]);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 30_000 }).toBe(2);
+    await pageTiles(page)
       .first()
       .getByRole('button', { name: /^Page 1, / })
       .click();
@@ -151,10 +150,10 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
     await text.getByRole('button').first().waitFor();
     // tbe, modern, wisd0m.: the third box marked on the image.
     await page.locator('.proof-image rect.word-box.doubtful').nth(2).click();
-    await expect.poll(() => focused(text.getByRole('button', { name: /^wisd0m\./ }))).toBe(true);
+    await expect.poll(() => isFocused(text.getByRole('button', { name: /^wisd0m\./ }))).toBe(true);
     await page.keyboard.press('Enter');
     const field = page.getByLabel('Correct “wisd0m.”');
-    await expect.poll(() => focused(field)).toBe(true);
+    await expect.poll(() => isFocused(field)).toBe(true);
     await page.keyboard.press('Control+A');
     await page.keyboard.type('wisdom.');
     await page.keyboard.press('Enter');
@@ -162,7 +161,7 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
     // Clicked again on the image, the same word takes the focus back.
     await page.getByRole('button', { name: 'Next word to check' }).focus();
     await page.locator('.proof-image rect.word-box.edited').first().click();
-    await expect.poll(() => focused(text.getByRole('button', { name: /^wisdom\./ }))).toBe(true);
+    await expect.poll(() => isFocused(text.getByRole('button', { name: /^wisdom\./ }))).toBe(true);
   });
 
   it('tells doubtful, corrected and checked words apart by shape, in forced colours too, legend included', async () => {
@@ -228,18 +227,18 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
     expect(gui.output()).toMatch(
       /Warning: 1 document has corrections not exported yet \(1 word checked or corrected\): "Proof sample"\. They are kept in \S+documents and listed again/,
     );
-    gui = await startGui(env);
+    gui = await startGui(guiEnv(root));
     expect(gui.output()).toContain('2 documents kept from earlier sessions are listed in the window.');
     await goto(gui.url);
     // The one looked at last, with its correction and its hidden page.
     await page.getByRole('heading', { level: 1, name: 'Proof sample' }).waitFor();
-    await expect.poll(() => tiles().count()).toBe(2);
+    await expect.poll(() => pageTiles(page).count()).toBe(2);
     await page.getByRole('button', { name: 'Show page 2 in exports' }).waitFor();
     await expect(page.locator('.switcher option').allInnerTexts()).resolves.toEqual([
       expect.stringMatching(/^input — leaf-1\.png and 2 more, opened /),
       expect.stringMatching(/^Proof sample — proof\.quire, opened /),
     ]);
-    await tiles()
+    await pageTiles(page)
       .first()
       .getByRole('button', { name: /^Page 1, / })
       .click();
@@ -260,7 +259,7 @@ describe.skipIf(!chromiumAvailable())('quire gui keeps a person’s work, in chr
     await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
     await gui.stop();
     expect(gui.output()).not.toContain('Warning:');
-    gui = await startGui(env);
+    gui = await startGui(guiEnv(root));
     await goto(gui.url);
     await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
     await expect(page.getByText('No document open').count()).resolves.toBe(1);

@@ -4,13 +4,13 @@
  * page changes (after asking, as a checked word on the frame's pages would be lost); Reset to automatic brings the
  * found box back. Screenshots land in test/web/artifacts/page-box-*.png.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../helpers.js';
-import { artifact, chromiumAvailable, launchBrowser, seriousViolations, startGui, type RunningGui } from './browser.js';
+import { artifact, chromiumAvailable, pageTiles, type RunningGui, seriousViolations, startSession, stopSession } from './browser.js';
 
 describe.skipIf(!chromiumAvailable())('adjusting the split and crop by hand, in chromium', () => {
   let root: string;
@@ -18,7 +18,6 @@ describe.skipIf(!chromiumAvailable())('adjusting the split and crop by hand, in 
   let browser: BrowserContext;
   let page: Page;
 
-  const tiles = () => page.getByRole('list', { name: 'Pages' }).getByRole('listitem');
   /** The cleaned page's size as the page view states it (`… · 1234×2345 px at 300 dpi`). */
   const pageSize = async (): Promise<{ width: number; height: number }> => {
     const m = /(\d+)×(\d+) px/.exec(await page.locator('figure.after p.muted').innerText());
@@ -29,22 +28,14 @@ describe.skipIf(!chromiumAvailable())('adjusting the split and crop by hand, in 
     root = mkdtempSync(join(tmpdir(), 'quire-gui-page-box-'));
     mkdirSync(join(root, 'home'));
     mkdirSync(join(root, 'user'));
-    gui = await startGui({ HOME: join(root, 'user'), QUIRE_HOME: join(root, 'home'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
-    browser = await launchBrowser(join(root, 'profile'));
-    page = browser.pages()[0] ?? (await browser.newPage());
-    await page.goto(gui.url);
-    await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
+    ({ gui, browser, page } = await startSession(root, { open: true }));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await gui?.stop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => stopSession({ browser, gui }, root));
 
   it('drags an edge of the page box and nudges another with the keyboard; Apply makes the page again, Reset brings the found box back', async () => {
     await page.locator('input[type=file]').first().setInputFiles(SAMPLE);
-    await expect.poll(() => tiles().count(), { timeout: 120_000 }).toBe(6);
+    await expect.poll(() => pageTiles(page).count(), { timeout: 120_000 }).toBe(6);
     // Text on the first frame's pages (the others hidden, so OCR reads two pages), one word marked checked.
     const headers = { 'x-quire-token': gui.token };
     const call = async (method: string, path: string, data?: object): Promise<{ [k: string]: unknown }> => {

@@ -4,7 +4,7 @@
  * again after its files changed, an installed OCR engine plugin offered in the OCR panel, and a page despeckled by a
  * run showing that step in its "what was done" line.
  */
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listingDigest, pluginDigest } from '../../src/plugins/index.js';
 import { ROOT, runQuire } from '../helpers.js';
-import { artifact, chromiumAvailable, launchBrowser, startGui, type RunningGui } from './browser.js';
+import { artifact, chromiumAvailable, rail, type RunningGui, sidePanel, startSession, stopSession } from './browser.js';
 
 interface IndexEntry {
   slug: string;
@@ -25,9 +25,7 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
   let browser: BrowserContext;
   let page: Page;
   const home = (): string => join(root, 'home');
-  const rail = (name: string) => page.getByRole('navigation', { name: 'Tools' }).getByRole('button', { name, exact: true });
-  const panel = () => page.locator('#side-panel');
-  const installed = () => panel().getByRole('list', { name: 'Installed processors and OCR engines' }).getByRole('listitem');
+  const installed = () => sidePanel(page).getByRole('list', { name: 'Installed processors and OCR engines' }).getByRole('listitem');
   const registryDigest = (slug: string): string => {
     const index = JSON.parse(readFileSync(join(ROOT, 'registry', 'index.json'), 'utf8')) as { processors: IndexEntry[]; ocr: IndexEntry[] };
     const entry = [...index.processors, ...index.ocr].find((e) => e.slug === slug);
@@ -39,23 +37,15 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'quire-gui-page-plugins-'));
-    gui = await startGui({ HOME: join(root, 'user'), QUIRE_HOME: home(), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent', QUIRE_REGISTRY: '' });
-    browser = await launchBrowser(join(root, 'profile'));
-    page = browser.pages()[0] ?? (await browser.newPage());
-    await page.goto(gui.url);
-    await page.getByRole('heading', { name: 'Open a scan to begin' }).waitFor();
+    ({ gui, browser, page } = await startSession(root, { open: true }));
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await gui?.stop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => stopSession({ browser, gui }, root));
 
   it('installs despeckle from the registry through a dialog naming its sha256 and what it may do', async () => {
-    await rail('Plugins').click();
-    await panel().getByText('No processor or OCR engine plugin is installed.').waitFor();
-    await panel().getByRole('button', { name: 'Install Despeckle…' }).click();
+    await rail(page, 'Plugins').click();
+    await sidePanel(page).getByText('No processor or OCR engine plugin is installed.').waitFor();
+    await sidePanel(page).getByRole('button', { name: 'Install Despeckle…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Install Despeckle' });
     const sha256 = registryDigest('despeckle');
     await expect(dialog.getByLabel('sha256').innerText()).resolves.toBe(sha256);
@@ -66,7 +56,7 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     await page.screenshot({ path: artifact('20-accept-processor.png') });
     expect(existsSync(join(home(), 'plugins', 'processors', 'despeckle'))).toBe(false);
     await dialog.getByRole('button', { name: 'Install and accept' }).click();
-    await panel()
+    await sidePanel(page)
       .getByRole('status')
       .filter({ hasText: `Despeckle is installed and accepted (sha256 ${sha256.slice(0, 12)}…).` })
       .waitFor({ timeout: 30_000 });
@@ -84,7 +74,7 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     appendFileSync(join(dir, 'plugin.mjs'), '\n// edited by hand\n');
     const now = pluginDigest(dir);
     await page.reload();
-    await rail('Plugins').click();
+    await rail(page, 'Plugins').click();
     const item = installed().filter({ hasText: 'Despeckle' });
     await item.getByText('Changed since accepted').waitFor({ timeout: 30_000 });
     await expect(item.innerText()).resolves.toMatch(/it is not run until you accept it again/);
@@ -93,7 +83,7 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     await expect(dialog.getByLabel('sha256').innerText()).resolves.toBe(now);
     await expect(dialog.innerText()).resolves.toMatch(/changed since you accepted it/);
     await dialog.getByRole('button', { name: 'Accept', exact: true }).click();
-    await panel()
+    await sidePanel(page)
       .getByRole('status')
       .filter({ hasText: `Despeckle is accepted (sha256 ${now.slice(0, 12)}…).` })
       .waitFor({ timeout: 30_000 });
@@ -103,7 +93,7 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
   }, 60_000);
 
   it('installs an OCR engine plugin and offers it in the OCR panel with the languages of its models', async () => {
-    await panel().getByRole('button', { name: 'Install Tesseract with your own model…' }).click();
+    await sidePanel(page).getByRole('button', { name: 'Install Tesseract with your own model…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Install Tesseract with your own model' });
     await expect(dialog.innerText()).resolves.toMatch(/Kind\s+OCR engine/);
     await expect(dialog.getByRole('list', { name: 'What it may do' }).innerText()).resolves.toMatch(/run its tesseract on a page with a model file/);
@@ -115,12 +105,12 @@ describe.skipIf(!chromiumAvailable())('processors and OCR engines in the Plugins
     // The person puts a model in its files folder; the OCR panel offers the engine, reading that language.
     copyFileSync('/usr/share/tesseract-ocr/5/tessdata/eng.traineddata', join(home(), 'plugins', 'data', 'tesseract-own-model', 'files', 'mine.traineddata'));
     await page.reload();
-    await rail('OCR').click();
-    const option = panel().getByLabel('Engine').locator('option[value="tesseract-own-model"]');
+    await rail(page, 'OCR').click();
+    const option = sidePanel(page).getByLabel('Engine').locator('option[value="tesseract-own-model"]');
     await expect(option.count()).resolves.toBe(1);
     await expect(option.isDisabled()).resolves.toBe(false);
-    await panel().getByLabel('Engine').selectOption('tesseract-own-model');
-    await expect(panel().innerText()).resolves.toMatch(/\(plugin\)/);
+    await sidePanel(page).getByLabel('Engine').selectOption('tesseract-own-model');
+    await expect(sidePanel(page).innerText()).resolves.toMatch(/\(plugin\)/);
     await page.screenshot({ path: artifact('21-ocr-plugin.png') });
   }, 60_000);
 
