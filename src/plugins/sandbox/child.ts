@@ -18,28 +18,11 @@ import {
   type SendResult,
 } from '../../plugin-api/index.js';
 import { lockDown } from './lockdown.js';
+import { describeThrown, isSandboxRefusal } from './thrown.js';
 import type { ChildMessage, DestinationDescriptor, FailureStage, HostMessage, NetError, NetReply, NetRequest, RunMessage } from './protocol.js';
 
 /** The IPC sender, kept before the lockdown takes `process.send` away from the plugin. */
 const sendToHost = process.send?.bind(process);
-
-/** Error codes Node uses when the permission model refuses something. */
-const SANDBOX_CODES = new Set(['ERR_ACCESS_DENIED', 'ERR_DLOPEN_DISABLED', 'ERR_WORKER_INIT_FAILED']);
-
-function isSandboxRefusal(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && SANDBOX_CODES.has(code);
-}
-
-function describeThrown(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const extra = e as Error & { code?: unknown; permission?: unknown; resource?: unknown };
-  const parts = [`${e.name}: ${e.message}`];
-  if (extra.code !== undefined) parts.push(`code=${String(extra.code)}`);
-  if (extra.permission !== undefined) parts.push(`permission=${String(extra.permission)}`);
-  if (extra.resource !== undefined) parts.push(`resource=${String(extra.resource)}`);
-  return parts.join(' ');
-}
 
 class StageError extends Error {
   readonly stage: FailureStage;

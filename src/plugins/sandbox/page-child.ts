@@ -17,25 +17,14 @@ import {
   type TesseractRequest,
 } from '../../plugin-api/index.js';
 import { lockDown } from './lockdown.js';
+import { describeThrown, isSandboxRefusal } from './thrown.js';
 import { changedRanges, PAGE_IN, PAGE_OUT, readPageFile, writePageFile, writePageRanges } from './page-files.js';
 import type { PageChildMessage, PageHostMessage, PagePluginDescriptor, PageRequest, StartMessage } from './page-protocol.js';
 
 const sendToHost = process.send?.bind(process);
-const SANDBOX_CODES = new Set(['ERR_ACCESS_DENIED', 'ERR_DLOPEN_DISABLED', 'ERR_WORKER_INIT_FAILED']);
 
 function tell(message: PageChildMessage): void {
   sendToHost?.(message);
-}
-
-function describeThrown(e: unknown): string {
-  if (!(e instanceof Error)) return String(e).slice(0, 500);
-  const code = (e as { code?: unknown }).code;
-  return `${e.name}: ${e.message}${code !== undefined ? ` code=${String(code)}` : ''}`.slice(0, 1000);
-}
-
-function isSandboxRefusal(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && SANDBOX_CODES.has(code);
 }
 
 // A page plugin has no network at all: the API's helpers are refused here too.
@@ -129,7 +118,7 @@ async function start(message: StartMessage): Promise<void> {
     tell({
       type: 'start-failed',
       message: e instanceof Error && !isSandboxRefusal(e) ? e.message : 'it failed while loading',
-      detail: describeThrown(e),
+      detail: describeThrown(e, 'brief'),
       sandbox: isSandboxRefusal(e),
     });
   }
@@ -198,12 +187,12 @@ async function page(request: PageRequest): Promise<void> {
   } catch (e) {
     // An allocation refused by the process's memory cap surfaces as a RangeError.
     const memory = e instanceof RangeError && /allocation failed|out of memory|Invalid typed array length|Array buffer/i.test(e.message);
-    tell({ type: 'page-failed', id: request.id, detail: describeThrown(e), sandbox: isSandboxRefusal(e), memory });
+    tell({ type: 'page-failed', id: request.id, detail: describeThrown(e, 'brief'), sandbox: isSandboxRefusal(e), memory });
   }
 }
 
-process.on('uncaughtException', (e) => tell({ type: 'start-failed', message: 'it failed', detail: describeThrown(e), sandbox: isSandboxRefusal(e) }));
-process.on('unhandledRejection', (e) => tell({ type: 'start-failed', message: 'it failed', detail: describeThrown(e), sandbox: isSandboxRefusal(e) }));
+process.on('uncaughtException', (e) => tell({ type: 'start-failed', message: 'it failed', detail: describeThrown(e, 'brief'), sandbox: isSandboxRefusal(e) }));
+process.on('unhandledRejection', (e) => tell({ type: 'start-failed', message: 'it failed', detail: describeThrown(e, 'brief'), sandbox: isSandboxRefusal(e) }));
 process.on('message', (message: PageHostMessage) => {
   if (message.type === 'start' && !plugin && !exchangeDir) void start(message);
   else if (message.type === 'page') void page(message);
