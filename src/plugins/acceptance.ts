@@ -9,8 +9,8 @@ import { join, relative, sep } from 'node:path';
 import { writePrivateFile } from '../settings/index.js';
 import { pluginPaths } from './paths.js';
 
-/** The sha256 of a plugin folder: of every file's path and sha256, in path order. */
-export function pluginDigest(dir: string): string {
+/** Every path under `dir`, relative with `/`, sorted: regular files only (the checks refuse anything else first). */
+export function pluginFiles(dir: string): string[] {
   const files: string[] = [];
   const walk = (at: string): void => {
     for (const entry of readdirSync(at, { withFileTypes: true })) {
@@ -20,14 +20,19 @@ export function pluginDigest(dir: string): string {
     }
   };
   walk(dir);
-  return listingDigest(
-    files.map((path) => ({
-      path,
-      sha256: createHash('sha256')
-        .update(readFileSync(join(dir, ...path.split('/'))))
-        .digest('hex'),
-    })),
-  );
+  return files.sort();
+}
+
+/** The sha256 of the file at `path` (relative, with `/`) in the plugin folder `dir`. */
+export function fileSha256(dir: string, path: string): string {
+  return createHash('sha256')
+    .update(readFileSync(join(dir, ...path.split('/'))))
+    .digest('hex');
+}
+
+/** The sha256 of a plugin folder: of every file's path and sha256, in path order. */
+export function pluginDigest(dir: string): string {
+  return listingDigest(pluginFiles(dir).map((path) => ({ path, sha256: fileSha256(dir, path) })));
 }
 
 /**

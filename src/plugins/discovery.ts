@@ -7,16 +7,16 @@
  * it never stops the host. Where plugins cannot be isolated, only first-party plugins (and those
  * the user allowed with `--allow-unisolated`) are loaded at all.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { Field as makeField, formatBytes, type Field } from '../plugin-api/index.js';
+import { fileSha256, pluginFiles } from './acceptance.js';
 import { installRecord } from './install-record.js';
 import { detectIsolation, type Isolation } from './isolation.js';
 import { MANIFEST_FILE, ManifestError, parseManifest, type PluginManifest } from './manifest.js';
 import { scanImports } from './imports.js';
 import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';
-import { destinationsDir, pluginPaths } from './paths.js';
+import { destinationsDir, installedFolder, installedFolders, pluginPaths } from './paths.js';
 import { runInSandbox, type LoadablePlugin, type SandboxOutcome } from './sandbox.js';
 import type { DestinationDescriptor } from './sandbox/protocol.js';
 
@@ -40,20 +40,6 @@ function shippedPlugins(): Map<string, Map<string, string>> {
   return shipped;
 }
 
-/** Every path under `dir`, relative with `/`: regular files only (the walk refuses anything else first). */
-function pluginFiles(dir: string): string[] {
-  const files: string[] = [];
-  const walk = (at: string): void => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else files.push(relative(dir, path).split(sep).join('/'));
-    }
-  };
-  walk(dir);
-  return files.sort();
-}
-
 /**
  * True when the plugin in `dir` is, byte for byte, the first-party plugin `slug` shipped with this
  * Quire: what may run where plugins cannot be isolated. A registry's `first_party` label alone is
@@ -64,13 +50,7 @@ export function isShippedPlugin(dir: string, slug: string): boolean {
   if (!expected) return false;
   const files = pluginFiles(dir);
   if (files.length !== expected.size) return false;
-  return files.every(
-    (file) =>
-      expected.get(file) ===
-      createHash('sha256')
-        .update(readFileSync(join(dir, ...file.split('/'))))
-        .digest('hex'),
-  );
+  return files.every((file) => expected.get(file) === fileSha256(dir, file));
 }
 
 /** True when a registry entry's files (path and sha256) are exactly those of the first-party plugin `slug` shipped with Quire. */
@@ -276,23 +256,16 @@ export async function inspectPluginDir(dir: string, filesDir: string, host: Reso
 export async function discoverDestinations(options: PluginHostOptions = {}): Promise<InstalledDestination[]> {
   const host = resolveHostOptions(options);
   const root = destinationsDir(host.appData);
-  if (!existsSync(root)) return [];
-  // A link to a folder elsewhere is listed too, and refused by the checks.
-  const names = readdirSync(root, { withFileTypes: true })
-    .filter((d) => (d.isDirectory() || d.isSymbolicLink()) && !d.name.startsWith('.'))
-    .map((d) => d.name)
-    .sort();
   const found: InstalledDestination[] = [];
-  for (const name of names) found.push(await inspectPluginDir(join(root, name), pluginPaths(name, host.appData).filesDir, host));
+  for (const name of installedFolders(root)) found.push(await inspectPluginDir(join(root, name), pluginPaths(name, host.appData).filesDir, host));
   return found;
 }
 
 /** One installed destination by slug, checked; `undefined` when not installed. */
 export async function findDestination(slug: string, options: PluginHostOptions = {}): Promise<InstalledDestination | undefined> {
   const host = resolveHostOptions(options);
-  const dir = join(destinationsDir(host.appData), slug);
-  if (!/^[a-z0-9-]+$/.test(slug) || !existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
-  // A link to a folder elsewhere is found, and refused by the checks.
+  const dir = installedFolder(destinationsDir(host.appData), slug);
+  if (dir === undefined) return undefined;
   return inspectPluginDir(dir, pluginPaths(slug, host.appData).filesDir, host);
 }
 

@@ -14,7 +14,7 @@ import { detectIsolation, type Isolation } from './isolation.js';
 import type { PluginManifest } from './manifest.js';
 import { resolveHostOptions, type PluginHostOptions, type ResolvedHostOptions } from './options.js';
 import { PagePluginSession } from './page-session.js';
-import { kindDir, pluginPaths } from './paths.js';
+import { installedFolder, installedFolders, kindDir, pluginPaths } from './paths.js';
 import type { LoadablePlugin } from './sandbox.js';
 import type { PagePluginDescriptor, PagePluginKindName } from './sandbox/page-protocol.js';
 
@@ -157,13 +157,8 @@ export async function inspectPagePlugin(
 export async function discoverPagePlugins(kind: PagePluginKindName, options: PluginHostOptions = {}): Promise<PagePluginEntry[]> {
   const host = resolveHostOptions(options);
   const root = kindDir(kind, host.appData);
-  if (!existsSync(root)) return [];
-  const names = readdirSync(root, { withFileTypes: true })
-    .filter((d) => (d.isDirectory() || d.isSymbolicLink()) && !d.name.startsWith('.'))
-    .map((d) => d.name)
-    .sort();
   const found: PagePluginEntry[] = [];
-  for (const name of names) found.push(await inspectPagePlugin(kind, join(root, name), host));
+  for (const name of installedFolders(root)) found.push(await inspectPagePlugin(kind, join(root, name), host));
   return found;
 }
 
@@ -175,8 +170,8 @@ export async function findPagePlugin(
   how: { keepSession?: boolean } = {},
 ): Promise<PagePluginEntry | undefined> {
   const host = resolveHostOptions(options);
-  const dir = join(kindDir(kind, host.appData), slug);
-  if (!/^[a-z0-9-]+$/.test(slug) || !existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
+  const dir = installedFolder(kindDir(kind, host.appData), slug);
+  if (dir === undefined) return undefined;
   return inspectPagePlugin(kind, dir, host, { keepSession: how.keepSession === true });
 }
 

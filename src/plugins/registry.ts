@@ -188,6 +188,20 @@ function copyPluginFiles(from: string, to: string): void {
   }
 }
 
+/** Puts the checked plugin folder `staged` in place as `<root>/<slug>`, replacing an older one, and makes its private data folders; returns where it is. */
+function putInPlace(staged: string, root: string, slug: string, appData: string): string {
+  const target = join(root, slug);
+  mkdirSync(root, { recursive: true });
+  const old = `${staged}.old`;
+  if (existsSync(target)) renameSync(target, old);
+  renameSync(staged, target);
+  rmSync(old, { recursive: true, force: true });
+  const paths = pluginPaths(slug, appData);
+  ensurePrivateDir(paths.dataDir);
+  ensurePrivateDir(paths.filesDir);
+  return target;
+}
+
 async function installStaged(
   staged: string,
   slug: string,
@@ -199,15 +213,7 @@ async function installStaged(
   if (inspected.state === 'refused') {
     throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${slug} was not installed: ${inspected.reason}.`, inspected.detail);
   }
-  const target = join(destinationsDir(host.appData), slug);
-  mkdirSync(destinationsDir(host.appData), { recursive: true });
-  const old = `${staged}.old`;
-  if (existsSync(target)) renameSync(target, old);
-  renameSync(staged, target);
-  rmSync(old, { recursive: true, force: true });
-  const paths = pluginPaths(slug, host.appData);
-  ensurePrivateDir(paths.dataDir);
-  ensurePrivateDir(paths.filesDir);
+  const target = putInPlace(staged, destinationsDir(host.appData), slug, host.appData);
   const record: InstallRecord = {
     slug,
     version: inspected.manifest.version,
@@ -234,20 +240,7 @@ export async function installFromRegistry(slug: string, options: PluginHostOptio
   const incoming = incomingDir(host);
   try {
     const staged = join(incoming, slug);
-    for (const file of entry.files) {
-      const bytes = await fetchRegistryFile(location, `${entry.path}/${file.path}`);
-      const actual = sha256(bytes);
-      if (actual !== file.sha256 || bytes.length !== file.size) {
-        throw pluginError(
-          PLUGIN_ERRORS.REGISTRY,
-          `The plugin ${slug} was not installed: its file ${file.path} does not match the registry's checksum.`,
-          `expected sha256 ${file.sha256} (${file.size} bytes), got ${actual} (${bytes.length} bytes)`,
-        );
-      }
-      const path = join(staged, ...file.path.split('/'));
-      mkdirSync(join(path, '..'), { recursive: true });
-      writeFileSync(path, bytes);
-    }
+    await fetchVerified(entry, location, staged);
     return await installStaged(staged, slug, host, { firstParty: entry.first_party, source: location });
   } finally {
     rmSync(incoming, { recursive: true, force: true });
@@ -383,16 +376,7 @@ async function installPageStaged(
   const inspected = await inspectPagePlugin(kind, staged, host, { directoryName: slug, accepting: true, filesDir: join(staged, '..', 'files') });
   if (inspected.state !== 'usable')
     throw pluginError(PLUGIN_ERRORS.NOT_READY, `The plugin ${slug} was not installed: ${inspected.reason ?? 'it could not be loaded'}.`, inspected.detail);
-  const root = kindDir(kind, host.appData);
-  const target = join(root, slug);
-  mkdirSync(root, { recursive: true });
-  const old = `${staged}.old`;
-  if (existsSync(target)) renameSync(target, old);
-  renameSync(staged, target);
-  rmSync(old, { recursive: true, force: true });
-  const paths = pluginPaths(slug, host.appData);
-  ensurePrivateDir(paths.dataDir);
-  ensurePrivateDir(paths.filesDir);
+  const target = putInPlace(staged, kindDir(kind, host.appData), slug, host.appData);
   writeInstallRecord(
     {
       slug,
