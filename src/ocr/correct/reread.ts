@@ -12,7 +12,7 @@
 import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../../imaging/index.js';
 import { pageWords, type OcrBox, type OcrPage, type OcrWord } from '../../project/index.js';
 import { editDistance } from '../../util/index.js';
-import { changeWord, splitWord } from './words.js';
+import { changeWord, splitWord, type WordParts } from './words.js';
 import { letterCount as letters, wordScript } from '../scripts.js';
 
 /** The cut reaches this share of the line's height beyond the word on every side: the whole of its ink, and some paper. */
@@ -135,10 +135,9 @@ export function chooseReread(
   again: readonly string[],
   known: (word: string) => string | undefined,
 ): { text: string; change: string; language: string } | undefined {
-  if (again.length !== 1) return undefined;
-  const first = splitWord(read);
-  const second = splitWord(again[0]);
-  if (second.core === first.core || letters(second.core) < 2) return undefined;
+  const pair = oneWordAgain(read, again);
+  if (!pair || pair.second.core === pair.first.core) return undefined;
+  const { first, second } = pair;
   const script = wordScript(first.core);
   if (wordScript(second.core) !== script || known(first.core) !== undefined) return undefined;
   if (editDistance(first.core.toLowerCase(), second.core.toLowerCase()) > allowedChanges(letters(first.core))) return undefined;
@@ -146,9 +145,7 @@ export function chooseReread(
   // Nor for letters the cut lost: the modern dictionary knows ancient words shortened ("ὁμοούσιον" → "ὁμοούσιο").
   if (script === 'Greek' && dropsLettersOnly(first.core, second.core)) return undefined;
   const language = known(second.core);
-  if (language === undefined) return undefined;
-  const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
-  return { text: `${prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+  return language === undefined ? undefined : taken(first, second, language);
 }
 
 /**
@@ -171,18 +168,26 @@ export function chooseGreek(
   again: readonly string[],
   known: (word: string) => string | undefined,
 ): { text: string; change: string; language: string } | undefined {
-  if (again.length !== 1) return undefined;
-  const first = splitWord(read);
-  const second = splitWord(again[0]);
-  if (
-    wordScript(first.core) !== 'Latin' ||
-    wordScript(second.core) !== 'Greek' ||
-    Math.abs(letters(second.core) - letters(first.core)) > 2 ||
-    letters(second.core) < 2
-  )
-    return undefined;
+  const pair = oneWordAgain(read, again);
+  if (!pair) return undefined;
+  const { first, second } = pair;
+  if (wordScript(first.core) !== 'Latin' || wordScript(second.core) !== 'Greek' || Math.abs(letters(second.core) - letters(first.core)) > 2) return undefined;
   const language = known(second.core);
-  if (language === undefined || language === 'document') return undefined;
+  return language === undefined || language === 'document' ? undefined : taken(first, second, language);
+}
+
+/**
+ * The checks every second reading opens with: the engine read the cut as exactly one word, of two letters or more
+ * (several words, or a stray letter, say the cut held something else). Both readings split into punctuation and letters.
+ */
+function oneWordAgain(read: string, again: readonly string[]): { first: WordParts; second: WordParts } | undefined {
+  if (again.length !== 1) return undefined;
+  const second = splitWord(again[0]);
+  return letters(second.core) < 2 ? undefined : { first: splitWord(read), second };
+}
+
+/** The second reading's letters taken, inside the first reading's punctuation (an opening mark read second replaces a misread one). */
+function taken(first: WordParts, second: WordParts, language: string): { text: string; change: string; language: string } {
   const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
   return { text: `${prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
 }
@@ -209,9 +214,9 @@ export function chooseInk(
   ink: readonly string[],
   known: (word: string) => string | undefined,
 ): { text: string; change: string; language: string } | undefined {
-  if (ink.length !== 1) return undefined;
-  const first = splitWord(read);
-  const second = splitWord(ink[0]);
+  const pair = oneWordAgain(read, ink);
+  if (!pair) return undefined;
+  const { first, second } = pair;
   if (second.core === first.core || wordScript(first.core) !== 'Latin' || letters(first.core) < INK_LETTERS || !marksApart(first.core, second.core))
     return undefined;
   const language = known(second.core);
