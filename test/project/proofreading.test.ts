@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DOUBTFUL_CONFIDENCE,
+  DOUBTFUL_GREEK_CONFIDENCE,
   DOUBTFUL_UNKNOWN_CONFIDENCE,
   editWord,
   isDoubtful,
@@ -48,6 +49,26 @@ describe('proofreading words', () => {
     expect(isDoubtful(word('ΡΟ', 89, { doubt: 'script' }))).toBe(true);
     expect(isDoubtful(word('the', 30, { edit: { from: 'tbe' } }))).toBe(false);
     expect(isDoubtful(word('ΡΟ', 89, { doubt: 'script', edit: { from: 'ΡΟ' } }))).toBe(false);
+  });
+
+  it('flags the words a confident reading got wrong, from the kinds of evidence a real capture showed', () => {
+    // Figures read as letters: a short word alone in brackets is a reference more often than an article ("(la)." for
+    // "(1a)." at 90), and a short word mixing figures with letters that look like figures.
+    expect(isDoubtful(word('(la).', 90))).toBe(true);
+    expect(isDoubtful(word('(lO)', 95))).toBe(true);
+    expect(isDoubtful(word('1l', 95))).toBe(true);
+    expect(isDoubtful(word('la', 96))).toBe(false);
+    expect(isDoubtful(word('(1a).', 96))).toBe(false);
+    expect(isDoubtful(word('(1-14a)', 96))).toBe(false);
+    expect(isDoubtful(word('(a)', 96))).toBe(false);
+    expect(isDoubtful(word('(12,', 96))).toBe(false);
+    // A stroke set apart as punctuation where it may be the word's second stroke ("I!" → "I !" for "II").
+    expect(isDoubtful(word('I !', 84, { correction: { from: 'I!', reason: 'punctuation', change: '! set apart' } }))).toBe(true);
+    expect(isDoubtful(word('Oui !', 84, { correction: { from: 'Oui!', reason: 'punctuation', change: '! set apart' } }))).toBe(false);
+    // A Greek word a dictionary knows, read below the Greek threshold ("ὡς" for "ἐκ" at 82); a French one is not.
+    expect(isDoubtful(word('ὡς', DOUBTFUL_GREEK_CONFIDENCE - 3))).toBe(true);
+    expect(isDoubtful(word('οὐσίας', DOUBTFUL_GREEK_CONFIDENCE))).toBe(false);
+    expect(isDoubtful(word('comme', DOUBTFUL_GREEK_CONFIDENCE - 3))).toBe(false);
   });
 
   it('edits a word in place, keeping what it was before the first edit, and restores it', () => {

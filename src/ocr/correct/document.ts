@@ -28,10 +28,23 @@ import {
 import { documentWords, openCorrector, undoCorrections, type Corrector, type DocumentWords } from './correct.js';
 import { caseCandidates, correctCase } from './letter-case.js';
 import { callInText, pageHasNotes, raisedMarks, readCall } from './raised.js';
-import { applyReread, chooseGreek, chooseInk, chooseReread, cutWord, type RereadWord, wordsBesideGreek, wordsToCheck, wordsToReread } from './reread.js';
+import {
+  applyReread,
+  chooseGreek,
+  chooseInk,
+  chooseMarks,
+  chooseReread,
+  cutWord,
+  greekToCheck,
+  type RereadWord,
+  wordsBesideGreek,
+  wordsToCheck,
+  wordsToReread,
+} from './reread.js';
 import { colonCandidates, correctColons, correctStops, lineEndCandidates, restoreStops, stopCandidates } from './stops.js';
 import {
   DOUBTFUL_CONFIDENCE,
+  DOUBTFUL_GREEK_CONFIDENCE,
   pageWords,
   readOcrPage,
   writeOcrPage,
@@ -121,15 +134,20 @@ export async function correctDocument(
       // And where OCR read a grey image, the words a dictionary knows but the engine read with doubt, cut from the
       // bitonal page: the accent or ligature its ink keeps decides ("cour" there, "cœur" here; `chooseInk`).
       const checked = rereading && page.ocrImage ? wordsToCheck(corrected, DOUBTFUL_CONFIDENCE) : [];
+      // And the Greek words read with doubt or spelled from Latin look-alikes, cut from the bitonal page and read in Greek
+      // alone: the accents and breathings its ink shows ("Τι" → "Τί"; `chooseMarks`).
+      const greek = manifest.ocr!.languages.includes(GREEK);
+      const marks = rereading && greek ? greekToCheck(corrected, DOUBTFUL_GREEK_CONFIDENCE) : [];
       const calls = rereading !== undefined && pageHasNotes(corrected);
-      if (doubtful.length > 0 || checked.length > 0 || calls) {
+      if (doubtful.length > 0 || checked.length > 0 || marks.length > 0 || calls) {
         if (!decoded.image) decoded = await decode();
         cuts.push(
           ...pageCuts(page, pages.indexOf(page), corrected, decoded, {
             doubtful,
             checked,
+            marks,
             calls,
-            greek: manifest.ocr!.languages.includes(GREEK),
+            greek,
             quotes: !guillemets.spaced,
           }),
         );
@@ -161,7 +179,7 @@ function pageCuts(
   order: number,
   corrected: OcrPage,
   decoded: { image?: GrayImage; reading?: GrayImage },
-  what: { doubtful: RereadWord[]; checked: RereadWord[]; calls: boolean; greek: boolean; quotes: boolean },
+  what: { doubtful: RereadWord[]; checked: RereadWord[]; marks: RereadWord[]; calls: boolean; greek: boolean; quotes: boolean },
 ): WordCut[] {
   const source = decoded.reading ?? decoded.image;
   if (!source) return [];
@@ -178,6 +196,8 @@ function pageCuts(
   }
   // A Latin-letter word beside Greek, read again in Greek alone: a Greek word read in Latin look-alikes.
   if (what.greek) for (const word of wordsBesideGreek(corrected, what.doubtful)) cut('greek', word, source);
+  // A Greek word read with doubt, its marks read again in Greek alone from the ink of the page the PDF shows.
+  if (decoded.image) for (const word of what.marks) cut('marks', word, decoded.image);
   if (what.calls)
     for (const mark of raisedMarks(corrected, source, { quotes: what.quotes }))
       cuts.push({ kind: 'call', order, page: page.index, ocr: page.ocr!, index: mark.index, dpi: corrected.dpi, image: mark.image });
@@ -185,18 +205,22 @@ function pageCuts(
 }
 
 /** For one word: its grey cut is read first, then its bitonal cut, then its raised mark. */
-const CUT_ORDER: Readonly<Record<WordCut['kind'], number>> = { word: 0, ink: 1, check: 1, greek: 2, call: 3 };
+const CUT_ORDER: Readonly<Record<WordCut['kind'], number>> = { word: 0, ink: 1, check: 1, greek: 2, marks: 2, call: 3 };
 
 /** The language a Latin-letter word beside Greek is read again in. */
 const GREEK = 'ell';
+
+/** The cuts read with the Greek model alone. */
+const GREEK_ALONE: ReadonlySet<WordCut['kind']> = new Set(['greek', 'marks']);
 
 /** A word, or the raised mark at its end, cut out of its page to be read again: which page (its OCR file) and word, and its pixels. */
 interface WordCut {
   /**
    * A word cut from the image OCR read, the same word cut from the bitonal page, a known word read with doubt cut
-   * from the bitonal page, a Latin-letter word beside Greek to read in Greek alone, or a raised mark.
+   * from the bitonal page, a Latin-letter word beside Greek to read in Greek alone, a Greek word whose marks are read
+   * again from the bitonal page in Greek alone, or a raised mark.
    */
-  kind: 'word' | 'ink' | 'check' | 'greek' | 'call';
+  kind: 'word' | 'ink' | 'check' | 'greek' | 'marks' | 'call';
   /** The page's place in the document. */
   order: number;
   /** The page's number, and its OCR file. */
@@ -237,7 +261,7 @@ async function rereadWords(
     // The cuts to read in Greek alone go in a list of their own, read with the Greek model only.
     readings = new Array<string[]>(cuts.length);
     for (const greek of [false, true]) {
-      const ks = [...cuts.keys()].filter((k) => (cuts[k].kind === 'greek') === greek);
+      const ks = [...cuts.keys()].filter((k) => GREEK_ALONE.has(cuts[k].kind) === greek);
       if (ks.length === 0) continue;
       const read = await engine.readWords!(
         ks.map((k) => images[k]),
@@ -291,10 +315,17 @@ async function rereadWords(
           ? chooseInk(word.text, again, lookUp)
           : kind === 'greek'
             ? chooseGreek(word.text, again, lookUp)
-            : chooseReread(word.text, again, lookUp);
+            : kind === 'marks'
+              ? chooseMarks(word.text, again, lookUp)
+              : chooseReread(word.text, again, lookUp, word.confidence < DOUBTFUL_CONFIDENCE);
       if (!choice) continue;
       const wasUnknown = word.unknown === true;
-      applyReread(word, kind === 'word' ? choice : { ...choice, change: `${choice.change} (${kind === 'greek' ? 'read in Greek' : 'bitonal page'})` });
+      applyReread(
+        word,
+        kind === 'word'
+          ? choice
+          : { ...choice, change: `${choice.change} (${kind === 'greek' ? 'read in Greek' : kind === 'marks' ? 'bitonal page, in Greek' : 'bitonal page'})` },
+      );
       here++;
       if (wasUnknown) settled++;
     }

@@ -12,7 +12,7 @@
 import { connectedComponents, cropGray, histogram, otsuThreshold, type GrayImage } from '../../imaging/index.js';
 import { pageWords, type OcrBox, type OcrPage, type OcrWord } from '../../project/index.js';
 import { editDistance } from '../../util/index.js';
-import { changeWord, splitWord } from './words.js';
+import { changeWord, splitWord, type WordParts } from './words.js';
 import { letterCount as letters, wordScript } from '../scripts.js';
 
 /** The cut reaches this share of the line's height beyond the word on every side: the whole of its ink, and some paper. */
@@ -36,6 +36,18 @@ export function wordsToReread(page: OcrPage): RereadWord[] {
  */
 export function wordsToCheck(page: OcrPage, confidence: number): RereadWord[] {
   return wordsWhere(page, (word) => !word.unknown && !word.correction && word.confidence < confidence && wordScript(splitWord(word.text).core) === 'Latin');
+}
+
+/**
+ * The page's Greek words worth a reading of their marks on the bitonal page (`chooseMarks`): ones left as a dictionary
+ * knows them but read below `confidence`, and ones spelled in Greek from Latin look-alikes (whose accents the engine
+ * did not see and the mapping did not guess: "Ti" → "Τι").
+ */
+export function greekToCheck(page: OcrPage, confidence: number): RereadWord[] {
+  return wordsWhere(
+    page,
+    (word) => !word.unknown && wordScript(splitWord(word.text).core) === 'Greek' && (word.correction?.reason === 'script' || word.confidence < confidence),
+  );
 }
 
 function wordsWhere(page: OcrPage, worth: (word: OcrWord) => boolean): RereadWord[] {
@@ -134,11 +146,11 @@ export function chooseReread(
   read: string,
   again: readonly string[],
   known: (word: string) => string | undefined,
-): { text: string; change: string; language: string } | undefined {
-  if (again.length !== 1) return undefined;
-  const first = splitWord(read);
-  const second = splitWord(again[0]);
-  if (second.core === first.core || letters(second.core) < 2) return undefined;
+  unsure = false,
+): { text: string; change: string; language?: string } | undefined {
+  const pair = oneWordAgain(read, again);
+  if (!pair || pair.second.core === pair.first.core) return undefined;
+  const { first, second } = pair;
   const script = wordScript(first.core);
   if (wordScript(second.core) !== script || known(first.core) !== undefined) return undefined;
   if (editDistance(first.core.toLowerCase(), second.core.toLowerCase()) > allowedChanges(letters(first.core))) return undefined;
@@ -146,9 +158,13 @@ export function chooseReread(
   // Nor for letters the cut lost: the modern dictionary knows ancient words shortened ("ὁμοούσιον" → "ὁμοούσιο").
   if (script === 'Greek' && dropsLettersOnly(first.core, second.core)) return undefined;
   const language = known(second.core);
-  if (language === undefined) return undefined;
-  const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
-  return { text: `${prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+  if (language !== undefined) return taken(first, second, language);
+  // No dictionary of ancient Greek is packaged: a Greek word read unsurely in its line, read alone as the same letters
+  // with a few more in their places, is taken — the line's reading lost letters the cut shows ("ἐαλλάττει" → "ἐναλλάττειν").
+  if (script !== 'Greek' || !unsure || !dropsLettersOnly(second.core, first.core)) return undefined;
+  // A letter found at the end where the line read a mark after the word ("»" for "ν"): that mark was the letter.
+  const lastFound = Array.from(second.core).at(-1) !== Array.from(first.core).at(-1) && first.suffix.endsWith(second.suffix);
+  return taken(first, second, undefined, lastFound ? second.suffix : first.suffix);
 }
 
 /**
@@ -171,20 +187,64 @@ export function chooseGreek(
   again: readonly string[],
   known: (word: string) => string | undefined,
 ): { text: string; change: string; language: string } | undefined {
+  const pair = oneWordAgain(read, again);
+  if (!pair) return undefined;
+  const { first, second } = pair;
+  if (wordScript(first.core) !== 'Latin' || wordScript(second.core) !== 'Greek' || Math.abs(letters(second.core) - letters(first.core)) > 2) return undefined;
+  const language = known(second.core);
+  return language === undefined || language === 'document' ? undefined : taken(first, second, language);
+}
+
+/**
+ * The checks every second reading opens with: the engine read the cut as exactly one word, of two letters or more
+ * (several words, or a stray letter, say the cut held something else). Both readings split into punctuation and letters.
+ */
+function oneWordAgain(read: string, again: readonly string[]): { first: WordParts; second: WordParts } | undefined {
   if (again.length !== 1) return undefined;
-  const first = splitWord(read);
   const second = splitWord(again[0]);
-  if (
-    wordScript(first.core) !== 'Latin' ||
-    wordScript(second.core) !== 'Greek' ||
-    Math.abs(letters(second.core) - letters(first.core)) > 2 ||
-    letters(second.core) < 2
-  )
-    return undefined;
+  return letters(second.core) < 2 ? undefined : { first: splitWord(read), second };
+}
+
+/** The second reading's letters taken, inside the first reading's punctuation (an opening mark read second replaces a misread one). */
+function taken<L extends string | undefined>(
+  first: WordParts,
+  second: WordParts,
+  language: L,
+  suffix = first.suffix,
+): { text: string; change: string; language: L } {
+  const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
+  return { text: `${prefix}${second.core}${suffix}`, change: `${first.core}→${second.core}`, language };
+}
+
+/**
+ * A Greek word's marks read again from the bitonal page, in Greek alone (`greekToCheck`): taken when the new reading
+ * is the same letters with accents or breathings added, none taken away or changed, and a Greek dictionary knows it
+ * (by its modern spelling: "Τι" → "Τί"). The ink shows a mark or not; a mark it does not show is kept as first read.
+ */
+export function chooseMarks(
+  read: string,
+  again: readonly string[],
+  known: (word: string) => string | undefined,
+): { text: string; change: string; language: string } | undefined {
+  const pair = oneWordAgain(read, again);
+  if (!pair) return undefined;
+  const { first, second } = pair;
+  if (wordScript(first.core) !== 'Greek' || !marksAdded(first.core, second.core)) return undefined;
   const language = known(second.core);
   if (language === undefined || language === 'document') return undefined;
-  const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
-  return { text: `${prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+  return { text: `${first.prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+}
+
+/** Whether `second` is `first` letter for letter, each letter with the marks it had and at least one letter with more. */
+function marksAdded(first: string, second: string): boolean {
+  const a = Array.from(first.normalize('NFC'));
+  const b = Array.from(second.normalize('NFC'));
+  if (a.length !== b.length || a.join('') === b.join('')) return false;
+  return a.every((ch, i) => {
+    const [letter, ...marks] = Array.from(ch.normalize('NFD'));
+    const [again, ...seen] = Array.from(b[i].normalize('NFD'));
+    return letter === again && marks.every((m) => seen.includes(m));
+  });
 }
 
 /** Whether `second` is `first` with some of its letters left out, and nothing else changed. */
@@ -209,9 +269,9 @@ export function chooseInk(
   ink: readonly string[],
   known: (word: string) => string | undefined,
 ): { text: string; change: string; language: string } | undefined {
-  if (ink.length !== 1) return undefined;
-  const first = splitWord(read);
-  const second = splitWord(ink[0]);
+  const pair = oneWordAgain(read, ink);
+  if (!pair) return undefined;
+  const { first, second } = pair;
   if (second.core === first.core || wordScript(first.core) !== 'Latin' || letters(first.core) < INK_LETTERS || !marksApart(first.core, second.core))
     return undefined;
   const language = known(second.core);
@@ -248,7 +308,8 @@ function bare(word: string): string {
 }
 
 /** Give a word the reading `chooseReread` took, recorded as a `reread` correction. */
-export function applyReread(word: OcrWord, choice: { text: string; change: string; language: string }): void {
-  changeWord(word, choice.text, { reason: 'reread', change: choice.change, ...(choice.language === 'document' ? {} : { language: choice.language }) });
+export function applyReread(word: OcrWord, choice: { text: string; change: string; language?: string }): void {
+  const language = choice.language === undefined || choice.language === 'document' ? {} : { language: choice.language };
+  changeWord(word, choice.text, { reason: 'reread', change: choice.change, ...language });
   delete word.unknown;
 }

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createGray } from '../../../src/imaging/index.js';
 import { openCorrector } from '../../../src/ocr/correct/correct.js';
-import { chooseGreek, chooseInk, chooseReread, cutWord, wordsBesideGreek, wordsToCheck, wordsToReread } from '../../../src/ocr/correct/reread.js';
+import {
+  chooseGreek,
+  chooseInk,
+  chooseMarks,
+  chooseReread,
+  cutWord,
+  greekToCheck,
+  wordsBesideGreek,
+  wordsToCheck,
+  wordsToReread,
+} from '../../../src/ocr/correct/reread.js';
 import type { OcrPage, OcrWord } from '../../../src/project/index.js';
 
 function word(text: string, x0: number, y0: number, extra: Partial<OcrWord> = {}): OcrWord {
@@ -102,6 +112,37 @@ describe('words read again', () => {
     expect(chooseGreek('bayrioy', ['ξζψχ'], known)).toBeUndefined();
     expect(chooseGreek('bayrioy', ['ἐν', 'τῷ'], known)).toBeUndefined();
     expect(chooseGreek('bayrioyzzz', ['καὶ'], known)).toBeUndefined();
+  });
+
+  it('takes the accents and breathings a Greek word’s bitonal cut shows, and the letters an unsure Greek line reading lost', async () => {
+    const both = await openCorrector(['fra', 'ell']);
+    const known = (w: string): string | undefined => both.known(w);
+    // Recorded on the real capture: "Ti" spelled "Τι" from its Latin look-alikes, read "Τί" on the bitonal page.
+    expect(chooseMarks('Τι', ['Τί'], known)).toEqual({ text: 'Τί', change: 'Τι→Τί', language: 'ell' });
+    expect(chooseMarks('(Τι', ['(Τί'], known)?.text).toBe('(Τι'.replace('ι', 'ί'));
+    // A mark taken away or changed, other letters, another case, two words, no known word: left as read.
+    expect(chooseMarks('Τίς', ['Τις'], known)).toBeUndefined();
+    expect(chooseMarks('ἄν', ['ἂν'], known)).toBeUndefined();
+    expect(chooseMarks('(Τι', ['(ΤΙ'], known)).toBeUndefined();
+    expect(chooseMarks('ὡς', ['εζ'], known)).toBeUndefined();
+    expect(chooseMarks('Τι', ['Τί', 'x'], known)).toBeUndefined();
+    expect(chooseMarks('ξζψ', ['ξζψ́'], known)).toBeUndefined();
+    // Recorded: "ἐαλλάττει»," read at 50 in its line, "ἐναλλάττειν," alone: the same letters and two more, in place
+    // (the "»" read after it was its last letter).
+    // Taken only from an unsure line reading; no Greek dictionary knows the ancient word, so no language is recorded.
+    expect(chooseReread('ἐαλλάττει»,', ['ἐναλλάττειν,'], known, true)).toEqual({ text: 'ἐναλλάττειν,', change: 'ἐαλλάττει→ἐναλλάττειν', language: undefined });
+    expect(chooseReread('ἐαλλάττει»,', ['ἐναλλάττειν,'], known, false)).toBeUndefined();
+    // Letters changed, not only added ("ἁμτῶν" read "ἑμτῶν"), or a Latin word: left as read.
+    expect(chooseReread('ἁμτῶν,', ['ἑμτῶν,'], known, true)).toBeUndefined();
+    expect(chooseReread('xqzt', ['xqazt'], known, true)).toBeUndefined();
+  });
+
+  it('checks the marks of the Greek words read with doubt or spelled from Latin look-alikes, not the sure ones nor the unknown ones', () => {
+    const read = page([
+      [word('Τι', 10, 50, { confidence: 91, correction: { from: 'Ti', reason: 'script' } }), word('ὡς', 60, 50, { confidence: 82 })],
+      [word('τῆς', 10, 120, { confidence: 93 }), word('ἁμτῶν', 60, 120, { confidence: 53, unknown: true }), word('même', 110, 120, { confidence: 40 })],
+    ]);
+    expect(greekToCheck(read, 85).map((d) => d.index)).toEqual([0, 1]);
   });
 
   it('checks on the bitonal page the known Latin-script words read with doubt, not the sure ones nor the unknown ones', () => {
