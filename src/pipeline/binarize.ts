@@ -60,10 +60,7 @@ export function thresholdSharpening(scale: number): number {
  * (see `SHARPEN_AMOUNT`), then Sauvola's local threshold decides, its window given in millimetres so the result
  * does not depend on the resolution, with a contrast floor so empty paper stays white.
  */
-export async function binarize(
-  page: GrayImage,
-  options: BinarizeOptions,
-): Promise<{ image: GrayImage; reading?: GrayImage; decision: BinarizeDecision }> {
+export async function binarize(page: GrayImage, options: BinarizeOptions): Promise<{ image: GrayImage; reading?: GrayImage; decision: BinarizeDecision }> {
   const { dpi, windowMm = DEFAULT_WINDOW_MM, enlargedBy = 1, reading: wantReading = true } = options;
   if (!(dpi > 0)) throw new RangeError(`binarize: dpi must be positive, got ${dpi}`);
   const windowPx = windowPxFor(windowMm, dpi);
