@@ -2,7 +2,7 @@
  * Blurs and sharpening: box-filter Gaussians, the unsharp mask, the edge-blur measure and Richardson–Lucy
  * deconvolution. Pure functions over typed arrays; nothing allocates per pixel.
  */
-import type { GrayImage } from './gray.js';
+import { type GrayImage, sharpFromGray } from './gray.js';
 import { noiseLevel } from './threshold.js';
 
 /**
@@ -93,6 +93,45 @@ export function unsharpMask(page: GrayImage, sigma: number, amount: number): Gra
   const { width, height } = page;
   if (!(sigma > 0) || width === 0 || height === 0) return { width, height, data: Uint8Array.from(page.data) };
   return { width, height, data: greyBoxGaussian(page.data, width, height, sigma, amount) };
+}
+
+/**
+ * `unsharpMask` with libvips' integer Gaussian for the blur (native, vectorised: 17 ms on a 4-megapixel page where the
+ * three box blurs each way take 85) and the mix with the page in one pass here. Its mask is rounded to integers and
+ * at some widths no longer sums to one (flat paper shifts by up to 4 grey levels); at those widths the box Gaussian
+ * is used instead. σ = 1.5 px, the threshold's sharpening at 300 dpi, is exact. The blur differs from the box
+ * Gaussian's by 0.3 grey levels on average (a true Gaussian rather than three boxes, rounded once).
+ */
+export async function unsharpMaskNative(page: GrayImage, sigma: number, amount: number): Promise<GrayImage> {
+  const { width, height, data } = page;
+  if (!(sigma > 0) || width < 3 || height < 3 || !(await keepsFlat(sigma))) return unsharpMask(page, sigma, amount);
+  const blurred = await sharpFromGray(page).blur({ sigma, precision: 'integer' }).extractChannel(0).raw().toBuffer();
+  const out = new Uint8Array(width * height);
+  for (let i = 0; i < out.length; i++) {
+    const p = data[i];
+    const v = p + amount * (p - blurred[i]);
+    out[i] = v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0;
+  }
+  return { width, height, data: out };
+}
+
+/** Whether libvips' integer Gaussian of width `sigma` leaves every flat grey as it is, measured once per width. */
+const flatWidths = new Map<number, Promise<boolean>>();
+function keepsFlat(sigma: number): Promise<boolean> {
+  let known = flatWidths.get(sigma);
+  if (!known) {
+    known = (async () => {
+      const side = 8 * Math.ceil(sigma) + 9;
+      for (const level of [1, 64, 128, 200, 237, 254]) {
+        const flat = { width: side, height: side, data: new Uint8Array(side * side).fill(level) };
+        const out = await sharpFromGray(flat).blur({ sigma, precision: 'integer' }).extractChannel(0).raw().toBuffer();
+        if (out.some((v) => v !== level)) return false;
+      }
+      return true;
+    })();
+    flatWidths.set(sigma, known);
+  }
+  return known;
 }
 
 /**

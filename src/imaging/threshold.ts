@@ -141,17 +141,15 @@ export function levelBackground(page: GrayImage, params: Pick<SauvolaParams, 'wi
   const { width, height, data } = page;
   const out = new Uint8Array(width * height);
   const line = new Float64Array(blocks.cols);
+  const gains = new Float32Array(width);
   for (let y = 0; y < height; y++) {
     blockRow(gain, blocks.cols, blocks.rows, blocks.size, y, line);
+    interpolateRow(line, blocks.size, width, gains);
     const row = y * width;
-    eachSpan(line, blocks.size, width, (x0, x1, start, step) => {
-      let t = start;
-      for (let x = x0; x < x1; x++) {
-        const v = data[row + x] * Math.fround(t) + 0.5;
-        out[row + x] = v >= 255 ? 255 : v | 0;
-        t += step;
-      }
-    });
+    for (let x = 0; x < width; x++) {
+      const v = data[row + x] * gains[x] + 0.5;
+      out[row + x] = v >= 255 ? 255 : v | 0;
+    }
   }
   return { width, height, data: out };
 }
@@ -172,23 +170,26 @@ function blockRow(values: ArrayLike<number>, cols: number, rows: number, f: numb
 
 /**
  * A row of block values (`line`, one per `f` pixels) interpolated linearly between block centres over `width` pixels,
- * handed out as spans: `span(x0, x1, start, step)` covers pixels x0…x1−1, whose value is `start` at x0 and grows by
- * `step` per pixel (flat left of the first centre and right of the last). The value of a pixel is the running sum
- * rounded to single precision, as the per-pixel rows these spans replace stored it.
+ * into `out`: each span between two centres starts at its value and grows by its step per pixel (flat left of the
+ * first centre and right of the last), the running sum rounded to single precision as it is stored. Written in
+ * place, with no call per span: the threshold and the levelled page read it in one tight loop per row.
  */
-function eachSpan(line: Float64Array, f: number, width: number, span: (x0: number, x1: number, start: number, step: number) => void): void {
+function interpolateRow(line: Float64Array, f: number, width: number, out: Float32Array): void {
   const cols = line.length;
   const half = (f - 1) / 2;
   const firstCentre = Math.min(width, Math.ceil(half));
-  span(0, firstCentre, line[0], 0);
+  out.fill(line[0], 0, firstCentre);
   let x = firstCentre;
   for (let i = 0; i < cols - 1 && x < width; i++) {
     const end = Math.min(width, Math.ceil((i + 1) * f + half));
     const step = (line[i + 1] - line[i]) / f;
-    span(x, end, line[i] + step * (x - (i * f + half)), step);
-    x = Math.max(x, end);
+    let t = line[i] + step * (x - (i * f + half));
+    for (; x < end; x++) {
+      out[x] = t;
+      t += step;
+    }
   }
-  span(x, width, line[cols - 1], 0);
+  if (x < width) out.fill(line[cols - 1], x, width);
 }
 
 /** Compare every pixel with the block thresholds interpolated bilinearly between block centres. */
@@ -196,16 +197,12 @@ function applyBlockThreshold(page: GrayImage, threshold: Float32Array, cols: num
   const { width, height, data } = page;
   const out = new Uint8Array(width * height);
   const line = new Float64Array(cols);
+  const thresholds = new Float32Array(width);
   for (let y = 0; y < height; y++) {
     blockRow(threshold, cols, rows, f, y, line);
+    interpolateRow(line, f, width, thresholds);
     const row = y * width;
-    eachSpan(line, f, width, (x0, x1, start, step) => {
-      let t = start;
-      for (let x = x0; x < x1; x++) {
-        out[row + x] = data[row + x] < Math.fround(t) ? 0 : 255;
-        t += step;
-      }
-    });
+    for (let x = 0; x < width; x++) out[row + x] = data[row + x] < thresholds[x] ? 0 : 255;
   }
   return { width, height, data: out };
 }

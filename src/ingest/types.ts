@@ -1,6 +1,7 @@
 /**
  * What ingest hands to the pipeline: a document as an ordered list of frames, each loaded only when asked.
  */
+import type { ImageBytes } from '../imaging/index.js';
 import type { OcrPage } from '../project/index.js';
 
 /**
@@ -10,13 +11,8 @@ import type { OcrPage } from '../project/index.js';
  */
 export type FrameKind = 'camera' | 'scan' | 'digital';
 
-export interface FrameImage {
-  /** An encoded image sharp reads (JPEG/PNG/TIFF/WebP), or raw pixels when `raw` is set. */
-  data: Buffer;
-  /** The page within a multi-page TIFF (sharp's `page` option, 0-based). */
-  page?: number;
-  raw?: { width: number; height: number; channels: 1 | 3 | 4 };
-}
+/** A loaded frame: encoded bytes sharp reads, or raw pixels (one home for the type: `ImageBytes` in imaging). */
+export type FrameImage = ImageBytes;
 
 export interface SourceFrame {
   /** 1-based position in the document. */

@@ -1,4 +1,4 @@
-import { levelBackground, sauvolaBinarize, unsharpMask } from '../imaging/index.js';
+import { levelBackground, sauvolaBinarize, unsharpMaskNative } from '../imaging/index.js';
 import type { GrayImage } from '../imaging/index.js';
 import type { BinarizeDecision } from '../project/index.js';
 
@@ -60,7 +60,7 @@ export function thresholdSharpening(scale: number): number {
  * (see `SHARPEN_AMOUNT`), then Sauvola's local threshold decides, its window given in millimetres so the result
  * does not depend on the resolution, with a contrast floor so empty paper stays white.
  */
-export function binarize(page: GrayImage, options: BinarizeOptions): { image: GrayImage; reading?: GrayImage; decision: BinarizeDecision } {
+export async function binarize(page: GrayImage, options: BinarizeOptions): Promise<{ image: GrayImage; reading?: GrayImage; decision: BinarizeDecision }> {
   const { dpi, windowMm = DEFAULT_WINDOW_MM, enlargedBy = 1, reading: wantReading = true } = options;
   if (!(dpi > 0)) throw new RangeError(`binarize: dpi must be positive, got ${dpi}`);
   const windowPx = windowPxFor(windowMm, dpi);
@@ -71,7 +71,7 @@ export function binarize(page: GrayImage, options: BinarizeOptions): { image: Gr
   const k = options.k ?? Math.round((DEFAULT_K - (DEFAULT_K - SHARPENED_K) * (amount / SHARPEN_AMOUNT)) * 1000) / 1000;
   const sigmaPx = Math.round(((SHARPEN_SIGMA_MM * dpi) / 25.4) * 100) / 100;
   // The threshold levels the page itself (its contrast floor must see the sensor noise as it is, not amplified).
-  const source = amount > 0 ? unsharpMask(page, sigmaPx, amount) : page;
+  const source = amount > 0 ? await unsharpMaskNative(page, sigmaPx, amount) : page;
   const image = sauvolaBinarize(source, { windowPx, backgroundPx, k });
   return {
     image,

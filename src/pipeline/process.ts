@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 // Types only from ingest: a pipeline thread must not load ingest's PDF readers (pdf-lib, a few hundred ms each start).
-import { cropGray, decodeGray, frameSharp, type GrayImage, isBitonal } from '../imaging/index.js';
-import type { FrameImage, FrameKind } from '../ingest/index.js';
+import { cropGray, decodeGray, frameSharp, type GrayImage, type ImageBytes, isBitonal } from '../imaging/index.js';
+import type { FrameKind } from '../ingest/index.js';
 import {
   type DpiSource,
   fileSystemError,
@@ -24,7 +24,7 @@ import { pageStep, type PageState } from './steps.js';
 
 /** What a worker needs to turn one input frame into finished page images. */
 export interface FrameTask {
-  frame: FrameImage;
+  frame: ImageBytes;
   input: string;
   frameIndex: number;
   kind: FrameKind;

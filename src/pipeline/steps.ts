@@ -88,7 +88,7 @@ registerStep({
 registerStep({
   name: 'binarize',
   async run(page) {
-    const clean = binarize(page.image, { dpi: page.dpi, enlargedBy: page.decisions.scale ?? 1, reading: page.makeReading });
+    const clean = await binarize(page.image, { dpi: page.dpi, enlargedBy: page.decisions.scale ?? 1, reading: page.makeReading });
     page.image = clean.image;
     if (clean.reading) page.reading = clean.reading;
     page.decisions.binarize = clean.decision;

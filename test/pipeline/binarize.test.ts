@@ -38,10 +38,10 @@ function inkPerCell(image: GrayImage, n: number): number[] {
 }
 
 describe('binarize', () => {
-  it('sizes the window from millimetres and the resolution, always odd', () => {
+  it('sizes the window from millimetres and the resolution, always odd', async () => {
     for (const dpi of [110, 150, 200, 300, 600]) {
       const page: GrayImage = { width: 64, height: 64, data: new Uint8Array(64 * 64).fill(200) };
-      const { decision } = binarize(page, { dpi, windowMm: 10 });
+      const { decision } = await binarize(page, { dpi, windowMm: 10 });
       const expected = Math.round((10 * dpi) / 25.4);
       expect(decision.windowPx % 2).toBe(1);
       expect(Math.abs(decision.windowPx - expected)).toBeLessThanOrEqual(1);
@@ -55,7 +55,7 @@ describe('binarize', () => {
   for (const side of ['right', 'left'] as const) {
     it(`keeps every glyph and cleans the paper under a lamp gradient and a ${side} gutter shadow`, async () => {
       const { truth, camera, lighting } = await shadowedPage(150, side);
-      const { image } = binarize(camera, { dpi: 150 });
+      const { image } = await binarize(camera, { dpi: 150 });
       expect(isBitonal(image)).toBe(true);
 
       const score = scoreAgainstTruth(image, truth, 1);
@@ -75,7 +75,7 @@ describe('binarize', () => {
     });
   }
 
-  it('leaves empty paper white under a gradient, a shadow and noise (no speckle)', () => {
+  it('leaves empty paper white under a gradient, a shadow and noise (no speckle)', async () => {
     const width = 900;
     const height = 1200;
     const random = seededRandom(11);
@@ -87,7 +87,7 @@ describe('binarize', () => {
         data[y * width + x] = Math.max(0, Math.min(255, Math.round(lightAt(lighting, x, width) + noise)));
       }
     }
-    const { image } = binarize({ width, height, data }, { dpi: 150 });
+    const { image } = await binarize({ width, height, data }, { dpi: 150 });
     const black = image.data.reduce((n, v) => n + (v === 0 ? 1 : 0), 0);
     expect(black).toBe(0);
   });
@@ -96,17 +96,17 @@ describe('binarize', () => {
     const page = await renderTextPage({ widthMm: 60, heightMm: 30, dpi: 300, marginMm: 4, seed: 9 });
     // Enlarged 2.5× from a webcam's resolution: the full sharpening (the quality benchmark's camera pages read
     // 0.83 → 0.90 of their words from the bitonal page with it), and Sauvola's k down to 0.15.
-    expect(binarize(page, { dpi: 300, enlargedBy: 2.5 }).decision).toMatchObject({ k: 0.15, sharpen: { sigmaPx: 1.5, amount: 2 } });
+    expect((await binarize(page, { dpi: 300, enlargedBy: 2.5 })).decision).toMatchObject({ k: 0.15, sharpen: { sigmaPx: 1.5, amount: 2 } });
     // Half-way: half of each.
-    expect(binarize(page, { dpi: 300, enlargedBy: 1.625 }).decision).toMatchObject({ k: 0.2, sharpen: { amount: 1 } });
-    const scan = binarize(page, { dpi: 300 });
+    expect((await binarize(page, { dpi: 300, enlargedBy: 1.625 })).decision).toMatchObject({ k: 0.2, sharpen: { amount: 1 } });
+    const scan = await binarize(page, { dpi: 300 });
     expect(scan.decision.k).toBe(0.25);
     expect(scan.decision.sharpen).toBeUndefined();
     // The page OCR reads: the grey page levelled to white paper, the same size.
     expect([scan.reading?.width, scan.reading?.height]).toEqual([page.width, page.height]);
     expect(scan.reading?.data.reduce((m, v) => Math.max(m, v), 0)).toBe(255);
     // Not made when nothing will read it; the bitonal page is the same.
-    const unread = binarize(page, { dpi: 300, reading: false });
+    const unread = await binarize(page, { dpi: 300, reading: false });
     expect(unread.reading).toBeUndefined();
     expect(unread.image.data).toEqual(scan.image.data);
   });
@@ -114,8 +114,8 @@ describe('binarize', () => {
   it('gives the same page at 150 and 300 dpi, up to scale', async () => {
     const low = await shadowedPage(150, 'right');
     const high = await shadowedPage(300, 'right');
-    const atLow = binarize(low.camera, { dpi: 150 }).image;
-    const atHigh = binarize(high.camera, { dpi: 300 }).image;
+    const atLow = (await binarize(low.camera, { dpi: 150 })).image;
+    const atHigh = (await binarize(high.camera, { dpi: 300 })).image;
 
     // Both meet the same bar against their own ground truth...
     for (const [image, truth] of [

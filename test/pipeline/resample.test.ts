@@ -68,7 +68,7 @@ describe('normalizeResolution', () => {
     const truth = await renderTextPage({ ...layout, dpi: 300 });
     const { image: up } = await normalizeResolution(camera, 150, 300);
     expect([up.width, up.height]).toEqual([truth.width, truth.height]);
-    const { image } = binarize(up, { dpi: 300 });
+    const { image } = await binarize(up, { dpi: 300 });
     // Glyph edges are known to one source pixel: two pixels at 300 dpi.
     const score = scoreAgainstTruth(image, truth, 2);
     expect(score.glyphKept).toBeGreaterThanOrEqual(0.99);
@@ -95,8 +95,8 @@ describe('sharpening before enlarging', () => {
     const sharpened = await normalizeResolution(camera, 140, 300);
     expect(sharpened.sharpening?.amount).toBeGreaterThan(1);
     expect([sharpened.image.width, sharpened.image.height]).toEqual([plain.image.width, plain.image.height]);
-    const before = binarize(plain.image, { dpi: 300 }).image;
-    const after = binarize(sharpened.image, { dpi: 300 }).image;
+    const before = (await binarize(plain.image, { dpi: 300 })).image;
+    const after = (await binarize(sharpened.image, { dpi: 300 })).image;
     // Unsharpened, the hairlines come out too pale to keep and letters fall apart.
     expect(scoreAgainstTruth(before, truth, 1).glyphKept).toBeLessThan(0.99);
     expect(scoreAgainstTruth(after, truth, 1).glyphKept).toBeGreaterThanOrEqual(0.99);
@@ -118,9 +118,9 @@ describe('sharpening before enlarging', () => {
     // come back (0.70 measured: on the threshold alone a hard mask as wide as the blur keeps more, 0.83, but OCR
     // reads the deconvolved page better, see `DECONVOLVE_FROM_EDGE_PX`).
     const mild = await normalizeResolution(unsharpMask(camera, SHARPEN_SIGMA_PX, 1.5), 140, 300, { sharpen: false });
-    const kept = (image: GrayImage): number => scoreAgainstTruth(binarize(image, { dpi: 300 }).image, truth, 1).glyphKept;
-    expect(kept(mild.image)).toBeLessThan(0.4);
-    expect(kept(sharpened.image)).toBeGreaterThan(0.65);
+    const kept = async (image: GrayImage): Promise<number> => scoreAgainstTruth((await binarize(image, { dpi: 300 })).image, truth, 1).glyphKept;
+    expect(await kept(mild.image)).toBeLessThan(0.4);
+    expect(await kept(sharpened.image)).toBeGreaterThan(0.65);
     // A soft capture gets the usual mask; its width is recorded only when it differs.
     expect(sharpenAmount(1.2)).toBe(1.5);
     expect(sharpenSigma(1.2)).toBe(SHARPEN_SIGMA_PX);
