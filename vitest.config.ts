@@ -67,8 +67,10 @@ class LongestFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Budgets for a test that hangs, not for a green one: three files at a time on two cores may each take twice as
+    // long as alone.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: WORKERS,
     setupFiles: ['test/own-home.ts'],
