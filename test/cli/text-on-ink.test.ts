@@ -75,7 +75,7 @@ beforeAll(async () => {
   const [file] = await readdir(join(work, 'out'));
   pdf = join(work, 'out', file);
   await run('pdftoppm', ['-r', String(DPI), '-gray', '-png', pdf, join(work, 'page')]);
-}, 180_000);
+}, 600_000);
 
 afterAll(() => rm(work, { recursive: true, force: true }));
 

@@ -62,7 +62,7 @@ beforeAll(async () => {
   const pages = await Promise.all(corpus.pages.map(async (page) => ({ ocr: page.ocr, png: await drawPage(page) })));
   const frenchTarget = await writeProject(tempDir('epub-french'), 'Les Confessions', pages, { languages: ['fra', 'lat'], kind: 'gray', extension: '.epub' });
   french = await exportBoth(frenchTarget);
-}, 120_000);
+}, 300_000);
 
 afterAll(removeTempDirs);
 

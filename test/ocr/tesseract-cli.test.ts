@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ocrPageText } from '../../src/ocr/tesseract-result.js';
 import { hocrPages, parseHocr, unescapeHtml } from '../../src/ocr/tesseract-cli-hocr.js';
 import { createTesseractCliEngine, parseLanguageFolder, parseLanguageList, parseTesseractVersion } from '../../src/ocr/tesseract-cli.js';
@@ -274,8 +274,15 @@ cat "${dir}/answer.hocr"`,
     const started = Date.now();
     const running = engine.recognize(input, ['eng'], { signal: controller.signal });
     const queued = engine.recognize(input, ['eng'], { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 500));
-    const pid = Number(await readFile(join(dir, 'slow.pid'), 'utf8'));
+    // The first page's program is running once it has written its pid (a loaded machine may take a while to start it).
+    const pid = await vi.waitFor(
+      async () => {
+        const written = Number(await readFile(join(dir, 'slow.pid'), 'utf8'));
+        if (!written) throw new Error('no pid written yet');
+        return written;
+      },
+      { timeout: 30_000, interval: 20 },
+    );
     controller.abort();
     const [first, second] = await Promise.allSettled([running, queued]);
     expect(first).toMatchObject({ status: 'rejected', reason: { code: 'cancelled' } });

@@ -105,8 +105,8 @@ describe('the tesseract engine', () => {
     try {
       const input = await writePage(dir, 'alive.png', page300);
       const working = own.recognize(input, ['eng']);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(ports()).toBeGreaterThan(idle);
+      // The worker holds a port while it reads (waited for: a loaded machine may take a while to start it).
+      await vi.waitFor(() => expect(ports()).toBeGreaterThan(idle), { timeout: 30_000, interval: 5 });
       await working;
       expect(own.stats().alive).toBe(1);
       expect(ports()).toBe(idle);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { QuireError } from '../../src/errors.js';
 import { createWorkerPool, type PoolWorker } from '../../src/ocr/worker-pool.js';
 
@@ -39,7 +39,7 @@ function fakeFactory(options: { failCreate?: boolean } = {}) {
     workers.push(worker);
     return worker;
   };
-  return { create, workers, peak: () => peak };
+  return { create, workers, peak: () => peak, running: () => running };
 }
 
 describe('worker pool', () => {
@@ -109,7 +109,8 @@ describe('worker pool', () => {
     const third = pool.run(['fra'], (w) => w.work(1));
     waiting.abort();
     await expect(second).rejects.toMatchObject({ code: 'cancelled' });
-    await new Promise((r) => setTimeout(r, 30));
+    // Aborted once its page is being read.
+    await vi.waitFor(() => expect(factory.running()).toBe(1), { timeout: 10_000, interval: 1 });
     running.abort();
     await expect(first).rejects.toBeInstanceOf(QuireError);
     expect(factory.workers[0].terminated).toBe(true);

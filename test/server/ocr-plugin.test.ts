@@ -29,7 +29,7 @@ describe('ocr=<plugin> on the job server', () => {
     });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    await waitFor(async () => /Admin panel: .*\n/.test(out) || child?.exitCode !== null, 20_000);
+    await waitFor(async () => /Admin panel: .*\n/.test(out) || child?.exitCode !== null, 90_000);
     const address = /^Quire server listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)![1];
     const admin = new URL(/^Admin panel: (\S+)$/m.exec(out)![1]);
     const keyForm = new FormData();

@@ -47,7 +47,7 @@ async function startServer(home: string): Promise<Running> {
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitFor(async () => /Admin panel: .*\n/.test(out) || child.exitCode !== null, 20_000);
+  await waitFor(async () => /Admin panel: .*\n/.test(out) || child.exitCode !== null, 90_000);
   const address = /^Quire server listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)?.[1];
   const adminUrl = /^Admin panel: (\S+)$/m.exec(out)?.[1];
   if (!address || !adminUrl) throw new Error(`server did not start:\n${out}\n${err}`);

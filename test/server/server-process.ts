@@ -30,7 +30,7 @@ export async function startServer(home: string, args: string[] = [], env: NodeJS
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitFor(async () => /Admin panel: .*\n[^\n]*\n/.test(out) || child.exitCode !== null, 30_000);
+  await waitFor(async () => /Admin panel: .*\n[^\n]*\n/.test(out) || child.exitCode !== null, 90_000);
   const address = /^Quire server listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)?.[1];
   if (!address) throw new Error(`server did not start:\n${out}\n${err}`);
   const memory = (): { rss: number; peak: number } => {

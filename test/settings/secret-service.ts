@@ -39,7 +39,7 @@ function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
 export async function startSecretService(): Promise<SecretServiceSession> {
   const home = mkdtempSync(join(tmpdir(), 'quire-keyring-'));
   const bus = spawn('dbus-daemon', ['--session', '--nofork', '--print-address=1', '--nopidfile'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const address = await firstLine(bus, 10_000);
+  const address = await firstLine(bus, 60_000);
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -56,7 +56,7 @@ export async function startSecretService(): Promise<SecretServiceSession> {
     rmSync(home, { recursive: true, force: true });
   };
   // Wait until the service answers on the bus (it registers a moment after starting).
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const probe = spawnSync(
       'dbus-send',

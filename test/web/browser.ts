@@ -61,7 +61,7 @@ export async function startGui(env: NodeJS.ProcessEnv): Promise<RunningGui> {
   child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`quire gui printed no address:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`quire gui printed no address:\n${out}`)), 90_000);
     const look = (): void => {
       const m = /Quire is running at (http:\/\/\S+)/.exec(out);
       if (m) {
