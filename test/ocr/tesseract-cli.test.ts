@@ -393,6 +393,37 @@ needsProgram('the tesseract-cli engine, with Debian’s tesseract', () => {
     expectBoxesWhereDrawn(result, page);
   });
 
+  it('reads pages waiting together from one list file, with the same words and boxes as one page at a time', async () => {
+    const texts = [ENGLISH, FRENCH, `${ENGLISH} ${FRENCH}`, FRENCH.split(' ').reverse().join(' ')];
+    const inputs: OcrInput[] = [];
+    for (const [k, text] of texts.entries()) {
+      const page = await renderTextPage(text);
+      inputs.push(await writePage(dir, `listed-${k}.tif`, page, await toG4Tiff(page)));
+    }
+    // The real program behind a script that notes what each process was given to read.
+    const calls = join(dir, 'listed-calls.log');
+    const binary = join(dir, 'logging-tesseract.sh');
+    await writeFile(binary, `#!/bin/sh\necho "$1" >> "${calls}"\nexec tesseract "$@"\n`);
+    await chmod(binary, 0o755);
+    const logging = createTesseractCliEngine({ binary, workers: 1 });
+    try {
+      const together = await Promise.all(inputs.map((input) => logging.recognize(input, ['eng', 'fra'])));
+      const read = (await readFile(calls, 'utf8')).trim().split('\n');
+      const lists = read.filter((arg) => arg.endsWith('.txt'));
+      expect(lists.length).toBeGreaterThan(0);
+      expect(read.length).toBeLessThan(inputs.length + 1);
+      await rm(calls);
+      for (const [k, input] of inputs.entries()) {
+        const alone = await logging.recognize(input, ['eng', 'fra']);
+        expect(together[k]).toEqual(alone);
+        expect(cer(texts[k], ocrPageText(alone))).toBeLessThan(0.02);
+      }
+      expect((await readFile(calls, 'utf8')).trim().split('\n')).toEqual(inputs.map((input) => input.file));
+    } finally {
+      await logging.close();
+    }
+  });
+
   it('reads French accents and apostrophes through hOCR’s escapes', async () => {
     const page = await renderTextPage(FRENCH);
     const result = await native.recognize(await writePage(dir, 'french.png', page), ['fra']);
