@@ -255,6 +255,30 @@ cat "${dir}/answer.hocr"`,
     await expect(engine.recognize(input, [])).rejects.toMatchObject({ code: 'usage' });
   });
 
+  it('reads each page alone when the process reading a list of them fails, so the error names the page', async () => {
+    const page = await renderTextPage('A page.', { dpi: 300 });
+    const good = await Promise.all(['good-1', 'good-2'].map(async (name) => writePage(dir, `${name}.tif`, page, await toG4Tiff(page))));
+    const bad = await writePage(dir, 'bad.tif', page, await toG4Tiff(page));
+    const binary = await fakeTesseract(
+      dir,
+      'bad-in-list.sh',
+      `echo "$1" >> "${dir}/bad-in-list.log"
+case "$1" in
+  *.txt|*bad.tif) echo "Error in pixReadStream: Unknown format" >&2; exit 1;;
+esac
+cat "${dir}/answer.hocr"`,
+    );
+    const engine = createTesseractCliEngine({ binary, workers: 1, tessdataDir: '/fake/' });
+    const read = await Promise.allSettled([good[0], good[1], bad].map((input) => engine.recognize(input, ['eng'])));
+    expect(read.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    for (const r of read) if (r.status === 'fulfilled') expect(ocrPageText(r.value)).toMatch(/^l'été/);
+    expect(read[2]).toMatchObject({ reason: { message: `Tesseract failed on the page image ${bad.file}.` } });
+    // The list was tried first, then each of its pages alone.
+    const calls = (await readFile(join(dir, 'bad-in-list.log'), 'utf8')).trim().split('\n');
+    expect(calls.some((arg) => arg.endsWith('.txt'))).toBe(true);
+    expect(calls.filter((arg) => arg === bad.file)).toHaveLength(1);
+  });
+
   it('says which page failed and keeps what tesseract said for the log', async () => {
     const engine = createTesseractCliEngine({ binary: await fakeTesseract(dir, 'failing.sh', 'echo "Error in pixReadMem: Unknown format" >&2; exit 1') });
     await expect(engine.recognize(input, ['eng'])).rejects.toMatchObject({
