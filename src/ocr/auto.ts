@@ -80,11 +80,10 @@ const LATER_SAMPLE_LINES = SAMPLE_LINES / 2;
 export function startLanguageSample(engine: OcrEngine, options: { signal?: AbortSignal } = {}): LanguageSample {
   const installed = engine.languages();
   const firstGuess = firstGuessLanguages(installed);
-  const folder = mkdtemp(join(tmpdir(), 'quire-sample-'));
   const reads: Array<Promise<string>> = [];
   const later: OcrInput[] = [];
   const read = (pages: OcrInput[], name: string, lines: number): void => {
-    const text = folder.then((dir) => readSample(engine, pages, dir, name, lines, firstGuess, options));
+    const text = readSample(engine, pages, name, lines, firstGuess, options);
     // A failure is decide()'s to report; no rejection goes unheard meanwhile.
     text.catch(() => undefined);
     reads.push(text);
@@ -103,27 +102,35 @@ export function startLanguageSample(engine: OcrEngine, options: { signal?: Abort
         const languages = detected.length > 0 ? detected : [firstGuess[0] ?? FALLBACK_LANGUAGE];
         return { languages, firstGuess };
       } finally {
+        // One read failed: the others still end (and remove their strips) before the failure is told.
         await Promise.allSettled(reads);
-        await rm(await folder, { recursive: true, force: true });
       }
     },
   };
 }
 
-/** The text of the pages' sample lines (the whole pages where no line is found), read with `languages`. */
+/**
+ * The text of the pages' sample lines (the whole pages where no line is found), read with `languages`. The strip
+ * lives in a folder of its own, removed when the read ends however it ends: a sample never decided (the conversion
+ * failed or was cancelled first) leaves nothing behind.
+ */
 async function readSample(
   engine: OcrEngine,
   pages: OcrInput[],
-  folder: string,
   name: string,
   lines: number,
   languages: string[],
   options: { signal?: AbortSignal },
 ): Promise<string> {
-  const strip = await writePagesLineSample(pages, folder, name, lines).catch(() => undefined);
-  if (!strip) return (await Promise.all(pages.map((p) => engine.recognize(p, languages, options)))).map(ocrPageText).join('\n\n');
-  const read = engine.readWords ? (await engine.readWords([strip], languages, options))[0] : await engine.recognize(strip, languages, options);
-  return ocrPageText(read);
+  const folder = await mkdtemp(join(tmpdir(), 'quire-sample-'));
+  try {
+    const strip = await writePagesLineSample(pages, folder, name, lines).catch(() => undefined);
+    if (!strip) return (await Promise.all(pages.map((p) => engine.recognize(p, languages, options)))).map(ocrPageText).join('\n\n');
+    const read = engine.readWords ? (await engine.readWords([strip], languages, options))[0] : await engine.recognize(strip, languages, options);
+    return ocrPageText(read);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }
 
 /**

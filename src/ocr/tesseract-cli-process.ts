@@ -66,6 +66,8 @@ export interface ProcessQueue {
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** How many tasks run now (tests check the limit holds). */
   running(): number;
+  /** How many tasks may run at once. */
+  size(): number;
 }
 
 function cancelled(): QuireError {
@@ -110,6 +112,9 @@ export function createProcessQueue(size: number): ProcessQueue {
     },
     running() {
       return active;
+    },
+    size() {
+      return limit;
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The `tesseract-cli` engine: the system's `tesseract` program (Debian's `tesseract-ocr`), one
- * process per page, each held to one thread. Native tesseract reads a page in about half the time
+ * process per core, each held to one thread, reading a page or, when many wait, a few from a list file. Native tesseract reads a page in about half the time
  * tesseract.js's WebAssembly takes, so `auto` prefers it where it is installed. It reads the same
  * `best_int` models as tesseract.js (the npm packages, unpacked once under the app data folder), not
  * Debian's `fast` ones, so choosing it never trades accuracy for speed; a language only the system
@@ -22,7 +22,7 @@ import type { OcrPage } from '../project/index.js';
 export interface TesseractCliEngineOptions {
   /** The program to run; default `tesseract` from the PATH. */
   binary?: string;
-  /** Pages read at once, one process each; default: the number of cores. */
+  /** Processes at once, each reading one page or a few listed in a file; default: the number of cores. */
   workers?: number;
   /**
    * A tessdata folder to use as it is (`--tessdata-dir`), instead of the npm models unpacked under the app data
@@ -44,6 +44,18 @@ export interface TesseractCliEngine extends OcrEngine {
 
 type Availability = { ok: true } | { ok: false; reason: string };
 
+/** A page asked for, waiting for a process to read it. */
+interface WaitingPage {
+  page: OcrInput;
+  langs: string[];
+  major: number;
+  signal: AbortSignal;
+  /** The caller's own signal: only pages one caller may cancel together are read by one process. */
+  caller: AbortSignal | undefined;
+  resolve(page: OcrPage): void;
+  reject(error: unknown): void;
+}
+
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const PROBE_TIMEOUT_MS = 10_000;
 const OLDEST_MAJOR = 4;
@@ -55,6 +67,11 @@ const PSM_BLOCK = '6';
 const WORDS_PER_PROCESS = 400;
 /** Fewer words than this are not worth a second process: loading the model costs about as much as reading them. */
 const MIN_WORDS_PER_PROCESS = 24;
+/**
+ * Most pages one process reads from a list file: its model loads once (measured: 3–4 % of tesseract's CPU on 300-dpi
+ * book pages, the same words). Few, so the last pages of a document still share the cores.
+ */
+const PAGES_PER_PROCESS = 4;
 /** `thresholding_method` 2 is Sauvola (local, for uneven light); it arrived in tesseract 5. */
 const SAUVOLA_FROM_MAJOR = 5;
 
@@ -224,9 +241,9 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
   /** The page as tesseract reads it: its own file when it can, else a PNG made here, on its stdin. */
   const pageSource = async (page: OcrInput): Promise<StoredPage | PreparedPage> => (await storedPage(page)) ?? (await preparePage(page));
 
-  const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal): Promise<OcrPage> => {
+  const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal, source?: StoredPage | PreparedPage): Promise<OcrPage> => {
     // Decoded only once a place is free: a long queue then holds file names, not pixels.
-    const prepared = await pageSource(page);
+    const prepared = source ?? (await pageSource(page));
     if (signal.aborted) throw cancelled();
     if (models) await models.ensure(langs, system().folder);
     const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, models?.path ?? tessdataDir), {
@@ -246,6 +263,77 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
     const langs = checkLanguages(wanted);
     return { major: probed.major, langs, signal: own ? AbortSignal.any([own, closing.signal]) : closing.signal };
+  };
+
+  /** Pages waiting for a process, in the order they were asked for. */
+  const waiting: WaitingPage[] = [];
+  const sameRead = (a: WaitingPage, b: WaitingPage): boolean => a.caller === b.caller && a.major === b.major && a.langs.join('+') === b.langs.join('+');
+
+  /**
+   * Pages stored as files the program reads as they are (`storedPage`), read by one process from a list file, one
+   * hOCR page each. When that process fails, each page is read alone, so the error names the page it is about.
+   */
+  const readStoredPages = async (pages: Array<{ item: WaitingPage; source: StoredPage }>): Promise<void> => {
+    const [{ item: first, source }] = pages;
+    if (models) await models.ensure(first.langs, system().folder);
+    const folder = await mkdtemp(join(tmpdir(), 'quire-pages-'));
+    let read: OcrPage[] | undefined;
+    try {
+      const list = join(folder, 'pages.txt');
+      await writeFile(list, pages.map((p) => `${p.source.file}\n`).join(''));
+      const outcome = await runProgram(binary, tesseractArgs({ ...source, file: list }, first.langs, first.major, models?.path ?? tessdataDir), {
+        env: oneThread(),
+        timeoutMs: timeoutMs * pages.length,
+        signal: first.signal,
+      });
+      // A program that cannot start, or a list that takes too long, would do no better page by page.
+      if (outcome.kind !== 'exited') throw pageFailure(outcome, first.page.file, timeoutMs * pages.length);
+      const hocr = outcome.kind === 'exited' && outcome.code === 0 ? hocrPages(outcome.stdout) : [];
+      if (hocr.length === pages.length)
+        read = hocr.map((text, k) => {
+          const { page } = pages[k].item;
+          return parseHocr(text, { width: page.width, height: page.height, dpi: page.dpi, scaleX: 1, scaleY: 1 }, first.langs);
+        });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+    for (const [k, { item, source: own }] of pages.entries()) {
+      if (read) item.resolve(read[k]);
+      else await readPage(item.page, item.langs, item.major, item.signal, own).then(item.resolve, item.reject);
+    }
+  };
+
+  /**
+   * Read a waiting page, now that a place is free, with as many pages like it as waited longer (pages read with
+   * the same languages for the same caller, stored as files of the same resolution and kind): at most
+   * `PAGES_PER_PROCESS`, and no more than an even share of those waiting among the places, so every core keeps
+   * work to the end. A page already read with another is done.
+   */
+  const readWaiting = async (item: WaitingPage): Promise<void> => {
+    const at = waiting.indexOf(item);
+    if (at < 0) return;
+    waiting.splice(at, 1);
+    const others: WaitingPage[] = [];
+    try {
+      const source = await pageSource(item.page);
+      if (!('file' in source)) return item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source));
+      // Taken at once (no await between looking and taking): no other place can take them meanwhile.
+      const like = waiting.filter((other) => sameRead(item, other));
+      const share = Math.min(PAGES_PER_PROCESS, Math.floor((like.length + 1) / queue.size()));
+      for (const other of like.slice(0, Math.max(0, share - 1))) others.push(...waiting.splice(waiting.indexOf(other), 1));
+      const stored = await Promise.all(others.map(async (other) => ({ item: other, source: await storedPage(other.page) })));
+      const fits = (s: StoredPage | undefined): s is StoredPage => s !== undefined && s.dpi === source.dpi && s.bitonal === source.bitonal;
+      const together = [{ item, source }, ...stored.flatMap((o) => (fits(o.source) ? [{ item: o.item, source: o.source }] : []))];
+      if (together.length === 1) item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source));
+      else await readStoredPages(together);
+      // Rare: a page of the same document that is not a stored file; read here (its own place finds it taken).
+      for (const other of stored)
+        if (!fits(other.source))
+          await readPage(other.item.page, other.item.langs, other.item.major, other.item.signal).then(other.item.resolve, other.item.reject);
+    } catch (e) {
+      // Every page taken here is told (those already read keep their text: a promise settles once).
+      for (const taken of [item, ...others]) taken.reject(e);
+    }
   };
 
   /** Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order. */
@@ -286,7 +374,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
   return {
     name: 'tesseract-cli',
     display: 'Tesseract (native)',
-    description: "The system's tesseract program (Debian's tesseract-ocr), offline, one process per page, with the best_int models of the npm packages.",
+    description: "The system's tesseract program (Debian's tesseract-ocr), offline, one process per core, with the best_int models of the npm packages.",
     options: [],
     available,
     languages,
@@ -304,7 +392,18 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     },
     async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
       const { major, langs, signal } = await prepareRead(wanted, recognizeOptions?.signal);
-      return queue.run(() => readPage(page, langs, major, signal), signal);
+      return new Promise<OcrPage>((resolve, reject) => {
+        const item: WaitingPage = { page, langs, major, signal, caller: recognizeOptions?.signal, resolve, reject };
+        waiting.push(item);
+        queue
+          .run(() => readWaiting(item), signal)
+          .catch((e: unknown) => {
+            // Cancelled while waiting for a place: not read with another page either.
+            const at = waiting.indexOf(item);
+            if (at >= 0) waiting.splice(at, 1);
+            reject(e);
+          });
+      });
     },
     async readWords(images: OcrInput[], wanted: string[], readOptions?: { signal?: AbortSignal }): Promise<OcrPage[]> {
       const { major, langs, signal } = await prepareRead(wanted, readOptions?.signal);

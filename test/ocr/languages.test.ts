@@ -1,7 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   closeOcrEngines,
   createTesseractEngine,
@@ -11,6 +12,7 @@ import {
   parseOcrSpec,
   recognizeAuto,
   resolveLanguages,
+  startLanguageSample,
   type OcrEngine,
   type OcrInput,
   type TesseractEngine,
@@ -90,6 +92,36 @@ describe('languages', () => {
     // a few lines, much smaller than the page it was cut from.
     expect(read).toHaveLength(2);
     for (const strip of read) expect(strip.height).toBeLessThan(long.height / 2);
+  });
+
+  it('removes the sample strip of a sample never decided, when its read fails', async () => {
+    // Its own temporary folder: other runs on the machine make quire-sample- folders too.
+    const tmp = await mkdtemp(join(tmpdir(), 'quire-sample-tmp-'));
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const strips: boolean[] = [];
+      const failing: OcrEngine = {
+        name: 'failing',
+        display: 'failing',
+        description: 'fails every reading, saying whether the strip it was given exists',
+        available: () => engine.available(),
+        languages: () => engine.languages(),
+        recognize: async (page) => {
+          strips.push(existsSync(page.file));
+          throw new Error('no reading today');
+        },
+      };
+      // The first page's lines are read as soon as it is offered; decide() is never called (as when the conversion
+      // fails on a later page).
+      startLanguageSample(failing).add(pages.FRENCH.input);
+      await vi.waitFor(() => expect(strips).toEqual([true]), { timeout: 30_000 });
+      await vi.waitFor(async () => expect(await readdir(tmp)).toEqual([]), { timeout: 30_000 });
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      await rm(tmp, { recursive: true, force: true });
+    }
   });
 
   it('recognises a single page with its language detected on the page', async () => {

@@ -255,6 +255,30 @@ cat "${dir}/answer.hocr"`,
     await expect(engine.recognize(input, [])).rejects.toMatchObject({ code: 'usage' });
   });
 
+  it('reads each page alone when the process reading a list of them fails, so the error names the page', async () => {
+    const page = await renderTextPage('A page.', { dpi: 300 });
+    const good = await Promise.all(['good-1', 'good-2'].map(async (name) => writePage(dir, `${name}.tif`, page, await toG4Tiff(page))));
+    const bad = await writePage(dir, 'bad.tif', page, await toG4Tiff(page));
+    const binary = await fakeTesseract(
+      dir,
+      'bad-in-list.sh',
+      `echo "$1" >> "${dir}/bad-in-list.log"
+case "$1" in
+  *.txt|*bad.tif) echo "Error in pixReadStream: Unknown format" >&2; exit 1;;
+esac
+cat "${dir}/answer.hocr"`,
+    );
+    const engine = createTesseractCliEngine({ binary, workers: 1, tessdataDir: '/fake/' });
+    const read = await Promise.allSettled([good[0], good[1], bad].map((input) => engine.recognize(input, ['eng'])));
+    expect(read.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    for (const r of read) if (r.status === 'fulfilled') expect(ocrPageText(r.value)).toMatch(/^l'été/);
+    expect(read[2]).toMatchObject({ reason: { message: `Tesseract failed on the page image ${bad.file}.` } });
+    // The list was tried first, then each of its pages alone.
+    const calls = (await readFile(join(dir, 'bad-in-list.log'), 'utf8')).trim().split('\n');
+    expect(calls.some((arg) => arg.endsWith('.txt'))).toBe(true);
+    expect(calls.filter((arg) => arg === bad.file)).toHaveLength(1);
+  });
+
   it('says which page failed and keeps what tesseract said for the log', async () => {
     const engine = createTesseractCliEngine({ binary: await fakeTesseract(dir, 'failing.sh', 'echo "Error in pixReadMem: Unknown format" >&2; exit 1') });
     await expect(engine.recognize(input, ['eng'])).rejects.toMatchObject({
@@ -398,6 +422,37 @@ needsProgram('the tesseract-cli engine, with Debian’s tesseract', () => {
     expect(cer(page.lines.join('\n'), ocrPageText(result))).toBeLessThan(0.02);
     expect(result.dpi).toBe(150);
     expectBoxesWhereDrawn(result, page);
+  });
+
+  it('reads pages waiting together from one list file, with the same words and boxes as one page at a time', async () => {
+    const texts = [ENGLISH, FRENCH, `${ENGLISH} ${FRENCH}`, FRENCH.split(' ').reverse().join(' ')];
+    const inputs: OcrInput[] = [];
+    for (const [k, text] of texts.entries()) {
+      const page = await renderTextPage(text);
+      inputs.push(await writePage(dir, `listed-${k}.tif`, page, await toG4Tiff(page)));
+    }
+    // The real program behind a script that notes what each process was given to read.
+    const calls = join(dir, 'listed-calls.log');
+    const binary = join(dir, 'logging-tesseract.sh');
+    await writeFile(binary, `#!/bin/sh\necho "$1" >> "${calls}"\nexec tesseract "$@"\n`);
+    await chmod(binary, 0o755);
+    const logging = createTesseractCliEngine({ binary, workers: 1 });
+    try {
+      const together = await Promise.all(inputs.map((input) => logging.recognize(input, ['eng', 'fra'])));
+      const read = (await readFile(calls, 'utf8')).trim().split('\n');
+      const lists = read.filter((arg) => arg.endsWith('.txt'));
+      expect(lists.length).toBeGreaterThan(0);
+      expect(read.length).toBeLessThan(inputs.length + 1);
+      await rm(calls);
+      for (const [k, input] of inputs.entries()) {
+        const alone = await logging.recognize(input, ['eng', 'fra']);
+        expect(together[k]).toEqual(alone);
+        expect(cer(texts[k], ocrPageText(alone))).toBeLessThan(0.02);
+      }
+      expect((await readFile(calls, 'utf8')).trim().split('\n')).toEqual(inputs.map((input) => input.file));
+    } finally {
+      await logging.close();
+    }
   });
 
   it('reads French accents and apostrophes through hOCR’s escapes', async () => {
