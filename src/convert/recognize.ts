@@ -24,7 +24,8 @@ import {
   parseOcrSpec,
   warmCorrector,
 } from '../ocr/index.js';
-import type { ProgressEvent } from './progress.js';
+import { OcrProgressLog, pageWork } from './ocr-work.js';
+import type { OcrPagesRead, ProgressEvent } from './progress.js';
 import {
   type OcrBox,
   type OcrPage,
@@ -62,8 +63,8 @@ export interface RecognizeOptions {
   onProgress?: (event: ProgressEvent) => void;
 }
 
-function pageRead(options: RecognizeOptions, pagesDone: number, pagesTotal: number): void {
-  options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal });
+function pageRead(options: RecognizeOptions, pagesDone: number, pagesTotal: number, read?: OcrPagesRead): void {
+  options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal, ...(read ? { read } : {}) });
 }
 
 /** The languages the pages are read in are known (named, or found on sample pages): the correction's dictionaries load meanwhile. */
@@ -147,12 +148,13 @@ async function recognizePages(
   const detected = wanted === 'auto' ? { used: new Set<string>() } : undefined;
 
   let pagesDone = 0;
-  const save = async (i: number, result: OcrPage): Promise<void> => {
+  const log = new OcrProgressLog();
+  const save = async (i: number, order: number, result: OcrPage): Promise<void> => {
     const page = pages[i];
     const file = fileOf(page);
     await writeOcrPage(dir, file, result);
     if (!file.endsWith(LOCAL_LAYOUT_SUFFIX)) page.ocr = file;
-    pageRead(options, ++pagesDone, pages.length);
+    pageRead(options, ++pagesDone, pages.length, log.read(order));
   };
   // The engine queues pages on its warm workers; handing it a few at a time keeps memory flat.
   const inFlight = 4;
@@ -161,7 +163,9 @@ async function recognizePages(
     while (next < pages.length) {
       if (signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       const i = next++;
-      await save(i, await readPage(engine, dir, pages[i], languages, options, detected));
+      const order = log.handed(options.onProgress ? await pageWork(dir, pages[i]) : undefined);
+      const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
+      await save(i, order, await readPage(engine, dir, pages[i], languages, options, detected, again));
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, pages.length) }, lane));
@@ -180,14 +184,19 @@ async function readPage(
   languages: string[],
   options: RecognizeOptions,
   detected?: { used: Set<string> },
+  again?: () => void,
 ): Promise<OcrPage> {
   const signal = options.signal;
   const read = (langs: string[]): Promise<OcrPage> => recognizePage(engine.recognize.bind(engine), inputOf(dir, page), langs, signal, page);
+  const readAgain = (langs: string[]): Promise<OcrPage> => {
+    again?.();
+    return read(langs);
+  };
   let result = await read(languages);
   const mayTurn = options.rotatePages !== false && engine.detectOrientation && looksMisoriented(result);
-  if (mayTurn && (await turnIfNeeded(dir, page, engine, inputOf(dir, page), signal))) result = await read(languages);
+  if (mayTurn && (await turnIfNeeded(dir, page, engine, inputOf(dir, page), signal))) result = await readAgain(languages);
   const own = detected ? otherPageLanguages(result, languages, engine.languages()) : undefined;
-  if (own) result = await read(own);
+  if (own) result = await readAgain(own);
   for (const language of own ?? languages) detected?.used.add(language);
   return result;
 }
@@ -232,6 +241,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
   let failure: unknown;
   let pagesDone = 0;
   let pagesKnown = 0;
+  const log = new OcrProgressLog();
   return {
     add(pages) {
       for (const page of pages) {
@@ -245,12 +255,14 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
             await readyOnce();
             const { engine, languages } = await decision.decided;
             if (failure !== undefined) return;
-            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected);
+            const order = log.handed(options.onProgress ? await pageWork(dir, page) : undefined);
+            const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
+            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected, again);
             const file = `ocr/${ocrFileStem(page as ProjectPage)}.json`;
             await writeOcrPage(dir, file, result);
             page.ocr = file;
             readAt.set(page, { width: page.width, height: page.height });
-            pageRead(options, ++pagesDone, pagesKnown);
+            pageRead(options, ++pagesDone, pagesKnown, log.read(order));
           })().catch((e: unknown) => {
             failure ??= e;
           }),
