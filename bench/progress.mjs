@@ -2,9 +2,9 @@
 // The sample is opened and OCR'd as `quire gui` does it (the conversion verbs, the OCR panel's default engine
 // and languages: tesseract.js, detected), every progress event timed. The events are then replayed second by
 // second through the time-left estimate of the progress panel as it was (pace = stage time / units done, counted
-// down and never hidden) and as it is (dist/web/stages.js: pace measured after the first units, no figure for the
-// last unit, hidden once the count-down is below one unit). For every second a figure is on screen, its error
-// against the time the stage really had left. Build first (npm run build).
+// down and never hidden) and as it is (dist/web/stages.js: OCR timed by each page's work — its ink — at the pace
+// measured per unit of work, pages read side by side, a page read again counted when its second reading starts).
+// For every second a figure is on screen, its error against the time the stage really had left. Build first.
 // BENCH_BASE_STAGES=<a stages.js> replays the same timeline through another build's estimate too (rows "base"), so
 // before and after come from one run; BENCH_PROGRESS_SAVE=<file> keeps the timeline, BENCH_PROGRESS_REPLAY=<file>
 // replays a kept one instead of converting again.
@@ -40,7 +40,11 @@ async function record() {
     timeline.ocr.counts.push({ at: timeline.ocr.start, done: 0, total: pagesTotal });
     const spec = await readyOcr(engine, languages);
     await recognize(project, spec, {
-      onProgress: (e) => e.type === 'ocr' && timeline.ocr.counts.push({ at: Date.now() - t0, done: e.pagesDone, total: e.pagesTotal }),
+      onProgress: (e) => {
+        if (e.type === 'ocr') timeline.ocr.counts.push({ at: Date.now() - t0, done: e.pagesDone, total: e.pagesTotal, read: e.read });
+        // A page read again (turned, or in its own language): the estimate as it is counts its work again.
+        if (e.type === 'ocr-again') timeline.ocr.counts.push({ at: Date.now() - t0, again: true, read: e.read });
+      },
     });
     timeline.ocr.end = Date.now() - t0;
     await project.close();
@@ -52,6 +56,7 @@ async function record() {
 
 /** The estimate as it was: pace from the stage's start, shown from the first unit on, counted down to 1 s. */
 function before(stage, count) {
+  if (count.again) return 'same';
   if (!count.done || count.done >= count.total) return undefined;
   const perUnit = (count.at - stage.start) / 1000 / count.done;
   return { left: Math.max(1, Math.round(perUnit * (count.total - count.done))), unit: 0 };
@@ -62,7 +67,9 @@ function after(code = stages) {
   const progress = { kind: 'open', stages: [code.ocrStage()], stage: 'ocr', framesTotal: 0, framesDone: 0, pagesDone: 0, started: 0 };
   return (stage, count) => {
     if (progress.stages[0].state !== 'running') code.startStage(progress, 'ocr', stage.start);
-    code.countStage(progress, 'ocr', count.done, count.total, count.at);
+    if (count.again && !code.rereadStage) return 'same';
+    if (count.again) code.rereadStage(progress, 'ocr', count.read, count.at);
+    else code.countStage(progress, 'ocr', count.done, count.total, count.at, count.read);
     return progress.secondsLeft === undefined ? undefined : { left: progress.secondsLeft, unit: progress.unitSeconds ?? 1 };
   };
 }
@@ -72,12 +79,21 @@ function replay(stage, estimate) {
   const errors = [];
   let seconds = 0;
   let firstShown;
+  // Every count reaches the estimate, in order (two may come within one second: the app hears both).
+  let fed = 0;
+  let shownAt;
+  let shown;
   for (let t = stage.start; t < stage.end; t += 1000) {
     seconds++;
-    const last = stage.counts.filter((c) => c.at <= t).pop();
-    const shown = last && estimate(stage, last);
+    while (fed < stage.counts.length && stage.counts[fed].at <= t) {
+      const count = stage.counts[fed++];
+      const estimated = estimate(stage, count);
+      if (estimated === 'same') continue;
+      shown = estimated;
+      shownAt = count.at;
+    }
     if (!shown) continue;
-    const figure = shown.left - (t - last.at) / 1000;
+    const figure = shown.left - (t - shownAt) / 1000;
     if (figure < Math.max(1, shown.unit)) {
       if (shown.unit === 0) errors.push(Math.abs(1 - (stage.end - t) / 1000) / ((stage.end - t) / 1000));
       continue;

@@ -20,7 +20,7 @@ export {
 export type { RecognizeOptions } from './recognize.js';
 export { checkConversions, refusedInputs, type CheckedDocument, type CheckedRun, type CheckOptions, type OpenedSource } from './check.js';
 export { DEFAULT_MARGIN_MM, openDocument, processPages, type OpenedDocument, type OpenOptions, type ProcessOptions } from './document.js';
-export type { ProgressEvent } from './progress.js';
+export type { OcrPagesRead, ProgressEvent } from './progress.js';
 export { send, type Sendable } from './send.js';
 export { writeExports, type WriteExportsOptions, type WrittenExport } from './write-exports.js';
 export { listPagePlugins, openProcessorSteps, parseStepList, registerOcrPlugins, useOcrPlugin, type ProcessorSteps, type StepRequest } from './page-plugins.js';

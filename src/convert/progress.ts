@@ -2,8 +2,21 @@
 export type ProgressEvent =
   | { type: 'start'; name: string; frames: number }
   | { type: 'frame'; framesDone: number; framesTotal: number; pagesDone: number; input: string }
-  | { type: 'ocr'; pagesDone: number; pagesTotal: number }
+  | { type: 'ocr'; pagesDone: number; pagesTotal: number; read?: OcrPagesRead }
+  /** A page is read a second time (turned the right way up, or in its own language): its work counts again. */
+  | { type: 'ocr-again'; read: OcrPagesRead }
   | { type: 'export'; format: string; path: string }
   | { type: 'done'; pages: number }
   /** Something the user should know that did not stop the run: one sentence (a plugin step failed on a page). */
   | { type: 'warning'; message: string };
+
+/**
+ * With a page read, what the web app's time-left estimate times the rest by: the work of each page handed to the
+ * engine so far, in reading order (ink in thousands of pixels, `null` when it could not be measured), the place of the
+ * page just read, and how many pages the engine reads side by side.
+ */
+export interface OcrPagesRead {
+  order: number;
+  works: Array<number | null>;
+  sideBySide: number;
+}

@@ -17,7 +17,8 @@ import {
   type OcrInput,
   warmCorrector,
 } from '../ocr/index.js';
-import type { ProgressEvent } from './progress.js';
+import { OcrProgressLog, pageWork } from './ocr-work.js';
+import type { OcrPagesRead, ProgressEvent } from './progress.js';
 import { type OcrPage, type ProjectPage, writeOcrPage } from '../project/index.js';
 
 /** How a document's text is read: the options of `recognize`, and of every step of it here. */
@@ -45,8 +46,8 @@ export interface RecognizeOptions {
   onProgress?: (event: ProgressEvent) => void;
 }
 
-export function pageRead(options: RecognizeOptions, pagesDone: number, pagesTotal: number): void {
-  options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal });
+export function pageRead(options: RecognizeOptions, pagesDone: number, pagesTotal: number, read?: OcrPagesRead): void {
+  options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal, ...(read ? { read } : {}) });
 }
 
 /** The languages the pages are read in are known (named, or found on sample pages): the correction's dictionaries load meanwhile. */
@@ -88,12 +89,13 @@ export async function recognizePages(
   const detected = wanted === 'auto' ? { used: new Set<string>() } : undefined;
 
   let pagesDone = 0;
-  const save = async (i: number, result: OcrPage): Promise<void> => {
+  const log = new OcrProgressLog();
+  const save = async (i: number, order: number, result: OcrPage): Promise<void> => {
     const page = pages[i];
     const file = fileOf(page);
     await writeOcrPage(dir, file, result);
     if (!file.endsWith(LOCAL_LAYOUT_SUFFIX)) page.ocr = file;
-    pageRead(options, ++pagesDone, pages.length);
+    pageRead(options, ++pagesDone, pages.length, log.read(order));
   };
   // The engine queues pages on its warm workers; handing it a few at a time keeps memory flat.
   const inFlight = 4;
@@ -102,7 +104,9 @@ export async function recognizePages(
     while (next < pages.length) {
       if (signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       const i = next++;
-      await save(i, await readPage(engine, dir, pages[i], languages, options, detected));
+      const order = log.handed(options.onProgress ? await pageWork(dir, pages[i]) : undefined);
+      const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
+      await save(i, order, await readPage(engine, dir, pages[i], languages, options, detected, again));
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, pages.length) }, lane));
@@ -121,14 +125,19 @@ export async function readPage(
   languages: string[],
   options: RecognizeOptions,
   detected?: { used: Set<string> },
+  again?: () => void,
 ): Promise<OcrPage> {
   const signal = options.signal;
   const read = (langs: string[]): Promise<OcrPage> => recognizePage(engine.recognize.bind(engine), inputOf(dir, page), langs, signal, page);
+  const readAgain = (langs: string[]): Promise<OcrPage> => {
+    again?.();
+    return read(langs);
+  };
   let result = await read(languages);
   const mayTurn = options.rotatePages !== false && engine.detectOrientation && looksMisoriented(result);
-  if (mayTurn && (await turnIfNeeded(dir, page, engine, inputOf(dir, page), signal))) result = await read(languages);
+  if (mayTurn && (await turnIfNeeded(dir, page, engine, inputOf(dir, page), signal))) result = await readAgain(languages);
   const own = detected ? otherPageLanguages(result, languages, engine.languages()) : undefined;
-  if (own) result = await read(own);
+  if (own) result = await readAgain(own);
   for (const language of own ?? languages) detected?.used.add(language);
   return result;
 }

@@ -28,6 +28,7 @@ import {
   withPageLanguages,
 } from './recognize-pages.js';
 import { recognizeAsDocument, submitProjectBatch } from './recognize-remote.js';
+import { OcrProgressLog, pageWork } from './ocr-work.js';
 
 export type { RecognizeOptions } from './recognize-pages.js';
 export { cancelProjectBatch, pollProjectOcr, type ProjectOcrPoll } from './recognize-remote.js';
@@ -111,6 +112,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
   let failure: unknown;
   let pagesDone = 0;
   let pagesKnown = 0;
+  const log = new OcrProgressLog();
   return {
     add(pages) {
       for (const page of pages) {
@@ -124,12 +126,14 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
             await readyOnce();
             const { engine, languages } = await decision.decided;
             if (failure !== undefined) return;
-            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected);
+            const order = log.handed(options.onProgress ? await pageWork(dir, page) : undefined);
+            const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
+            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected, again);
             const file = `ocr/${ocrFileStem(page as ProjectPage)}.json`;
             await writeOcrPage(dir, file, result);
             page.ocr = file;
             readAt.set(page, { width: page.width, height: page.height });
-            pageRead(options, ++pagesDone, pagesKnown);
+            pageRead(options, ++pagesDone, pagesKnown, log.read(order));
           })().catch((e: unknown) => {
             failure ??= e;
           }),

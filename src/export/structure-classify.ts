@@ -7,8 +7,6 @@ import {
   extraSpace,
   isBodySize,
   isolatedBelow,
-  inStepsOfFive,
-  isMarginNumber,
   isTall,
   measureMargins,
   type Column,
@@ -16,6 +14,7 @@ import {
   type Metrics,
   type Row,
 } from './structure-rows.js';
+import { inStepsOfFive, isMarginNumber } from './structure-margins.js';
 import { median } from '../util/index.js';
 import { hasLetter, isAllCaps, isTerminated, noteMarker, refersToNote, type NoteMarker } from './structure-text.js';
 

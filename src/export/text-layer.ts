@@ -1,5 +1,5 @@
 import type { OcrBox, OcrLine, OcrPage, OcrWord } from '../project/index.js';
-import { glyphReach } from '../util/index.js';
+import { glyphReach, median } from '../util/index.js';
 import { cidsToHex, FONT_ASCENT, FONT_DESCENT, FONT_UNITS, GLYPH_ADVANCE, type UnicodeCidFont } from './cid-font.js';
 
 /**
@@ -93,28 +93,50 @@ export function placeLine(line: OcrLine, toPage: PageTransform, font: UnicodeCid
   const textHeight = Math.max(lineBox.height - Math.abs(slope) * lineBox.width, lineBox.height / 2);
   const reach = glyphReach(words.map((w) => w.text).join(' '));
   // The size the Markdown's structure measures on the page from the ink and the letters in it (a line of capitals
-  // is as tall as its cap height): Quire's own PDF read again sizes its headings and body as its pages did.
-  const fontSize = reach ? textHeight / (reach.above + reach.below) : (textHeight * FONT_UNITS) / (FONT_ASCENT - FONT_DESCENT);
+  // is as tall as its cap height): Quire's own PDF read again sizes its headings and body as its pages did. The line's
+  // box is as tall as its tallest word; where an engine boxed one word taller than the others (`HUITIEME` beside
+  // `LIVRE`), the structure takes the middle of its words' sizes, and so does the text layer.
+  const lineSize = reach ? textHeight / (reach.above + reach.below) : (textHeight * FONT_UNITS) / (FONT_ASCENT - FONT_DESCENT);
   // Without a baseline from the engine: as deep under the ink's bottom as the line's letters reach.
   const belowBaseline = reach ? reach.below : DESCENT_FRACTION;
+  const baselineUnder = (word: OcrWord): number => {
+    const middle = (word.box.x0 + word.box.x1) / 2;
+    return baseline
+      ? pageHeight - (baseline.y0 + ((baseline.y1 - baseline.y0) * (middle - baseline.x0)) / (baseline.x1 - baseline.x0)) * sy
+      : lineBox.bottom + belowBaseline * lineSize;
+  };
+  // A superscript (a note call read as a word of its own) keeps its raise and its smaller size: read again, it is
+  // still a call, not a number in the text.
+  const raised = words.map((word) => superscript(word, baselineUnder(word), lineSize, toPage));
+  const fontSize = Math.min(
+    lineSize,
+    wordsSize(
+      words.filter((_, i) => !raised[i]),
+      sy,
+    ) ?? lineSize,
+  );
 
   return words.map((word, i) => {
-    const middle = (word.box.x0 + word.box.x1) / 2;
-    const onLine = baseline
-      ? pageHeight - (baseline.y0 + ((baseline.y1 - baseline.y0) * (middle - baseline.x0)) / (baseline.x1 - baseline.x0)) * sy
-      : lineBox.bottom + belowBaseline * fontSize;
-    // A superscript (a note call read as a word of its own) keeps its raise and its smaller size: read again, it is
-    // still a call, not a number in the text.
-    const raised = superscript(word, onLine, fontSize, toPage);
-    const size = raised?.fontSize ?? fontSize;
+    const onLine = baselineUnder(word);
+    const size = raised[i]?.fontSize ?? fontSize;
     const wordCids = font.encode(word.text.trim());
     const next = words[i + 1] as OcrWord | undefined;
     const width = wordWidth(word, next, sx, size);
     const natural = (wordCids.length * GLYPH_ADVANCE * size) / FONT_UNITS;
     // The space after the word is left out of the scaling: it falls in the gap to the next word.
     const cids = i < words.length - 1 ? [...wordCids, font.spaceCid] : wordCids;
-    return { x: word.box.x0 * sx, y: raised?.y ?? onLine, fontSize: size, scale: (100 * width) / natural, cids };
+    return { x: word.box.x0 * sx, y: raised[i]?.y ?? onLine, fontSize: size, scale: (100 * width) / natural, cids };
   });
+}
+
+/** The middle of the line's words' sizes, each its box's height over the height its letters reach (none without letters). */
+function wordsSize(words: readonly OcrWord[], sy: number): number | undefined {
+  const sizes: number[] = [];
+  for (const word of words) {
+    const reach = glyphReach(word.text);
+    if (reach && word.box.y1 > word.box.y0) sizes.push(((word.box.y1 - word.box.y0) * sy) / (reach.above + reach.below));
+  }
+  return sizes.length > 0 ? median(sizes) : undefined;
 }
 
 /** A word set this far above the line's baseline (in its font sizes), and smaller than the line, is a superscript. */

@@ -37,9 +37,6 @@ export interface PdfTextViewport {
   dpi: number;
 }
 
-/** Used when a font says nothing sensible about its extent (glyphless OCR fonts often say 0 or 1). */
-const DEFAULT_ASCENT = 0.8;
-const DEFAULT_DESCENT = -0.2;
 /** Two items are on one line when their baselines are this close, in ems of the larger font. */
 const SAME_BASELINE_EM = 0.3;
 /** A gap this wide between two items on one baseline separates words, even with no space drawn. */
@@ -105,7 +102,7 @@ export function ocrPageFromText(content: PdfTextContent, viewport: PdfTextViewpo
   let current: LineDraft | null = null;
   for (const item of content.items) {
     if (!isTextItem(item) || item.str === '') continue;
-    const placed = placeItem(item, content.styles[item.fontName], viewport);
+    const placed = placeItem(item, viewport);
     if (!placed) continue;
     const gap = current ? continuation(current, placed) : null;
     if (current && gap !== null) {
@@ -123,7 +120,7 @@ export function ocrPageFromText(content: PdfTextContent, viewport: PdfTextViewpo
 }
 
 /** An item's characters on the page, each with a share of the item's advance by its usual width. */
-function placeItem(item: PdfTextItem, style: PdfTextStyle | undefined, viewport: PdfTextViewport): LineDraft | null {
+function placeItem(item: PdfTextItem, viewport: PdfTextViewport): LineDraft | null {
   const m = multiply(item.transform as Matrix, viewport.transform as Matrix);
   const em = Math.hypot(m[2], m[3]);
   const size = Math.hypot(m[0], m[1]);
@@ -132,8 +129,6 @@ function placeItem(item: PdfTextItem, style: PdfTextStyle | undefined, viewport:
   const scale = Math.hypot(viewport.transform[0], viewport.transform[1]);
   const along = { x: m[0] / size, y: m[1] / size };
   const up = { x: m[2] / em, y: m[3] / em };
-  const ascent = style && style.ascent > 0.5 && style.ascent <= 1.2 ? style.ascent : DEFAULT_ASCENT;
-  const descent = style && style.descent < 0 && style.descent >= -0.5 ? style.descent : DEFAULT_DESCENT;
   const start = { x: m[4], y: m[5] };
   const chars = [...item.str];
   const weights = chars.map(glyphWeight);
@@ -145,10 +140,11 @@ function placeItem(item: PdfTextItem, style: PdfTextStyle | undefined, viewport:
     const from = at(distance);
     distance += weights[k] * perWeight;
     // The glyph's ink, as high and as low as its kind of letter reaches (not the font's whole em box): what an OCR
-    // engine's box holds, so the structure measures the text as it would on the page image.
+    // engine's box holds, so the structure measures the text as it would on the page image. Not cut at the font's
+    // ascent: the accent of a capital (`È`) stands above it, and a heading's size is measured with it.
     const reach = charReach(text);
-    const top = Math.min(reach.above, ascent);
-    const bottom = -Math.min(reach.below, -descent);
+    const top = reach.above;
+    const bottom = -reach.below;
     const corners = [from, at(distance)].flatMap((p) => [
       { x: p.x + up.x * top * em, y: p.y + up.y * top * em },
       { x: p.x + up.x * bottom * em, y: p.y + up.y * bottom * em },
@@ -233,12 +229,16 @@ function union(boxes: OcrBox[]): OcrBox {
   };
 }
 
-/** Whole pixels, `x1`/`y1` exclusive, inside the page; null when nothing of the box is on the page. */
+/**
+ * Whole pixels, `x1`/`y1` exclusive, inside the page; null when nothing of the box is on the page. Edges go to the
+ * nearest pixel edge, not outwards: a word's height is its size, and a pixel added above and below makes a heading
+ * read again from Quire's own PDF a rank apart from its twin.
+ */
 function clip(box: OcrBox, page: { width: number; height: number }): OcrBox | null {
-  const x0 = Math.max(0, Math.floor(box.x0));
-  const y0 = Math.max(0, Math.floor(box.y0));
-  const x1 = Math.min(page.width, Math.ceil(box.x1));
-  const y1 = Math.min(page.height, Math.ceil(box.y1));
+  const x0 = Math.max(0, Math.round(box.x0));
+  const y0 = Math.max(0, Math.round(box.y0));
+  const x1 = Math.min(page.width, Math.round(box.x1));
+  const y1 = Math.min(page.height, Math.round(box.y1));
   return x1 > x0 && y1 > y0 ? { x0, y0, x1, y1 } : null;
 }
 

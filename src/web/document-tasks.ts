@@ -6,7 +6,7 @@ import type { ProgressEvent } from '../convert/index.js';
 import type { StageProgress, TaskKind, TaskProgress } from './api-types.js';
 import { type GuiDocument, isCancel, type TaskReporter, userFailure } from './document-model.js';
 import { busy } from './http-errors.js';
-import { countStage, endStages, finishStage, startStage } from './stages.js';
+import { countStage, endStages, finishStage, rereadStage, startStage } from './stages.js';
 
 /** Frames listed one by one in the progress panel up to this many; a longer book shows counts. */
 const LISTED_FRAMES = 60;
@@ -53,7 +53,10 @@ function onProgress(doc: GuiDocument, progress: TaskProgress, event: ProgressEve
     case 'ocr':
       progress.stage = 'ocr';
       progress.ocr = { pagesDone: event.pagesDone, pagesTotal: event.pagesTotal };
-      countStage(progress, 'ocr', event.pagesDone, event.pagesTotal);
+      countStage(progress, 'ocr', event.pagesDone, event.pagesTotal, Date.now(), event.read);
+      break;
+    case 'ocr-again':
+      rereadStage(progress, 'ocr', event.read);
       break;
     case 'export':
       progress.stage = 'export';

@@ -3,7 +3,12 @@
  * each format, sending to each destination), then started, counted and finished as the work reports; the time
  * left is estimated from the running stage's own pace, measured between units done (see `secondsLeft`).
  */
+import type { OcrPagesRead } from '../convert/index.js';
 import type { StageProgress, TaskProgress } from './api-types.js';
+import { type PagesRead, recordAgain, recordRead, timeLeftByWork } from './time-left.js';
+
+/** Per counted stage, the pages read with their work (OCR with the engine's per-page reports): see `time-left.ts`. */
+const pagesRead = new WeakMap<StageProgress, PagesRead>();
 
 /** Titles of the formats, as a person names them. */
 export const FORMAT_TITLES: Record<string, string> = { pdf: 'PDF', md: 'Markdown', epub: 'EPUB', textpack: 'OCR textpack', slim: 'Slim project' };
@@ -53,20 +58,41 @@ export function startStage(progress: TaskProgress, key: string, now = Date.now()
   if (stage.state !== 'running') {
     stage.state = 'running';
     stage.started = now;
+    pagesRead.delete(stage);
     delete stage.ended;
   }
   forgetEstimate(progress);
 }
 
-/** `done` of `total` units of stage `key` are done: its count and the time it still needs. */
-export function countStage(progress: TaskProgress, key: string, done: number, total: number, now = Date.now()): void {
+/**
+ * `done` of `total` units of stage `key` are done: its count and the time it still needs. With `read` (which page was
+ * read, and the work of each), the time is the pages' work at the pace measured per unit of work (`timeLeftByWork`);
+ * else the units are counted as equal (`secondsLeft`).
+ */
+export function countStage(progress: TaskProgress, key: string, done: number, total: number, now = Date.now(), read?: OcrPagesRead): void {
   const stage = stageOf(progress, key, unplanned(key));
   if (stage.state !== 'running') startStage(progress, key, now);
   if (done > 0 && stage.firstDone === undefined) stage.firstDone = { at: now, done };
   stage.done = done;
   stage.total = total;
-  const pace = unitSeconds(stage, now);
-  const left = secondsLeft(stage, now);
+  if (read) pagesRead.set(stage, recordRead(pagesRead.get(stage), read, now));
+  estimate(progress, stage, now);
+}
+
+/** A page of stage `key` is read again (turned, or in its own language): the time left grows by its work. */
+export function rereadStage(progress: TaskProgress, key: string, read: OcrPagesRead, now = Date.now()): void {
+  const stage = stageOf(progress, key, unplanned(key));
+  if (stage.state !== 'running') startStage(progress, key, now);
+  pagesRead.set(stage, recordAgain(pagesRead.get(stage), read, now));
+  estimate(progress, stage, now);
+}
+
+function estimate(progress: TaskProgress, stage: StageProgress, now: number): void {
+  const total = stage.total ?? 0;
+  const log = pagesRead.get(stage);
+  const byWork = log ? timeLeftByWork(log, total, now) : undefined;
+  const pace = log ? byWork?.floor : unitSeconds(stage, now);
+  const left = log ? byWork?.left : secondsLeft(stage, now);
   if (left === undefined || pace === undefined) forgetEstimate(progress);
   else {
     progress.secondsLeft = left;
