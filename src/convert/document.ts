@@ -189,7 +189,7 @@ export interface ProcessOptions {
   marginMm?: number;
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
-  /** Handed each frame's pages as soon as they are made (OCR reading them while the pipeline goes on). */
+  /** Handed each frame's pages as soon as they and every frame before them are made, in document order (OCR reading them while the pipeline goes on). */
   onPages?: (pages: readonly FramePage[]) => void;
   /** Awaited once every frame is done, before the pages get their final size (the OCR of them finishing). */
   settle?: () => Promise<void>;
@@ -290,6 +290,9 @@ async function runFrames(
   const frames = options.frames ? opened.frames.filter((f) => options.frames?.has(f.index)) : opened.frames;
   const total = frames.length;
   const results: FramePage[][] = new Array(total);
+  // Pages are handed on in document order, whichever thread finishes first: the language sample and the OCR that
+  // follow them see the same first pages on a loaded machine as on an idle one.
+  const handOn = inDocumentOrder<FramePage[]>((pages) => options.onPages?.(pages));
   const steps: Record<string, number> = {};
   let next = 0;
   let framesDone = 0;
@@ -306,6 +309,7 @@ async function runFrames(
       const keptFile = !handSet && frame.textLayer && kept.get(frame.textLayer.pdf);
       if (frame.textLayer && keptFile) {
         results[i] = [await keepTextPage(frame, frame.textLayer, keptFile, projectDir)];
+        handOn(i, results[i]);
         framesDone++;
         pagesDone++;
         options.onProgress?.({ type: 'frame', framesDone, framesTotal: total, pagesDone, input: frame.input });
@@ -330,7 +334,7 @@ async function runFrames(
       const result = await pool.run(task);
       results[i] = result.pages;
       for (const message of result.warnings ?? []) options.onProgress?.({ type: 'warning', message });
-      options.onPages?.(result.pages);
+      handOn(i, result.pages);
       for (const [step, ms] of Object.entries(result.timings)) steps[step] = (steps[step] ?? 0) + ms;
       framesDone++;
       pagesDone += result.pages.length;
@@ -348,6 +352,22 @@ async function runFrames(
   await Promise.all(lanes);
   if (failure !== undefined) throw namingTheBundle(failure, opened, label);
   return { pages: results.flat(), steps };
+}
+
+/**
+ * `put(i, item)` in any order; `deliver` gets the items in the order of `i` (0, 1, 2, …), each as soon as every one
+ * before it has come.
+ */
+export function inDocumentOrder<T>(deliver: (item: T) => void): (i: number, item: T) => void {
+  const waiting = new Map<number, T>();
+  let next = 0;
+  return (i, item) => {
+    waiting.set(i, item);
+    for (let ready = waiting.get(next); ready !== undefined; ready = waiting.get(next)) {
+      waiting.delete(next++);
+      deliver(ready);
+    }
+  };
 }
 
 /**
