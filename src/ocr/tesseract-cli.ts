@@ -235,6 +235,14 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
   const models: NativeDataFolder | undefined = tessdataDir ? undefined : nativeDataFolder(options.modelsDir);
   const missing = options.binary ? `The tesseract program ${binary} could not be run.` : "Debian's tesseract-ocr is not installed.";
   const { probeVersion, system, languages, npmLanguages, available, checkLanguages } = tesseractInstallation(binary, dataArgs, models, missing);
+  const program: TesseractProgram = {
+    binary,
+    timeoutMs,
+    dataDir: () => models?.path ?? tessdataDir,
+    ensure: async (langs) => {
+      if (models) await models.ensure(langs, system().folder);
+    },
+  };
   /** Aborted by close(): ends every running process; replaced so the engine can be used again. */
   let closing = new AbortController();
 
@@ -274,29 +282,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
    * hOCR page each. When that process fails, each page is read alone, so the error names the page it is about.
    */
   const readStoredPages = async (pages: Array<{ item: WaitingPage; source: StoredPage }>): Promise<void> => {
-    const [{ item: first, source }] = pages;
-    if (models) await models.ensure(first.langs, system().folder);
-    const folder = await mkdtemp(join(tmpdir(), 'quire-pages-'));
-    let read: OcrPage[] | undefined;
-    try {
-      const list = join(folder, 'pages.txt');
-      await writeFile(list, pages.map((p) => `${p.source.file}\n`).join(''));
-      const outcome = await runProgram(binary, tesseractArgs({ ...source, file: list }, first.langs, first.major, models?.path ?? tessdataDir), {
-        env: oneThread(),
-        timeoutMs: timeoutMs * pages.length,
-        signal: first.signal,
-      });
-      // A program that cannot start, or a list that takes too long, would do no better page by page.
-      if (outcome.kind !== 'exited') throw pageFailure(outcome, first.page.file, timeoutMs * pages.length);
-      const hocr = outcome.kind === 'exited' && outcome.code === 0 ? hocrPages(outcome.stdout) : [];
-      if (hocr.length === pages.length)
-        read = hocr.map((text, k) => {
-          const { page } = pages[k].item;
-          return parseHocr(text, { width: page.width, height: page.height, dpi: page.dpi, scaleX: 1, scaleY: 1 }, first.langs);
-        });
-    } finally {
-      await rm(folder, { recursive: true, force: true });
-    }
+    const read = await readPageList(program, pages);
     for (const [k, { item, source: own }] of pages.entries()) {
       if (read) item.resolve(read[k]);
       else await readPage(item.page, item.langs, item.major, item.signal, own).then(item.resolve, item.reject);
@@ -336,41 +322,6 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     }
   };
 
-  /** Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order. */
-  const readWordImages = async (images: OcrInput[], langs: string[], major: number, signal: AbortSignal): Promise<OcrPage[]> => {
-    if (models) await models.ensure(langs, system().folder);
-    const folder = await mkdtemp(join(tmpdir(), 'quire-words-'));
-    try {
-      const list = join(folder, 'images.txt');
-      await writeFile(list, images.map((image) => `${image.file}\n`).join(''));
-      const outcome = await runProgram(binary, tesseractArgs({ dpi: images[0].dpi, bitonal: false }, langs, major, models?.path ?? tessdataDir, list), {
-        env: oneThread(),
-        timeoutMs,
-        signal,
-      });
-      if (outcome.kind !== 'exited' || outcome.code !== 0) throw pageFailure(outcome, images[0].file, timeoutMs);
-      const pages = hocrPages(outcome.stdout);
-      if (pages.length !== images.length) throw new QuireError(ERROR_CODES.INTERNAL, `Tesseract read ${pages.length} of ${images.length} word images.`);
-      return pages.map((hocr, k) => parseHocr(hocr, { width: images[k].width, height: images[k].height, dpi: images[k].dpi, scaleX: 1, scaleY: 1 }, langs));
-    } finally {
-      await rm(folder, { recursive: true, force: true });
-    }
-  };
-
-  const readOrientation = async (page: OcrInput, major: number, signal: AbortSignal): Promise<PageOrientation | null> => {
-    const prepared = await pageSource(page);
-    if (signal.aborted) throw cancelled();
-    if (models) await models.ensure([ORIENTATION_DATA], system().folder);
-    const dataDir = models?.path ?? tessdataDir;
-    const source = 'png' in prepared ? '-' : prepared.file;
-    const args = [source, 'stdout', ...(dataDir ? ['--tessdata-dir', dataDir] : []), '--dpi', String(prepared.dpi), '--psm', '0'];
-    const outcome = await runProgram(binary, args, { input: 'png' in prepared ? prepared.png : undefined, env: oneThread(), timeoutMs, signal });
-    if (outcome.kind === 'cancelled') throw cancelled();
-    // Too little text to tell: tesseract says so and exits non-zero.
-    if (outcome.kind !== 'exited' || outcome.code !== 0 || major < OLDEST_MAJOR) return null;
-    return parseOrientation(outcome.stdout) ?? null;
-  };
-
   return {
     name: 'tesseract-cli',
     display: 'Tesseract (native)',
@@ -379,16 +330,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     available,
     languages,
     models() {
-      const npm = npmLanguages();
-      const all = languages();
-      const best = all.filter((code) => npm.has(code));
-      const own = all.filter((code) => !npm.has(code));
-      return [
-        ...(best.length > 0 ? [{ languages: best, model: `${MODEL_FOLDER} (npm @tesseract.js-data)` }] : []),
-        ...(own.length > 0
-          ? [{ languages: own, model: tessdataDir ? `from ${tessdataDir}` : `the system's own${system().folder ? ` (${system().folder})` : ''}` }]
-          : []),
-      ];
+      return modelsOf(npmLanguages(), languages(), tessdataDir ? `from ${tessdataDir}` : `the system's own${system().folder ? ` (${system().folder})` : ''}`);
     },
     async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
       const { major, langs, signal } = await prepareRead(wanted, recognizeOptions?.signal);
@@ -413,7 +355,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       const size = Math.ceil(images.length / count);
       const batches: OcrInput[][] = [];
       for (let first = 0; first < images.length; first += size) batches.push(images.slice(first, first + size));
-      const read = await Promise.all(batches.map((batch) => queue.run(() => readWordImages(batch, langs, major, signal), signal)));
+      const read = await Promise.all(batches.map((batch) => queue.run(() => readWordImages(program, batch, langs, major, signal), signal)));
       return read.flat();
     },
     async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
@@ -421,7 +363,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       if ('reason' in probed) throw new QuireError(ERROR_CODES.USAGE, probed.reason);
       const own = detectOptions?.signal;
       const signal = own ? AbortSignal.any([own, closing.signal]) : closing.signal;
-      return queue.run(() => readOrientation(page, probed.major, signal), signal);
+      return queue.run(async () => readOrientation(program, await pageSource(page), probed.major, signal), signal);
     },
     running() {
       return queue.running();
@@ -432,4 +374,91 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       ending.abort();
     },
   };
+}
+
+/** The tesseract program as an engine runs it: where its models are, made ready before each reading. */
+interface TesseractProgram {
+  binary: string;
+  timeoutMs: number;
+  dataDir(): string | undefined;
+  ensure(langs: string[]): Promise<void>;
+}
+
+/**
+ * Pages stored as files the program reads as they are, read by one process from a list file: their readings, one hOCR
+ * page each, or undefined when the process failed (its pages are then read alone, so an error names its page).
+ */
+async function readPageList(program: TesseractProgram, pages: Array<{ item: WaitingPage; source: StoredPage }>): Promise<OcrPage[] | undefined> {
+  const [{ item: first, source }] = pages;
+  await program.ensure(first.langs);
+  const folder = await mkdtemp(join(tmpdir(), 'quire-pages-'));
+  try {
+    const list = join(folder, 'pages.txt');
+    await writeFile(list, pages.map((p) => `${p.source.file}\n`).join(''));
+    const timeoutMs = program.timeoutMs * pages.length;
+    const args = tesseractArgs({ ...source, file: list }, first.langs, first.major, program.dataDir());
+    const outcome = await runProgram(program.binary, args, { env: oneThread(), timeoutMs, signal: first.signal });
+    // A program that cannot start, or a list that takes too long, would do no better page by page.
+    if (outcome.kind !== 'exited') throw pageFailure(outcome, first.page.file, timeoutMs);
+    const hocr = outcome.code === 0 ? hocrPages(outcome.stdout) : [];
+    if (hocr.length !== pages.length) return undefined;
+    return hocr.map((text, k) => {
+      const { page } = pages[k].item;
+      return parseHocr(text, { width: page.width, height: page.height, dpi: page.dpi, scaleX: 1, scaleY: 1 }, first.langs);
+    });
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/** Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order. */
+async function readWordImages(program: TesseractProgram, images: OcrInput[], langs: string[], major: number, signal: AbortSignal): Promise<OcrPage[]> {
+  const { binary, timeoutMs } = program;
+  await program.ensure(langs);
+  const folder = await mkdtemp(join(tmpdir(), 'quire-words-'));
+  try {
+    const list = join(folder, 'images.txt');
+    await writeFile(list, images.map((image) => `${image.file}\n`).join(''));
+    const outcome = await runProgram(binary, tesseractArgs({ dpi: images[0].dpi, bitonal: false }, langs, major, program.dataDir(), list), {
+      env: oneThread(),
+      timeoutMs,
+      signal,
+    });
+    if (outcome.kind !== 'exited' || outcome.code !== 0) throw pageFailure(outcome, images[0].file, timeoutMs);
+    const pages = hocrPages(outcome.stdout);
+    if (pages.length !== images.length) throw new QuireError(ERROR_CODES.INTERNAL, `Tesseract read ${pages.length} of ${images.length} word images.`);
+    return pages.map((hocr, k) => parseHocr(hocr, { width: images[k].width, height: images[k].height, dpi: images[k].dpi, scaleX: 1, scaleY: 1 }, langs));
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/** Which way the page turns, from tesseract's orientation pass (`--psm 0`); null when it cannot tell. */
+async function readOrientation(
+  program: TesseractProgram,
+  prepared: StoredPage | PreparedPage,
+  major: number,
+  signal: AbortSignal,
+): Promise<PageOrientation | null> {
+  const { binary, timeoutMs } = program;
+  if (signal.aborted) throw cancelled();
+  await program.ensure([ORIENTATION_DATA]);
+  const dataDir = program.dataDir();
+  const source = 'png' in prepared ? '-' : prepared.file;
+  const args = [source, 'stdout', ...(dataDir ? ['--tessdata-dir', dataDir] : []), '--dpi', String(prepared.dpi), '--psm', '0'];
+  const outcome = await runProgram(binary, args, { input: 'png' in prepared ? prepared.png : undefined, env: oneThread(), timeoutMs, signal });
+  if (outcome.kind === 'cancelled') throw cancelled();
+  // Too little text to tell: tesseract says so and exits non-zero.
+  if (outcome.kind !== 'exited' || outcome.code !== 0 || major < OLDEST_MAJOR) return null;
+  return parseOrientation(outcome.stdout) ?? null;
+}
+
+/** Which model reads which language: the npm best_int models where a package has one, else `own` (the system's). */
+function modelsOf(npm: ReadonlySet<string>, all: string[], own: string): Array<{ languages: string[]; model: string }> {
+  const best = all.filter((code) => npm.has(code));
+  const rest = all.filter((code) => !npm.has(code));
+  return [
+    ...(best.length > 0 ? [{ languages: best, model: `${MODEL_FOLDER} (npm @tesseract.js-data)` }] : []),
+    ...(rest.length > 0 ? [{ languages: rest, model: own }] : []),
+  ];
 }
