@@ -50,18 +50,28 @@ export async function startPgCluster() {
       ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, program), ...args], { stdio: 'pipe' })
       : execFileSync(join(bin, program), args, { stdio: 'pipe' });
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  const port = await freePort();
-  const settings = [
-    `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`,
-    '-c fsync=off -c synchronous_commit=off -c full_page_writes=off',
-    '-c max_connections=500 -c shared_buffers=64MB',
-  ].join(' ');
-  try {
-    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '120', '-o', settings, 'start']);
-  } catch (e) {
-    const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : '';
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`PostgreSQL did not start: ${e.stderr?.toString() ?? e}\n${log}`, { cause: e });
+  // The free port is found by closing a listener on it, so another process can take it before the postmaster binds
+  // it; then the start fails with "could not bind", and a new port is tried.
+  let port;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    const settings = [
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`,
+      '-c fsync=off -c synchronous_commit=off -c full_page_writes=off',
+      '-c max_connections=500 -c shared_buffers=64MB',
+    ].join(' ');
+    try {
+      run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '120', '-o', settings, 'start']);
+      break;
+    } catch (e) {
+      const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : '';
+      if (attempt < 3 && /could not bind|address already in use/i.test(log)) {
+        rmSync(join(dir, 'log'), { force: true });
+        continue;
+      }
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`PostgreSQL did not start: ${e.stderr?.toString() ?? e}\n${log}`, { cause: e });
+    }
   }
   let stopped = false;
   return {

@@ -90,21 +90,30 @@ export async function startCalibre(dir: string, options: { users: CalibreUser[];
   };
   // Any calibredb call on an empty folder creates the library's metadata.db.
   await Promise.all([run('calibredb', ['--library-path', library, 'list'], { env }), makeUsers()]);
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const accessLog = join(dir, 'access.log');
-  const args = ['--userdb', userdb, '--enable-auth', '--listen-on', '127.0.0.1', '--port', String(port), '--disable-use-bonjour', '--access-log', accessLog];
-  if (options.authMode === 'basic') args.push('--auth-mode', 'basic');
-  const child = spawn('calibre-server', [...args, library], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  try {
-    await waitForHttp(url, child, () => output.slice(-2000));
-  } catch (e) {
-    child.kill('SIGKILL');
-    throw e;
-  }
+  // The free port is found by closing a listener on it, so another process can take it before calibre-server binds
+  // it: calibre-server then exits at once ("Address already in use"), and a new port is tried.
+  const listen = async (): Promise<{ url: string; child: ChildProcess }> => {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const args = ['--userdb', userdb, '--enable-auth', '--listen-on', '127.0.0.1', '--port', String(port), '--disable-use-bonjour', '--access-log', accessLog];
+      if (options.authMode === 'basic') args.push('--auth-mode', 'basic');
+      const child = spawn('calibre-server', [...args, library], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+      try {
+        await waitForHttp(url, child, () => output.slice(-2000));
+        return { url, child };
+      } catch (e) {
+        child.kill('SIGKILL');
+        if (attempt < 3 && /address already in use|errno 98/i.test(output)) continue;
+        throw e;
+      }
+    }
+  };
+  const { url, child } = await listen();
   const libraryId = libraryName.replace(/ /g, '_');
   const clientFor = (user: CalibreUser): HttpClient => new HttpClient({ auth: { username: user.name, password: user.password, mode: options.authMode ?? 'digest' } });
   return {
