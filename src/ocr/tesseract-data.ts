@@ -140,13 +140,16 @@ export function nativeDataFolder(root: string = join(appDataDir(), 'tessdata', M
 
 /**
  * Unpack `gz` to `target` unless it already holds that very file: a small stamp beside it records the package
- * file's size and time, so an `npm update` of the models is picked up. Written under a temporary name and renamed:
- * two processes unpacking at once each leave a whole file.
+ * file's path inside node_modules, size and time, so an `npm update` of the models is picked up. The path is kept from
+ * `node_modules/` on: two checkouts of Quire (each with its own node_modules, same packages) share the cache instead
+ * of unpacking the models again each time the other one ran. Written under a temporary name and renamed: two
+ * processes unpacking at once each leave a whole file.
  */
 async function unpackOnce(gz: string, target: string): Promise<void> {
   const { size, mtimeMs } = statSync(gz);
   const stamp = `${target}.from`;
-  const want = JSON.stringify({ file: gz, size, mtimeMs });
+  const inPackages = gz.lastIndexOf('node_modules');
+  const want = JSON.stringify({ file: inPackages < 0 ? gz : gz.slice(inPackages), size, mtimeMs });
   const have = await readFile(stamp, 'utf8').catch(() => '');
   if (have === want && existsSync(target)) return;
   await replaceAtomically(target, (temp) => pipeline(createReadStream(gz), createGunzip(), createWriteStream(temp)));
