@@ -5,8 +5,9 @@ import { postgresBin } from './scripts/pg-cluster.mjs';
 /**
  * Two projects: `main`, every test as the project ships (the job server on SQLite), and `postgres`, the job server's
  * tests again on PostgreSQL (one throwaway cluster for the run). Files that never open a job store run once, and so
- * do process.test.ts, about the SQLite file of a lone server (cluster.test.ts runs processes on both), and
- * openapi.test.ts, whose document is the same on either.
+ * do process.test.ts, about the SQLite file of a lone server (cluster.test.ts runs processes on both),
+ * openapi.test.ts, whose document is the same on either, and ocr-plugin.test.ts, whose server is started on its own
+ * SQLite file in either project (an OCR engine plugin, not the job store, is what it tests).
  * Without PostgreSQL installed the second project is left out, except under CI=true, where that is a failure.
  */
 const SERVER_TESTS_ONCE = [
@@ -15,6 +16,7 @@ const SERVER_TESTS_ONCE = [
   'test/server/server-command.test.ts',
   'test/server/process.test.ts',
   'test/server/openapi.test.ts',
+  'test/server/ocr-plugin.test.ts',
 ];
 const withPostgres = postgresBin() !== null || process.env.CI === 'true';
 

@@ -116,6 +116,8 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
         kind: 'PERMISSION',
         message: 'Kills another process tried to use process.kill, which a plugin may not, and was stopped, so the file was not sent.',
       });
+      // A sleep, as the fact tested is that nothing happens: a signal sent before the plugin process ended would have
+      // ended the victim within 200 ms; there is no event to wait on for a signal that never came.
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(victim.exitCode).toBeNull();
       expect(victim.signalCode).toBeNull();
@@ -238,6 +240,8 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
         expect(outcome.type, module).toBe('failed');
         expect(JSON.stringify(outcome), module).not.toContain('ESCAPED');
       }
+      // A sleep, as the fact tested is that nothing happens: a connection or datagram sent before the sandbox ended
+      // would have reached the listeners within 200 ms; there is no event to wait on for one that never came.
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(tcp.connections()).toBe(0);
       expect(udp.count()).toBe(0);
@@ -286,6 +290,7 @@ describe.each(modes)('hostile plugins %s', (_mode, isolation) => {
         'plain tried to use vm.runInNewContext, which a plugin may not',
         'plain tried to use process.kill, which a plugin may not',
       ]);
+      // A sleep, as the fact tested is that nothing happens (see above): no connection reached the listener.
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(tcp.connections()).toBe(0);
     } finally {

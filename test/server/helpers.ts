@@ -163,9 +163,14 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | null | fal
 
 /** The example bundle with its frames `times` over, as one bundle. */
 export async function longerBook(times: number): Promise<Buffer> {
+  return bookOfFrames(3 * times);
+}
+
+/** A bundle of `count` frames (two pages each): the example bundle's frames, cut short or taken over again. */
+export async function bookOfFrames(count: number): Promise<Buffer> {
   const entries = await readZip(SAMPLE);
   const frames = ['images/0001.jpg', 'images/0002.jpg', 'images/0003.jpg'].map((f) => entries.get(f)!);
-  const images = Array.from({ length: frames.length * times }, (_, i) => ({
+  const images = Array.from({ length: count }, (_, i) => ({
     index: i + 1,
     file: `images/${String(i + 1).padStart(4, '0')}.jpg`,
     data: frames[i % frames.length],

@@ -25,6 +25,7 @@ describe('quire worker and quire server on PostgreSQL (built CLI)', () => {
       expect(await runQuire(['worker', '--concurrency', '0'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('from 1 to 64') });
       expect(await runQuire(['worker', '--lease', '0'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('seconds from 1 to 3600') });
       expect(await runQuire(['worker', '--attempts', '0'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('from 1 to 100') });
+      expect(await runQuire(['worker', '--poll', '0'], { env })).toMatchObject({ code: 2, stderr: expect.stringContaining('seconds from 0.1 to 3600') });
     });
   }, 240_000);
 

@@ -214,6 +214,7 @@ describe('uploads slower than the least rate', () => {
       const fast = open({ ...multipartType, 'X-API-Key': k, 'Content-Length': body.length }, '/run', at);
       for (let i = 0; i < body.length; i += 2_000) {
         fast.socket.write(body.subarray(i, i + 2_000));
+        // A sleep on purpose: the pace of the upload is the fact tested (the server measures bytes a second on its clock).
         await new Promise((r) => setTimeout(r, 100));
       }
       const ok = await fast.answer;

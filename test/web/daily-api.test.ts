@@ -260,10 +260,11 @@ describe('quire gui server: proofreading and exports', () => {
 describe('quire gui server: progress by stages', () => {
   it('plans the stages of opening, counts frames with the time left, and ends a cancelled stage as stopped', async () => {
     const root = mkdtempSync(join(tmpdir(), 'quire-gui-stages-'));
+    // One frame of three done when the test says so, then the pipeline waits until the page cancels.
+    const pipeline: { frameDone?: () => void } = {};
     const processPages = (_project: OpenedDocument, options: ProcessOptions = {}): Promise<never> =>
       new Promise((_resolve, reject) => {
-        // One frame of three done after a moment, then the pipeline waits until the page cancels.
-        setTimeout(() => options.onProgress?.({ type: 'frame', framesDone: 1, framesTotal: 3, pagesDone: 1, input: 'a.png' }), 300);
+        pipeline.frameDone = () => options.onProgress?.({ type: 'frame', framesDone: 1, framesTotal: 3, pagesDone: 1, input: 'a.png' });
         options.signal?.addEventListener('abort', () => reject(new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.')));
       });
     const gui = await createGuiApp({
@@ -285,6 +286,8 @@ describe('quire gui server: progress by stages', () => {
       let doc = res.json() as DocumentSummary;
       expect(doc.task?.stages).toMatchObject([{ key: 'pages', label: 'Making the pages', state: 'running', done: 0, total: 3, unit: 'frame' }]);
       expect(doc.task?.secondsLeft).toBeUndefined(); // nothing to go by before a first frame
+      for (let i = 0; i < 100 && !pipeline.frameDone; i++) await new Promise((r) => setTimeout(r, 30));
+      pipeline.frameDone!();
       for (let i = 0; i < 100 && doc.task?.stages[0].done !== 1; i++) {
         await new Promise((r) => setTimeout(r, 30));
         doc = (await gui.app.inject({ method: 'GET', url: `/api/documents/${id}`, headers: auth })).json() as DocumentSummary;

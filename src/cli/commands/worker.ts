@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { appDataDir } from '../../project/index.js';
 import { untilStopped } from '../interrupt.js';
 import { startWorker, withoutPassword, workerLogger } from '../../server/index.js';
@@ -11,6 +11,7 @@ interface WorkerFlags {
   concurrency: number;
   lease: number;
   attempts: number;
+  poll: number;
   workers?: number;
   logLevel: string;
   allowPrivateWebhooks?: boolean;
@@ -24,6 +25,14 @@ export function workerCommand(): Command {
     .option('--concurrency <n>', 'jobs converted at once, each in a process of its own', parseConcurrency, 1)
     .addOption(leaseOption())
     .option('--attempts <n>', 'attempts of a job (a crash, a lost lease or an unexpected fault ends one) before it fails', parseAttempts, 3)
+    .addOption(
+      new Option(
+        '--poll <seconds>',
+        'how often an idle worker looks for queued jobs and for jobs of stopped workers (on PostgreSQL a queued job wakes it at once)',
+      )
+        .argParser(parsePoll)
+        .default(2_000, '2'),
+    )
     .option('--workers <n>', 'pipeline threads per job (default: number of cores)', parseWorkers)
     .option('--log-level <level>', `log level on stderr: ${LOG_LEVELS.join(', ')}`, parseLogLevel, 'info')
     .addOption(allowPrivateWebhooksOption())
@@ -42,6 +51,7 @@ async function runWorker(flags: WorkerFlags): Promise<void> {
     concurrency: flags.concurrency,
     leaseMs: flags.lease,
     maxAttempts: flags.attempts,
+    tickMs: flags.poll,
     ...(flags.workers ? { workers: flags.workers } : {}),
     allowPrivateWebhooks: privateWebhooksAllowed(flags.allowPrivateWebhooks),
     log,
@@ -65,4 +75,10 @@ function parseAttempts(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidArgumentError('give a whole number from 1 to 100.');
   return n;
+}
+
+function parsePoll(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0.1 || n > 3600) throw new InvalidArgumentError('give a number of seconds from 0.1 to 3600.');
+  return Math.round(n * 1000);
 }
