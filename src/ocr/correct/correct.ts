@@ -36,6 +36,7 @@ import {
   smallCapitals,
   wordScript,
 } from '../scripts.js';
+import { markStrayLetters } from './stray-letters.js';
 import { changeWord, splitWord } from './words.js';
 import { apply, choiceSegmentsOf, coreChoices, everyReplaced, onlyAccepted, tokensOf, type Token } from './tokens.js';
 
@@ -249,6 +250,7 @@ function correctPage(
     }
   }
   corrected += correctInContext(page, lexicons, quotations) + correctCaseByWidth(page, (w) => latin.some((l) => l.has(w)));
+  markStrayLetters(page, pageLanguages);
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
   const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
   const summary: OcrPageCorrection = { checked: usedChecked, unchecked: usedUnchecked, corrected, unknown };
