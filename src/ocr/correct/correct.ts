@@ -10,6 +10,7 @@
  * audited and undone (`undoCorrections`, `--no-correct`).
  */
 import { pageWords, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection } from '../../project/index.js';
+import { editDistance } from '../../util/index.js';
 import {
   confusionSegments,
   describeChange,
@@ -74,6 +75,8 @@ export interface DocumentWords {
    * spelling one change makes ("Myricl" → "Myriel", a name read right once on the page).
    */
   seen(word: string): boolean;
+  /** The words printed confidently at least once that one change (a letter added, dropped or replaced) makes of `word`. */
+  oneChangeFrom(word: string): string[];
 }
 
 /**
@@ -99,6 +102,10 @@ export function documentWords(userWords: readonly string[] = []): DocumentWords 
     },
     seen(word) {
       return counts.has(word) || isOwn(word);
+    },
+    oneChangeFrom(word) {
+      const length = Array.from(word).length;
+      return [...counts.keys()].filter((w) => w !== word && Math.abs(Array.from(w).length - length) <= 1 && editDistance(w, word) === 1);
     },
   };
 }

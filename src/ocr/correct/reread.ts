@@ -168,6 +168,25 @@ export function chooseReread(
 }
 
 /**
+ * A Greek word no dictionary knows, read again alone (`read` in its line, `again` cut out): no dictionary of ancient
+ * Greek is packaged, so the document's own Greek stands in for one. When one of the two readings is one change (a
+ * letter added, dropped or replaced) from exactly one Greek word the document prints confidently elsewhere (`near`),
+ * and neither is from another, nor from the word first read, that word is taken — a quotation's words recur in its notes ("ἑατῶν" read alone where
+ * the line read "ἁμτῶν", "ἑαυτῶν" printed in the next line). Recorded with no language (the document knew it).
+ */
+export function chooseDocumentGreek(read: string, again: readonly string[], near: (word: string) => string[]): { text: string; change: string } | undefined {
+  const pair = oneWordAgain(read, again);
+  if (!pair) return undefined;
+  const { first, second } = pair;
+  if (wordScript(first.core) !== 'Greek' || wordScript(second.core) !== 'Greek') return undefined;
+  const found = new Set([...near(first.core), ...near(second.core)].filter((w) => wordScript(w) === 'Greek'));
+  // A reading one change from the word first read, which the document prints confidently too: nothing to mend.
+  if (found.size !== 1 || found.has(first.core)) return undefined;
+  const [word] = found;
+  return taken(first, { ...second, core: word }, undefined);
+}
+
+/**
  * The unknown words in Latin letters beside a Greek word (in its line or across the line's end): a Greek word the
  * engine read in Latin look-alikes ("bayrioy" for "ἐναντίον" after "à"), to be read again in Greek alone (`chooseGreek`).
  */
