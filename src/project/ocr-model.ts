@@ -37,9 +37,10 @@ export interface OcrWord {
   unknown?: boolean;
   /**
    * Set by the correction step on a word it left as read but doubts for a reason the dictionary cannot see:
-   * `script`, a Greek word alone in a Latin-script line (a Latin word read in Greek look-alikes, "ΡΟ" for "PG").
+   * `script`, a Greek word alone in a Latin-script line (a Latin word read in Greek look-alikes, "ΡΟ" for "PG");
+   * `letter`, a lone letter that no language of the page writes as a word (a stray "Ἰ" in a French page).
    */
-  doubt?: 'script' | (string & {});
+  doubt?: 'script' | 'letter' | (string & {});
   /**
    * The engine's alternatives per character, best first: `alternatives[i][0]` is the i-th character as read
    * (joined, they give the engine's reading, `correction.from` when the word was corrected). Engines that

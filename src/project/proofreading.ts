@@ -28,18 +28,22 @@ const SETTLED_REASONS: ReadonlySet<string> = new Set(['punctuation', 'letter-cas
  * Whether a word is worth a person's look — likely wrong, rather than merely read with some doubt:
  * - a correction that guessed its letters, or one that added letters or figures the engine did not read ("1" → "1er");
  * - a word no dictionary knows read below `DOUBTFUL_UNKNOWN_CONFIDENCE`;
- * - a word the correction step doubts for its context (`doubt`: a Greek word alone in a Latin line);
+ * - a word the correction step doubts for its context (`doubt`: a Greek word alone in a Latin line, a lone letter that
+ *   is no one-letter word of the page's languages);
  * - a word that reads like figures misread (`figuresLike`: "(la)" for "(1a)"), or a stroke set apart as punctuation
  *   beside a stroke ("I !" for "II");
+ * - a word whose note call the ink shows but its text does not (`callReadAsLetters`: "contradictions." for
+ *   "contradiction⁸.");
  * - a Greek word read below `DOUBTFUL_GREEK_CONFIDENCE`, any other word below `DOUBTFUL_CONFIDENCE`, unless a settled
  *   correction (above) mended what the engine stumbled on (a comma for a full stop, a glued guillemet).
  * A word a person has already checked (edited or confirmed) is not doubtful any more. On the real capture of
  * `npm run bench:real`: 71 words flagged for all 26 wrong ones (recall 1.000, precision 0.366), where the rule
- * before these three kinds of evidence flagged 63 for 23 (0.885, 0.365).
+ * before these three kinds of evidence flagged 63 for 23 (0.885, 0.365); on later readings, 71 for 24 of 26 (0.923,
+ * 0.338), and 73 for all 26 (1.000, 0.356) with the note call and the lone letter.
  */
 export function isDoubtful(word: OcrWord): boolean {
   if (word.edit) return false;
-  if (word.doubt !== undefined || figuresLike(word.text)) return true;
+  if (word.doubt !== undefined || figuresLike(word.text) || callReadAsLetters(word)) return true;
   const correction = word.correction;
   if (correction) return !SETTLED_REASONS.has(correction.reason) || inkCount(word.text) > inkCount(correction.from) || strokeSetApart(correction.from);
   if (word.unknown) return word.confidence < DOUBTFUL_UNKNOWN_CONFIDENCE;
@@ -79,6 +83,16 @@ function figuresLike(text: string): boolean {
  */
 function strokeSetApart(from: string): boolean {
   return /[Il1][!|]/u.test(from);
+}
+
+/**
+ * Whether a note call was read in the ink at the word's end (`raised`) where the engine's text shows none — neither
+ * the call's figures nor a mark the correction step turned into them: the engine read the small raised figures as the
+ * word's last letters ("contradictions." for "contradiction⁸.", an 8 read as s) or lost them, and the letters before
+ * the call are then in doubt.
+ */
+function callReadAsLetters(word: OcrWord): boolean {
+  return word.raised !== undefined && !/[⁰¹²³⁴⁵⁶⁷⁸⁹]/u.test(word.text);
 }
 
 /** Letters and digits in a text (a raised note call read from the ink, "³", is neither). */

@@ -69,6 +69,13 @@ describe('proofreading words', () => {
     expect(isDoubtful(word('ὡς', DOUBTFUL_GREEK_CONFIDENCE - 3))).toBe(true);
     expect(isDoubtful(word('οὐσίας', DOUBTFUL_GREEK_CONFIDENCE))).toBe(false);
     expect(isDoubtful(word('comme', DOUBTFUL_GREEK_CONFIDENCE - 3))).toBe(false);
+    // A note call the ink shows and the text does not: the raised 8 read as an s ("contradictions." at 81 for
+    // "contradiction⁸."); a call the text shows, put there from a mark or read so, leaves the word to its confidence.
+    expect(isDoubtful(word('contradictions.', 81, { raised: '8' }))).toBe(true);
+    expect(isDoubtful(word('vérité³', 80, { raised: '3', correction: { from: 'vérité*', reason: 'note-call', change: '*→³' } }))).toBe(false);
+    expect(isDoubtful(word('symptômes¹²', 95, { raised: '12' }))).toBe(false);
+    // A lone letter the correction step found no word of the page's languages (`doubt: 'letter'`: "Ἰ." for note "7.").
+    expect(isDoubtful(word('Ἰ.', 86, { doubt: 'letter' }))).toBe(true);
   });
 
   it('edits a word in place, keeping what it was before the first edit, and restores it', () => {

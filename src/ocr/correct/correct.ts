@@ -10,6 +10,7 @@
  * audited and undone (`undoCorrections`, `--no-correct`).
  */
 import { pageWords, type OcrCorrectionReason, type OcrPage, type OcrPageCorrection } from '../../project/index.js';
+import { editDistance } from '../../util/index.js';
 import {
   confusionSegments,
   describeChange,
@@ -36,6 +37,7 @@ import {
   smallCapitals,
   wordScript,
 } from '../scripts.js';
+import { markStrayLetters } from './stray-letters.js';
 import { changeWord, splitWord } from './words.js';
 import { apply, choiceSegmentsOf, coreChoices, everyReplaced, onlyAccepted, tokensOf, type Token } from './tokens.js';
 
@@ -73,6 +75,8 @@ export interface DocumentWords {
    * spelling one change makes ("Myricl" → "Myriel", a name read right once on the page).
    */
   seen(word: string): boolean;
+  /** The words printed confidently at least once that one change (a letter added, dropped or replaced) makes of `word`. */
+  oneChangeFrom(word: string): string[];
 }
 
 /**
@@ -98,6 +102,10 @@ export function documentWords(userWords: readonly string[] = []): DocumentWords 
     },
     seen(word) {
       return counts.has(word) || isOwn(word);
+    },
+    oneChangeFrom(word) {
+      const length = Array.from(word).length;
+      return [...counts.keys()].filter((w) => w !== word && Math.abs(Array.from(w).length - length) <= 1 && editDistance(w, word) === 1);
     },
   };
 }
@@ -249,6 +257,7 @@ function correctPage(
     }
   }
   corrected += correctInContext(page, lexicons, quotations) + correctCaseByWidth(page, (w) => latin.some((l) => l.has(w)));
+  markStrayLetters(page, pageLanguages);
   const usedChecked = pageLanguages.filter((code) => lexicons.has(code));
   const usedUnchecked = pageLanguages.filter((code) => !lexicons.has(code));
   const summary: OcrPageCorrection = { checked: usedChecked, unchecked: usedUnchecked, corrected, unknown };

@@ -30,6 +30,7 @@ import { caseCandidates, correctCase } from './letter-case.js';
 import { callInText, pageHasNotes, raisedMarks, readCall } from './raised.js';
 import {
   applyReread,
+  chooseDocumentGreek,
   chooseGreek,
   chooseInk,
   chooseMarks,
@@ -317,7 +318,8 @@ async function rereadWords(
             ? chooseGreek(word.text, again, lookUp)
             : kind === 'marks'
               ? chooseMarks(word.text, again, lookUp)
-              : chooseReread(word.text, again, lookUp, word.confidence < DOUBTFUL_CONFIDENCE);
+              : (chooseReread(word.text, again, lookUp, word.confidence < DOUBTFUL_CONFIDENCE) ??
+                (word.unknown ? chooseDocumentGreek(word.text, again, (w) => vocabulary.oneChangeFrom(w)) : undefined));
       if (!choice) continue;
       const wasUnknown = word.unknown === true;
       applyReread(

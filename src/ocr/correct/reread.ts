@@ -164,7 +164,26 @@ export function chooseReread(
   if (script !== 'Greek' || !unsure || !dropsLettersOnly(second.core, first.core)) return undefined;
   // A letter found at the end where the line read a mark after the word ("»" for "ν"): that mark was the letter.
   const lastFound = Array.from(second.core).at(-1) !== Array.from(first.core).at(-1) && first.suffix.endsWith(second.suffix);
-  return taken(first, second, undefined, lastFound ? second.suffix : first.suffix);
+  return taken(first, second, undefined, { suffix: lastFound ? second.suffix : first.suffix });
+}
+
+/**
+ * A Greek word no dictionary knows, read again alone (`read` in its line, `again` cut out): no dictionary of ancient
+ * Greek is packaged, so the document's own Greek stands in for one. When one of the two readings is one change (a
+ * letter added, dropped or replaced) from exactly one Greek word the document prints confidently elsewhere (`near`),
+ * and neither is from another, nor from the word first read, that word is taken — a quotation's words recur in its notes ("ἑατῶν" read alone where
+ * the line read "ἁμτῶν", "ἑαυτῶν" printed in the next line). Recorded with no language (the document knew it).
+ */
+export function chooseDocumentGreek(read: string, again: readonly string[], near: (word: string) => string[]): { text: string; change: string } | undefined {
+  const pair = oneWordAgain(read, again);
+  if (!pair) return undefined;
+  const { first, second } = pair;
+  if (wordScript(first.core) !== 'Greek' || wordScript(second.core) !== 'Greek') return undefined;
+  const found = new Set([...near(first.core), ...near(second.core)].filter((w) => wordScript(w) === 'Greek'));
+  // A reading one change from the word first read, which the document prints confidently too: nothing to mend.
+  if (found.size !== 1 || found.has(first.core)) return undefined;
+  const [word] = found;
+  return taken(first, { ...second, core: word }, undefined);
 }
 
 /**
@@ -191,8 +210,7 @@ export function chooseGreek(
   if (!pair) return undefined;
   const { first, second } = pair;
   if (wordScript(first.core) !== 'Latin' || wordScript(second.core) !== 'Greek' || Math.abs(letters(second.core) - letters(first.core)) > 2) return undefined;
-  const language = known(second.core);
-  return language === undefined || language === 'document' ? undefined : taken(first, second, language);
+  return takenIfKnown(first, second, known);
 }
 
 /**
@@ -205,15 +223,29 @@ function oneWordAgain(read: string, again: readonly string[]): { first: WordPart
   return letters(second.core) < 2 ? undefined : { first: splitWord(read), second };
 }
 
-/** The second reading's letters taken, inside the first reading's punctuation (an opening mark read second replaces a misread one). */
+/**
+ * The second reading's letters taken, inside the first reading's punctuation: an opening mark read second replaces a
+ * misread one, unless the second reading had only the letters to change (`keepPrefix`: its marks, its accents).
+ */
 function taken<L extends string | undefined>(
   first: WordParts,
   second: WordParts,
   language: L,
-  suffix = first.suffix,
+  { suffix = first.suffix, keepPrefix = false }: { suffix?: string; keepPrefix?: boolean } = {},
 ): { text: string; change: string; language: L } {
-  const prefix = OPENING.test(first.prefix) ? first.prefix : second.prefix;
+  const prefix = keepPrefix || OPENING.test(first.prefix) ? first.prefix : second.prefix;
   return { text: `${prefix}${second.core}${suffix}`, change: `${first.core}→${second.core}`, language };
+}
+
+/** `taken` when a dictionary knows the second reading (not only the document's own words), else undefined. */
+function takenIfKnown(
+  first: WordParts,
+  second: WordParts,
+  known: (word: string) => string | undefined,
+  keepPrefix = false,
+): { text: string; change: string; language: string } | undefined {
+  const language = known(second.core);
+  return language === undefined || language === 'document' ? undefined : taken(first, second, language, { keepPrefix });
 }
 
 /**
@@ -230,9 +262,7 @@ export function chooseMarks(
   if (!pair) return undefined;
   const { first, second } = pair;
   if (wordScript(first.core) !== 'Greek' || !marksAdded(first.core, second.core)) return undefined;
-  const language = known(second.core);
-  if (language === undefined || language === 'document') return undefined;
-  return { text: `${first.prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+  return takenIfKnown(first, second, known, true);
 }
 
 /** Whether `second` is `first` letter for letter, each letter with the marks it had and at least one letter with more. */
@@ -274,9 +304,7 @@ export function chooseInk(
   const { first, second } = pair;
   if (second.core === first.core || wordScript(first.core) !== 'Latin' || letters(first.core) < INK_LETTERS || !marksApart(first.core, second.core))
     return undefined;
-  const language = known(second.core);
-  if (language === undefined || language === 'document') return undefined;
-  return { text: `${first.prefix}${second.core}${first.suffix}`, change: `${first.core}→${second.core}`, language };
+  return takenIfKnown(first, second, known, true);
 }
 
 /** Shorter words are left to the grammar rules: a speck of dust would decide "a" or "à", "la" or "là". */

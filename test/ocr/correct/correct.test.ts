@@ -445,6 +445,23 @@ describe('the lexicon-checked correction', () => {
     expect(words(undoCorrections(corrected)).some((w) => w.doubt)).toBe(false);
   });
 
+  it('marks a lone letter that no language of the page writes as a word, and not the words, numerals and abbreviations', async () => {
+    const both = await openCorrector(['fra', 'ell']);
+    const read = page(
+      ['fra', 'ell'],
+      // The note number "7." read as a Greek capital (the real capture's note 7, at 86), French and Greek one-letter words, a Greek numeral.
+      [word('Ἰ.'), word('Μεταβάλλεσθαι,'), word('«'), word('changer'), word('d’avis'), word('»'), word('à'), word('y'), word('ἢ'), word('ὁ'), word('βʹ')],
+      // A French abbreviation, Roman numerals, a list item; a stray "q" and a stray "ξ".
+      [word('p.'), word('259,'), word('Constance'), word('II'), word('livre'), word('V'), word('(b)'), word('q'), word('ξ')],
+    );
+    const corrected = await both.correct(read);
+    expect(text(corrected)).toEqual(text(read));
+    expect(words(corrected).flatMap((w) => (w.doubt ? [`${w.text}: ${w.doubt}`] : []))).toEqual(['Ἰ.: letter', 'q: letter', 'ξ: letter']);
+    // A page read in a language whose one-letter words Quire does not list is left alone.
+    const other = await both.correct(page(['fra', 'rus'], [word('я'), word('q')]));
+    expect(words(other).map((w) => w.doubt)).toEqual([undefined, 'letter']);
+  });
+
   it('maps Latin look-alike letters inside a Greek quotation to Greek, across a line end too, and nothing else', async () => {
     const both = await openCorrector(['fra', 'ell']);
     const read = await both.correct(

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createGray } from '../../../src/imaging/index.js';
-import { openCorrector } from '../../../src/ocr/correct/correct.js';
+import { documentWords, openCorrector } from '../../../src/ocr/correct/correct.js';
 import {
+  chooseDocumentGreek,
   chooseGreek,
   chooseInk,
   chooseMarks,
@@ -135,6 +136,27 @@ describe('words read again', () => {
     // Letters changed, not only added ("ἁμτῶν" read "ἑμτῶν"), or a Latin word: left as read.
     expect(chooseReread('ἁμτῶν,', ['ἑμτῶν,'], known, true)).toBeUndefined();
     expect(chooseReread('xqzt', ['xqazt'], known, true)).toBeUndefined();
+  });
+
+  it('takes for a Greek word no dictionary knows the one Greek word the document prints confidently one letter from a reading', () => {
+    // Recorded on the real capture: "ἁμτῶν," (55) in its line, "ἑατῶν," cut from the bitonal page; "ἑαυτῶν" read at 89
+    // and "ἑαυτοῖς" at 91 in the next lines of the same note.
+    const document = documentWords();
+    document.add(page([[word('τοῖς', 10, 50, { confidence: 92 }), word('ἑαυτῶν', 60, 50, { confidence: 89 }), word('ἑαυτοῖς', 110, 50, { confidence: 91 })]]));
+    // A word read below the document's confidence does not count ("ἑατῶς" at 60).
+    document.add(page([[word('ἑατῶς', 10, 50, { confidence: 60 })]]));
+    const near = (w: string): string[] => document.oneChangeFrom(w);
+    expect(chooseDocumentGreek('ἁμτῶν,', ['ἑατῶν,'], near)).toEqual({ text: 'ἑαυτῶν,', change: 'ἁμτῶν→ἑαυτῶν', language: undefined });
+    // A word read confidently is a word of the document itself: a cut that lost its last letter leaves it as read.
+    expect(chooseDocumentGreek('ἑαυτοῖς', ['ἑαυτοῖ'], near)).toBeUndefined();
+    // Two letters from every word of the document ("ἑμτῶν"): left as read.
+    expect(chooseDocumentGreek('ἁμτῶν,', ['ἑμτῶν,'], near)).toBeUndefined();
+    // One letter from two words the document prints ("ἑατῶ" printed too): left as read.
+    document.add(page([[word('ἑατῶ', 10, 50, { confidence: 95 })]]));
+    expect(chooseDocumentGreek('ἁμτῶν,', ['ἑατῶν,'], near)).toBeUndefined();
+    // Nor a Latin reading, nor two words read alone.
+    expect(chooseDocumentGreek('ἁμτῶν,', ['eatwn,'], near)).toBeUndefined();
+    expect(chooseDocumentGreek('ἁμτῶν,', ['ἑα', 'τῶν'], near)).toBeUndefined();
   });
 
   it('checks the marks of the Greek words read with doubt or spelled from Latin look-alikes, not the sure ones nor the unknown ones', () => {
