@@ -100,7 +100,7 @@ export async function recognizePages(
   const detected = wanted === 'auto' ? { used: new Set<string>() } : undefined;
 
   let pagesDone = 0;
-  const log = new OcrProgressLog();
+  const log = new OcrProgressLog(options.correct !== false && engine.readWords !== undefined);
   const save = async (i: number, order: number, result: OcrPage): Promise<void> => {
     const page = pages[i];
     const file = fileOf(page);

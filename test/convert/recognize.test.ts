@@ -142,12 +142,14 @@ describe('recognising a project', () => {
     const doc = await openDocument(input, { projectDir: project });
     try {
       await processPages(doc, { workers: 1 });
+      const types: string[] = [];
       const works = async (timeLeft: boolean): Promise<Array<number | null>> => {
         const heard: Array<number | null> = [];
         await recognize(doc, 'scripted-fr', {
           ocrLang: 'fra',
           timeLeft,
           onProgress: (e) => {
+            types.push(e.type);
             if (e.type === 'ocr') heard.push(...(e.read?.works ?? []));
           },
         });
@@ -160,6 +162,8 @@ describe('recognising a project', () => {
       const page = doc.manifest.pages[0];
       expect(ink).toBeGreaterThan(1);
       expect(ink).toBeLessThan((page.width * page.height) / 1000 / 4);
+      // Once the page is read, the correction's turn is told: no page count measures it.
+      expect(types.slice(-2)).toEqual(['ocr', 'ocr-check']);
     } finally {
       await doc.close();
     }
