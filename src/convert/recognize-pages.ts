@@ -91,7 +91,9 @@ export async function recognizePages(
     // Decided on lines of the first pages, as when pages are read as they are made (`languageDecision`); lines of
     // the page images themselves, the clean black-and-white pages (the grey reading images are larger).
     const sample = pages.slice(0, SAMPLE_PAGES).map((p) => imageOf(dir, p));
+    options.onProgress?.({ type: 'ocr-languages' });
     languages = (await detectDocumentLanguages(first, sample, signal ? { signal } : {})).languages;
+    options.onProgress?.({ type: 'ocr-languages', languages });
     engine = await pick(languages);
   } else {
     languages = wanted;

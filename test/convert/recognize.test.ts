@@ -169,6 +169,24 @@ describe('recognising a project', () => {
     }
   });
 
+  it('tells when the document’s languages are being found, and which were', async () => {
+    const project = join(dir, 'languages');
+    const doc = await openDocument(input, { projectDir: project });
+    try {
+      await processPages(doc, { workers: 1 });
+      const heard: Array<string[] | undefined> = [];
+      await recognize(doc, 'scripted-fr', {
+        ocrLang: 'auto',
+        onProgress: (e) => {
+          if (e.type === 'ocr-languages') heard.push(e.languages);
+        },
+      });
+      expect(heard).toEqual([undefined, doc.manifest.ocr!.languages]);
+    } finally {
+      await doc.close();
+    }
+  });
+
   it('keeps pages as they are with --rotate-pages off', async () => {
     const project = join(dir, 'kept');
     upsideDown.add('0001-single.ocr.jpg');
