@@ -89,8 +89,8 @@ export function rereadStage(progress: TaskProgress, key: string, read: OcrPagesR
 }
 
 /**
- * Stage `key` does what no count measures (OCR's correction, once every page is read): the line says what, and no
- * time is shown — nothing has timed it yet.
+ * Stage `key` does what no count measures (OCR finding the document's languages before any page is read, or its
+ * correction once every page is read): the line says what, and no time is shown, as nothing has timed it.
  */
 export function doingStage(progress: TaskProgress, key: string, doing: string, now = Date.now()): void {
   const stage = stageOf(progress, key, unplanned(key));
