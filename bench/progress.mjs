@@ -40,10 +40,13 @@ async function record() {
     timeline.ocr.counts.push({ at: timeline.ocr.start, done: 0, total: pagesTotal });
     const spec = await readyOcr(engine, languages);
     await recognize(project, spec, {
+      timeLeft: true,
       onProgress: (e) => {
         if (e.type === 'ocr') timeline.ocr.counts.push({ at: Date.now() - t0, done: e.pagesDone, total: e.pagesTotal, read: e.read });
         // A page read again (turned, or in its own language): the estimate as it is counts its work again.
         if (e.type === 'ocr-again') timeline.ocr.counts.push({ at: Date.now() - t0, again: true, read: e.read });
+        // Every page read: the correction checks the words, untimed (the panel says so and shows no figure).
+        if (e.type === 'ocr-check') timeline.ocr.counts.push({ at: Date.now() - t0, check: true });
       },
     });
     timeline.ocr.end = Date.now() - t0;
@@ -56,7 +59,7 @@ async function record() {
 
 /** The estimate as it was: pace from the stage's start, shown from the first unit on, counted down to 1 s. */
 function before(stage, count) {
-  if (count.again) return 'same';
+  if (count.again || count.check) return 'same';
   if (!count.done || count.done >= count.total) return undefined;
   const perUnit = (count.at - stage.start) / 1000 / count.done;
   return { left: Math.max(1, Math.round(perUnit * (count.total - count.done))), unit: 0 };
@@ -67,10 +70,14 @@ function after(code = stages) {
   const progress = { kind: 'open', stages: [code.ocrStage()], stage: 'ocr', framesTotal: 0, framesDone: 0, pagesDone: 0, started: 0 };
   return (stage, count) => {
     if (progress.stages[0].state !== 'running') code.startStage(progress, 'ocr', stage.start);
-    if (count.again && !code.rereadStage) return 'same';
-    if (count.again) code.rereadStage(progress, 'ocr', count.read, count.at);
+    if ((count.again && !code.rereadStage) || (count.check && !code.doingStage)) return 'same';
+    if (count.check) code.doingStage(progress, 'ocr', 'checking the words', count.at);
+    else if (count.again) code.rereadStage(progress, 'ocr', count.read, count.at);
     else code.countStage(progress, 'ocr', count.done, count.total, count.at, count.read);
-    return progress.secondsLeft === undefined ? undefined : { left: progress.secondsLeft, unit: progress.unitSeconds ?? 1 };
+    // A figure counting down from an earlier estimate (one the new count agreed with) is shown from when it was made.
+    return progress.secondsLeft === undefined
+      ? undefined
+      : { left: progress.secondsLeft, unit: progress.unitSeconds ?? 1, at: progress.estimatedAt ?? count.at };
   };
 }
 
@@ -90,7 +97,7 @@ function replay(stage, estimate) {
       const estimated = estimate(stage, count);
       if (estimated === 'same') continue;
       shown = estimated;
-      shownAt = count.at;
+      shownAt = estimated?.at ?? count.at;
     }
     if (!shown) continue;
     const figure = shown.left - (t - shownAt) / 1000;

@@ -221,6 +221,7 @@ export async function recognize(doc: { dir: string; manifest: ProjectManifest },
     };
     await saveManifest(doc.dir, doc.manifest);
   } else {
+    if (correct) options.onProgress?.({ type: 'ocr-check' });
     await finishText(doc, correct, options.userWords);
   }
   return performance.now() - t0;

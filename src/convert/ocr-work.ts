@@ -29,6 +29,9 @@ export async function pageWork(dir: string, page: Pick<ProjectPage, 'file'>): Pr
 export class OcrProgressLog {
   private readonly works: Array<number | null> = [];
 
+  /** `checksWords`: the correction will read doubtful words again with this engine once every page is read. */
+  constructor(private readonly checksWords = false) {}
+
   /** A page is handed to the engine, with its work when it was measured: its place in the reading order. */
   handed(work: number | undefined): number {
     this.works.push(work ?? null);
@@ -36,6 +39,6 @@ export class OcrProgressLog {
   }
 
   read(order: number): OcrPagesRead {
-    return { order, works: [...this.works], sideBySide: availableParallelism() };
+    return { order, works: [...this.works], sideBySide: availableParallelism(), ...(this.checksWords ? { checksWords: true } : {}) };
   }
 }

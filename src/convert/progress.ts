@@ -5,6 +5,10 @@ export type ProgressEvent =
   | { type: 'ocr'; pagesDone: number; pagesTotal: number; read?: OcrPagesRead }
   /** A page is read a second time (turned the right way up, or in its own language): its work counts again. */
   | { type: 'ocr-again'; read: OcrPagesRead }
+  /** With languages detected: they are being found on lines of the first pages (no `languages`), or were found. */
+  | { type: 'ocr-languages'; languages?: string[] }
+  /** Every page is read; the correction checks the words now (reading the doubtful ones again), which no page count measures. */
+  | { type: 'ocr-check' }
   | { type: 'export'; format: string; path: string }
   | { type: 'done'; pages: number }
   /** Something the user should know that did not stop the run: one sentence (a plugin step failed on a page). */
@@ -19,4 +23,6 @@ export interface OcrPagesRead {
   order: number;
   works: Array<number | null>;
   sideBySide: number;
+  /** Once every page is read, the correction reads the doubtful words again with the engine (the native one): it takes a while. */
+  checksWords?: boolean;
 }

@@ -44,6 +44,17 @@ export interface RecognizeOptions {
   signal?: AbortSignal;
   /** Told of each page read (`{ type: 'ocr', pagesDone, pagesTotal }`). */
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * The caller shows a time left (the web app): each page's work, its ink, is measured as it is handed to the engine
+   * and told with each page read (`OcrPagesRead.works`). Off by default: a progress bar that counts pages (the CLI)
+   * does not pay a decode of every page for it.
+   */
+  timeLeft?: boolean;
+}
+
+/** A page's work when the caller asked for a time left (`RecognizeOptions.timeLeft`), else not measured. */
+export async function workIfTimed(options: RecognizeOptions, dir: string, page: Pick<ProjectPage, 'file'>): Promise<number | undefined> {
+  return options.timeLeft && options.onProgress ? pageWork(dir, page) : undefined;
 }
 
 export function pageRead(options: RecognizeOptions, pagesDone: number, pagesTotal: number, read?: OcrPagesRead): void {
@@ -80,7 +91,9 @@ export async function recognizePages(
     // Decided on lines of the first pages, as when pages are read as they are made (`languageDecision`); lines of
     // the page images themselves, the clean black-and-white pages (the grey reading images are larger).
     const sample = pages.slice(0, SAMPLE_PAGES).map((p) => imageOf(dir, p));
+    options.onProgress?.({ type: 'ocr-languages' });
     languages = (await detectDocumentLanguages(first, sample, signal ? { signal } : {})).languages;
+    options.onProgress?.({ type: 'ocr-languages', languages });
     engine = await pick(languages);
   } else {
     languages = wanted;
@@ -89,7 +102,7 @@ export async function recognizePages(
   const detected = wanted === 'auto' ? { used: new Set<string>() } : undefined;
 
   let pagesDone = 0;
-  const log = new OcrProgressLog();
+  const log = new OcrProgressLog(options.correct !== false && engine.readWords !== undefined);
   const save = async (i: number, order: number, result: OcrPage): Promise<void> => {
     const page = pages[i];
     const file = fileOf(page);
@@ -104,7 +117,7 @@ export async function recognizePages(
     while (next < pages.length) {
       if (signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
       const i = next++;
-      const order = log.handed(options.onProgress ? await pageWork(dir, pages[i]) : undefined);
+      const order = log.handed(await workIfTimed(options, dir, pages[i]));
       const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
       await save(i, order, await readPage(engine, dir, pages[i], languages, options, detected, again));
     }

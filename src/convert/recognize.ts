@@ -26,9 +26,10 @@ import {
   recognizePages,
   type RecognizeOptions,
   withPageLanguages,
+  workIfTimed,
 } from './recognize-pages.js';
 import { recognizeAsDocument, submitProjectBatch } from './recognize-remote.js';
-import { OcrProgressLog, pageWork } from './ocr-work.js';
+import { OcrProgressLog } from './ocr-work.js';
 
 export type { RecognizeOptions } from './recognize-pages.js';
 export { cancelProjectBatch, pollProjectOcr, type ProjectOcrPoll } from './recognize-remote.js';
@@ -126,7 +127,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
             await readyOnce();
             const { engine, languages } = await decision.decided;
             if (failure !== undefined) return;
-            const order = log.handed(options.onProgress ? await pageWork(dir, page) : undefined);
+            const order = log.handed(await workIfTimed(options, dir, page));
             const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
             const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected, again);
             const file = `ocr/${ocrFileStem(page as ProjectPage)}.json`;

@@ -80,6 +80,8 @@ export interface StageProgress {
   ended?: number;
   /** When the first units were reported done, and how many: the pace is measured from there, start-up left out. */
   firstDone?: { at: number; done: number };
+  /** What the stage does once its units are counted, when no count measures it: "checking the words". */
+  doing?: string;
 }
 
 /** The running (or last) task of a document, for the progress panel. */

@@ -109,7 +109,7 @@ export async function convertInput(
         // A document opened for the first time shows its pages now, not after the OCR's minutes.
         if (!doc.projectDir) deps.showPages(doc, project);
         report.start('ocr', visiblePages(project.manifest).filter((p) => p.kind !== 'pdf').length);
-        await recognize(project, ocr, { signal, onProgress, userWords: deps.userWords() });
+        await recognize(project, ocr, { signal, onProgress, timeLeft: true, userWords: deps.userWords() });
       }
     } finally {
       await project.close();

@@ -2,11 +2,11 @@
  * A document's task (open, rerun, OCR, export): at most one at a time, its progress kept stage by stage as the
  * snapshot the event stream sends, and its outcome landing in the document's state all at once when it ends.
  */
-import type { ProgressEvent } from '../convert/index.js';
+import { languageName, type ProgressEvent } from '../convert/index.js';
 import type { StageProgress, TaskKind, TaskProgress } from './api-types.js';
 import { type GuiDocument, isCancel, type TaskReporter, userFailure } from './document-model.js';
 import { busy } from './http-errors.js';
-import { countStage, endStages, finishStage, rereadStage, startStage } from './stages.js';
+import { countStage, doingStage, endStages, finishStage, rereadStage, startStage } from './stages.js';
 
 /** Frames listed one by one in the progress panel up to this many; a longer book shows counts. */
 const LISTED_FRAMES = 60;
@@ -57,6 +57,12 @@ function onProgress(doc: GuiDocument, progress: TaskProgress, event: ProgressEve
       break;
     case 'ocr-again':
       rereadStage(progress, 'ocr', event.read);
+      break;
+    case 'ocr-languages':
+      doingStage(progress, 'ocr', event.languages ? `in ${event.languages.map(languageName).join(' and ')}` : 'finding the languages on the first pages');
+      break;
+    case 'ocr-check':
+      doingStage(progress, 'ocr', 'checking the words');
       break;
     case 'export':
       progress.stage = 'export';

@@ -238,7 +238,12 @@ export class DocumentStore {
     this.#background(doc, 'ocr', [ocrStage()], async (signal, report) => {
       const spec = await readyOcr(engine, languages);
       report.start('ocr', visiblePages(manifest).filter((p) => p.kind !== 'pdf').length);
-      await recognize({ dir: projectDir, manifest }, spec, { signal, onProgress: report.onProgress, userWords: this.#options.userWords?.() ?? [] });
+      await recognize({ dir: projectDir, manifest }, spec, {
+        signal,
+        onProgress: report.onProgress,
+        timeLeft: true,
+        userWords: this.#options.userWords?.() ?? [],
+      });
     });
     return this.summary(doc);
   }

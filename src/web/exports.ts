@@ -213,7 +213,7 @@ export async function runExport(
   if (ocr) {
     const spec = await readyOcr(ocr, ocrLang);
     report.start('ocr');
-    await recognize(project, spec, { signal, onProgress: report.onProgress, userWords: ctx.userWords ?? [] });
+    await recognize(project, spec, { signal, onProgress: report.onProgress, timeLeft: true, userWords: ctx.userWords ?? [] });
   }
   const onWritten = (o: { format: string; path: string }): void => {
     report.onProgress({ type: 'export', format: o.format, path: o.path });

@@ -56,7 +56,7 @@ export async function remakeFrame({ doc, frame, pages, userWords, signal, report
     await processPages(made, { ...preset, pageBoxes: boxes, frames: new Set([frame]), signal, onProgress: report.onProgress });
     if (ocr) {
       report.start('ocr', made.manifest.pages.length);
-      await recognize(made, ocr, { signal, onProgress: report.onProgress, userWords });
+      await recognize(made, ocr, { signal, onProgress: report.onProgress, timeLeft: true, userWords });
     }
     const fresh = await Promise.all(made.manifest.pages.map((p) => moveInto(p, scratch, projectDir, stamp)));
     const old = manifest.pages.filter((p) => p.source.frame === frame);

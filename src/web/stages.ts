@@ -60,6 +60,7 @@ export function startStage(progress: TaskProgress, key: string, now = Date.now()
     stage.started = now;
     pagesRead.delete(stage);
     delete stage.ended;
+    delete stage.doing;
   }
   forgetEstimate(progress);
 }
@@ -87,19 +88,38 @@ export function rereadStage(progress: TaskProgress, key: string, read: OcrPagesR
   estimate(progress, stage, now);
 }
 
+/**
+ * Stage `key` does what no count measures (OCR finding the document's languages before any page is read, or its
+ * correction once every page is read): the line says what, and no time is shown, as nothing has timed it.
+ */
+export function doingStage(progress: TaskProgress, key: string, doing: string, now = Date.now()): void {
+  const stage = stageOf(progress, key, unplanned(key));
+  if (stage.state !== 'running') startStage(progress, key, now);
+  stage.doing = doing;
+  forgetEstimate(progress);
+}
+
 function estimate(progress: TaskProgress, stage: StageProgress, now: number): void {
   const total = stage.total ?? 0;
   const log = pagesRead.get(stage);
   const byWork = log ? timeLeftByWork(log, total, now) : undefined;
   const pace = log ? byWork?.floor : unitSeconds(stage, now);
   const left = log ? byWork?.left : secondsLeft(stage, now);
-  if (left === undefined || pace === undefined) forgetEstimate(progress);
-  else {
-    progress.secondsLeft = left;
-    progress.estimatedAt = now;
-    progress.unitSeconds = pace;
-  }
+  if (left === undefined || pace === undefined) return forgetEstimate(progress);
+  progress.unitSeconds = pace;
+  // The figure on screen counts down from the last estimate: a new one that agrees with it within the pace's noise
+  // leaves it be (no figure that jumps a few seconds up and down at each page); one that disagrees (a page read again)
+  // is news, and replaces it at once.
+  const shown =
+    progress.secondsLeft !== undefined && progress.estimatedAt !== undefined ? progress.secondsLeft - (now - progress.estimatedAt) / 1000 : undefined;
+  if (shown !== undefined && shown > 0 && Math.abs(left - shown) <= Math.max(STEADY_SECONDS, shown * STEADY_SHARE)) return;
+  progress.secondsLeft = left;
+  progress.estimatedAt = now;
 }
+
+/** A new estimate within this many seconds, or this share, of the figure counting down leaves the figure as it is. */
+const STEADY_SECONDS = 3;
+const STEADY_SHARE = 0.1;
 
 function forgetEstimate(progress: TaskProgress): void {
   delete progress.secondsLeft;
@@ -130,6 +150,7 @@ export function endStages(progress: TaskProgress, ok: boolean, now = Date.now())
 function finish(stage: StageProgress, now: number): void {
   stage.state = 'done';
   stage.ended = now;
+  delete stage.doing;
   if (stage.total !== undefined) stage.done = stage.total;
 }
 

@@ -137,6 +137,56 @@ describe('recognising a project', () => {
     expect((JSON.parse(readFileSync(join(project, narrow.ocr!), 'utf8')) as OcrPage).width).toBe(narrow.width);
   });
 
+  it('measures each page’s ink for a time left only when the caller shows one', async () => {
+    const project = join(dir, 'timed');
+    const doc = await openDocument(input, { projectDir: project });
+    try {
+      await processPages(doc, { workers: 1 });
+      const types: string[] = [];
+      const works = async (timeLeft: boolean): Promise<Array<number | null>> => {
+        const heard: Array<number | null> = [];
+        await recognize(doc, 'scripted-fr', {
+          ocrLang: 'fra',
+          timeLeft,
+          onProgress: (e) => {
+            types.push(e.type);
+            if (e.type === 'ocr') heard.push(...(e.read?.works ?? []));
+          },
+        });
+        return heard;
+      };
+      // A progress bar that counts pages (the CLI) gets the count, and no page is decoded to weigh it.
+      expect(await works(false)).toEqual([null]);
+      // The web app's time left: the page's ink, in thousands of pixels (a page of text: some, far from all).
+      const [ink] = await works(true);
+      const page = doc.manifest.pages[0];
+      expect(ink).toBeGreaterThan(1);
+      expect(ink).toBeLessThan((page.width * page.height) / 1000 / 4);
+      // Once the page is read, the correction's turn is told: no page count measures it.
+      expect(types.slice(-2)).toEqual(['ocr', 'ocr-check']);
+    } finally {
+      await doc.close();
+    }
+  });
+
+  it('tells when the document’s languages are being found, and which were', async () => {
+    const project = join(dir, 'languages');
+    const doc = await openDocument(input, { projectDir: project });
+    try {
+      await processPages(doc, { workers: 1 });
+      const heard: Array<string[] | undefined> = [];
+      await recognize(doc, 'scripted-fr', {
+        ocrLang: 'auto',
+        onProgress: (e) => {
+          if (e.type === 'ocr-languages') heard.push(e.languages);
+        },
+      });
+      expect(heard).toEqual([undefined, doc.manifest.ocr!.languages]);
+    } finally {
+      await doc.close();
+    }
+  });
+
   it('keeps pages as they are with --rotate-pages off', async () => {
     const project = join(dir, 'kept');
     upsideDown.add('0001-single.ocr.jpg');

@@ -34,7 +34,8 @@ function plural(n: number, unit: string): string {
 function countWords(stage: StageProgress): string | null {
   if (stage.total === undefined || stage.unit === undefined) return null;
   if (stage.state === 'done') return plural(stage.total, stage.unit);
-  return `${Math.min(stage.done ?? 0, stage.total)} of ${plural(stage.total, stage.unit)} done`;
+  const done = `${Math.min(stage.done ?? 0, stage.total)} of ${plural(stage.total, stage.unit)} done`;
+  return stage.doing ? `${done}, ${stage.doing}` : done;
 }
 
 function stageDetail(stage: StageProgress): string {
@@ -43,7 +44,7 @@ function stageDetail(stage: StageProgress): string {
     const took = stage.started !== undefined && stage.ended !== undefined ? `took ${formatSeconds((stage.ended - stage.started) / 1000)}` : 'done';
     return count ? `${count}, ${took}` : took;
   }
-  if (stage.state === 'running') return count ?? 'running';
+  if (stage.state === 'running') return count ?? stage.doing ?? 'running';
   if (stage.state === 'failed') return 'stopped';
   return 'waiting';
 }
