@@ -75,9 +75,11 @@ export interface OcrEngine {
   /**
    * Read small images, each a word cut out of its page onto white paper, each on its own with no page layout to find
    * (tesseract's single-block mode): one page per image, in order. The correction step reads the words no dictionary
-   * knows again this way. Engines without it leave those words as they are.
+   * knows again this way. Engines without it leave those words as they are. `forLanguage`: the text only tells which
+   * languages the images are in (the language sample), so the engine may read it with quicker models and without
+   * per-character choices.
    */
-  readWords?(images: OcrInput[], languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage[]>;
+  readWords?(images: OcrInput[], languages: string[], options?: { signal?: AbortSignal; forLanguage?: boolean }): Promise<OcrPage[]>;
   /**
    * How far the page must turn, clockwise, to be upright (tesseract's orientation detection), or null when the
    * engine cannot tell (too little text). Asked only about pages that read as nonsense; engines without it leave
