@@ -71,7 +71,12 @@ export interface OcrEngine {
    * `quire list ocr`; absent for engines whose model is not ours to say (a remote service).
    */
   models?(): Array<{ languages: string[]; model: string }>;
-  recognize(page: OcrInput, languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage>;
+  /**
+   * Read one page. `started`, when the engine can tell, is called once its reading of the page has begun (the
+   * tesseract program runs): work the caller held back so as not to delay that start (loading dictionaries on this
+   * thread) can go then.
+   */
+  recognize(page: OcrInput, languages: string[], options?: { signal?: AbortSignal; started?: () => void }): Promise<OcrPage>;
   /**
    * Read small images, each a word cut out of its page onto white paper, each on its own with no page layout to find
    * (tesseract's single-block mode): one page per image, in order. The correction step reads the words no dictionary

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -330,6 +330,21 @@ cat "${dir}/answer.hocr"`,
     await engine.close();
     await expect(running).rejects.toMatchObject({ code: 'cancelled' });
     expect(ocrPageText(await engine.recognize(input, ['eng']))).toContain('Légende');
+  });
+
+  it('tells the caller once the process reading its page runs, before the page is read', async () => {
+    // The stand-in answers only once the caller, told the reading has begun, leaves a file for it.
+    const go = join(dir, 'go');
+    const binary = await fakeTesseract(dir, 'waiting.sh', `while [ ! -e "${go}" ]; do sleep 0.05; done; cat "${dir}/answer.hocr"`);
+    const engine = createTesseractCliEngine({ binary, workers: 2, tessdataDir: '/fake/' });
+    const told: string[] = [];
+    const started = (name: string) => () => {
+      told.push(name);
+      writeFileSync(go, '');
+    };
+    const pages = await Promise.all(['one', 'two'].map((name) => engine.recognize(input, ['eng'], { started: started(name) })));
+    expect(pages.map((p) => ocrPageText(p).startsWith("l'été"))).toEqual([true, true]);
+    expect(told.sort()).toEqual(['one', 'two']);
   });
 
   it('reads a language sample with the system’s own models when it has them all, and without per-character choices', async () => {
