@@ -61,9 +61,20 @@ export function pageRead(options: RecognizeOptions, pagesDone: number, pagesTota
   options.onProgress?.({ type: 'ocr', pagesDone, pagesTotal, ...(read ? { read } : {}) });
 }
 
-/** The languages the pages are read in are known (named, or found on sample pages): the correction's dictionaries load meanwhile. */
-export function languagesKnown(options: RecognizeOptions, languages: string[]): void {
-  if (options.correct !== false) warmCorrector(languages);
+/**
+ * The languages the pages are read in are known (named, or found on sample pages): the correction's dictionaries are
+ * to load while the pages are read. Returned is what to call once the first page's reading has begun (or, with an
+ * engine that cannot tell, once it is done): loading them on this thread takes a third of a second, which held back
+ * the start of the first tesseract processes by as much (measured on fr3: 0.6 s from the language decided to the
+ * first process, against 0.3 s without them loading).
+ */
+export function languagesKnown(options: RecognizeOptions, languages: string[]): () => void {
+  let warmed = options.correct === false;
+  return () => {
+    if (warmed) return;
+    warmed = true;
+    warmCorrector(languages);
+  };
 }
 
 export async function assertAvailable(engine: OcrEngine): Promise<void> {
@@ -98,7 +109,7 @@ export async function recognizePages(
   } else {
     languages = wanted;
   }
-  languagesKnown(options, languages);
+  const started = languagesKnown(options, languages);
   const detected = wanted === 'auto' ? { used: new Set<string>() } : undefined;
 
   let pagesDone = 0;
@@ -119,7 +130,7 @@ export async function recognizePages(
       const i = next++;
       const order = log.handed(await workIfTimed(options, dir, pages[i]));
       const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
-      await save(i, order, await readPage(engine, dir, pages[i], languages, options, detected, again));
+      await save(i, order, await readPage(engine, dir, pages[i], languages, options, detected, again, started));
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, pages.length) }, lane));
@@ -139,14 +150,17 @@ export async function readPage(
   options: RecognizeOptions,
   detected?: { used: Set<string> },
   again?: () => void,
+  started?: () => void,
 ): Promise<OcrPage> {
   const signal = options.signal;
-  const read = (langs: string[]): Promise<OcrPage> => recognizePage(engine.recognize.bind(engine), inputOf(dir, page), langs, signal, page);
+  const read = (langs: string[]): Promise<OcrPage> =>
+    recognizePage(engine.recognize.bind(engine), inputOf(dir, page), langs, { ...(signal ? { signal } : {}), ...(started ? { started } : {}) }, page);
   const readAgain = (langs: string[]): Promise<OcrPage> => {
     again?.();
     return read(langs);
   };
   let result = await read(languages);
+  started?.();
   const mayTurn = options.rotatePages !== false && engine.detectOrientation && looksMisoriented(result);
   if (mayTurn && (await turnIfNeeded(dir, page, engine, inputOf(dir, page), signal))) result = await readAgain(languages);
   const own = detected ? otherPageLanguages(result, languages, engine.languages()) : undefined;
@@ -191,14 +205,14 @@ export function imageOf(dir: string, p: ProjectPage): OcrInput {
 export const LOCAL_LAYOUT_SUFFIX = '.local.json';
 
 async function recognizePage(
-  recognize: (page: OcrInput, languages: string[], options?: { signal?: AbortSignal }) => Promise<OcrPage>,
+  recognize: OcrEngine['recognize'],
   input: OcrInput,
   languages: string[],
-  signal: AbortSignal | undefined,
+  options: { signal?: AbortSignal; started?: () => void },
   page: ProjectPage,
 ): Promise<OcrPage> {
   try {
-    return await recognize(input, languages, signal ? { signal } : {});
+    return await recognize(input, languages, options);
   } catch (e) {
     if (e instanceof QuireError) throw e;
     throw new QuireError(ERROR_CODES.INTERNAL, `OCR of page ${page.index} failed.`, describeError(e));

@@ -125,11 +125,11 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
             if (failure !== undefined) return;
             if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
             await readyOnce();
-            const { engine, languages } = await decision.decided;
+            const { engine, languages, started } = await decision.decided;
             if (failure !== undefined) return;
             const order = log.handed(await workIfTimed(options, dir, page));
             const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
-            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected, again);
+            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected, again, started);
             const file = `ocr/${ocrFileStem(page as ProjectPage)}.json`;
             await writeOcrPage(dir, file, result);
             page.ocr = file;
@@ -167,7 +167,8 @@ interface LanguageDecision {
   sample(page: ProjectPage): void;
   /** No more pages will come: decide on the sample as it is. */
   allMade(): void;
-  readonly decided: Promise<{ engine: OcrEngine; languages: string[] }>;
+  /** `started`: to call once a page's reading has begun (see `languagesKnown`). */
+  readonly decided: Promise<{ engine: OcrEngine; languages: string[]; started: () => void }>;
   /** With `auto`: the languages pages were read with, a page in another language than the document's included. */
   readonly detected?: { used: Set<string> };
 }
@@ -175,8 +176,7 @@ interface LanguageDecision {
 function languageDecision(dir: string, first: OcrEngine, spec: OcrSpec, options: RecognizeOptions): LanguageDecision {
   if (spec.languages !== 'auto') {
     const languages = spec.languages;
-    languagesKnown(options, languages);
-    const decided = Promise.resolve({ engine: first, languages });
+    const decided = Promise.resolve({ engine: first, languages, started: languagesKnown(options, languages) });
     return { sample: () => undefined, allMade: () => undefined, decided };
   }
   // Each sample page's lines are read as soon as it is made, while the pipeline makes the next ones.
@@ -186,9 +186,8 @@ function languageDecision(dir: string, first: OcrEngine, spec: OcrSpec, options:
   const started = new Promise<void>((resolve) => (decide = resolve));
   const decided = started.then(async () => {
     const { languages } = await sampler.decide();
-    languagesKnown(options, languages);
     // With the engine left to Quire, the languages found may let a faster one read the pages.
-    return { engine: spec.auto ? await bestLocalEngine(languages) : first, languages };
+    return { engine: spec.auto ? await bestLocalEngine(languages) : first, languages, started: languagesKnown(options, languages) };
   });
   // A failure is the page readers' to report; no rejection goes unheard meanwhile.
   decided.catch(() => undefined);

@@ -126,7 +126,9 @@ async function readSample(
   try {
     const strip = await writePagesLineSample(pages, folder, name, lines).catch(() => undefined);
     if (!strip) return (await Promise.all(pages.map((p) => engine.recognize(p, languages, options)))).map(ocrPageText).join('\n\n');
-    const read = engine.readWords ? (await engine.readWords([strip], languages, options))[0] : await engine.recognize(strip, languages, options);
+    const read = engine.readWords
+      ? (await engine.readWords([strip], languages, { ...options, forLanguage: true }))[0]
+      : await engine.recognize(strip, languages, options);
     return ocrPageText(read);
   } finally {
     await rm(folder, { recursive: true, force: true });

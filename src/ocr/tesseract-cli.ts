@@ -7,6 +7,7 @@
  * has is read with the system's model. Offline by construction.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +53,8 @@ interface WaitingPage {
   signal: AbortSignal;
   /** The caller's own signal: only pages one caller may cancel together are read by one process. */
   caller: AbortSignal | undefined;
+  /** Told once the process reading the page runs. */
+  started?: () => void;
   resolve(page: OcrPage): void;
   reject(error: unknown): void;
 }
@@ -105,6 +108,7 @@ export function tesseractArgs(
   major: number,
   tessdataDir?: string,
   words?: string,
+  choices = true,
 ): string[] {
   const five = major >= SAUVOLA_FROM_MAJOR;
   const lines = words !== undefined;
@@ -129,7 +133,7 @@ export function tesseractArgs(
     '-c',
     'tessedit_do_invert=0',
     // Each character's alternatives in the hOCR, for the correction step's dictionary check.
-    ...(five ? ['-c', 'lstm_choice_mode=2'] : []),
+    ...(five && choices ? ['-c', 'lstm_choice_mode=2'] : []),
   ];
 }
 
@@ -243,23 +247,41 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       if (models) await models.ensure(langs, system().folder);
     },
   };
+  /**
+   * The system's own model folder when it holds every one of `langs` (Debian's fast models: about 40 % less CPU than
+   * best_int on a language sample's lines, the same words told apart), else undefined. Never with a folder given as
+   * it is (`tessdataDir`).
+   */
+  const quickModels = (langs: readonly string[]): string | undefined => {
+    const folder = models ? system().folder : undefined;
+    return folder !== undefined && langs.every((code) => existsSync(join(folder, `${code}.traineddata`))) ? folder : undefined;
+  };
   /** Aborted by close(): ends every running process; replaced so the engine can be used again. */
   let closing = new AbortController();
 
   /** The page as tesseract reads it: its own file when it can, else a PNG made here, on its stdin. */
   const pageSource = async (page: OcrInput): Promise<StoredPage | PreparedPage> => (await storedPage(page)) ?? (await preparePage(page));
 
-  const readPage = async (page: OcrInput, langs: string[], major: number, signal: AbortSignal, source?: StoredPage | PreparedPage): Promise<OcrPage> => {
+  const readPage = async (
+    page: OcrInput,
+    langs: string[],
+    major: number,
+    signal: AbortSignal,
+    source?: StoredPage | PreparedPage,
+    started?: () => void,
+  ): Promise<OcrPage> => {
     // Decoded only once a place is free: a long queue then holds file names, not pixels.
     const prepared = source ?? (await pageSource(page));
     if (signal.aborted) throw cancelled();
     if (models) await models.ensure(langs, system().folder);
-    const outcome = await runProgram(binary, tesseractArgs(prepared, langs, major, models?.path ?? tessdataDir), {
+    const running = runProgram(binary, tesseractArgs(prepared, langs, major, models?.path ?? tessdataDir), {
       input: 'png' in prepared ? prepared.png : undefined,
       env: oneThread(),
       timeoutMs,
       signal,
     });
+    started?.();
+    const outcome = await running;
     if (outcome.kind !== 'exited' || outcome.code !== 0) throw pageFailure(outcome, page.file, timeoutMs);
     const frame = { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY };
     return parseHocr(outcome.stdout, frame, langs);
@@ -285,7 +307,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     const read = await readPageList(program, pages);
     for (const [k, { item, source: own }] of pages.entries()) {
       if (read) item.resolve(read[k]);
-      else await readPage(item.page, item.langs, item.major, item.signal, own).then(item.resolve, item.reject);
+      else await readPage(item.page, item.langs, item.major, item.signal, own, item.started).then(item.resolve, item.reject);
     }
   };
 
@@ -302,7 +324,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     const others: WaitingPage[] = [];
     try {
       const source = await pageSource(item.page);
-      if (!('file' in source)) return item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source));
+      if (!('file' in source)) return item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source, item.started));
       // Taken at once (no await between looking and taking): no other place can take them meanwhile.
       const like = waiting.filter((other) => sameRead(item, other));
       const share = Math.min(PAGES_PER_PROCESS, Math.floor((like.length + 1) / queue.size()));
@@ -310,12 +332,15 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       const stored = await Promise.all(others.map(async (other) => ({ item: other, source: await storedPage(other.page) })));
       const fits = (s: StoredPage | undefined): s is StoredPage => s !== undefined && s.dpi === source.dpi && s.bitonal === source.bitonal;
       const together = [{ item, source }, ...stored.flatMap((o) => (fits(o.source) ? [{ item: o.item, source: o.source }] : []))];
-      if (together.length === 1) item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source));
+      if (together.length === 1) item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source, item.started));
       else await readStoredPages(together);
       // Rare: a page of the same document that is not a stored file; read here (its own place finds it taken).
       for (const other of stored)
         if (!fits(other.source))
-          await readPage(other.item.page, other.item.langs, other.item.major, other.item.signal).then(other.item.resolve, other.item.reject);
+          await readPage(other.item.page, other.item.langs, other.item.major, other.item.signal, undefined, other.item.started).then(
+            other.item.resolve,
+            other.item.reject,
+          );
     } catch (e) {
       // Every page taken here is told (those already read keep their text: a promise settles once).
       for (const taken of [item, ...others]) taken.reject(e);
@@ -332,10 +357,11 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     models() {
       return modelsOf(npmLanguages(), languages(), tessdataDir ? `from ${tessdataDir}` : `the system's own${system().folder ? ` (${system().folder})` : ''}`);
     },
-    async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal }): Promise<OcrPage> {
+    async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal; started?: () => void }): Promise<OcrPage> {
       const { major, langs, signal } = await prepareRead(wanted, recognizeOptions?.signal);
       return new Promise<OcrPage>((resolve, reject) => {
-        const item: WaitingPage = { page, langs, major, signal, caller: recognizeOptions?.signal, resolve, reject };
+        const started = recognizeOptions?.started;
+        const item: WaitingPage = { page, langs, major, signal, caller: recognizeOptions?.signal, ...(started ? { started } : {}), resolve, reject };
         waiting.push(item);
         queue
           .run(() => readWaiting(item), signal)
@@ -347,15 +373,17 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
           });
       });
     },
-    async readWords(images: OcrInput[], wanted: string[], readOptions?: { signal?: AbortSignal }): Promise<OcrPage[]> {
+    async readWords(images: OcrInput[], wanted: string[], readOptions?: { signal?: AbortSignal; forLanguage?: boolean }): Promise<OcrPage[]> {
       const { major, langs, signal } = await prepareRead(wanted, readOptions?.signal);
+      // A language sample needs words, not their alternatives: the system's fast models read it when it has them all.
+      const quick = readOptions?.forLanguage ? { dataDir: quickModels(langs) } : undefined;
       // In batches, as many at once as pages are read: a book's thousands of words use every core, and a short
       // document's few dozen are shared between the cores too (this reading is the last step before the text).
       const count = Math.max(Math.ceil(images.length / WORDS_PER_PROCESS), Math.min(workers, Math.floor(images.length / MIN_WORDS_PER_PROCESS)), 1);
       const size = Math.ceil(images.length / count);
       const batches: OcrInput[][] = [];
       for (let first = 0; first < images.length; first += size) batches.push(images.slice(first, first + size));
-      const read = await Promise.all(batches.map((batch) => queue.run(() => readWordImages(program, batch, langs, major, signal), signal)));
+      const read = await Promise.all(batches.map((batch) => queue.run(() => readWordImages(program, batch, langs, major, signal, quick), signal)));
       return read.flat();
     },
     async detectOrientation(page: OcrInput, detectOptions?: { signal?: AbortSignal }): Promise<PageOrientation | null> {
@@ -397,7 +425,9 @@ async function readPageList(program: TesseractProgram, pages: Array<{ item: Wait
     await writeFile(list, pages.map((p) => `${p.source.file}\n`).join(''));
     const timeoutMs = program.timeoutMs * pages.length;
     const args = tesseractArgs({ ...source, file: list }, first.langs, first.major, program.dataDir());
-    const outcome = await runProgram(program.binary, args, { env: oneThread(), timeoutMs, signal: first.signal });
+    const running = runProgram(program.binary, args, { env: oneThread(), timeoutMs, signal: first.signal });
+    for (const { item } of pages) item.started?.();
+    const outcome = await running;
     // A program that cannot start, or a list that takes too long, would do no better page by page.
     if (outcome.kind !== 'exited') throw pageFailure(outcome, first.page.file, timeoutMs);
     const hocr = outcome.code === 0 ? hocrPages(outcome.stdout) : [];
@@ -411,15 +441,26 @@ async function readPageList(program: TesseractProgram, pages: Array<{ item: Wait
   }
 }
 
-/** Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order. */
-async function readWordImages(program: TesseractProgram, images: OcrInput[], langs: string[], major: number, signal: AbortSignal): Promise<OcrPage[]> {
+/**
+ * Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order. `quick`:
+ * read for their language only, without per-character choices, with the models of `quick.dataDir` when it is given.
+ */
+async function readWordImages(
+  program: TesseractProgram,
+  images: OcrInput[],
+  langs: string[],
+  major: number,
+  signal: AbortSignal,
+  quick?: { dataDir: string | undefined },
+): Promise<OcrPage[]> {
   const { binary, timeoutMs } = program;
-  await program.ensure(langs);
+  const dataDir = quick?.dataDir ?? program.dataDir();
+  if (quick?.dataDir === undefined) await program.ensure(langs);
   const folder = await mkdtemp(join(tmpdir(), 'quire-words-'));
   try {
     const list = join(folder, 'images.txt');
     await writeFile(list, images.map((image) => `${image.file}\n`).join(''));
-    const outcome = await runProgram(binary, tesseractArgs({ dpi: images[0].dpi, bitonal: false }, langs, major, program.dataDir(), list), {
+    const outcome = await runProgram(binary, tesseractArgs({ dpi: images[0].dpi, bitonal: false }, langs, major, dataDir, list, quick === undefined), {
       env: oneThread(),
       timeoutMs,
       signal,

@@ -71,13 +71,20 @@ export interface OcrEngine {
    * `quire list ocr`; absent for engines whose model is not ours to say (a remote service).
    */
   models?(): Array<{ languages: string[]; model: string }>;
-  recognize(page: OcrInput, languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage>;
+  /**
+   * Read one page. `started`, when the engine can tell, is called once its reading of the page has begun (the
+   * tesseract program runs): work the caller held back so as not to delay that start (loading dictionaries on this
+   * thread) can go then.
+   */
+  recognize(page: OcrInput, languages: string[], options?: { signal?: AbortSignal; started?: () => void }): Promise<OcrPage>;
   /**
    * Read small images, each a word cut out of its page onto white paper, each on its own with no page layout to find
    * (tesseract's single-block mode): one page per image, in order. The correction step reads the words no dictionary
-   * knows again this way. Engines without it leave those words as they are.
+   * knows again this way. Engines without it leave those words as they are. `forLanguage`: the text only tells which
+   * languages the images are in (the language sample), so the engine may read it with quicker models and without
+   * per-character choices.
    */
-  readWords?(images: OcrInput[], languages: string[], options?: { signal?: AbortSignal }): Promise<OcrPage[]>;
+  readWords?(images: OcrInput[], languages: string[], options?: { signal?: AbortSignal; forLanguage?: boolean }): Promise<OcrPage[]>;
   /**
    * How far the page must turn, clockwise, to be upright (tesseract's orientation detection), or null when the
    * engine cannot tell (too little text). Asked only about pages that read as nonsense; engines without it leave

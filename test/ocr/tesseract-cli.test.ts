@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -330,6 +330,51 @@ cat "${dir}/answer.hocr"`,
     await engine.close();
     await expect(running).rejects.toMatchObject({ code: 'cancelled' });
     expect(ocrPageText(await engine.recognize(input, ['eng']))).toContain('Légende');
+  });
+
+  it('tells the caller once the process reading its page runs, before the page is read', async () => {
+    // The stand-in answers only once the caller, told the reading has begun, leaves a file for it.
+    const go = join(dir, 'go');
+    const binary = await fakeTesseract(dir, 'waiting.sh', `while [ ! -e "${go}" ]; do sleep 0.05; done; cat "${dir}/answer.hocr"`);
+    const engine = createTesseractCliEngine({ binary, workers: 2, tessdataDir: '/fake/' });
+    const told: string[] = [];
+    const started = (name: string) => () => {
+      told.push(name);
+      writeFileSync(go, '');
+    };
+    const pages = await Promise.all(['one', 'two'].map((name) => engine.recognize(input, ['eng'], { started: started(name) })));
+    expect(pages.map((p) => ocrPageText(p).startsWith("l'été"))).toEqual([true, true]);
+    expect(told.sort()).toEqual(['one', 'two']);
+  });
+
+  it('reads a language sample with the system’s own models when it has them all, and without per-character choices', async () => {
+    // The system's model folder holds eng and fra (Debian's fast models), not ell (an npm model only).
+    const system = await mkdtemp(join(dir, 'system-'));
+    for (const code of ['eng', 'fra']) await writeFile(join(system, `${code}.traineddata`), '');
+    const binary = join(dir, 'sample.sh');
+    await writeFile(
+      binary,
+      `#!/bin/sh
+case "$1" in
+  --version) echo "tesseract 5.3.0"; exit 0;;
+  --list-langs) echo 'List of available languages in "${system}/" (2):'; echo eng; echo fra; exit 0;;
+esac
+echo "$*" >> "${dir}/sample-calls.log"
+cat "${dir}/answer.hocr"`,
+    );
+    await chmod(binary, 0o755);
+    const models = join(dir, 'sample-models');
+    const engine = createTesseractCliEngine({ binary, workers: 1, modelsDir: models });
+    const sample = await engine.readWords!([input], ['eng', 'fra'], { forLanguage: true });
+    expect(ocrPageText(sample[0])).toContain("l'été");
+    await engine.readWords!([input], ['eng', 'ell'], { forLanguage: true });
+    await engine.readWords!([input], ['fra']);
+    const [quick, npm, words] = (await readFile(join(dir, 'sample-calls.log'), 'utf8')).trim().split('\n');
+    expect(quick).toMatch(new RegExp(`--tessdata-dir ${system}/ -l eng\\+fra .*-c tessedit_do_invert=0$`));
+    // A language the system lacks: the npm models read the sample, still without choices.
+    expect(npm).toMatch(new RegExp(`--tessdata-dir ${models} -l eng\\+ell .*-c tessedit_do_invert=0$`));
+    // Words the correction reads again keep the npm models and their choices.
+    expect(words).toMatch(new RegExp(`--tessdata-dir ${models} -l fra .*-c lstm_choice_mode=2$`));
   });
 
   it('is unavailable, with one sentence why, when the program is missing or too old', async () => {
