@@ -33,7 +33,8 @@ export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraSte
   if (size <= 0) return inProcessPool(runExtra);
 
   const idle: Worker[] = [];
-  const waiting: Array<(w: Worker) => void> = [];
+  /** Frames waiting for a free thread (there is one lane more than threads: see `runFrames`). */
+  const waiting: Array<{ resolve: (w: Worker) => void; reject: (e: Error) => void }> = [];
   const pending = new Map<number, Pending>();
   const owner = new Map<Worker, number>();
   let nextId = 1;
@@ -42,7 +43,7 @@ export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraSte
   const release = (worker: Worker): void => {
     owner.delete(worker);
     const next = waiting.shift();
-    if (next) next(worker);
+    if (next) next.resolve(worker);
     else idle.push(worker);
   };
   const spawn = (): Worker => {
@@ -95,7 +96,7 @@ export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraSte
 
   const acquire = (): Promise<Worker> => {
     const w = idle.pop();
-    return w ? Promise.resolve(w) : new Promise((resolve) => waiting.push(resolve));
+    return w ? Promise.resolve(w) : new Promise((resolve, reject) => waiting.push({ resolve, reject }));
   };
 
   return {
@@ -103,6 +104,8 @@ export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraSte
     async run(task) {
       if (closed) throw new QuireError('cancelled', 'The conversion was stopped.');
       const worker = await acquire();
+      // Closed while the thread was handed over: no answer would come from it.
+      if (closed) throw new QuireError('cancelled', 'The conversion was stopped.');
       const id = nextId++;
       owner.set(worker, id);
       return new Promise<FrameResult>((resolve, reject) => {
@@ -115,8 +118,10 @@ export function createFramePool(size = defaultWorkerCount(), runExtra?: ExtraSte
     },
     async close() {
       closed = true;
+      // The frames in the threads, and those waiting for a thread (which no thread will free now), are stopped.
       for (const job of pending.values()) job.reject(new QuireError('cancelled', 'The conversion was stopped.'));
       pending.clear();
+      for (const waiter of waiting.splice(0)) waiter.reject(new QuireError('cancelled', 'The conversion was stopped.'));
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };

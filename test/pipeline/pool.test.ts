@@ -46,4 +46,34 @@ describe('the frame pool', () => {
     };
     expect(await page(1)).toEqual(await page(0));
   });
+
+  it('stops the frame in its thread and the one waiting for a thread when closed: neither is left unanswered', async () => {
+    const capture = await photograph(await renderTextPage({ widthMm: 80, heightMm: 100, dpi: 150, marginMm: 10, seed: 6 }), { left: 200, right: 180 });
+    const data = await sharp(capture.data, { raw: { width: capture.width, height: capture.height, channels: 1 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
+    const dir = await mkdtemp(join(tmpdir(), 'quire-pool-'));
+    dirs.push(dir);
+    const pool = createFramePool(1);
+    const frame = (frameIndex: number): Promise<unknown> =>
+      pool.run({
+        frame: { data: Buffer.from(data) },
+        input: 'page.jpg',
+        frameIndex,
+        kind: 'camera',
+        preset: 'sheet',
+        marginMm: 4,
+        projectDir: dir,
+        reading: false,
+      });
+    // One thread: the first frame takes it, the second waits for it (as the lane one ahead of the threads does).
+    const outcomes = [frame(1), frame(2)].map((p) =>
+      p.then(
+        () => 'made',
+        (e: Error) => e.message,
+      ),
+    );
+    await pool.close();
+    expect(await Promise.all(outcomes)).toEqual(['The conversion was stopped.', 'The conversion was stopped.']);
+  });
 });
