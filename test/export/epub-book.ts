@@ -109,12 +109,11 @@ function drawShip(ctx: SKRSContext2D): void {
 
 /** The Greek book's pages: the OCR of each (what the typesetter set, no more) and its image, the ship on page 3. */
 export async function greekPages(): Promise<{ ocr: OcrPage; png: Buffer }[]> {
-  return Promise.all(
-    greekSetters().map(async (setter, i) => ({
-      ocr: { ...setter.page(), languages: ['ell'] },
-      png: await drawSetter(setter, i + 1 === SHIP.page ? drawShip : undefined),
-    })),
-  );
+  // One page drawn at a time: several @napi-rs/canvas drawings at once can crash the process (see epub.test.ts).
+  const pages: { ocr: OcrPage; png: Buffer }[] = [];
+  for (const [i, setter] of greekSetters().entries())
+    pages.push({ ocr: { ...setter.page(), languages: ['ell'] }, png: await drawSetter(setter, i + 1 === SHIP.page ? drawShip : undefined) });
+  return pages;
 }
 
 /**

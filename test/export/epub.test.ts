@@ -59,7 +59,10 @@ beforeAll(async () => {
   const greekTarget = await writeProject(tempDir('epub-greek'), 'Το λιμάνι', await greekPages(), { languages: ['ell'], kind: 'bitonal', extension: '.epub' });
   greek = await exportBoth(greekTarget, { author: 'Ελένη Μαρκάκη & Jean Dupont' });
   const corpus = bookCorpus();
-  const pages = await Promise.all(corpus.pages.map(async (page) => ({ ocr: page.ocr, png: await drawPage(page) })));
+  // One page drawn at a time: several @napi-rs/canvas drawings and encodes at once crashed this test's process on a
+  // loaded machine (3 of 4 runs side by side; none one at a time).
+  const pages = [];
+  for (const page of corpus.pages) pages.push({ ocr: page.ocr, png: await drawPage(page) });
   const frenchTarget = await writeProject(tempDir('epub-french'), 'Les Confessions', pages, { languages: ['fra', 'lat'], kind: 'gray', extension: '.epub' });
   french = await exportBoth(frenchTarget);
 }, 300_000);
