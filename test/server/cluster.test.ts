@@ -119,6 +119,18 @@ async function check(server: ServerProcess, key: string, id: string): Promise<Ch
   return (await fetch(`${server.address}/check/${id}?api_key=${key}`)).json() as Promise<Check>;
 }
 
+/** Until the job runs and its progress has come through the database from the worker holding it. */
+async function untilProcessing(server: ServerProcess, key: string, id: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const c = await check(server, key, id);
+      return c.status === 'processing' && c.progress.step !== null;
+    },
+    120_000,
+    20,
+  );
+}
+
 /** The jobs each worker's log says it finished, by job tag (logs name jobs by tag, never by id). */
 function jobsDone(log: string): string[] {
   return log
@@ -165,14 +177,7 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     for (let i = 1; i < 6; i++) ids.push(await submit(server, key, small));
 
     // Mid-job: the first job is running and its progress came through the database from the worker holding it.
-    await waitFor(
-      async () => {
-        const c = await check(server, key, first);
-        return c.status === 'processing' && c.progress.step !== null;
-      },
-      120_000,
-      20,
-    );
+    await untilProcessing(server, key, first);
     const victimJob = first;
     const [held] = await sqlIn(home, 'SELECT worker_id, attempts FROM jobs WHERE job_id = ?', [victimJob]);
     expect(held.attempts).toBe(1);
@@ -249,14 +254,7 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     // The other machine's worker: its process cannot be seen from here, only its lease.
     const remote = await startWorker(home, ['--lease', '5'], 'scanner-2');
     const id = await submit(server, key, await readFile(SAMPLE));
-    await waitFor(
-      async () => {
-        const c = await check(server, key, id);
-        return c.status === 'processing' && c.progress.step !== null;
-      },
-      120_000,
-      20,
-    );
+    await untilProcessing(server, key, id);
     const [held] = await sqlIn(home, 'SELECT worker_id FROM jobs WHERE job_id = ?', [id]);
     expect(String(held.worker_id)).toMatch(/^scanner-2:\d+:[0-9a-f]+$/);
     // Still running when the worker dies, however long the wait for the worker here takes.
