@@ -77,7 +77,8 @@ export function timeLeftByWork(log: PagesRead, total: number, now: number): { le
   const pace = firstReadingPace(log, batches, starts, workOf);
   if (pace === undefined) return undefined;
   // After the pages, the correction's second readings of doubtful words: a share of a page's time for each page.
-  const checking = log.checksWords ? total * typical * pace * CHECK_SHARE : 0;
+  const checking = log.checksWords ? total * typical * pace * CHECK_SHARE_LEAST : 0;
+  const checkingMost = log.checksWords ? total * typical * pace * CHECK_SHARE : 0;
   const timedAgain = pageReadAgainPace(log, read, workOf);
   const again = timedAgain ?? pace * READ_AGAIN_LEAST;
   const againMost = timedAgain ?? pace * READ_AGAIN_MOST;
@@ -96,7 +97,7 @@ export function timeLeftByWork(log: PagesRead, total: number, now: number): { le
   const most = play(againMost, mostAgain);
   if (left === undefined || most === undefined || left <= 0) return undefined;
   const floor = typical * pace * FLOOR_SHARE;
-  return { left: Math.max(1, Math.round(left + checking)), most: Math.max(1, Math.round(Math.max(left, most) + checking)), floor };
+  return { left: Math.max(1, Math.round(left + checking)), most: Math.max(1, Math.round(Math.max(left, most) + checkingMost)), floor };
 }
 
 /**
@@ -212,21 +213,24 @@ const FLOOR_SHARE = 1;
  * A page read again before any second reading was timed: its second reading takes from this share of its first's time
  * (the near end of a range, `left`) up to as long as the first (`READ_AGAIN_MOST`). In the page's own language tesseract
  * reads faster than in a wrong one: on the example bundle under load, tesseract.js 20 s against 37 s, 19 s against
- * 26 s, 16 s against 29 s (0.54, 0.72, 0.54); the native engine 34 s against 34 s and 33 s against 40 s (0.97, 0.84).
+ * 26 s, 16 s against 29 s (0.54, 0.72, 0.54); the native engine 34 s against 34 s and 33 s against 40 s (0.97, 0.84),
+ * and at a lower load 8.2 s against 16.2 s, 9.0 s against 16.6 s (0.51, 0.54).
  */
-const READ_AGAIN_LEAST = 0.55;
+const READ_AGAIN_LEAST = 0.5;
 
 /**
- * The far end of a range (`most`): a second reading not yet timed takes up to as long as the first. Measured on five
- * timelines of the example bundle, ten second readings: 0.54 to 1.04 of the first, the native engine's the longest.
+ * The far end of a range (`most`): a second reading not yet timed takes up to as long as the first. Measured on seven
+ * timelines of the example bundle, fourteen second readings: 0.51 to 1.04 of the first.
  */
 const READ_AGAIN_MOST = 1;
 
 /**
  * The correction's second readings of doubtful words (the native engine), for each page of the document, as a share of
- * a page's reading time: on the example bundle under load, 22.5 s after the last page for 6 pages of about 34 s.
+ * a page's reading time: on the example bundle under load, 22.5 s after the last page for 6 pages of about 34 s (the
+ * far end); at a lower load, 6.4 s for 6 pages of 13.6 s (the near end).
  */
 const CHECK_SHARE = 0.11;
+const CHECK_SHARE_LEAST = 0.07;
 
 /**
  * How many of the pages not yet read may be read a second time, at most (`timeLeftByWork`'s `most`): a spread, as on
