@@ -4,7 +4,9 @@
 // second through the time-left estimate of the progress panel as it was (pace = stage time / units done, counted
 // down and never hidden) and as it is (dist/web/stages.js: OCR timed by each page's work — its ink — at the pace
 // measured per unit of work, pages read side by side, a page read again counted when its second reading starts).
-// For every second a figure is on screen, its error against the time the stage really had left. Build first.
+// For every second a figure is on screen, its error against the time the stage really had left; a range ("65–102 s",
+// pages that may yet be read again) is judged by its middle, and the share of its seconds holding the truth is told.
+// Build first.
 // BENCH_BASE_STAGES=<a stages.js> replays the same timeline through another build's estimate too (rows "base"), so
 // before and after come from one run; BENCH_PROGRESS_SAVE=<file> keeps the timeline, BENCH_PROGRESS_REPLAY=<file>
 // replays a kept one instead of converting again.
@@ -77,7 +79,12 @@ function after(code = stages) {
     // A figure counting down from an earlier estimate (one the new count agreed with) is shown from when it was made.
     return progress.secondsLeft === undefined
       ? undefined
-      : { left: progress.secondsLeft, unit: progress.unitSeconds ?? 1, at: progress.estimatedAt ?? count.at };
+      : {
+          left: progress.secondsLeft,
+          most: progress.secondsLeftMost ?? progress.secondsLeft,
+          unit: progress.unitSeconds ?? 1,
+          at: progress.estimatedAt ?? count.at,
+        };
   };
 }
 
@@ -90,6 +97,8 @@ function replay(stage, estimate) {
   let fed = 0;
   let shownAt;
   let shown;
+  let ranges = 0;
+  let inRange = 0;
   for (let t = stage.start; t < stage.end; t += 1000) {
     seconds++;
     while (fed < stage.counts.length && stage.counts[fed].at <= t) {
@@ -100,14 +109,24 @@ function replay(stage, estimate) {
       shownAt = estimated?.at ?? count.at;
     }
     if (!shown) continue;
-    const figure = shown.left - (t - shownAt) / 1000;
+    // A range ("35–58 s left", pages that may yet be read again) is judged by its middle, and by whether the truth
+    // lies within it; a single figure is a range of no width.
+    const low = shown.left - (t - shownAt) / 1000;
+    const high = (shown.most ?? shown.left) - (t - shownAt) / 1000;
+    const figure = (low + high) / 2;
+    // As the card does: a range counting down is taken off once wider than 60 % of its near end.
+    if (high - low > low * 0.6) continue;
     if (figure < Math.max(1, shown.unit)) {
       if (shown.unit === 0) errors.push(Math.abs(1 - (stage.end - t) / 1000) / ((stage.end - t) / 1000));
       continue;
     }
     const truth = (stage.end - t) / 1000;
-    firstShown ??= { at: (t - stage.start) / 1000, figure, truth };
+    firstShown ??= { at: (t - stage.start) / 1000, low, high, truth };
     errors.push(Math.abs(figure - truth) / truth);
+    if (high > low) {
+      ranges++;
+      if (truth >= low - 0.5 && truth <= high + 0.5) inRange++;
+    }
   }
   errors.sort((a, b) => a - b);
   const pct = (x) => (x === undefined ? '–' : `${Math.round(x * 100)} %`);
@@ -116,7 +135,10 @@ function replay(stage, estimate) {
     median: pct(errors[Math.floor(errors.length / 2)]),
     worst: pct(errors[errors.length - 1]),
     within30: errors.length ? `${Math.round((errors.filter((e) => e <= 0.3).length / errors.length) * 100)} %` : '–',
-    first: firstShown ? `${firstShown.figure.toFixed(0)} s shown, ${firstShown.truth.toFixed(0)} s true (at ${firstShown.at.toFixed(0)} s)` : '–',
+    ranges: ranges ? `${ranges} s, truth inside ${Math.round((inRange / ranges) * 100)} %` : '–',
+    first: firstShown
+      ? `${firstShown.low.toFixed(0)}${firstShown.high > firstShown.low ? `–${firstShown.high.toFixed(0)}` : ''} s shown, ${firstShown.truth.toFixed(0)} s true (at ${firstShown.at.toFixed(0)} s)`
+      : '–',
   };
 }
 
@@ -129,13 +151,13 @@ console.log(
     .map((c) => `${((c.at - timeline.ocr.start) / 1000).toFixed(1)} s`)
     .join(', ')}`,
 );
-console.log('| stage | estimate | seconds with a figure | median error | worst error | within 30 % | first figure |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+console.log('| stage | estimate | seconds with a figure | median error | worst error | within 30 % | shown as a range | first figure |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const key of ['pages', 'ocr']) {
   const stage = timeline[key];
   for (const [name, estimate] of [['before', before], ...(base ? [['base', after(base)]] : []), ['after', after()]]) {
     const r = replay(stage, estimate);
-    console.log(`| ${key} | ${name} | ${r.shown} | ${r.median} | ${r.worst} | ${r.within30} | ${r.first} |`);
+    console.log(`| ${key} | ${name} | ${r.shown} | ${r.median} | ${r.worst} | ${r.within30} | ${r.ranges} | ${r.first} |`);
   }
 }
 process.exit(0);

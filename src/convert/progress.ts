@@ -5,6 +5,8 @@ export type ProgressEvent =
   | { type: 'ocr'; pagesDone: number; pagesTotal: number; read?: OcrPagesRead }
   /** A page is read a second time (turned the right way up, or in its own language): its work counts again. */
   | { type: 'ocr-again'; read: OcrPagesRead }
+  /** With languages detected: page `page` (its number in the document) is plainly in `languages`, and is read again in them. */
+  | { type: 'ocr-page-language'; page: number; languages: string[] }
   /** With languages detected: they are being found on lines of the first pages (no `languages`), or were found. */
   | { type: 'ocr-languages'; languages?: string[] }
   /** Every page is read; the correction checks the words now (reading the doubtful ones again), which no page count measures. */

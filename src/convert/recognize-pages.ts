@@ -164,7 +164,10 @@ export async function readPage(
   const mayTurn = options.rotatePages !== false && engine.detectOrientation && looksMisoriented(result);
   if (mayTurn && (await turnIfNeeded(dir, page, engine, inputOf(dir, page), signal))) result = await readAgain(languages);
   const own = detected ? otherPageLanguages(result, languages, engine.languages()) : undefined;
-  if (own) result = await readAgain(own);
+  if (own) {
+    options.onProgress?.({ type: 'ocr-page-language', page: page.index, languages: own });
+    result = await readAgain(own);
+  }
   for (const language of own ?? languages) detected?.used.add(language);
   return result;
 }

@@ -91,6 +91,11 @@ export interface TaskProgress {
   stages: StageProgress[];
   /** Seconds the running stage still needs, from its pace so far; absent until a first unit is done. */
   secondsLeft?: number;
+  /**
+   * With pages that may yet be read again (in their own language, or turned): the time left if they are, the far end
+   * of a range from `secondsLeft` (which counts only the second readings told of so far). Absent when there is none.
+   */
+  secondsLeftMost?: number;
   /** When `secondsLeft` was estimated (server clock, ms), so the page can count down between reports. */
   estimatedAt?: number;
   /** Seconds one unit takes at the measured pace: a count-down below it is the last unit, which no pace predicts. */

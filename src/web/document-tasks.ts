@@ -6,7 +6,7 @@ import { languageName, type ProgressEvent } from '../convert/index.js';
 import type { StageProgress, TaskKind, TaskProgress } from './api-types.js';
 import { type GuiDocument, isCancel, type TaskReporter, userFailure } from './document-model.js';
 import { busy } from './http-errors.js';
-import { countStage, doingStage, endStages, finishStage, rereadStage, startStage } from './stages.js';
+import { countStage, doingStage, endStages, finishStage, noteStage, pageInLanguage, rereadStage, startStage } from './stages.js';
 
 /** Frames listed one by one in the progress panel up to this many; a longer book shows counts. */
 const LISTED_FRAMES = 60;
@@ -57,6 +57,9 @@ function onProgress(doc: GuiDocument, progress: TaskProgress, event: ProgressEve
       break;
     case 'ocr-again':
       rereadStage(progress, 'ocr', event.read);
+      break;
+    case 'ocr-page-language':
+      noteStage(progress, 'ocr', pageInLanguage(progress, event.page, event.languages.map(languageName).join(' and ')));
       break;
     case 'ocr-languages':
       doingStage(progress, 'ocr', event.languages ? `in ${event.languages.map(languageName).join(' and ')}` : 'finding the languages on the first pages');

@@ -99,23 +99,71 @@ export function doingStage(progress: TaskProgress, key: string, doing: string, n
   forgetEstimate(progress);
 }
 
+/**
+ * Stage `key` says what it does beside its count, and its time left stands: "page 5 is in French: read a second time",
+ * as that page's second reading is counted in the time already.
+ */
+export function noteStage(progress: TaskProgress, key: string, note: string, now = Date.now()): void {
+  const stage = stageOf(progress, key, unplanned(key));
+  if (stage.state !== 'running') startStage(progress, key, now);
+  stage.doing = note;
+}
+
+/** Pages read in their own language, per OCR stage (in the order told), for the line that says so. */
+const pagesInLanguage = new WeakMap<StageProgress, Array<{ page: number; language: string }>>();
+
+/**
+ * The note for OCR when page `page` is plainly in `language` (its name: "French"), not the document's: "page 5 is in French: read a second
+ * time"; with more such pages, "pages 5 and 6 are in French: …", or "page 5 is in French, page 9 in German: …".
+ */
+export function pageInLanguage(progress: TaskProgress, page: number, language: string): string {
+  const stage = stageOf(progress, 'ocr', ocrStage);
+  const told = [...(pagesInLanguage.get(stage) ?? []).filter((p) => p.page !== page), { page, language }];
+  pagesInLanguage.set(stage, told);
+  const byLanguage = new Map<string, number[]>();
+  for (const p of told) byLanguage.set(p.language, [...(byLanguage.get(p.language) ?? []), p.page]);
+  const parts = [...byLanguage].map(([name, pages], n) => {
+    const listed = pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.slice(0, -1).join(', ')} and ${pages[pages.length - 1]}`;
+    const verb = n > 0 ? '' : pages.length === 1 ? ' is' : ' are';
+    return `${listed}${verb} in ${name}`;
+  });
+  return `${parts.join(', ')}: read a second time`;
+}
+
 function estimate(progress: TaskProgress, stage: StageProgress, now: number): void {
   const total = stage.total ?? 0;
   const log = pagesRead.get(stage);
   const byWork = log ? timeLeftByWork(log, total, now) : undefined;
   const pace = log ? byWork?.floor : unitSeconds(stage, now);
   const left = log ? byWork?.left : secondsLeft(stage, now);
+  const most = byWork && byWork.most > byWork.left ? byWork.most : undefined;
   if (left === undefined || pace === undefined) return forgetEstimate(progress);
+  // Pages that may yet be read again make the time a range; one too wide says too little to show.
+  if (most !== undefined && most - left > left * WIDEST_RANGE) return forgetEstimate(progress);
   progress.unitSeconds = pace;
   // The figure on screen counts down from the last estimate: a new one that agrees with it within the pace's noise
   // leaves it be (no figure that jumps a few seconds up and down at each page); one that disagrees (a page read again)
   // is news, and replaces it at once.
-  const shown =
-    progress.secondsLeft !== undefined && progress.estimatedAt !== undefined ? progress.secondsLeft - (now - progress.estimatedAt) / 1000 : undefined;
-  if (shown !== undefined && shown > 0 && Math.abs(left - shown) <= Math.max(STEADY_SECONDS, shown * STEADY_SHARE)) return;
+  const since = progress.estimatedAt !== undefined ? (now - progress.estimatedAt) / 1000 : 0;
+  const shown = progress.secondsLeft !== undefined && progress.estimatedAt !== undefined ? progress.secondsLeft - since : undefined;
+  const shownMost = progress.secondsLeftMost !== undefined ? progress.secondsLeftMost - since : shown;
+  if (shown !== undefined && shown > 0 && agrees(left, shown) && agrees(most ?? left, shownMost!)) return;
   progress.secondsLeft = left;
+  if (most !== undefined) progress.secondsLeftMost = most;
+  else delete progress.secondsLeftMost;
   progress.estimatedAt = now;
 }
+
+/** A new estimate `next` within the pace's noise of the figure counting down. */
+function agrees(next: number, shown: number): boolean {
+  return Math.abs(next - shown) <= Math.max(STEADY_SECONDS, shown * STEADY_SHARE);
+}
+
+/**
+ * The widest range of time left shown, as a share of its near end: 60 %, so that its middle is within 30 % of the
+ * truth wherever in the range the truth falls (at the near end, the middle is 30 % above it; at the far end, less).
+ */
+const WIDEST_RANGE = 0.6;
 
 /** A new estimate within this many seconds, or this share, of the figure counting down leaves the figure as it is. */
 const STEADY_SECONDS = 3;
@@ -123,6 +171,7 @@ const STEADY_SHARE = 0.1;
 
 function forgetEstimate(progress: TaskProgress): void {
   delete progress.secondsLeft;
+  delete progress.secondsLeftMost;
   delete progress.estimatedAt;
   delete progress.unitSeconds;
 }

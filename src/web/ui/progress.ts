@@ -16,6 +16,9 @@ const TITLES: Record<TaskProgress['kind'], string> = {
   export: 'Exporting',
 };
 
+/** A range of time left wider than this share of its near end is not shown (as the server decides: `stages.ts`). */
+const WIDEST_RANGE = 0.6;
+
 /** "4 s", "1 min 20 s", "12 min". */
 export function formatSeconds(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
@@ -24,6 +27,18 @@ export function formatSeconds(seconds: number): string {
   if (m >= 10) return `${Math.round(s / 60)} min`;
   const rest = s % 60;
   return rest === 0 ? `${m} min` : `${m} min ${rest} s`;
+}
+
+/**
+ * The time left as the card says it: "about 40 s", or, with pages that may yet be read again, the range from without
+ * their second readings to with them: "35–58 s", "1 min 5 s to 1 min 46 s".
+ */
+export function formatTimeLeft(left: number, most?: number): string {
+  const low = Math.max(0, Math.round(left));
+  const high = most === undefined ? low : Math.max(low, Math.round(most));
+  if (formatSeconds(high) === formatSeconds(low)) return `about ${formatSeconds(low)}`;
+  if (high < 60) return `${low}–${high} s`;
+  return `${formatSeconds(low)} to ${formatSeconds(high)}`;
 }
 
 function plural(n: number, unit: string): string {
@@ -57,10 +72,10 @@ function share(task: TaskProgress): number {
 }
 
 /**
- * The time a running stage still needs, counted down between the server's reports; none once the count-down is
- * below one unit's time (the last unit, which no pace predicts), and the seconds the stage has run meanwhile.
+ * The time a running stage still needs (a range while pages may yet be read again), counted down between the server's
+ * reports; none once the count-down is below one unit's time (the last unit, which no pace predicts), and the seconds the stage has run meanwhile.
  */
-function useTimes(task: TaskProgress | undefined): { left?: number; running?: number } {
+function useTimes(task: TaskProgress | undefined): { left?: number; most?: number; running?: number } {
   const [now, setNow] = useState(Date.now());
   const received = useMemo(() => Date.now(), [task?.estimatedAt]);
   const stage = task?.stages.find((s) => s.state === 'running');
@@ -72,7 +87,11 @@ function useTimes(task: TaskProgress | undefined): { left?: number; running?: nu
   const running = stage?.started !== undefined ? Math.max(0, (now - stage.started) / 1000) : undefined;
   if (task?.secondsLeft === undefined) return { running };
   const left = task.secondsLeft - (now - received) / 1000;
-  return left < (task.unitSeconds ?? 1) ? { running } : { left, running };
+  const most = task.secondsLeftMost === undefined ? left : task.secondsLeftMost - (now - received) / 1000;
+  // A range is taken off as its middle goes below one unit's time, as a single figure is, and as it counts down to be
+  // wider than 60 % of its near end (its middle could then be more than 30 % off).
+  const hidden = (left + most) / 2 < (task.unitSeconds ?? 1) || most - left > left * WIDEST_RANGE;
+  return hidden ? { running } : { left, most, running };
 }
 
 /** The stages of a task (running or finished) as a list. */
@@ -113,7 +132,7 @@ export function TaskPanel({ doc, onCancel, compact = false }: { doc: DocumentSum
   // With no pace to go by yet (or on the last unit), the time the stage has run says it is alive, and nothing false.
   const when =
     times.left !== undefined
-      ? ` — about ${formatSeconds(times.left)} left`
+      ? ` — ${formatTimeLeft(times.left, times.most)} left`
       : times.running !== undefined && times.running >= 5
         ? ` — running for ${formatSeconds(times.running)}`
         : '';
