@@ -123,6 +123,24 @@ export function padRight(page: GrayImage, width: number, fill = 255): GrayImage 
   return { width, height: page.height, data: out };
 }
 
+/**
+ * The `box` of the page (whole pixels), widened with `fill` on the right to `width` columns: one copy of the page
+ * where a crop and then a pad made two full-page arrays. Whatever of the box lies off the page is `fill` too.
+ */
+export function cropPadded(page: GrayImage, box: Box, width: number, fill = 255): GrayImage {
+  const { x, y, width: w, height: h } = box;
+  const stride = Math.max(width, w);
+  const out = new Uint8Array(stride * h);
+  const copied = Math.max(0, Math.min(w, page.width - x));
+  const rows = Math.max(0, Math.min(h, page.height - y));
+  if (copied < stride || rows < h) out.fill(fill);
+  for (let row = 0; row < rows; row++) {
+    const from = (y + row) * page.width + x;
+    out.set(page.data.subarray(from, from + copied), row * stride);
+  }
+  return { width: stride, height: h, data: out };
+}
+
 /** The page set on a `width`×`height` canvas of `fill` with its top-left corner at (x, y) (clipped to the canvas). */
 export function placeOnCanvas(page: GrayImage, width: number, height: number, x: number, y: number, fill = 255): GrayImage {
   const out = new Uint8Array(width * height).fill(fill);
