@@ -235,8 +235,8 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
     const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs, doc.label);
     await options.settle?.();
     const t1 = performance.now();
-    // A frame made again alone keeps its own page size: the others' are not in this run.
-    if (!options.frames) await matchPageSizes(doc.dir, pages);
+    // A frame made again alone keeps its own page size (the others' are not in this run); its pages are encoded.
+    await matchPageSizes(doc.dir, pages, { place: !options.frames });
     steps['page-size'] = performance.now() - t1;
     doc.manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(doc.dir, doc.manifest);
@@ -327,6 +327,8 @@ async function runFrames(
         ...(options.dpi ? { dpiOption: options.dpi } : {}),
         marginMm: options.marginMm ?? DEFAULT_MARGIN_MM,
         projectDir,
+        // Every page gets its page size, or at least its final G4 file, from `matchPageSizes` below.
+        draft: true,
         ...(options.reading === false ? { reading: false } : {}),
         ...(options.processors && options.processors.steps.length > 0 ? { extraSteps: options.processors.steps } : {}),
         ...(handSet ? { handSet } : {}),

@@ -10,9 +10,16 @@ export interface InkComponent extends Box {
   area: number;
 }
 
+/** Four bytes of paper (each ≥ 128) read as one 32-bit word: every byte's top bit set. */
+const PAPER4 = 0x80808080 | 0;
+
 /**
  * Connected ink components (pixels < 128) with their bounding boxes, 8-connected. Works on runs of ink per row
- * with a union–find over runs, so memory is proportional to the ink, not to the page.
+ * with a union–find over runs, so memory is proportional to the ink, not to the page. Both rows' runs are in
+ * order of x, so each run is joined by walking the previous row's runs from where the last run left off: the whole
+ * row pair costs runs above + runs below, where going through the previous row from its first run each time cost
+ * their product. Paper is skipped four pixels at a time (on the example's 300-dpi pages 16 → 7 ms a page, the same
+ * components).
  */
 export function inkComponents(page: GrayImage): InkComponent[] {
   const { width, height, data } = page;
@@ -30,15 +37,22 @@ export function inkComponents(page: GrayImage): InkComponent[] {
     }
     return a;
   };
+  // Four pixels at a time where the page's bytes allow a 32-bit view (and within a row, from an aligned pixel on).
+  const words = data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2) : undefined;
   for (let y = 0; y < height; y++) {
     const row = y * width;
     const first = runs;
+    // The first run of the previous row that can still touch a run of this row (runs come in order of x).
+    let above = prevFirst;
+    const end = row + width;
     let x = 0;
     while (x < width) {
-      if (data[row + x] >= 128) {
-        x++;
-        continue;
-      }
+      let at = row + x;
+      while (at < end && (at & 3) !== 0 && data[at] >= 128) at++;
+      if (words && (at & 3) === 0) while (at + 4 <= end && (words[at >> 2] & PAPER4) === PAPER4) at += 4;
+      while (at < end && data[at] >= 128) at++;
+      if (at === end) break;
+      x = at - row;
       const start = x;
       while (x < width && data[row + x] < 128) x++;
       if (runs === starts.length) {
@@ -57,8 +71,8 @@ export function inkComponents(page: GrayImage): InkComponent[] {
       runRow[runs] = y;
       parent[runs] = runs;
       // 8-connectivity: a run touches a run of the previous row if they overlap after widening by one pixel.
-      for (let p = prevFirst; p < prevLast; p++) {
-        if (ends[p] < start) continue;
+      while (above < prevLast && ends[above] < start) above++;
+      for (let p = above; p < prevLast; p++) {
         if (starts[p] > x) break;
         const a = find(p);
         const b = find(runs);
@@ -107,6 +121,24 @@ export function padRight(page: GrayImage, width: number, fill = 255): GrayImage 
   const out = new Uint8Array(width * page.height).fill(fill);
   for (let y = 0; y < page.height; y++) out.set(page.data.subarray(y * page.width, (y + 1) * page.width), y * width);
   return { width, height: page.height, data: out };
+}
+
+/**
+ * The `box` of the page (whole pixels), widened with `fill` on the right to `width` columns: one copy of the page
+ * where a crop and then a pad made two full-page arrays. Whatever of the box lies off the page is `fill` too.
+ */
+export function cropPadded(page: GrayImage, box: Box, width: number, fill = 255): GrayImage {
+  const { x, y, width: w, height: h } = box;
+  const stride = Math.max(width, w);
+  const out = new Uint8Array(stride * h);
+  const copied = Math.max(0, Math.min(w, page.width - x));
+  const rows = Math.max(0, Math.min(h, page.height - y));
+  if (copied < stride || rows < h) out.fill(fill);
+  for (let row = 0; row < rows; row++) {
+    const from = (y + row) * page.width + x;
+    out.set(page.data.subarray(from, from + copied), row * stride);
+  }
+  return { width: stride, height: h, data: out };
 }
 
 /** The page set on a `width`×`height` canvas of `fill` with its top-left corner at (x, y) (clipped to the canvas). */

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { readImage } from '../imaging/index.js';
+import { readImage, readTiffLayout } from '../imaging/index.js';
 import { type PagePipeline, writePageImage, type ProjectPage } from '../project/index.js';
 import { eachAtOnce } from '../util/index.js';
 
@@ -38,9 +38,19 @@ function groupKey(page: Page): string | undefined {
 
 /**
  * Give the pages of each group one size (the largest, outliers aside), rewriting their image files (and reading
- * images) in the project; `decisions.pageSize` records the canvas and where the page was set on it.
+ * images) in the project; `decisions.pageSize` records the canvas and where the page was set on it. A bitonal page
+ * the pipeline left as a draft (`FrameTask.draft`) is encoded as G4 here, once, placed or not. With `place: false`
+ * (a frame made again alone) pages keep their size and only drafts are encoded.
  */
-export async function matchPageSizes(projectDir: string, pages: Page[]): Promise<void> {
+export async function matchPageSizes(projectDir: string, pages: Page[], options: { place?: boolean } = {}): Promise<void> {
+  const placed = options.place === false ? new Set<Page>() : await placePages(projectDir, pages);
+  const rest = pages.filter((page) => page.kind === 'bitonal' && !placed.has(page));
+  await eachAtOnce(rest, PLACING_AT_ONCE, (page) => encodeDraft(projectDir, page));
+}
+
+/** The pages set on their group's canvas (their files rewritten). */
+async function placePages(projectDir: string, pages: Page[]): Promise<Set<Page>> {
+  const placed = new Set<Page>();
   const groups = new Map<string, Page[]>();
   for (const page of pages) {
     const key = groupKey(page);
@@ -55,9 +65,23 @@ export async function matchPageSizes(projectDir: string, pages: Page[]): Promise
     const fits = group.filter((_, i) => widths[i] <= OUTLIER * mw && heights[i] <= OUTLIER * mh);
     const targetW = Math.max(...fits.map((p) => p.width / p.dpi));
     const targetH = Math.max(...fits.map((p) => p.height / p.dpi));
-    await eachAtOnce(fits, PLACING_AT_ONCE, (page) => placePage(projectDir, page, targetW, targetH));
+    await eachAtOnce(fits, PLACING_AT_ONCE, async (page) => {
+      if (await placePage(projectDir, page, targetW, targetH)) placed.add(page);
+    });
   }
+  return placed;
 }
+
+/** A bitonal page file that is a draft (an uncompressed TIFF) rewritten as the G4 TIFF it is kept as. */
+async function encodeDraft(projectDir: string, page: Page): Promise<void> {
+  const file = join(projectDir, page.file);
+  const bytes = await readFile(file);
+  if (readTiffLayout(bytes)?.compression !== TIFF_UNCOMPRESSED) return;
+  const pipeline = readImage(bytes).toColourspace('b-w');
+  await writePageImage({ pipeline, width: page.width, height: page.height, channels: 1 }, 'bitonal', page.dpi, file.replace(/\.[^.]+$/, ''));
+}
+
+const TIFF_UNCOMPRESSED = 1;
 
 /**
  * Pages placed side by side: decoding and encoding run on libvips' threads, so two pages at a time keep both cores
@@ -65,13 +89,14 @@ export async function matchPageSizes(projectDir: string, pages: Page[]): Promise
  */
 const PLACING_AT_ONCE = Math.max(1, availableParallelism());
 
-async function placePage(projectDir: string, page: Page, widthIn: number, heightIn: number): Promise<void> {
+/** Set the page on its canvas; false when it already fills it (its file left as it is). */
+async function placePage(projectDir: string, page: Page, widthIn: number, heightIn: number): Promise<boolean> {
   const bitonal = page.kind === 'bitonal';
   // The printed width, without the white a G4 page was padded with on the right.
   const used = bitonal && page.decisions.crop ? page.decisions.crop.width : page.width;
   const width = Math.round(widthIn * page.dpi);
   const height = Math.round(heightIn * page.dpi);
-  if (width <= used && height <= page.height) return;
+  if (width <= used && height <= page.height) return false;
   const x = Math.max(0, Math.round((width - used) / 2));
   const stem = (file: string): string => join(projectDir, file.replace(/\.[^.]+$/, ''));
   // A G4 page is padded to whole 16-pixel groups (see `padForG4`).
@@ -87,6 +112,7 @@ async function placePage(projectDir: string, page: Page, widthIn: number, height
   page.width = placed.width;
   page.height = placed.height;
   page.decisions.pageSize = { width: placed.width, height: placed.height, x, y: 0 };
+  return true;
 }
 
 /**

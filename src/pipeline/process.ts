@@ -42,6 +42,12 @@ export interface FrameTask {
    * of a camera page's CPU).
    */
   reading?: boolean;
+  /**
+   * Write the bitonal pages as drafts (uncompressed TIFFs, see `writePageImage`), for a run that sets every page on
+   * its page size afterwards (`matchPageSizes` encodes each as G4 then, once): their G4 encode here would be thrown
+   * away for every page that is placed.
+   */
+  draft?: boolean;
   /** Steps added to the preset's (processor plugins), each after a built-in step; run through the pool's runner. */
   extraSteps?: ExtraStep[];
   /** The frame's pages as a person set them, in its pixels: they replace the automatic split and crop. */
@@ -130,7 +136,7 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
     const { image, kind } = state;
     const side = region.side;
     const stem = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-${side}`);
-    const file = await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem));
+    const file = await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem, { draft: task.draft === true }));
     const reading = state.reading;
     const ocrImage = reading ? await timed('encode', () => writePageImage({ ...reading, channels: 1 }, 'gray', state.dpi, `${stem}.ocr`)) : undefined;
     pages.push({

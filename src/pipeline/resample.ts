@@ -1,6 +1,6 @@
 import {
   type Box,
-  cropGray,
+  cropPadded,
   deconvolve,
   edgeBlur,
   type GrayImage,
@@ -156,6 +156,8 @@ export interface CropOptions {
   dpi: number;
   /** White kept around the content, millimetres (default 4). */
   marginMm?: number;
+  /** Widen the cropped image with white on the right to a multiple of this many pixels (16 for a G4 page, see `padForG4`). */
+  widthMultiple?: number;
 }
 
 /** Specks smaller than this (longest side) are dust or noise, not print. */
@@ -176,10 +178,18 @@ const CORNER_FRACTION = 0.2;
  * returned whole.
  */
 export function cropToContent(page: GrayImage, options: CropOptions): { image: GrayImage; box: Box } {
-  const { dpi, marginMm = 4 } = options;
+  const { dpi, marginMm = 4, widthMultiple = 1 } = options;
+  const box = contentBox(page, dpi, marginMm);
+  const width = Math.ceil(box.width / widthMultiple) * widthMultiple;
+  if (width === page.width && box.width === page.width && box.height === page.height) return { image: page, box };
+  return { image: cropPadded(page, box, width), box };
+}
+
+/** The box `cropToContent` keeps: the printed matter's, grown by the margin and clipped to the page (the whole page when nothing is printed). */
+function contentBox(page: GrayImage, dpi: number, marginMm: number): Box {
   const pxPerMm = dpi / 25.4;
   const printed = inkComponents(page).filter((c) => !isSpeck(c, SPECK_MM * pxPerMm) && !isBorderLeftover(c, page, pxPerMm));
-  if (printed.length === 0) return { image: page, box: { x: 0, y: 0, width: page.width, height: page.height } };
+  if (printed.length === 0) return { x: 0, y: 0, width: page.width, height: page.height };
   const ink = unionBox(printed) as Box;
   let [x0, y0, x1, y1] = [ink.x, ink.y, ink.x + ink.width, ink.y + ink.height];
   const margin = Math.round(marginMm * pxPerMm);
@@ -187,8 +197,7 @@ export function cropToContent(page: GrayImage, options: CropOptions): { image: G
   y0 = Math.max(0, y0 - margin);
   x1 = Math.min(page.width, x1 + margin);
   y1 = Math.min(page.height, y1 + margin);
-  const box = { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
-  return { image: cropGray(page, box), box };
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
 }
 
 function isSpeck(c: InkComponent, speckPx: number): boolean {

@@ -2,12 +2,12 @@
  * The page steps a preset lists, registered by name. Each step takes the page as the steps before it
  * left it, records what it decided, and hands it on; the name is also the step's timing key.
  */
-import { cropGray, padRight, type GrayImage } from '../imaging/index.js';
+import { cropPadded, type GrayImage } from '../imaging/index.js';
 import type { PageKind, ProjectPage } from '../project/index.js';
 import { binarize } from './binarize.js';
 import { deskew } from './deskew.js';
 import { dewarp } from './dewarp.js';
-import { cropToContent, normalizeResolution, padForG4, readingScale } from './resample.js';
+import { cropToContent, normalizeResolution, readingScale } from './resample.js';
 
 /** One page on its way through the steps. */
 export interface PageState {
@@ -99,9 +99,10 @@ registerStep({
 registerStep({
   name: 'crop',
   async run(page) {
-    const cropped = cropToContent(page.image, { dpi: page.dpi, marginMm: page.marginMm });
-    page.image = page.kind === 'bitonal' ? padForG4(cropped.image) : cropped.image;
-    if (page.reading) page.reading = padRight(cropGray(page.reading, cropped.box), page.image.width, 255);
+    // A bitonal page is cut and padded for G4 (see `padForG4`) in one copy, as is its reading image.
+    const cropped = cropToContent(page.image, { dpi: page.dpi, marginMm: page.marginMm, widthMultiple: page.kind === 'bitonal' ? 16 : 1 });
+    page.image = cropped.image;
+    if (page.reading) page.reading = cropPadded(page.reading, cropped.box, page.image.width);
     page.decisions.crop = cropped.box;
   },
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGray, decodeGray, type GrayImage } from '../../src/imaging/index.js';
+import { createGray, decodeGray, type GrayImage, readTiffLayout } from '../../src/imaging/index.js';
 import { matchPageSizes } from '../../src/pipeline/index.js';
 import { writePageImage, type ProjectPage } from '../../src/project/index.js';
 
@@ -25,11 +25,14 @@ async function croppedPage(
   height: number,
   preset: 'book' | 'sheet',
   inputSize?: { widthMm: number; heightMm: number },
+  draft = false,
 ): Promise<Page> {
   const padded = Math.ceil(width / 16) * 16;
   const image: GrayImage = createGray(padded, height);
   for (let y = 10; y < height - 10; y++) image.data.fill(0, y * padded + 10, y * padded + width - 10);
-  const file = await writePageImage({ ...image, channels: 1 }, 'bitonal', 300, join(dir, 'pages', name));
+  // A diagonal line a pixel wide: a page whose bits moved by one would show.
+  for (let y = 10; y < Math.min(height, padded) - 10; y++) image.data[y * padded + y] = 255;
+  const file = await writePageImage({ ...image, channels: 1 }, 'bitonal', 300, join(dir, 'pages', name), { draft });
   return {
     file: file.slice(dir.length + 1),
     kind: 'bitonal',
@@ -39,6 +42,21 @@ async function croppedPage(
     source: { input: `${name}.jpg`, frame: 1, side: 'single' },
     decisions: { preset, inputDpi: { value: 150, source: 'estimate' }, crop: { x: 40, y: 60, width, height }, ...(inputSize ? { inputSize } : {}) },
   };
+}
+
+/** The TIFF compression of a page file: 4 for CCITT G4, 1 for none (a draft). */
+async function compressionOf(file: string): Promise<number | undefined> {
+  return readTiffLayout(await readFile(join(dir, file)))?.compression;
+}
+
+/** The page's pixels as sharp decodes them, read as bytes (libvips caches decodes by file name). */
+async function pixelsOf(file: string): Promise<GrayImage> {
+  return decodeGray(await readFile(join(dir, file)));
+}
+
+/** Byte for byte the same (vitest's deep equality takes seconds on a page's pixels). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 }
 
 /** Where the printed block of a page image is: its bounding box of black pixels. */
@@ -89,5 +107,33 @@ describe('one page size per document', () => {
       [704, 1000],
       [1008, 2400],
     ]);
+  });
+
+  it('encodes the pages the pipeline left as drafts as G4 once their size is known, the pixels as a G4 page would have them', async () => {
+    const made = [await croppedPage('g1', 1200, 1900, 'book'), await croppedPage('g2', 1100, 1500, 'book')];
+    const drafts = [await croppedPage('d1', 1200, 1900, 'book', undefined, true), await croppedPage('d2', 1100, 1500, 'book', undefined, true)];
+    // A draft is an uncompressed TIFF with the page's pixels, readable before it is placed (OCR reads it meanwhile).
+    expect(await compressionOf(drafts[1].file)).toBe(1);
+    expect(sameBytes((await pixelsOf(drafts[1].file)).data, (await pixelsOf(made[1].file)).data)).toBe(true);
+    await matchPageSizes(dir, made);
+    await matchPageSizes(dir, drafts);
+    // The full-size page is not placed, the short one is: both end as G4 files, byte for byte those of G4 pages.
+    for (let i = 0; i < 2; i++) {
+      expect(await compressionOf(drafts[i].file)).toBe(4);
+      expect(sameBytes(await readFile(join(dir, drafts[i].file)), await readFile(join(dir, made[i].file)))).toBe(true);
+      expect(drafts[i].decisions.pageSize).toEqual(made[i].decisions.pageSize);
+    }
+  });
+
+  it('with place: false (a frame made again alone) keeps each page its size and only encodes the drafts', async () => {
+    const pages = [await croppedPage('f1', 1200, 1900, 'book', undefined, true), await croppedPage('f2', 1100, 1500, 'book', undefined, true)];
+    const before = await pixelsOf(pages[1].file);
+    await matchPageSizes(dir, pages, { place: false });
+    expect(pages.map((p) => [p.width, p.height])).toEqual([
+      [1200, 1900],
+      [1104, 1500],
+    ]);
+    expect(await Promise.all(pages.map((p) => compressionOf(p.file)))).toEqual([4, 4]);
+    expect(sameBytes((await pixelsOf(pages[1].file)).data, before.data)).toBe(true);
   });
 });

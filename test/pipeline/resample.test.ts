@@ -174,6 +174,23 @@ describe('cropToContent', () => {
     expect(image.data[0]).toBe(255);
   });
 
+  it('widens a bitonal crop to whole 16-pixel groups with white on the right, the box itself unchanged', () => {
+    const page = textBlockPage(1500, 2000, block);
+    // Ink right of the box, at the column the padding covers: it must not show through the padding.
+    const right = block.x + block.width + margin;
+    fill(page, { x: right + 2, y: block.y + 10, width: 1, height: 1 });
+    const plain = cropToContent(page, { dpi: 300 });
+    const { image, box } = cropToContent(page, { dpi: 300, widthMultiple: 16 });
+    expect(box).toEqual(plain.box);
+    expect(box.width % 16).not.toBe(0);
+    expect([image.width, image.height]).toEqual([Math.ceil(box.width / 16) * 16, box.height]);
+    for (let y = 0; y < box.height; y++) {
+      const row = image.data.subarray(y * image.width, (y + 1) * image.width);
+      expect(Buffer.from(row.subarray(0, box.width)).equals(plain.image.data.subarray(y * box.width, (y + 1) * box.width))).toBe(true);
+      expect(row.subarray(box.width).every((v) => v === 255)).toBe(true);
+    }
+  });
+
   it('ignores specks and leftovers of the page edge and the shadow at the border', () => {
     const page = textBlockPage(1500, 2000, block);
     fill(page, { x: 60, y: 100, width: 2, height: 2 }); // dust, 0.17 mm
