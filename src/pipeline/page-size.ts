@@ -72,16 +72,16 @@ async function placePages(projectDir: string, pages: Page[]): Promise<Set<Page>>
   return placed;
 }
 
-/** A bitonal page file that is a draft (an uncompressed TIFF) rewritten as the G4 TIFF it is kept as. */
+/** A bitonal page file that is a draft (a Deflate TIFF, see `writePageImage`) rewritten as the G4 TIFF it is kept as. */
 async function encodeDraft(projectDir: string, page: Page): Promise<void> {
   const file = join(projectDir, page.file);
   const bytes = await readFile(file);
-  if (readTiffLayout(bytes)?.compression !== TIFF_UNCOMPRESSED) return;
+  if (readTiffLayout(bytes)?.compression === TIFF_G4) return;
   const pipeline = readImage(bytes).toColourspace('b-w');
   await writePageImage({ pipeline, width: page.width, height: page.height, channels: 1 }, 'bitonal', page.dpi, file.replace(/\.[^.]+$/, ''));
 }
 
-const TIFF_UNCOMPRESSED = 1;
+const TIFF_G4 = 4;
 
 /**
  * Pages placed side by side: decoding and encoding run on libvips' threads, so two pages at a time keep both cores

@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import sharp, { type Sharp } from 'sharp';
 import type { PageKind } from './types.js';
 import { fileSystemError } from './file-errors.js';
@@ -55,7 +56,7 @@ export async function pdfReadyJpeg(bytes: Uint8Array): Promise<PdfReadyJpeg | nu
 
 export interface PageImageOptions {
   /**
-   * A bitonal page from raw pixels is written as a draft (`encodeBitonalDraft`): an uncompressed TIFF, for a page
+   * A bitonal page from raw pixels is written as a draft (`encodeBitonalDraft`): a Deflate TIFF, quick to write, for a page
    * whose final size is not known yet. Whoever sets it on its page size encodes it as G4 then, once.
    */
   draft?: boolean;
@@ -114,7 +115,7 @@ const DRAFT_TAGS = [
   [256, 4], // width
   [257, 4], // height
   [258, 3], // bits per sample: 1
-  [259, 3], // compression: 1, none
+  [259, 3], // compression: 8, Deflate
   [262, 3], // photometric: 0, white is zero (as the G4 pages)
   [273, 4], // strip offset
   [277, 3], // samples per pixel: 1
@@ -126,19 +127,21 @@ const DRAFT_TAGS = [
 ] as const;
 
 /**
- * A bitonal page as an uncompressed 1-bit TIFF in one strip (pixels below 128 are ink), written here without
- * libvips: packing the bits is about 3 ms of a 4-megapixel page where libvips' G4 encoder takes 13. Every reader of
- * the pages reads it (sharp, the tesseract program, the G4 check of the PDF writer, which re-encodes it); it is 8–15
- * times the size of the G4 file, so it is a draft for the time between the page's making and its page size.
+ * A bitonal page as a 1-bit TIFF in one Deflate strip (pixels below 128 are ink), written here without libvips:
+ * packing the bits and zlib's fastest level take about 4 ms of a 4-megapixel page where libvips' G4 encoder takes 10–13.
+ * Every reader of the pages reads it (sharp, the tesseract program, the G4 check of the PDF writer, which re-encodes
+ * it). It is about twice the size of the G4 file (uncompressed, it was 8–15 times: half a megabyte a page, which a long
+ * book would hold in its project until the page-size pass), so it is a draft for the time between the page's making
+ * and its page size.
  */
 export function encodeBitonalDraft(image: PageRaster, dpi: number): Uint8Array {
   const { width, height, data } = image;
   if (data.length !== width * height) throw new Error(`bitonal draft needs one channel: ${data.length} bytes for ${width}×${height}`);
-  const rowBytes = (width + 7) >> 3;
+  const strip = deflateSync(packBits(data, width, height), { level: 1 });
   const ifdAt = 8;
   const rationalAt = ifdAt + 2 + DRAFT_TAGS.length * 12 + 4;
   const dataAt = rationalAt + 16;
-  const out = new Uint8Array(dataAt + rowBytes * height);
+  const out = new Uint8Array(dataAt + strip.length);
   const view = new DataView(out.buffer);
   out.set([0x49, 0x49, 42, 0]);
   view.setUint32(4, ifdAt, true);
@@ -148,12 +151,12 @@ export function encodeBitonalDraft(image: PageRaster, dpi: number): Uint8Array {
     256: width,
     257: height,
     258: 1,
-    259: 1,
+    259: TIFF_DEFLATE,
     262: 0,
     273: dataAt,
     277: 1,
     278: height,
-    279: rowBytes * height,
+    279: strip.length,
     282: rationalAt,
     283: rationalAt + 8,
     296: 2,
@@ -170,10 +173,20 @@ export function encodeBitonalDraft(image: PageRaster, dpi: number): Uint8Array {
     view.setUint32(at, ppi, true);
     view.setUint32(at + 4, 1000, true);
   }
-  // Eight pixels a byte, the first in the top bit; ink (< 128) is 1.
+  out.set(strip, dataAt);
+  return out;
+}
+
+/** TIFF's compression tag for Deflate (zlib), as libtiff writes it. */
+export const TIFF_DEFLATE = 8;
+
+/** One grey channel as 1-bit rows, eight pixels a byte, the first in the top bit, each row to a whole byte; ink (< 128) is 1. */
+function packBits(data: Uint8Array, width: number, height: number): Uint8Array {
+  const rowBytes = (width + 7) >> 3;
+  const out = new Uint8Array(rowBytes * height);
   for (let y = 0; y < height; y++) {
     const row = y * width;
-    let o = dataAt + y * rowBytes;
+    let o = y * rowBytes;
     let x = 0;
     for (; x + 8 <= width; x += 8, o++) {
       const i = row + x;

@@ -44,7 +44,7 @@ async function croppedPage(
   };
 }
 
-/** The TIFF compression of a page file: 4 for CCITT G4, 1 for none (a draft). */
+/** The TIFF compression of a page file: 4 for CCITT G4, 8 for Deflate (a draft). */
 async function compressionOf(file: string): Promise<number | undefined> {
   return readTiffLayout(await readFile(join(dir, file)))?.compression;
 }
@@ -112,8 +112,8 @@ describe('one page size per document', () => {
   it('encodes the pages the pipeline left as drafts as G4 once their size is known, the pixels as a G4 page would have them', async () => {
     const made = [await croppedPage('g1', 1200, 1900, 'book'), await croppedPage('g2', 1100, 1500, 'book')];
     const drafts = [await croppedPage('d1', 1200, 1900, 'book', undefined, true), await croppedPage('d2', 1100, 1500, 'book', undefined, true)];
-    // A draft is an uncompressed TIFF with the page's pixels, readable before it is placed (OCR reads it meanwhile).
-    expect(await compressionOf(drafts[1].file)).toBe(1);
+    // A draft is a Deflate TIFF with the page's pixels, readable before it is placed (OCR reads it meanwhile).
+    expect(await compressionOf(drafts[1].file)).toBe(8);
     expect(sameBytes((await pixelsOf(drafts[1].file)).data, (await pixelsOf(made[1].file)).data)).toBe(true);
     await matchPageSizes(dir, made);
     await matchPageSizes(dir, drafts);
