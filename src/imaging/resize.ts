@@ -2,7 +2,7 @@
  * Bicubic enlargement of a grey page, written by hand: libvips enlarges with its affine interpolator, which makes
  * every output pixel from its own 4×4 window (16 taps, one pixel at a time: 72 ms for a camera page enlarged 2.63× to
  * 300 dpi, in one thread). The interpolation is separable, so here a row pass and a column pass do the same sums,
- * each source row enlarged once: about a third of the time, and the same bytes.
+ * each source row enlarged once: about half the CPU (93 → 52 ms a camera page), and the same bytes.
  */
 import type { GrayImage } from './gray.js';
 

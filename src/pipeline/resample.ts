@@ -113,7 +113,7 @@ export interface Resampled {
 
 /**
  * Resample the page from `fromDpi` to `toDpi`: when enlarging, bicubic (Catmull-Rom) interpolation (`enlargeBicubic`:
- * the interpolation libvips enlarges with whatever kernel is asked, but separable, a third of libvips' time), after an
+ * sharp's bytes — libvips enlarges with it whatever kernel is asked — worked separably in about half the CPU), after an
  * unsharp mask at the source resolution (where the blur is still small) as strong as the page is soft
  * (`sharpenAmount`), or for a blurred capture a deconvolution of its blur (`DECONVOLVE_FROM_EDGE_PX`); when
  * reducing, sharp shrinks by box averaging first and finishes with Lanczos-3, so no detail aliases. The size is
