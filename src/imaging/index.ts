@@ -7,3 +7,4 @@ export * from './threshold.js';
 export * from './dewarp-lines.js';
 export * from './dewarp-remap.js';
 export * from './tiff.js';
+export * from './resize.js';
