@@ -71,13 +71,16 @@ export function downscaleMax(image: GrayImage, factor: number): GrayImage {
   const h = Math.max(1, Math.ceil(image.height / f));
   const out = new Uint8Array(w * h);
   const src = image.data;
+  const width = image.width;
   for (let y = 0; y < image.height; y++) {
-    const o = Math.floor(y / f) * w;
-    const row = y * image.width;
-    for (let x = 0; x < image.width; x++) {
-      const v = src[row + x];
-      const i = o + Math.floor(x / f);
-      if (v > out[i]) out[i] = v;
+    const o = ((y / f) | 0) * w;
+    const row = y * width;
+    // Block by block along the row: no division per pixel.
+    for (let x0 = 0, i = o; x0 < width; x0 += f, i++) {
+      const end = row + Math.min(width, x0 + f);
+      let m = out[i];
+      for (let p = row + x0; p < end; p++) if (src[p] > m) m = src[p];
+      out[i] = m;
     }
   }
   return { width: w, height: h, data: out };
