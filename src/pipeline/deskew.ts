@@ -31,7 +31,7 @@ interface InkPoints {
 /**
  * Estimate the skew of the text lines: the angle at which the ink, projected along the lines, gives the
  * sharpest row profile (sum of squared differences of neighbouring rows, as in Postl's and Bloomberg's methods).
- * Coarse-to-fine: 0.5° steps over ±maxAngle, then 0.1° steps, on a sample of the ink; then 0.02° steps on all
+ * Coarse-to-fine: 0.5° steps over ±maxAngle, then 0.1° steps, on samples of the ink; then 0.02° steps on all
  * of it and a parabola through the best three. `angle` is counter-clockwise positive as seen on screen.
  */
 export function estimateSkew(page: GrayImage, options: SkewOptions = {}): DeskewDecision {
@@ -39,11 +39,13 @@ export function estimateSkew(page: GrayImage, options: SkewOptions = {}): Deskew
   const ink = inkPointsOf(page);
   if (ink.count < MIN_INK) return { angle: 0, confidence: 0 };
 
-  // The coarse pass needs only the overall shape of the profile: a sample of ~40k points and 2-px rows.
+  // The coarse pass needs only the overall shape of the profile: ~20k points and 2-px rows over its 41 angles;
+  // the medium pass ~40k. The fine pass, on all the ink, starts from the medium pass's parabola (within a few
+  // hundredths of a degree), so ±0.06° around it is enough.
   const sample = subsample(ink, 40_000);
-  const coarse = scan(sample, -maxAngle, maxAngle, 0.5, 2);
+  const coarse = scan(subsample(sample, 20_000), -maxAngle, maxAngle, 0.5, 2);
   const medium = scan(sample, coarse.best - 0.5, coarse.best + 0.5, 0.1, 1);
-  const fine = scan(ink, medium.best - 0.12, medium.best + 0.12, 0.02, 1);
+  const fine = scan(ink, medium.refined - 0.06, medium.refined + 0.06, 0.02, 1);
   const angle = Math.max(-maxAngle, Math.min(maxAngle, fine.refined));
   // How much the best angle stands out from a typical wrong one: 0 for noise or a blank page.
   const confidence = coarse.peak > 0 ? Math.max(0, Math.min(1, 1 - coarse.median / coarse.peak)) : 0;
@@ -126,9 +128,11 @@ function fillUncoveredCorners(data: Uint8Array, width: number, height: number, a
 function inkPointsOf(page: GrayImage): InkPoints {
   const factor = Math.max(1, Math.ceil(Math.max(page.width, page.height) / WORK_SIDE));
   const work = reduceByAverage(page, factor);
-  // Without a resolution, take the window as a fraction of the page: about 10 mm on a book page.
+  // Without a resolution, take the window as a fraction of the page: about 20 mm on a book page. Only where the
+  // ink lies matters here, not the shape of each letter: a window twice that of the page's own threshold finds
+  // the same lines in half the time (its blocks are twice as large), and the angle is as accurate.
   const side = Math.max(work.width, work.height);
-  const windowPx = Math.max(15, Math.round(side / 20)) | 1;
+  const windowPx = Math.max(15, Math.round(side / 10)) | 1;
   const mask = sauvolaBinarize(work, { windowPx, backgroundPx: windowPx, k: 0.2 });
   let count = 0;
   for (let i = 0; i < mask.data.length; i++) if (mask.data[i] === 0) count++;
@@ -211,7 +215,8 @@ function sharpness(ink: InkPoints, angle: number, rowPx: number, widest: number,
   const { xs, ys, count } = ink;
   for (let i = 0; i < count; i++) {
     const p = ys[i] * cos + xs[i] * sin + shift;
-    const j = Math.floor(p);
+    // p ≥ 1, so truncation is the floor (and cheaper than Math.floor here).
+    const j = p | 0;
     const w = p - j;
     bins[j] += 1 - w;
     bins[j + 1] += w;
