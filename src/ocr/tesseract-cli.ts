@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { hocrPages, parseHocr } from './tesseract-cli-hocr.js';
@@ -35,6 +35,12 @@ export interface TesseractCliEngineOptions {
   modelsDir?: string;
   /** How long one page may take before its process is ended, in ms. */
   timeoutMs?: number;
+  /**
+   * Whether every core of the machine is busy (default: the load average of the last minute at least the number of
+   * cores). The last page waiting is then read whole: its two halves (`readAlone`) pay off only on a core that
+   * would otherwise idle, and cost a second model load (about 0.15 s of CPU) where none does.
+   */
+  machineBusy?: () => boolean;
 }
 
 export interface TesseractCliEngine extends OcrEngine {
@@ -252,6 +258,7 @@ function tesseractInstallation(binary: string, dataArgs: string[], models: Nativ
 
 export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}): TesseractCliEngine {
   const { binary = 'tesseract', workers = availableParallelism(), tessdataDir, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const machineBusy = options.machineBusy ?? ((): boolean => loadavg()[0] >= availableParallelism());
   const queue = createProcessQueue(workers);
   const dataArgs = tessdataDir ? ['--tessdata-dir', tessdataDir] : [];
   /** The npm models, unpacked on first use; none when told to use one tessdata folder as it is. */
@@ -340,13 +347,13 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
    * at once (decoding and cutting it then took 0.1–0.5 s, while a place idled).
    */
   const cutLastWaiting = (): void => {
-    const last = waiting.length === 1 && queue.size() > 1 ? waiting[0] : undefined;
+    const last = waiting.length === 1 && queue.size() > 1 && !machineBusy() ? waiting[0] : undefined;
     if (!last || last.halves) return;
     last.halves = last.stored.then((source) => (source ? pageHalves(source) : undefined)).catch(() => undefined);
   };
 
   const readAlone = async (item: WaitingPage, source: StoredPage): Promise<Reading> => {
-    const halves = queue.size() > 1 ? await (item.halves ?? pageHalves(source)) : undefined;
+    const halves = queue.size() > 1 && !machineBusy() ? await (item.halves ?? pageHalves(source)) : undefined;
     if (!halves) return readPage(item.page, item.langs, item.major, item.signal, source, item.started);
     const readHalf = (half: PageHalf, started?: () => void): Promise<Reading> =>
       readPage({ ...item.page, height: half.height }, item.langs, item.major, item.signal, half.source, started);
