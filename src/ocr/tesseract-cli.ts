@@ -7,7 +7,7 @@
  * has is read with the system's model. Offline by construction.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,8 +36,8 @@ export interface TesseractCliEngineOptions {
   /** How long one page may take before its process is ended, in ms. */
   timeoutMs?: number;
   /**
-   * Whether every core of the machine is busy (default: the load average of the last minute at least the number of
-   * cores). The last page waiting is then read whole: its two halves (`readAlone`) pay off only on a core that
+   * Whether every core of the machine is busy with other work (default: the processes running now, this one and its
+   * own tesseract processes left out, at least the number of cores). The last page waiting is then read whole: its two halves (`readAlone`) pay off only on a core that
    * would otherwise idle, and cost a second model load (about 0.15 s of CPU) where none does.
    */
   machineBusy?: () => boolean;
@@ -154,6 +154,21 @@ export function tesseractArgs(
   ];
 }
 
+/**
+ * Processes running on the machine at this moment (Linux: the fourth field of `/proc/loadavg`, this one included); the
+ * last minute's load average elsewhere. The average lags by a minute and counts a conversion's own processes: after a
+ * minute of reading on two cores it says 2 with no one else at work.
+ */
+function runningNow(): number {
+  try {
+    const running = /\s(\d+)\/\d+\s/.exec(readFileSync('/proc/loadavg', 'utf8'))?.[1];
+    if (running !== undefined) return Number(running);
+  } catch {
+    // Not Linux: the average it is.
+  }
+  return loadavg()[0];
+}
+
 /** The environment of every tesseract process: one thread each (with OpenMP's default, two pages on two cores run several times slower). */
 function oneThread(): NodeJS.ProcessEnv {
   return { ...process.env, OMP_THREAD_LIMIT: '1' };
@@ -258,7 +273,8 @@ function tesseractInstallation(binary: string, dataArgs: string[], models: Nativ
 
 export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}): TesseractCliEngine {
   const { binary = 'tesseract', workers = availableParallelism(), tessdataDir, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
-  const machineBusy = options.machineBusy ?? ((): boolean => loadavg()[0] >= availableParallelism());
+  // Our own processes are left out: a conversion's own load must not keep it from its idle core.
+  const machineBusy = options.machineBusy ?? ((): boolean => runningNow() - 1 - Math.max(0, queue.running() - 1) >= availableParallelism());
   const queue = createProcessQueue(workers);
   const dataArgs = tessdataDir ? ['--tessdata-dir', tessdataDir] : [];
   /** The npm models, unpacked on first use; none when told to use one tessdata folder as it is. */
