@@ -7,13 +7,12 @@
  * has is read with the system's model. Offline by construction.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { hocrPages, parseHocr } from './tesseract-cli-hocr.js';
-import { joinHalves, pageHalves, type PageHalf } from './tesseract-halves.js';
 import { parseOrientation, type PageOrientation } from './orientation.js';
 import { listInstalledLanguages, MODEL_FOLDER, nativeDataFolder, ORIENTATION_DATA, type NativeDataFolder } from './tesseract-data.js';
 import { createProcessQueue, runProgram, type ProcessOutcome } from './tesseract-cli-process.js';
@@ -35,12 +34,6 @@ export interface TesseractCliEngineOptions {
   modelsDir?: string;
   /** How long one page may take before its process is ended, in ms. */
   timeoutMs?: number;
-  /**
-   * Whether every core of the machine is busy with other work (default: the processes running now, this one and its
-   * own tesseract processes left out, at least the number of cores). The last page waiting is then read whole: its two halves (`readAlone`) pay off only on a core that
-   * would otherwise idle, and cost a second model load (about 0.15 s of CPU) where none does.
-   */
-  machineBusy?: () => boolean;
 }
 
 export interface TesseractCliEngine extends OcrEngine {
@@ -64,8 +57,6 @@ interface WaitingPage {
   started?: () => void;
   /** Whether the program can read the page's own file (`storedPage`), looked at as the page was asked for. */
   stored: Promise<StoredPage | undefined>;
-  /** Its two halves, cut while it waited as the last page (`readAlone`). */
-  halves?: Promise<[PageHalf, PageHalf] | undefined>;
   resolve(read: Reading): void;
   reject(error: unknown): void;
 }
@@ -152,21 +143,6 @@ export function tesseractArgs(
     // Each character's alternatives in the hOCR, for the correction step's dictionary check.
     ...(five && choices ? ['-c', 'lstm_choice_mode=2'] : []),
   ];
-}
-
-/**
- * Processes running on the machine at this moment (Linux: the fourth field of `/proc/loadavg`, this one included); the
- * last minute's load average elsewhere. The average lags by a minute and counts a conversion's own processes: after a
- * minute of reading on two cores it says 2 with no one else at work.
- */
-function runningNow(): number {
-  try {
-    const running = /\s(\d+)\/\d+\s/.exec(readFileSync('/proc/loadavg', 'utf8'))?.[1];
-    if (running !== undefined) return Number(running);
-  } catch {
-    // Not Linux: the average it is.
-  }
-  return loadavg()[0];
 }
 
 /** The environment of every tesseract process: one thread each (with OpenMP's default, two pages on two cores run several times slower). */
@@ -273,8 +249,6 @@ function tesseractInstallation(binary: string, dataArgs: string[], models: Nativ
 
 export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}): TesseractCliEngine {
   const { binary = 'tesseract', workers = availableParallelism(), tessdataDir, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
-  // Our own processes are left out: a conversion's own load must not keep it from its idle core.
-  const machineBusy = options.machineBusy ?? ((): boolean => runningNow() - 1 - Math.max(0, queue.running() - 1) >= availableParallelism());
   const queue = createProcessQueue(workers);
   const dataArgs = tessdataDir ? ['--tessdata-dir', tessdataDir] : [];
   /** The npm models, unpacked on first use; none when told to use one tessdata folder as it is. */
@@ -354,40 +328,6 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
   };
 
   /**
-   * The last page waiting, read as two halves side by side (`tesseract-halves.ts`): the lower half takes the next
-   * free place, which would otherwise stay idle while this one reads (three pages on two cores: 1.41 s of tesseract
-   * for the last round's page alone, 0.87 s for the longer of its halves). A page with no place to cut is read whole.
-   */
-  /**
-   * The last page waiting is cut in two while the others are read: when its turn comes, its halves' processes start
-   * at once (decoding and cutting it then took 0.1–0.5 s, while a place idled).
-   */
-  const cutLastWaiting = (): void => {
-    const last = waiting.length === 1 && queue.size() > 1 && !machineBusy() ? waiting[0] : undefined;
-    if (!last || last.halves) return;
-    last.halves = last.stored.then((source) => (source ? pageHalves(source) : undefined)).catch(() => undefined);
-  };
-
-  const readAlone = async (item: WaitingPage, source: StoredPage): Promise<Reading> => {
-    const halves = queue.size() > 1 && !machineBusy() ? await (item.halves ?? pageHalves(source)) : undefined;
-    if (!halves) return readPage(item.page, item.langs, item.major, item.signal, source, item.started);
-    const readHalf = (half: PageHalf, started?: () => void): Promise<Reading> =>
-      readPage({ ...item.page, height: half.height }, item.langs, item.major, item.signal, half.source, started);
-    const [upper, lower] = halves;
-    // The lower half goes to whichever place is first free, this one included once the upper half is read: the other
-    // places may still have a list of pages to read.
-    let lowerTaken = false;
-    const take = (): boolean => !lowerTaken && (lowerTaken = true);
-    const elsewhere = queue.run(async () => (take() ? readHalf(lower) : undefined), item.signal);
-    // Told here once the upper half is read; a failure of the lower half's place is this page's to report.
-    elsewhere.catch(() => undefined);
-    const top = await readHalf(upper, item.started);
-    const bottom = take() ? await readHalf(lower) : await elsewhere;
-    if (!bottom) throw new QuireError(ERROR_CODES.INTERNAL, `The lower half of the page image ${item.page.file} was not read.`);
-    return () => joinHalves(top(), bottom(), lower.top, item.page.height);
-  };
-
-  /**
    * Read a waiting page, now that a place is free, with as many pages like it as waited longer (pages read with
    * the same languages for the same caller, stored as files of the same resolution and kind): at most
    * `PAGES_PER_PROCESS`, and no more than an even share of those waiting among the places, so every core keeps
@@ -405,12 +345,10 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
       const like = waiting.filter((other) => sameRead(item, other));
       const share = Math.min(PAGES_PER_PROCESS, Math.floor((like.length + 1) / queue.size()));
       for (const other of like.slice(0, Math.max(0, share - 1))) others.push(...waiting.splice(waiting.indexOf(other), 1));
-      cutLastWaiting();
       const stored = await Promise.all(others.map(async (other) => ({ item: other, source: await other.stored })));
       const fits = (s: StoredPage | undefined): s is StoredPage => s !== undefined && s.dpi === source.dpi && s.bitonal === source.bitonal;
       const together = [{ item, source }, ...stored.flatMap((o) => (fits(o.source) ? [{ item: o.item, source: o.source }] : []))];
-      if (together.length === 1 && like.length === 0) item.resolve(await readAlone(item, source));
-      else if (together.length === 1) item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source, item.started));
+      if (together.length === 1) item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source, item.started));
       else await readStoredPages(together);
       // Rare: a page of the same document that is not a stored file; read here (its own place finds it taken).
       for (const other of stored)

@@ -500,44 +500,6 @@ needsProgram('the tesseract-cli engine, with Debian’s tesseract', () => {
     }
   });
 
-  it('reads the last page waiting as two halves in two processes when a core is free, its lines where they are on the page', async () => {
-    const text = `${ENGLISH} ${FRENCH} ${ENGLISH}`;
-    const page = await renderTextPage(text);
-    const input = await writePage(dir, 'halves.tif', page, await toG4Tiff(page));
-    const calls = join(dir, 'halves-calls.log');
-    const binary = join(dir, 'halves-tesseract.sh');
-    await writeFile(binary, `#!/bin/sh\necho "$1" >> "${calls}"\nexec tesseract "$@"\n`);
-    await chmod(binary, 0o755);
-    const reads = async (): Promise<string[]> =>
-      (await readFile(calls, 'utf8'))
-        .trim()
-        .split('\n')
-        .filter((arg) => !arg.startsWith('--'));
-    const two = createTesseractCliEngine({ binary, workers: 2, machineBusy: () => false });
-    const busy = createTesseractCliEngine({ binary, workers: 2, machineBusy: () => true });
-    const one = createTesseractCliEngine({ binary, workers: 1 });
-    try {
-      const halves = await two.recognize(input, ['eng', 'fra']);
-      // Two processes, each given its half on stdin; one process alone reads the page's own file.
-      expect(await reads()).toEqual(['-', '-']);
-      const whole = await one.recognize(input, ['eng', 'fra']);
-      expect(await reads()).toEqual(['-', '-', input.file]);
-      // On a machine whose cores are all busy (other work), a second process would only cost a second model load.
-      expect(ocrPageText(await busy.recognize(input, ['eng', 'fra']))).toBe(ocrPageText(whole));
-      expect(await reads()).toEqual(['-', '-', input.file, input.file]);
-      // The same lines, each where it was drawn, and as few misread letters (tesseract groups the lines either side
-      // of the cut on their own, which can change a letter: ê read é once in this test).
-      expectBoxesWhereDrawn(halves, page);
-      expect(lines(halves).map((l) => l.words.length)).toEqual(lines(whole).map((l) => l.words.length));
-      expect(cer(page.lines.join('\n'), ocrPageText(halves))).toBeLessThan(0.02);
-      expect(cer(page.lines.join('\n'), ocrPageText(whole))).toBeLessThan(0.02);
-    } finally {
-      await two.close();
-      await busy.close();
-      await one.close();
-    }
-  });
-
   it('reads French accents and apostrophes through hOCR’s escapes', async () => {
     const page = await renderTextPage(FRENCH);
     const result = await native.recognize(await writePage(dir, 'french.png', page), ['fra']);
