@@ -55,9 +55,17 @@ interface WaitingPage {
   caller: AbortSignal | undefined;
   /** Told once the process reading the page runs. */
   started?: () => void;
-  resolve(page: OcrPage): void;
+  /** Whether the program can read the page's own file (`storedPage`), looked at as the page was asked for. */
+  stored: Promise<StoredPage | undefined>;
+  resolve(read: Reading): void;
   reject(error: unknown): void;
 }
+
+/**
+ * A page read, its hOCR parsed when called: parsing a page's hOCR with per-character choices takes 0.13–0.3 s on this
+ * thread, done once its process's place has gone to the next page, whose process then starts that much earlier.
+ */
+type Reading = () => OcrPage;
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const PROBE_TIMEOUT_MS = 10_000;
@@ -192,14 +200,22 @@ function tesseractInstallation(binary: string, dataArgs: string[], models: Nativ
       return { major: found.major };
     }));
 
+  const listedLanguages = (failed: boolean, stdout: string, stderr: string): { folder?: string; codes: string[] } =>
+    failed ? { codes: [] } : { folder: parseLanguageFolder(`${stdout}\n${stderr}`), codes: parseLanguageList(stdout) };
   // Synchronous because `OcrEngine.languages()` is; asked once (a few ms), then cached.
   const system = (): { folder?: string; codes: string[] } => {
     if (systemLanguages) return systemLanguages;
     const listed = spawnSync(binary, [...dataArgs, '--list-langs'], { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS });
-    const out = `${listed.stdout ?? ''}\n${listed.stderr ?? ''}`;
-    systemLanguages = listed.error || listed.status !== 0 ? { codes: [] } : { folder: parseLanguageFolder(out), codes: parseLanguageList(`${listed.stdout}`) };
+    systemLanguages = listedLanguages(listed.error !== undefined || listed.status !== 0, listed.stdout ?? '', listed.stderr ?? '');
     return systemLanguages;
   };
+  /** The same list asked for beside the version (`available`): two probes at once rather than one after the other. */
+  let listing: Promise<void> | undefined;
+  const listSystemLanguages = (): Promise<void> =>
+    (listing ??= runProgram(binary, [...dataArgs, '--list-langs'], { timeoutMs: PROBE_TIMEOUT_MS }).then((outcome) => {
+      const ok = outcome.kind === 'exited' && outcome.code === 0;
+      systemLanguages ??= listedLanguages(!ok, ok ? outcome.stdout : '', ok ? outcome.stderr : '');
+    }));
   const languages = (): string[] => {
     if (installed) return installed;
     // The program must run at all for its languages to count; the npm ones then join the system's.
@@ -211,7 +227,7 @@ function tesseractInstallation(binary: string, dataArgs: string[], models: Nativ
   const npmLanguages = (): Set<string> => new Set(models ? listInstalledLanguages() : []);
 
   const available = async (): Promise<Availability> => {
-    const probed = await probeVersion();
+    const [probed] = await Promise.all([probeVersion(), systemLanguages ? undefined : listSystemLanguages()]);
     if ('reason' in probed) return { ok: false, reason: probed.reason };
     if (languages().length === 0) return { ok: false, reason: 'No tesseract language data is installed (apt-get install tesseract-ocr-eng).' };
     return { ok: true };
@@ -269,7 +285,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     signal: AbortSignal,
     source?: StoredPage | PreparedPage,
     started?: () => void,
-  ): Promise<OcrPage> => {
+  ): Promise<Reading> => {
     // Decoded only once a place is free: a long queue then holds file names, not pixels.
     const prepared = source ?? (await pageSource(page));
     if (signal.aborted) throw cancelled();
@@ -284,7 +300,7 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     const outcome = await running;
     if (outcome.kind !== 'exited' || outcome.code !== 0) throw pageFailure(outcome, page.file, timeoutMs);
     const frame = { width: page.width, height: page.height, dpi: page.dpi, scaleX: prepared.scaleX, scaleY: prepared.scaleY };
-    return parseHocr(outcome.stdout, frame, langs);
+    return () => parseHocr(outcome.stdout, frame, langs);
   };
 
   /** The program's version, the languages to read and the signal that ends the reading, once they are checked. */
@@ -323,13 +339,13 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     waiting.splice(at, 1);
     const others: WaitingPage[] = [];
     try {
-      const source = await pageSource(item.page);
+      const source = (await item.stored) ?? (await preparePage(item.page));
       if (!('file' in source)) return item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source, item.started));
       // Taken at once (no await between looking and taking): no other place can take them meanwhile.
       const like = waiting.filter((other) => sameRead(item, other));
       const share = Math.min(PAGES_PER_PROCESS, Math.floor((like.length + 1) / queue.size()));
       for (const other of like.slice(0, Math.max(0, share - 1))) others.push(...waiting.splice(waiting.indexOf(other), 1));
-      const stored = await Promise.all(others.map(async (other) => ({ item: other, source: await storedPage(other.page) })));
+      const stored = await Promise.all(others.map(async (other) => ({ item: other, source: await other.stored })));
       const fits = (s: StoredPage | undefined): s is StoredPage => s !== undefined && s.dpi === source.dpi && s.bitonal === source.bitonal;
       const together = [{ item, source }, ...stored.flatMap((o) => (fits(o.source) ? [{ item: o.item, source: o.source }] : []))];
       if (together.length === 1) item.resolve(await readPage(item.page, item.langs, item.major, item.signal, source, item.started));
@@ -359,9 +375,11 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
     },
     async recognize(page: OcrInput, wanted: string[], recognizeOptions?: { signal?: AbortSignal; started?: () => void }): Promise<OcrPage> {
       const { major, langs, signal } = await prepareRead(wanted, recognizeOptions?.signal);
-      return new Promise<OcrPage>((resolve, reject) => {
+      // A file name and a few numbers: a long queue holds no pixels.
+      const stored = storedPage(page);
+      const read = await new Promise<Reading>((resolve, reject) => {
         const started = recognizeOptions?.started;
-        const item: WaitingPage = { page, langs, major, signal, caller: recognizeOptions?.signal, ...(started ? { started } : {}), resolve, reject };
+        const item: WaitingPage = { page, langs, major, signal, caller: recognizeOptions?.signal, ...(started ? { started } : {}), stored, resolve, reject };
         waiting.push(item);
         queue
           .run(() => readWaiting(item), signal)
@@ -372,6 +390,9 @@ export function createTesseractCliEngine(options: TesseractCliEngineOptions = {}
             reject(e);
           });
       });
+      // Parsed after the place is handed on (see `Reading`).
+      await new Promise((resolve) => setImmediate(resolve));
+      return read();
     },
     async readWords(images: OcrInput[], wanted: string[], readOptions?: { signal?: AbortSignal; forLanguage?: boolean }): Promise<OcrPage[]> {
       const { major, langs, signal } = await prepareRead(wanted, readOptions?.signal);
@@ -416,7 +437,7 @@ interface TesseractProgram {
  * Pages stored as files the program reads as they are, read by one process from a list file: their readings, one hOCR
  * page each, or undefined when the process failed (its pages are then read alone, so an error names its page).
  */
-async function readPageList(program: TesseractProgram, pages: Array<{ item: WaitingPage; source: StoredPage }>): Promise<OcrPage[] | undefined> {
+async function readPageList(program: TesseractProgram, pages: Array<{ item: WaitingPage; source: StoredPage }>): Promise<Reading[] | undefined> {
   const [{ item: first, source }] = pages;
   await program.ensure(first.langs);
   const folder = await mkdtemp(join(tmpdir(), 'quire-pages-'));
@@ -434,7 +455,7 @@ async function readPageList(program: TesseractProgram, pages: Array<{ item: Wait
     if (hocr.length !== pages.length) return undefined;
     return hocr.map((text, k) => {
       const { page } = pages[k].item;
-      return parseHocr(text, { width: page.width, height: page.height, dpi: page.dpi, scaleX: 1, scaleY: 1 }, first.langs);
+      return () => parseHocr(text, { width: page.width, height: page.height, dpi: page.dpi, scaleX: 1, scaleY: 1 }, first.langs);
     });
   } finally {
     await rm(folder, { recursive: true, force: true });
