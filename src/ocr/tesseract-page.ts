@@ -35,8 +35,11 @@ export interface StoredPage {
   bitonal: boolean;
 }
 
-/** TIFF compressions libtiff decodes without help: none, CCITT G3, CCITT G4. */
-const PLAIN_BITONAL = new Set([1, 3, 4]);
+/**
+ * TIFF compressions the tesseract program's libtiff decodes: none, CCITT G3, CCITT G4, and Deflate (the pipeline's
+ * drafts, read by the language sample before the page-size pass encodes them as G4; Debian's libtiff links zlib).
+ */
+const PLAIN_BITONAL = new Set([1, 3, 4, 8]);
 
 /**
  * The page as stored, when the tesseract program can read it just so: a grey JPEG (see `storedGreyPage`) or a bitonal TIFF in strips (the pipeline's

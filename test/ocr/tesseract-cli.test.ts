@@ -2,13 +2,14 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ocrPageText } from '../../src/ocr/tesseract-result.js';
 import { hocrPages, parseHocr, unescapeHtml } from '../../src/ocr/tesseract-cli-hocr.js';
 import { createTesseractCliEngine, parseLanguageFolder, parseLanguageList, parseTesseractVersion } from '../../src/ocr/tesseract-cli.js';
 import { listInstalledLanguages } from '../../src/ocr/tesseract-data.js';
 import type { OcrInput } from '../../src/ocr/types.js';
-import type { OcrPage } from '../../src/project/index.js';
+import { encodeBitonalDraft, type OcrPage } from '../../src/project/index.js';
 import { cer } from './cer.js';
 import { ENGLISH, FRENCH, renderTextPage, toG4Tiff, writePage, writeTurnedPage, type TextPage } from './pages.js';
 
@@ -497,6 +498,30 @@ needsProgram('the tesseract-cli engine, with Debian’s tesseract', () => {
       expect((await readFile(calls, 'utf8')).trim().split('\n')).toEqual(inputs.map((input) => input.file));
     } finally {
       await logging.close();
+    }
+  });
+
+  it('reads a page the pipeline left as a draft (a Deflate TIFF) from its file, as the language sample does before the page size is set', async () => {
+    const page = await renderTextPage(ENGLISH);
+    const grey = await sharp(page.png).toColourspace('b-w').raw().toBuffer();
+    const draft = Buffer.from(encodeBitonalDraft({ width: page.width, height: page.height, channels: 1, data: new Uint8Array(grey) }, page.dpi));
+    const input = await writePage(dir, 'draft.tif', page, draft);
+    const calls = join(dir, 'draft-calls.log');
+    const binary = join(dir, 'draft-tesseract.sh');
+    await writeFile(binary, `#!/bin/sh\necho "$1" >> "${calls}"\nexec tesseract "$@"\n`);
+    await chmod(binary, 0o755);
+    const engine = createTesseractCliEngine({ binary, workers: 1 });
+    try {
+      const result = await engine.recognize(input, ['eng']);
+      expect(cer(page.lines.join('\n'), ocrPageText(result))).toBeLessThan(0.02);
+      // The file itself, not a PNG of it on stdin.
+      const read = (await readFile(calls, 'utf8'))
+        .trim()
+        .split('\n')
+        .filter((arg) => !arg.startsWith('--'));
+      expect(read).toEqual([input.file]);
+    } finally {
+      await engine.close();
     }
   });
 
