@@ -34,8 +34,20 @@ async function loadedBy(args: string[]): Promise<{ code: number; stdout: string;
   });
 }
 
-/** Loaded by the job server, the web app, the JavaScript OCR engine, remote OCR, zips and the keychain only. */
-const NOT_FOR_OCR = ['fastify', 'pg', 'better-sqlite3', 'tesseract.js', 'undici', 'yauzl', 'yazl', '@napi-rs/keyring', 'dist/web', 'dist/server'];
+/** Loaded by the job server, the web app, the JavaScript OCR engine, remote OCR, zips, the keychain and the correction's dictionaries only. */
+const NOT_FOR_OCR = [
+  'fastify',
+  'pg',
+  'better-sqlite3',
+  'tesseract.js',
+  'undici',
+  'yauzl',
+  'yazl',
+  '@napi-rs/keyring',
+  'hunspell-asm',
+  'dist/web',
+  'dist/server',
+];
 
 describe('start-up: a command loads what it uses', () => {
   it('quire --version and quire version print the version and load neither the engine nor its image library', async () => {
