@@ -5,7 +5,6 @@ import { dropOutputOnClosedPipe } from './closed-pipe.js';
 import { asQuireError, Reported } from './failure.js';
 import { documentReport } from './json-report.js';
 import { printable, printableJson } from './print.js';
-import { closeOcrEngines } from '../convert/index.js';
 
 /**
  * The commands, each loaded only when it runs: `quire ocr` need not load the web app and the job server (their
@@ -22,6 +21,9 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Command>]> = [
   ['config', async () => (await import('./commands/config.js')).configCommand()],
 ];
 
+/** Whether a command (and with it the conversion engine) was loaded, so that its OCR engines are closed at the end. */
+let enginesLoaded = false;
+
 /**
  * The program for `argv`: with a command named first, that command alone (and `version`); otherwise (help, no
  * command, a mistyped one) every command, so help lists them all and commander can suggest the nearest name.
@@ -29,7 +31,10 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Command>]> = [
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const named = argv.find((a) => !a.startsWith('-'));
   const wanted = COMMANDS.filter(([name]) => name === named);
-  const loaded = await Promise.all((wanted.length > 0 ? wanted : COMMANDS).map(([, load]) => load()));
+  // `quire --version` (or `version`) alone needs no command: loading them all would cost it most of a second.
+  const versionOnly = argv.length === 1 && ['--version', '-V', 'version'].includes(argv[0]!);
+  const loaded = versionOnly ? [] : await Promise.all((wanted.length > 0 ? wanted : COMMANDS).map(([, load]) => load()));
+  if (loaded.length > 0) enginesLoaded = true;
   const program = new Command('quire')
     .description('Quire turns camera captures of book pages, PDFs and page images into clean, searchable PDFs.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -92,6 +97,7 @@ export async function main(argv: string[]): Promise<number> {
     const error = await asQuireError(e);
     return fail(error.code, error.message, error.exitCode, error.detail);
   } finally {
-    await closeOcrEngines();
+    // The engine is loaded by the commands that convert; without them (`--version`, `version`) there is nothing to close.
+    if (enginesLoaded) await (await import('../convert/index.js')).closeOcrEngines();
   }
 }

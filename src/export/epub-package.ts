@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
 import { replaceAtomically } from '../project/index.js';
 import { escapeXml, xhtmlDocument, type EpubContent, type TocEntry } from './epub-content.js';
 
@@ -271,7 +270,7 @@ export function epubFiles(book: EpubBook): EpubFile[] {
 /** Zip the files to `path` (all or nothing): `mimetype` stored, the rest deflated; returns the size written. */
 export async function writeEpubZip(files: readonly EpubFile[], path: string): Promise<number> {
   return replaceAtomically(path, async (temp) => {
-    const zip = new yazl.ZipFile();
+    const zip = new (await import('yazl')).default.ZipFile();
     // yazl writes DOS timestamps in local time: a date made now in local time reads the same in every zone.
     const date = new Date(2000, 0, 1, 0, 0, 0);
     for (const file of files) {

@@ -3,7 +3,6 @@ import { createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import { type OcrBox, type OcrPage, replaceAtomically, visiblePages, writeFileAtomically } from '../project/index.js';
 import { ExportRegistry, type Exporter, type ExportRequest, type ExportTarget } from './formats.js';
@@ -104,7 +103,7 @@ export const textpackExporter: Exporter = {
     try {
       await writePdf(pdfPages(target), pdfTemp, { profile: 'auto', title: target.manifest.name });
       return await replaceAtomically(target.path, async (temp) => {
-        const zip = new yazl.ZipFile();
+        const zip = new (await import('yazl')).default.ZipFile();
         zip.addFile(pdfTemp, 'source.pdf', { compress: false });
         zip.addBuffer(Buffer.from(structureToMarkdown(await documentStructure(target))), 'text.md');
         zip.addBuffer(Buffer.from(JSON.stringify(ocrPages)), 'ocr.json');

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import yazl from 'yazl';
+import type yazl from 'yazl';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { assertProjectFiles, PROJECT_FILE, replaceAtomically, unsafeEntryReason, type ProjectManifest } from '../project/index.js';
 
@@ -18,7 +18,7 @@ export async function writeSlim(projectDir: string, manifest: ProjectManifest, o
   const files = slimFiles(manifest);
   await assertProjectFiles(projectDir, manifest);
 
-  const zip = new yazl.ZipFile();
+  const zip = new (await import('yazl')).default.ZipFile();
   zip.addBuffer(Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), PROJECT_FILE, { compress: true, mode: 0o644 });
   for (const file of files) {
     zip.addFile(join(projectDir, file), file, { compress: !ALREADY_COMPRESSED.test(file), mode: 0o644 });

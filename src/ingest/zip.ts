@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { formatBytes } from '../util/index.js';
 import { isDirectoryName, unsafeEntryReason } from '../project/index.js';
@@ -32,7 +32,9 @@ export async function openZipSource(path: string, label: string, kind: ArchiveKi
   let zip: yauzl.ZipFile;
   try {
     // decodeStrings: false so that we see names as written (backslashes included) and judge them ourselves.
-    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true });
+    // yauzl is loaded when an archive is opened: most runs read a PDF or images.
+    const { openPromise } = (await import('yauzl')).default;
+    zip = await openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true });
   } catch (e) {
     throw new QuireError(ERROR_CODES.BAD_ARCHIVE, `${label} is not a readable ${kind}: it is not a zip file, or it is damaged.`, describeError(e));
   }
@@ -55,10 +57,11 @@ async function listEntries(zip: yauzl.ZipFile, label: string, kind: ArchiveKind,
     );
   }
   const files = new Map<string, yauzl.Entry>();
+  const { getFileNameLowLevel } = (await import('yauzl')).default;
   let total = 0;
   try {
     for await (const entry of zip.eachEntry()) {
-      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+      const name = getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
       checkEntry(label, kind, name, entry);
       total += entry.uncompressedSize;
       if (isDirectoryName(name)) continue;

@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
-import Tesseract from 'tesseract.js';
+import type Tesseract from 'tesseract.js';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 import { parseHocr } from './tesseract-cli-hocr.js';
 import { orientationFromDegrees, type PageOrientation } from './orientation.js';
@@ -87,12 +87,18 @@ function threadOf(worker: Tesseract.Worker): { ref(): void; unref(): void } | un
   return thread && typeof thread.ref === 'function' && typeof thread.unref === 'function' ? (thread as { ref(): void; unref(): void }) : undefined;
 }
 
+/** tesseract.js, loaded when a worker starts: a run read by native tesseract (the default) never needs it. */
+async function loadTesseractJs(): Promise<typeof Tesseract> {
+  return (await import('tesseract.js')).default;
+}
+
 async function startWorker(languages: readonly string[], folder: LanguageFolder, timeoutMs: number): Promise<TesseractWorker> {
   // Checked first: with a missing file, createWorker never settles.
   await folder.ensure(languages);
   const what = languages.join('+');
+  const { createWorker, OEM } = await loadTesseractJs();
   const worker = await withTimeout(
-    Tesseract.createWorker([...languages], Tesseract.OEM.LSTM_ONLY, {
+    createWorker([...languages], OEM.LSTM_ONLY, {
       langPath: folder.path,
       gzip: true,
       cacheMethod: 'none',
@@ -118,7 +124,8 @@ async function startWorker(languages: readonly string[], folder: LanguageFolder,
   return {
     async reinitialize(next) {
       await folder.ensure(next);
-      await working(() => withTimeout(worker.reinitialize(next.join('+'), Tesseract.OEM.LSTM_ONLY), timeoutMs, next.join('+'), () => undefined));
+      const { OEM } = await loadTesseractJs();
+      await working(() => withTimeout(worker.reinitialize(next.join('+'), OEM.LSTM_ONLY), timeoutMs, next.join('+'), () => undefined));
     },
     async terminate() {
       await worker.terminate();
@@ -146,8 +153,9 @@ function tesseractInstalled(): boolean {
 /** Orientation detection runs on tesseract's legacy engine, in a worker of its own started on first use. */
 async function startOrientationWorker(folder: LanguageFolder, timeoutMs: number): Promise<Tesseract.Worker> {
   await folder.ensure([ORIENTATION_DATA]);
+  const { createWorker, OEM } = await loadTesseractJs();
   const worker = await withTimeout(
-    Tesseract.createWorker(ORIENTATION_DATA, Tesseract.OEM.TESSERACT_ONLY, {
+    createWorker(ORIENTATION_DATA, OEM.TESSERACT_ONLY, {
       langPath: folder.path,
       gzip: true,
       cacheMethod: 'none',

@@ -15,7 +15,8 @@
  * name another's keychain entries.
  */
 import { existsSync } from 'node:fs';
-import { Entry } from '@napi-rs/keyring';
+import { createRequire } from 'node:module';
+import type { Entry } from '@napi-rs/keyring';
 import { ERROR_CODES, QuireError } from '../errors.js';
 import type { SecretStoreKind } from '../plugin-api/index.js';
 import { readEnvFile, updateEnvFile } from './envfile.js';
@@ -44,7 +45,11 @@ export interface Keychain {
  * everything at reboot, so without a Secret Service we use the config-file fallback instead.
  */
 export function osKeychain(service = KEYCHAIN_SERVICE): Keychain {
-  const entry = (account: string): Entry => new Entry(service, account, { linux: { store: 'secret-service' } });
+  // The native keychain binding is loaded on first use: most commands never read a secret.
+  const entry = (account: string): Entry => {
+    const { Entry: KeychainEntry } = createRequire(import.meta.url)('@napi-rs/keyring') as typeof import('@napi-rs/keyring');
+    return new KeychainEntry(service, account, { linux: { store: 'secret-service' } });
+  };
   return {
     get: (account) => entry(account).getPassword() ?? undefined,
     set: (account, value) => entry(account).setPassword(value),

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { loadModule, type HunspellFactory } from 'hunspell-asm';
+import type { HunspellFactory } from 'hunspell-asm';
 
 const require = createRequire(import.meta.url);
 
@@ -86,7 +86,8 @@ async function loadLexicon(language: string): Promise<Lexicon | null> {
   const pkg = DICTIONARY_PACKAGES[language];
   const folder = pkg ? packageFolder(pkg) : null;
   if (!folder) return null;
-  factory ??= loadModule();
+  // hunspell-asm is loaded with the first dictionary: a run without OCR never needs it.
+  factory ??= import('hunspell-asm').then(({ loadModule }) => loadModule());
   const hunspellFactory = await factory;
   const [aff, dic] = await Promise.all([readFile(join(folder, 'index.aff')), readFile(join(folder, 'index.dic'))]);
   // The files live in the module's in-memory file system; their names only need to be unique there.

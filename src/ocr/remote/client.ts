@@ -9,7 +9,7 @@
  *   service did not take it: 429, 503, and a connection that never opened.
  * 401 and 403 are never retried (the key is wrong), nor are other 4xx (the request is).
  */
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { ERROR_CODES, QuireError, type ErrorCode } from '../../errors.js';
 import {
   ProtocolError,
@@ -169,7 +169,10 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
   const sleep = options.sleep ?? sleepFor;
   const ocrMs = options.timeouts?.ocrMs ?? 15 * 60_000;
   const otherMs = options.timeouts?.otherMs ?? 30_000;
-  const dispatcher = new Agent({ connect: { timeout: options.timeouts?.connectMs ?? 10_000 } });
+  // undici is loaded on the first request: every run builds the engine list, few read remotely.
+  let dispatcher: Promise<Agent> | undefined;
+  const agent = (): Promise<Agent> =>
+    (dispatcher ??= import('undici').then(({ Agent }) => new Agent({ connect: { timeout: options.timeouts?.connectMs ?? 10_000 } })));
 
   async function once(path: string, init: RequestInit, timeoutMs: number, signal?: AbortSignal): Promise<Response | TryFailure> {
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -180,7 +183,7 @@ export function createRemoteOcrClient(options: RemoteOcrClientOptions): RemoteOc
         signal: combined,
         headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${options.apiKey}`, accept: 'application/json' },
         // undici's own agent (the one Node's fetch is built on), for the connect timeout fetch does not offer.
-        dispatcher,
+        dispatcher: await agent(),
       } as RequestInit);
       if (res.ok) return res;
       const body = await res.text().catch(() => '');
