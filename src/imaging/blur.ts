@@ -314,17 +314,22 @@ export function edgeBlur(page: GrayImage): number | null {
   const { width, height, data } = page;
   if (width < 12 || height < 12) return null;
   const reach = 4;
-  // Slopes in quarter grey levels per pixel; central differences never exceed 255·√2/2.
-  const bins = 4 * 181;
+  // Slopes in quarter grey levels per pixel, binned from the squared gradient by table: no square root per pixel.
+  const binOf = slopeBins();
+  const bins = EDGE_BINS;
   const hist = new Uint32Array(bins);
-  const slope = new Float32Array(width * height);
+  // Pixels that may be steep: the threshold below is never under `MIN_STEEP` grey levels a pixel.
+  let candidates: Int32Array = new Int32Array(16384);
+  let found = 0;
   for (let y = reach; y < height - reach; y++) {
     for (let x = reach, i = y * width + reach; x < width - reach; x++, i++) {
       const gx = data[i + 1] - data[i - 1];
       const gy = data[i + width] - data[i - width];
-      const g = 0.5 * Math.sqrt(gx * gx + gy * gy);
-      slope[i] = g;
-      hist[Math.min(bins - 1, Math.floor(4 * g))]++;
+      const squared = gx * gx + gy * gy;
+      hist[binOf[squared]]++;
+      if (squared < MIN_STEEP_SQUARED) continue;
+      if (found === candidates.length) candidates = grown(candidates);
+      candidates[found++] = i;
     }
   }
   const counted = (width - 2 * reach) * (height - 2 * reach);
@@ -332,28 +337,69 @@ export function edgeBlur(page: GrayImage): number | null {
   let bin = bins - 1;
   for (; bin > 0 && seen + hist[bin] <= counted * 0.01; bin--) seen += hist[bin];
   // An edge must stand well clear of the sensor noise, whatever the percentile says on a near-empty page.
-  const steep = Math.max(bin / 4, 2 * Math.max(4, noiseLevel(page)));
-  const ratios: number[] = [];
-  const norm = 1 / Math.sqrt(2 * Math.PI);
-  for (let y = reach; y < height - reach; y++) {
-    for (let x = reach, i = y * width + reach; x < width - reach; x++, i++) {
-      if (slope[i] < steep) continue;
-      let lo = 255;
-      let hi = 0;
-      for (let dy = -reach; dy <= reach; dy++) {
-        const row = i + dy * width;
-        for (let dx = -reach; dx <= reach; dx++) {
-          const v = data[row + dx];
-          if (v < lo) lo = v;
-          if (v > hi) hi = v;
-        }
-      }
-      ratios.push(((hi - lo) * norm) / slope[i]);
-    }
+  const steep = Math.max(bin / 4, 2 * Math.max(MIN_STEEP / 2, noiseLevel(page)));
+  // The least squared gradient whose slope (as a 32-bit float, as it was once stored) reaches `steep`: slopes rise with it.
+  let steepSquared = 0;
+  for (let above = MAX_SQUARED_GRADIENT + 1; steepSquared < above;) {
+    const mid = (steepSquared + above) >> 1;
+    if (slopeOf(mid) < steep) steepSquared = mid + 1;
+    else above = mid;
   }
-  if (ratios.length < 100) return null;
-  ratios.sort((a, b) => a - b);
-  return ratios[ratios.length >> 1];
+  // Sorted as numbers by the typed array (a comparator per pair cost as much as the pass that finds them).
+  const ratios = new Float64Array(found);
+  let steepCount = 0;
+  const norm = 1 / Math.sqrt(2 * Math.PI);
+  for (let c = 0; c < found; c++) {
+    const i = candidates[c];
+    const gx = data[i + 1] - data[i - 1];
+    const gy = data[i + width] - data[i - width];
+    const squared = gx * gx + gy * gy;
+    if (squared < steepSquared) continue;
+    let lo = 255;
+    let hi = 0;
+    for (let dy = -reach; dy <= reach; dy++) {
+      const row = i + dy * width;
+      for (let dx = -reach; dx <= reach; dx++) {
+        const v = data[row + dx];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+    }
+    ratios[steepCount++] = ((hi - lo) * norm) / slopeOf(squared);
+  }
+  if (steepCount < 100) return null;
+  const sorted = ratios.subarray(0, steepCount).sort();
+  return sorted[steepCount >> 1];
+}
+
+/** An edge is at least this steep (grey levels a pixel), whatever the noise: 256 squared, exactly 8 once rooted and halved. */
+const MIN_STEEP = 8;
+const MIN_STEEP_SQUARED = 4 * MIN_STEEP * MIN_STEEP;
+
+/** The same indices in an array twice as long. */
+function grown(indices: Int32Array): Int32Array {
+  const more = new Int32Array(2 * indices.length);
+  more.set(indices);
+  return more;
+}
+
+/** Central differences never exceed 255·√2/2 grey levels a pixel: bins of a quarter level, and the largest squared gradient. */
+const EDGE_BINS = 4 * 181;
+const MAX_SQUARED_GRADIENT = 2 * 255 * 255;
+
+/** The slope of a central-difference gradient whose squared length is `squared`, rounded to a 32-bit float. */
+function slopeOf(squared: number): number {
+  return Math.fround(0.5 * Math.sqrt(squared));
+}
+
+/** The histogram bin (quarter grey levels) of every squared gradient, made once. */
+let slopeBinTable: Uint16Array | undefined;
+function slopeBins(): Uint16Array {
+  if (!slopeBinTable) {
+    slopeBinTable = new Uint16Array(MAX_SQUARED_GRADIENT + 1);
+    for (let s = 0; s <= MAX_SQUARED_GRADIENT; s++) slopeBinTable[s] = Math.min(EDGE_BINS - 1, Math.floor(4 * (0.5 * Math.sqrt(s))));
+  }
+  return slopeBinTable;
 }
 
 /**
