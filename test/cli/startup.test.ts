@@ -18,13 +18,34 @@ const HOOK = `export async function resolve(specifier, context, next) {
 }
 `;
 
+/**
+ * The hook in the command's own thread where Node has `registerHooks` (22.15 and later): `register`'s hooks run on a
+ * thread of their own, whose writes to stderr were lost on Node 24 when the command exits at once (as `--help` does).
+ */
+const REGISTER = `import * as nodeModule from 'node:module';
+if (typeof nodeModule.registerHooks === 'function') {
+  nodeModule.registerHooks({
+    resolve(specifier, context, next) {
+      const found = next(specifier, context);
+      const pkg = found.url.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)/);
+      const own = found.url.match(/\\/dist\\/([^/]+)\\//);
+      const name = pkg ? pkg[1] : own ? 'dist/' + own[1] : undefined;
+      if (name) process.stderr.write('loaded: ' + name + '\\n');
+      return found;
+    },
+  });
+} else {
+  nodeModule.register(HOOK_URL);
+}
+`;
+
 /** The packages and `dist/` folders `quire <args>` loads, with what it printed. */
 async function loadedBy(args: string[]): Promise<{ code: number; stdout: string; loaded: Set<string> }> {
   return withTempDir(async (dir) => {
     const hook = join(dir, 'hook.mjs');
     const register = join(dir, 'register.mjs');
     await writeFile(hook, HOOK);
-    await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`);
+    await writeFile(register, REGISTER.replace('HOOK_URL', JSON.stringify(pathToFileURL(hook).href)));
     return new Promise((resolve) => {
       execFile(process.execPath, ['--import', pathToFileURL(register).href, QUIRE_BIN, ...args], { cwd: ROOT }, (err, stdout, stderr) => {
         const loaded = new Set([...stderr.matchAll(/^loaded: (.+)$/gm)].map((m) => m[1]!));
@@ -34,20 +55,11 @@ async function loadedBy(args: string[]): Promise<{ code: number; stdout: string;
   });
 }
 
-/** Loaded by the job server, the web app, the JavaScript OCR engine, remote OCR, zips, the keychain and the correction's dictionaries only. */
-const NOT_FOR_OCR = [
-  'fastify',
-  'pg',
-  'better-sqlite3',
-  'tesseract.js',
-  'undici',
-  'yauzl',
-  'yazl',
-  '@napi-rs/keyring',
-  'hunspell-asm',
-  'dist/web',
-  'dist/server',
-];
+/**
+ * Loaded by the job server, the web app, the JavaScript OCR engine, remote OCR, zips, the keychain and the correction's
+ * dictionaries only. (SQLite is not among them: the settings and installed plugins every command reads are kept there.)
+ */
+const NOT_FOR_OCR = ['fastify', 'pg', 'tesseract.js', 'undici', 'yauzl', 'yazl', '@napi-rs/keyring', 'hunspell-asm', 'dist/web', 'dist/server'];
 
 describe('start-up: a command loads what it uses', () => {
   it('quire --version and quire version print the version and load neither the engine nor its image library', async () => {
