@@ -89,10 +89,9 @@ export function timeLeftByWork(log: PagesRead, total: number, now: number): { le
   const likelyAgain = (order: number): number => (log.again.has(order - 1) && !log.again.has(order) ? 1 : 0);
   const mayBeAgain = new Set(unread.filter((order) => !log.again.has(order)).slice(0, PAGES_THAT_MAY_BE_READ_AGAIN));
   const mostAgain = (order: number): number => (mayBeAgain.has(order) || likelyAgain(order) > 0 ? workOf(order) * againMost : 0);
+  const played: Played = { log, unread, batches, starts, workOf, pace, now };
   const play = (secondReading: number, extra: (order: number) => number): number =>
-    batches.some((b) => b.orders.length > 1)
-      ? playLists(log, unread, batches, starts, workOf, pace, extra, now)
-      : playPages(log, unread, batches, starts, workOf, pace, secondReading, extra, now);
+    batches.some((b) => b.orders.length > 1) ? playLists(played, extra) : playPages(played, secondReading, extra);
   const left = play(again, () => 0);
   const most = play(againMost, mostAgain);
   if (left === undefined || most === undefined || left <= 0) return undefined;
@@ -100,20 +99,23 @@ export function timeLeftByWork(log: PagesRead, total: number, now: number): { le
   return { left: Math.max(1, Math.round(left + checking)), most: Math.max(1, Math.round(Math.max(left, most) + checkingMost)), floor };
 }
 
+/** What the rest of the reading is played forward from: the pages not read yet, the batches so far and their starts. */
+interface Played {
+  log: PagesRead;
+  unread: number[];
+  batches: Array<{ end: number; orders: number[] }>;
+  starts: Array<number | undefined>;
+  workOf: (order: number) => number;
+  /** Seconds a worker spends on one unit of work in a first reading. */
+  pace: number;
+  now: number;
+}
+
 /**
  * Pages read by lists: which pages each running list holds is not told, so the work left is shared out evenly among
  * the workers, less what each has done since its list began. `extra`: the seconds of a page's second reading, if any.
  */
-function playLists(
-  log: PagesRead,
-  unread: number[],
-  batches: Array<{ end: number; orders: number[] }>,
-  starts: Array<number | undefined>,
-  workOf: (order: number) => number,
-  pace: number,
-  extra: (order: number) => number,
-  now: number,
-): number {
+function playLists({ log, unread, batches, starts, workOf, pace, now }: Played, extra: (order: number) => number): number {
   const workers = log.sideBySide;
   const rest = unread.reduce((sum, order) => sum + workOf(order) * pace + extra(order), 0);
   const done = starts
@@ -127,17 +129,7 @@ function playLists(
  * latest starts; a page read again begun afresh when its new reading began), not before now; the pages not begun
  * follow on the first worker free. `extra`: the seconds of a page's second reading not told of yet, if any.
  */
-function playPages(
-  log: PagesRead,
-  unread: number[],
-  batches: Array<{ end: number; orders: number[] }>,
-  starts: Array<number | undefined>,
-  workOf: (order: number) => number,
-  pace: number,
-  again: number,
-  extra: (order: number) => number,
-  now: number,
-): number {
+function playPages({ log, unread, batches, starts, workOf, pace, now }: Played, again: number, extra: (order: number) => number): number {
   const workers = log.sideBySide;
   const free: number[] = [];
   unread.slice(0, workers).forEach((order, k) => {
