@@ -140,7 +140,9 @@ export function tesseractArgs(
     // Our pages are black on white: trying every line again as white on black only costs time.
     '-c',
     'tessedit_do_invert=0',
-    // Each character's alternatives in the hOCR, for the correction step's dictionary check.
+    // Each character's alternatives in the hOCR, for the correction step's dictionary check. All five searches for them
+    // (`lstm_choice_iterations`, each adding a character's next best): with one, 2 % of a page's CPU instead of 7 %, the
+    // synthetic corpus lost words its third choices mended (docs/benchmarks.md).
     ...(five && choices ? ['-c', 'lstm_choice_mode=2'] : []),
   ];
 }
@@ -463,8 +465,9 @@ async function readPageList(program: TesseractProgram, pages: Array<{ item: Wait
 }
 
 /**
- * Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order. `quick`:
- * read for their language only, without per-character choices, with the models of `quick.dataDir` when it is given.
+ * Word images (PNG files on clean paper) read by one process, listed in a file: one page per image, in order, without
+ * per-character choices (what is read again is taken as text; the choices cost 7–15 % of a reading). `quick`: read for
+ * their language only, with the models of `quick.dataDir` when it is given.
  */
 async function readWordImages(
   program: TesseractProgram,
@@ -481,7 +484,7 @@ async function readWordImages(
   try {
     const list = join(folder, 'images.txt');
     await writeFile(list, images.map((image) => `${image.file}\n`).join(''));
-    const outcome = await runProgram(binary, tesseractArgs({ dpi: images[0].dpi, bitonal: false }, langs, major, dataDir, list, quick === undefined), {
+    const outcome = await runProgram(binary, tesseractArgs({ dpi: images[0].dpi, bitonal: false }, langs, major, dataDir, list, false), {
       env: oneThread(),
       timeoutMs,
       signal,

@@ -184,13 +184,11 @@ cat "${dir}/answer.hocr"`,
     expect((await readFile(join(dir, stdin[0]))).subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(engine.running()).toBe(0);
     // Cut-out words read again: images listed in a file, each one block, a global threshold (the words are on clean
-    // white paper); one page for each.
+    // white paper), without choices (their text is what is taken); one page for each.
     const again = await engine.readWords!([input], ['fra']);
     expect(again.map((p) => words(p).map((w) => w.text)[0])).toEqual(["l'été"]);
     expect((await readFile(join(dir, 'calls.log'), 'utf8')).trim().split('\n').at(-1)).toMatch(
-      new RegExp(
-        `^1 \\S+/images\\.txt stdout --tessdata-dir ${models} -l fra --dpi 300 --psm 6 -c tessedit_create_hocr=1 -c tessedit_do_invert=0 -c lstm_choice_mode=2$`,
-      ),
+      new RegExp(`^1 \\S+/images\\.txt stdout --tessdata-dir ${models} -l fra --dpi 300 --psm 6 -c tessedit_create_hocr=1 -c tessedit_do_invert=0$`),
     );
     // Two images, one page read: said, not taken for two.
     await expect(engine.readWords!([input, input], ['fra'])).rejects.toMatchObject({ message: 'Tesseract read 1 of 2 word images.' });
@@ -374,8 +372,8 @@ cat "${dir}/answer.hocr"`,
     expect(quick).toMatch(new RegExp(`--tessdata-dir ${system}/ -l eng\\+fra .*-c tessedit_do_invert=0$`));
     // A language the system lacks: the npm models read the sample, still without choices.
     expect(npm).toMatch(new RegExp(`--tessdata-dir ${models} -l eng\\+ell .*-c tessedit_do_invert=0$`));
-    // Words the correction reads again keep the npm models and their choices.
-    expect(words).toMatch(new RegExp(`--tessdata-dir ${models} -l fra .*-c lstm_choice_mode=2$`));
+    // Words the correction reads again keep the npm models; their text is what is taken, so no choices either.
+    expect(words).toMatch(new RegExp(`--tessdata-dir ${models} -l fra .*-c tessedit_do_invert=0$`));
   });
 
   it('is unavailable, with one sentence why, when the program is missing or too old', async () => {
