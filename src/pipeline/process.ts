@@ -16,6 +16,7 @@ import {
 } from '../project/index.js';
 import { estimateDpi } from './dpi.js';
 import { runExtraSteps, type ExtraStep, type ExtraStepRunner } from './extra-steps.js';
+import { type FinishedPage, finishPage, type PageSizeSamples } from './page-size.js';
 import { PRESETS } from './presets.js';
 import { padForG4 } from './resample.js';
 import { handSetSplit } from './hand-set.js';
@@ -48,6 +49,12 @@ export interface FrameTask {
    * away for every page that is placed.
    */
   draft?: boolean;
+  /**
+   * The sizes of the document's pages made so far (`addPageSizes`), in a run that sets every page on its page size: a
+   * draft's page is also encoded as G4 on the canvas these pages and its own give (`speculativeCanvas`), which
+   * `matchPageSizes` takes instead of encoding the draft itself when the whole document gives that canvas too.
+   */
+  pageSizes?: PageSizeSamples;
   /** Steps added to the preset's (processor plugins), each after a built-in step; run through the pool's runner. */
   extraSteps?: ExtraStep[];
   /** The frame's pages as a person set them, in its pixels: they replace the automatic split and crop. */
@@ -59,6 +66,8 @@ export type FramePage = Omit<ProjectPage, 'index'>;
 
 export interface FrameResult {
   pages: FramePage[];
+  /** For each page, its G4 file on the canvas guessed from `FrameTask.pageSizes`, if one was made. */
+  finished?: Array<FinishedPage | null>;
   timings: Record<string, number>;
   /** One sentence per added step that failed on a page (the page went on without it). */
   warnings?: string[];
@@ -97,6 +106,7 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
   );
 
   const pages: FramePage[] = [];
+  const finished: Array<FinishedPage | null> = [];
   const warnings: string[] = [];
   const extra = runExtra ? (task.extraSteps ?? []) : [];
   for (const region of split.pages) {
@@ -139,7 +149,7 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
     const file = await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem, { draft: task.draft === true }));
     const reading = state.reading;
     const ocrImage = reading ? await timed('encode', () => writePageImage({ ...reading, channels: 1 }, 'gray', state.dpi, `${stem}.ocr`)) : undefined;
-    pages.push({
+    const made: FramePage = {
       file: relativePageFile(file),
       ...(ocrImage ? { ocrImage: relativePageFile(ocrImage) } : {}),
       kind,
@@ -148,9 +158,14 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
       dpi: state.dpi,
       source: { input: task.input, frame: task.frameIndex, side },
       decisions,
-    });
+    };
+    pages.push(made);
+    const samples = task.pageSizes;
+    finished.push(
+      task.draft === true && kind === 'bitonal' && samples ? await timed('page-size', () => finishPage(made, image, samples, task.projectDir)) : null,
+    );
   }
-  return { pages, timings, ...(warnings.length > 0 ? { warnings } : {}) };
+  return { pages, timings, ...(finished.some((f) => f !== null) ? { finished } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /** How a message names the frame: `frame 3 of book.aglbundle`. */
