@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 // Types only from ingest: a pipeline thread must not load ingest's PDF readers (pdf-lib, a few hundred ms each start).
-import { cropGray, decodeGray, frameSharp, type GrayImage, type ImageBytes, isBitonal } from '../imaging/index.js';
+import { cropGray, decodeGray, frameSharp, givePageBytes, type GrayImage, type ImageBytes, isBitonal } from '../imaging/index.js';
 import type { FrameKind } from '../ingest/index.js';
 import {
   type DpiSource,
@@ -137,11 +137,13 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
     if (measured) state.measuredText = { xHeightPx: measured.xHeightPx, linePitchPx: measured.linePitchPx };
     for (const name of preset.steps) {
       const step = pageStep(name);
+      const before = { image: state.image, reading: state.reading };
       await timed(step.name, () => step.run(state));
       if (extra.length > 0 && runExtra) {
         const failed = await runExtraSteps(state, name, extra, runExtra, timed);
         warnings.push(...failed.map((w) => `${task.input}${split.pages.length > 1 ? ` (${region.side} page)` : ''}: ${w}`));
       }
+      giveBackReplaced(before, state);
     }
     const { image, kind } = state;
     const side = region.side;
@@ -164,8 +166,18 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
     finished.push(
       task.draft === true && kind === 'bitonal' && samples ? await timed('page-size', () => finishPage(made, image, samples, task.projectDir)) : null,
     );
+    // Written: the pixels' buffers serve the next page.
+    givePageBytes(image, reading);
   }
   return { pages, timings, ...(finished.some((f) => f !== null) ? { finished } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+/** The pages a step replaced (and nothing holds now) give their buffers back for the next to use. */
+function giveBackReplaced(before: { image: GrayImage; reading?: GrayImage }, after: PageState): void {
+  const held = new Set([after.image.data.buffer, after.reading?.data.buffer]);
+  for (const old of [before.image, before.reading]) {
+    if (old && !held.has(old.data.buffer)) givePageBytes(old);
+  }
 }
 
 /** How a message names the frame: `frame 3 of book.aglbundle`. */
