@@ -346,6 +346,8 @@ async function runFrames(
         // Every page gets its page size, or at least its final G4 file, from `matchPageSizes` below.
         draft: true,
         ...(sizes ? { pageSizes: Object.fromEntries(Object.entries(sizes).map(([key, values]) => [key, values.slice()])) } : {}),
+        // Nothing reads a page before its page size when there is no OCR during the run.
+        ...(sizes && options.reading === false && !options.onPages ? { unreadUntilPlaced: true } : {}),
         ...(options.reading === false ? { reading: false } : {}),
         ...(options.processors && options.processors.steps.length > 0 ? { extraSteps: options.processors.steps } : {}),
         ...(handSet ? { handSet } : {}),

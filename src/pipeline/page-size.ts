@@ -151,6 +151,17 @@ function pageCanvases(pages: readonly Page[]): Map<Page, PageCanvas> {
 export interface FinishedPage {
   file: string;
   canvas: PageCanvas | null;
+  /**
+   * No draft was written (nothing reads the page during the run, and `file` holds all of its pixels, see
+   * `holdsWholePage`): a wrong guess is made again from `file`.
+   */
+  withoutDraft?: boolean;
+}
+
+/** Whether the page set on `canvas` (null: kept at its size) keeps every one of its pixels, none cut off by the canvas. */
+export function holdsWholePage(page: { width: number; height: number }, canvas: PageCanvas | null): boolean {
+  if (canvas === null) return true;
+  return Math.min(page.width, canvas.canvasWidth - canvas.x) === page.width && canvas.height >= page.height;
 }
 
 /**
@@ -158,14 +169,12 @@ export interface FinishedPage {
  * pages made so far give it (`speculativeCanvas`), beside its draft (`<name>.g4.tif`): `matchPageSizes` need then not
  * decode the draft and encode it after the last frame, in series with nothing else. Null when it is too early to guess.
  */
-export async function finishPage(page: Page, image: GrayImage, samples: PageSizeSamples, projectDir: string): Promise<FinishedPage | null> {
-  const canvas = speculativeCanvas(page, samples);
-  if (canvas === undefined) return null;
+export async function finishPage(page: Page, image: GrayImage, canvas: PageCanvas | null, projectDir: string, withoutDraft = false): Promise<FinishedPage> {
   // Ink below 128, as the draft stores it (a page from the built-in steps is 0 and 255 already).
   const pixels = isBitonal(image) ? image : { ...image, data: image.data.map((v) => (v < 128 ? 0 : 255)) };
   const placed = canvas ? placeOn(sharpFromGray(pixels), page, canvas) : { ...pixels, channels: 1 as const };
   await writePageImage(placed, 'bitonal', page.dpi, `${stem(projectDir, page.file)}.g4`);
-  return { file: page.file.replace(/\.[^.]+$/, '.g4.tif'), canvas };
+  return { file: page.file.replace(/\.[^.]+$/, '.g4.tif'), canvas, ...(withoutDraft ? { withoutDraft } : {}) };
 }
 
 /**
@@ -188,6 +197,7 @@ export async function matchPageSizes(
     const canvas = canvases.get(page);
     const guess = finished.get(page);
     if (guess && sameCanvas(guess.canvas, canvas ?? null)) await takeFinished(projectDir, page, guess.file, canvas);
+    else if (guess?.withoutDraft) await remakeFromGuess(projectDir, page, guess, canvas);
     else {
       if (guess) await rm(join(projectDir, guess.file), { force: true });
       if (canvas) await placePage(projectDir, page, canvas);
@@ -232,11 +242,29 @@ const TIFF_G4 = 4;
 const PLACING_AT_ONCE = Math.max(1, availableParallelism());
 
 /** Set the page on its canvas (its file, and its reading image, rewritten). */
-async function placePage(projectDir: string, page: Page, canvas: PageCanvas): Promise<void> {
-  const placed = await placeFile(join(projectDir, page.file), page, canvas);
+async function placePage(projectDir: string, page: Page, canvas: PageCanvas, source?: Sharp): Promise<void> {
+  const placed = source ? placeOn(source, page, canvas) : await placeFile(join(projectDir, page.file), page, canvas);
   await writePageImage(placed, page.kind as 'bitonal' | 'gray', page.dpi, stem(projectDir, page.file));
   if (page.ocrImage) await placeReading(projectDir, page, canvas);
   setOnCanvas(page, canvas);
+}
+
+/**
+ * A page whose thread wrote no draft and guessed another canvas than the document's: its pixels cut back out of the
+ * thread's G4 file (which holds them all), then set on the right canvas or encoded at their own size.
+ */
+async function remakeFromGuess(projectDir: string, page: Page, guess: FinishedPage, canvas: PageCanvas | undefined): Promise<void> {
+  const file = join(projectDir, guess.file);
+  if (guess.canvas === null) {
+    // The thread's file is the page at its own size: the draft's pixels, already G4.
+    await takeFinished(projectDir, page, guess.file, undefined);
+    if (canvas) await placePage(projectDir, page, canvas);
+    return;
+  }
+  const source = readImage(await readFile(file)).extract({ left: guess.canvas.x, top: 0, width: page.width, height: page.height });
+  if (canvas) await placePage(projectDir, page, canvas, source);
+  else await writePageImage({ pipeline: source, width: page.width, height: page.height, channels: 1 }, 'bitonal', page.dpi, stem(projectDir, page.file));
+  await rm(file, { force: true });
 }
 
 /** The reading image has the page image's size; it is set on the placed page's whole width. */

@@ -16,7 +16,7 @@ import {
 } from '../project/index.js';
 import { estimateDpi } from './dpi.js';
 import { runExtraSteps, type ExtraStep, type ExtraStepRunner } from './extra-steps.js';
-import { type FinishedPage, finishPage, type PageSizeSamples } from './page-size.js';
+import { type FinishedPage, finishPage, holdsWholePage, type PageSizeSamples, speculativeCanvas } from './page-size.js';
 import { PRESETS } from './presets.js';
 import { padForG4 } from './resample.js';
 import { handSetSplit } from './hand-set.js';
@@ -55,6 +55,11 @@ export interface FrameTask {
    * `matchPageSizes` takes instead of encoding the draft itself when the whole document gives that canvas too.
    */
   pageSizes?: PageSizeSamples;
+  /**
+   * Nothing reads the page files before `matchPageSizes` (no OCR during the run): a page encoded on its guessed canvas
+   * then needs no draft beside it where that file holds all its pixels (`holdsWholePage`).
+   */
+  unreadUntilPlaced?: boolean;
   /** Steps added to the preset's (processor plugins), each after a built-in step; run through the pool's runner. */
   extraSteps?: ExtraStep[];
   /** The frame's pages as a person set them, in its pixels: they replace the automatic split and crop. */
@@ -148,7 +153,15 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
     const { image, kind } = state;
     const side = region.side;
     const stem = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-${side}`);
-    const file = await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem, { draft: task.draft === true }));
+    // The canvas the pages made so far give this page (see `FrameTask.pageSizes`), if it is not too early to guess.
+    const sizes = task.draft === true && kind === 'bitonal' ? task.pageSizes : undefined;
+    const guess = sizes ? speculativeCanvas({ kind, width: image.width, height: image.height, dpi: state.dpi, decisions }, sizes) : undefined;
+    // No draft where nothing reads the page before its page size (no OCR during the run) and the G4 page on the guessed
+    // canvas holds all its pixels: a wrong guess is made again from that file.
+    const withoutDraft = guess !== undefined && task.unreadUntilPlaced === true && holdsWholePage(image, guess);
+    const file = withoutDraft
+      ? `${stem}.tif`
+      : await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem, { draft: task.draft === true }));
     const reading = state.reading;
     const ocrImage = reading ? await timed('encode', () => writePageImage({ ...reading, channels: 1 }, 'gray', state.dpi, `${stem}.ocr`)) : undefined;
     const made: FramePage = {
@@ -162,10 +175,7 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
       decisions,
     };
     pages.push(made);
-    const samples = task.pageSizes;
-    finished.push(
-      task.draft === true && kind === 'bitonal' && samples ? await timed('page-size', () => finishPage(made, image, samples, task.projectDir)) : null,
-    );
+    finished.push(guess !== undefined ? await timed('page-size', () => finishPage(made, image, guess, task.projectDir, withoutDraft)) : null);
     // Written: the pixels' buffers serve the next page.
     givePageBytes(image, reading);
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGray, decodeGray, type GrayImage, readTiffLayout } from '../../src/imaging/index.js';
-import { addPageSizes, finishPage, type FinishedPage, matchPageSizes, type PageSizeSamples } from '../../src/pipeline/index.js';
+import { addPageSizes, finishPage, type FinishedPage, matchPageSizes, type PageSizeSamples, speculativeCanvas } from '../../src/pipeline/index.js';
 import { writePageImage, type ProjectPage } from '../../src/project/index.js';
 
 type Page = Omit<ProjectPage, 'index'>;
@@ -181,9 +181,9 @@ describe('one page size per document', () => {
         samples,
         seen[i].map((j) => drafts[j].page),
       );
-      const done = await finishPage(drafts[i].page, drafts[i].image, samples, dir);
-      expect(done).not.toBeNull();
-      finished.set(drafts[i].page, done as FinishedPage);
+      const canvas = speculativeCanvas(drafts[i].page, samples);
+      expect(canvas).not.toBeUndefined();
+      finished.set(drafts[i].page, await finishPage(drafts[i].page, drafts[i].image, canvas ?? null, dir));
     }
     expect(finished.get(drafts[3].page)?.canvas?.height).toBe(1880);
     await matchPageSizes(
@@ -198,6 +198,49 @@ describe('one page size per document', () => {
       expect([page.width, page.height, page.decisions.pageSize]).toEqual([made[i].width, made[i].height, made[i].decisions.pageSize]);
       // The thread's file took the draft's place, or (a wrong guess) was thrown away.
       expect(await exists((finished.get(page) as FinishedPage).file)).toBe(false);
+    }
+  });
+
+  it('without drafts (no OCR during the run) makes a page whose guess was wrong again from the G4 page its thread wrote', async () => {
+    const sizes: Array<[number, number]> = [
+      [1200, 1900],
+      [1100, 1500],
+      [1180, 1880],
+      [1150, 1700],
+    ];
+    const made = await Promise.all(sizes.map(([w, h], i) => croppedPage(`m${i}`, w, h, 'book')));
+    await matchPageSizes(dir, made);
+    const drawn = await Promise.all(sizes.map(([w, h], i) => croppedPageWithPixels(`u${i}`, w, h, 'book', undefined, true)));
+    const pages = drawn.map((d) => d.page);
+    // A page larger than any of the document's, seen by one thread only (say, a page its user set apart later).
+    const larger = { ...pages[0], width: 1250, height: 1950 };
+    const seen = [
+      // Set on a canvas larger than the document's: it keeps its own size in the end.
+      [larger, pages[2]],
+      // A canvas smaller than the document's.
+      [pages[3], pages[3]],
+      // Taken for an outlier beside two short pages (kept at its size), yet placed in the end.
+      [pages[1], pages[1]],
+      // Right.
+      [pages[0], pages[1], pages[2]],
+    ];
+    const finished = new Map<Page, FinishedPage>();
+    for (let i = 0; i < pages.length; i++) {
+      const samples: PageSizeSamples = {};
+      addPageSizes(samples, seen[i]);
+      const canvas = speculativeCanvas(pages[i], samples);
+      expect(canvas).not.toBeUndefined();
+      finished.set(pages[i], await finishPage(pages[i], drawn[i].image, canvas ?? null, dir, true));
+      // The thread wrote no draft.
+      await rm(join(dir, pages[i].file));
+    }
+    expect(finished.get(pages[2])?.canvas).toBeNull();
+    await matchPageSizes(dir, pages, { finished });
+    for (let i = 0; i < pages.length; i++) {
+      expect(await compressionOf(pages[i].file)).toBe(4);
+      expect(sameBytes(await readFile(join(dir, pages[i].file)), await readFile(join(dir, made[i].file))), `page ${i}`).toBe(true);
+      expect([pages[i].width, pages[i].height, pages[i].decisions.pageSize]).toEqual([made[i].width, made[i].height, made[i].decisions.pageSize]);
+      expect(await exists((finished.get(pages[i]) as FinishedPage).file)).toBe(false);
     }
   });
 });
