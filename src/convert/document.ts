@@ -7,7 +7,17 @@ import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describeError, ERROR_CODES, isQuireError, QuireError } from '../errors.js';
 import { inputType, openImages, openInput, openSlim, type FrameKind, type OpenedInput, type SourceFrame, type TextLayerPage } from '../ingest/index.js';
-import { createFramePool, matchPageSizes, type ExtraStep, type ExtraStepRunner, type FramePage, type FrameTask } from '../pipeline/index.js';
+import {
+  addPageSizes,
+  createFramePool,
+  type ExtraStep,
+  type ExtraStepRunner,
+  type FinishedPage,
+  type FramePage,
+  type FrameTask,
+  matchPageSizes,
+  type PageSizeSamples,
+} from '../pipeline/index.js';
 import {
   createProjectFolder,
   loadManifest,
@@ -232,12 +242,13 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   const stop = (): void => void pool.close();
   options.signal?.addEventListener('abort', stop, { once: true });
   try {
-    const { pages, steps } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs, doc.label);
+    const { pages, steps, finished } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs, doc.label);
     await options.settle?.();
     const t1 = performance.now();
     // A frame made again alone keeps its own page size (the others' are not in this run); its pages are encoded.
-    await matchPageSizes(doc.dir, pages, { place: !options.frames });
-    steps['page-size'] = performance.now() - t1;
+    await matchPageSizes(doc.dir, pages, { place: !options.frames, finished });
+    // The threads' share (pages encoded on their guessed canvas) and this pass after the last frame.
+    steps['page-size'] = (steps['page-size'] ?? 0) + performance.now() - t1;
     doc.manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(doc.dir, doc.manifest);
     return { ms: performance.now() - t0, steps };
@@ -286,10 +297,15 @@ async function runFrames(
   options: ProcessOptions,
   kept: ReadonlyMap<string, string>,
   label: string | undefined,
-): Promise<{ pages: FramePage[]; steps: Record<string, number> }> {
+): Promise<{ pages: FramePage[]; steps: Record<string, number>; finished: Map<FramePage, FinishedPage> }> {
   const frames = options.frames ? opened.frames.filter((f) => options.frames?.has(f.index)) : opened.frames;
   const total = frames.length;
   const results: FramePage[][] = new Array(total);
+  // The sizes of the pages made so far, for the threads to guess each page's canvas from (a frame made again alone
+  // keeps its size: nothing to guess). Which pages are done first varies with the load; `matchPageSizes` keeps a
+  // guess only where the whole document gives the same canvas, so the files never depend on it.
+  const sizes: PageSizeSamples | undefined = options.frames ? undefined : {};
+  const finished = new Map<FramePage, FinishedPage>();
   // Pages are handed on in document order, whichever thread finishes first: the language sample and the OCR that
   // follow them see the same first pages on a loaded machine as on an idle one.
   const handOn = inDocumentOrder<FramePage[]>((pages) => options.onPages?.(pages));
@@ -329,12 +345,19 @@ async function runFrames(
         projectDir,
         // Every page gets its page size, or at least its final G4 file, from `matchPageSizes` below.
         draft: true,
+        ...(sizes ? { pageSizes: Object.fromEntries(Object.entries(sizes).map(([key, values]) => [key, values.slice()])) } : {}),
+        // Nothing reads a page before its page size when there is no OCR during the run.
+        ...(sizes && options.reading === false && !options.onPages ? { unreadUntilPlaced: true } : {}),
         ...(options.reading === false ? { reading: false } : {}),
         ...(options.processors && options.processors.steps.length > 0 ? { extraSteps: options.processors.steps } : {}),
         ...(handSet ? { handSet } : {}),
       };
       const result = await pool.run(task);
       results[i] = result.pages;
+      if (sizes) addPageSizes(sizes, result.pages);
+      result.finished?.forEach((done, p) => {
+        if (done) finished.set(result.pages[p], done);
+      });
       for (const message of result.warnings ?? []) options.onProgress?.({ type: 'warning', message });
       handOn(i, result.pages);
       for (const [step, ms] of Object.entries(result.timings)) steps[step] = (steps[step] ?? 0) + ms;
@@ -353,7 +376,7 @@ async function runFrames(
   );
   await Promise.all(lanes);
   if (failure !== undefined) throw namingTheBundle(failure, opened, label);
-  return { pages: results.flat(), steps };
+  return { pages: results.flat(), steps, finished };
 }
 
 /**

@@ -2,6 +2,7 @@
  * Blurs and sharpening: box-filter Gaussians, the unsharp mask, the edge-blur measure and Richardson–Lucy
  * deconvolution. Pure functions over typed arrays; nothing allocates per pixel.
  */
+import { pageBytes } from './buffers.js';
 import { type GrayImage, sharpFromGray } from './gray.js';
 import { noiseLevel } from './threshold.js';
 
@@ -108,7 +109,7 @@ export async function unsharpMaskNative(page: GrayImage, sigma: number, amount: 
   // `toColourspace('b-w')` keeps libvips in one band where `extractChannel` had it make three and drop two.
   const blurred = await sharpFromGray(page).blur({ sigma, precision: 'integer' }).toColourspace('b-w').raw().toBuffer();
   const mix = unsharpTable(amount);
-  const out = new Uint8Array(width * height);
+  const out = pageBytes(width * height);
   for (let i = 0; i < out.length; i++) out[i] = mix[(data[i] << 8) | blurred[i]];
   return { width, height, data: out };
 }

@@ -2,6 +2,7 @@
  * Bitonal page primitives for the crop and placement steps: ink components, the bitonal check, padding and
  * placing a page on a canvas. Pure functions over typed arrays; nothing allocates per pixel.
  */
+import { pageBytes } from './buffers.js';
 import type { Box, GrayImage } from './gray.js';
 
 /** A connected group of ink pixels (8-connected) of a bitonal page. */
@@ -130,7 +131,7 @@ export function padRight(page: GrayImage, width: number, fill = 255): GrayImage 
 export function cropPadded(page: GrayImage, box: Box, width: number, fill = 255): GrayImage {
   const { x, y, width: w, height: h } = box;
   const stride = Math.max(width, w);
-  const out = new Uint8Array(stride * h);
+  const out = pageBytes(stride * h);
   const copied = Math.max(0, Math.min(w, page.width - x));
   const rows = Math.max(0, Math.min(h, page.height - y));
   if (copied < stride || rows < h) out.fill(fill);

@@ -8,3 +8,4 @@ export * from './dewarp-lines.js';
 export * from './dewarp-remap.js';
 export * from './tiff.js';
 export * from './resize.js';
+export * from './buffers.js';

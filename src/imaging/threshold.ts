@@ -3,6 +3,7 @@
  * paper estimate per block, thresholds interpolated along each row.
  */
 import { type BlockSums, blockSums, grayClosing } from './blocks.js';
+import { pageBytes } from './buffers.js';
 import type { GrayImage } from './gray.js';
 
 /** Summed-area table of a `width`×`height` grid, (width+1)×(height+1) with a zero first row and column. */
@@ -139,7 +140,7 @@ export function levelBackground(page: GrayImage, params: Pick<SauvolaParams, 'wi
   const gain = new Float32Array(paper.length);
   for (let i = 0; i < paper.length; i++) gain[i] = 255 / Math.max(4, paper[i]);
   const { width, height, data } = page;
-  const out = new Uint8Array(width * height);
+  const out = pageBytes(width * height);
   const line = new Float64Array(blocks.cols);
   const gains = new Float32Array(width);
   for (let y = 0; y < height; y++) {
@@ -195,7 +196,7 @@ function interpolateRow(line: Float64Array, f: number, width: number, out: Float
 /** Compare every pixel with the block thresholds interpolated bilinearly between block centres. */
 function applyBlockThreshold(page: GrayImage, threshold: Float32Array, cols: number, rows: number, f: number): GrayImage {
   const { width, height, data } = page;
-  const out = new Uint8Array(width * height);
+  const out = pageBytes(width * height);
   const line = new Float64Array(cols);
   const thresholds = new Float32Array(width);
   for (let y = 0; y < height; y++) {

@@ -1,4 +1,4 @@
-import { levelBackground, sauvolaBinarize, unsharpMaskNative } from '../imaging/index.js';
+import { givePageBytes, levelBackground, sauvolaBinarize, unsharpMaskNative } from '../imaging/index.js';
 import type { GrayImage } from '../imaging/index.js';
 import type { BinarizeDecision } from '../project/index.js';
 
@@ -73,6 +73,7 @@ export async function binarize(page: GrayImage, options: BinarizeOptions): Promi
   // The threshold levels the page itself (its contrast floor must see the sensor noise as it is, not amplified).
   const source = amount > 0 ? await unsharpMaskNative(page, sigmaPx, amount) : page;
   const image = sauvolaBinarize(source, { windowPx, backgroundPx, k });
+  if (source !== page) givePageBytes(source);
   return {
     image,
     ...(reading ? { reading } : {}),

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ERROR_CODES, QuireError, describeError } from '../errors.js';
 // Types only from ingest: a pipeline thread must not load ingest's PDF readers (pdf-lib, a few hundred ms each start).
-import { cropGray, decodeGray, frameSharp, type GrayImage, type ImageBytes, isBitonal } from '../imaging/index.js';
+import { cropGray, decodeGray, frameSharp, givePageBytes, type GrayImage, type ImageBytes, isBitonal } from '../imaging/index.js';
 import type { FrameKind } from '../ingest/index.js';
 import {
   type DpiSource,
@@ -16,6 +16,7 @@ import {
 } from '../project/index.js';
 import { estimateDpi } from './dpi.js';
 import { runExtraSteps, type ExtraStep, type ExtraStepRunner } from './extra-steps.js';
+import { type FinishedPage, finishPage, holdsWholePage, type PageSizeSamples, speculativeCanvas } from './page-size.js';
 import { PRESETS } from './presets.js';
 import { padForG4 } from './resample.js';
 import { handSetSplit } from './hand-set.js';
@@ -48,6 +49,17 @@ export interface FrameTask {
    * away for every page that is placed.
    */
   draft?: boolean;
+  /**
+   * The sizes of the document's pages made so far (`addPageSizes`), in a run that sets every page on its page size: a
+   * draft's page is also encoded as G4 on the canvas these pages and its own give (`speculativeCanvas`), which
+   * `matchPageSizes` takes instead of encoding the draft itself when the whole document gives that canvas too.
+   */
+  pageSizes?: PageSizeSamples;
+  /**
+   * Nothing reads the page files before `matchPageSizes` (no OCR during the run): a page encoded on its guessed canvas
+   * then needs no draft beside it where that file holds all its pixels (`holdsWholePage`).
+   */
+  unreadUntilPlaced?: boolean;
   /** Steps added to the preset's (processor plugins), each after a built-in step; run through the pool's runner. */
   extraSteps?: ExtraStep[];
   /** The frame's pages as a person set them, in its pixels: they replace the automatic split and crop. */
@@ -59,6 +71,8 @@ export type FramePage = Omit<ProjectPage, 'index'>;
 
 export interface FrameResult {
   pages: FramePage[];
+  /** For each page, its G4 file on the canvas guessed from `FrameTask.pageSizes`, if one was made. */
+  finished?: Array<FinishedPage | null>;
   timings: Record<string, number>;
   /** One sentence per added step that failed on a page (the page went on without it). */
   warnings?: string[];
@@ -97,6 +111,7 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
   );
 
   const pages: FramePage[] = [];
+  const finished: Array<FinishedPage | null> = [];
   const warnings: string[] = [];
   const extra = runExtra ? (task.extraSteps ?? []) : [];
   for (const region of split.pages) {
@@ -127,19 +142,29 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
     if (measured) state.measuredText = { xHeightPx: measured.xHeightPx, linePitchPx: measured.linePitchPx };
     for (const name of preset.steps) {
       const step = pageStep(name);
+      const before = { image: state.image, reading: state.reading };
       await timed(step.name, () => step.run(state));
       if (extra.length > 0 && runExtra) {
         const failed = await runExtraSteps(state, name, extra, runExtra, timed);
         warnings.push(...failed.map((w) => `${task.input}${split.pages.length > 1 ? ` (${region.side} page)` : ''}: ${w}`));
       }
+      giveBackReplaced(before, state);
     }
     const { image, kind } = state;
     const side = region.side;
     const stem = join(task.projectDir, 'pages', `${String(task.frameIndex).padStart(4, '0')}-${side}`);
-    const file = await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem, { draft: task.draft === true }));
+    // The canvas the pages made so far give this page (see `FrameTask.pageSizes`), if it is not too early to guess.
+    const sizes = task.draft === true && kind === 'bitonal' ? task.pageSizes : undefined;
+    const guess = sizes ? speculativeCanvas({ kind, width: image.width, height: image.height, dpi: state.dpi, decisions }, sizes) : undefined;
+    // No draft where nothing reads the page before its page size (no OCR during the run) and the G4 page on the guessed
+    // canvas holds all its pixels: a wrong guess is made again from that file.
+    const withoutDraft = guess !== undefined && task.unreadUntilPlaced === true && holdsWholePage(image, guess);
+    const file = withoutDraft
+      ? `${stem}.tif`
+      : await timed('encode', () => writePageImage({ ...image, channels: 1 }, kind, state.dpi, stem, { draft: task.draft === true }));
     const reading = state.reading;
     const ocrImage = reading ? await timed('encode', () => writePageImage({ ...reading, channels: 1 }, 'gray', state.dpi, `${stem}.ocr`)) : undefined;
-    pages.push({
+    const made: FramePage = {
       file: relativePageFile(file),
       ...(ocrImage ? { ocrImage: relativePageFile(ocrImage) } : {}),
       kind,
@@ -148,9 +173,21 @@ export async function processFrame(task: FrameTask, runExtra?: ExtraStepRunner):
       dpi: state.dpi,
       source: { input: task.input, frame: task.frameIndex, side },
       decisions,
-    });
+    };
+    pages.push(made);
+    finished.push(guess !== undefined ? await timed('page-size', () => finishPage(made, image, guess, task.projectDir, withoutDraft)) : null);
+    // Written: the pixels' buffers serve the next page.
+    givePageBytes(image, reading);
   }
-  return { pages, timings, ...(warnings.length > 0 ? { warnings } : {}) };
+  return { pages, timings, ...(finished.some((f) => f !== null) ? { finished } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+/** The pages a step replaced (and nothing holds now) give their buffers back for the next to use. */
+function giveBackReplaced(before: { image: GrayImage; reading?: GrayImage }, after: PageState): void {
+  const held = new Set([after.image.data.buffer, after.reading?.data.buffer]);
+  for (const old of [before.image, before.reading]) {
+    if (old && !held.has(old.data.buffer)) givePageBytes(old);
+  }
 }
 
 /** How a message names the frame: `frame 3 of book.aglbundle`. */

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGray, decodeGray, type GrayImage, readTiffLayout } from '../../src/imaging/index.js';
-import { matchPageSizes } from '../../src/pipeline/index.js';
+import { addPageSizes, finishPage, type FinishedPage, matchPageSizes, type PageSizeSamples, speculativeCanvas } from '../../src/pipeline/index.js';
 import { writePageImage, type ProjectPage } from '../../src/project/index.js';
 
 type Page = Omit<ProjectPage, 'index'>;
@@ -27,13 +27,24 @@ async function croppedPage(
   inputSize?: { widthMm: number; heightMm: number },
   draft = false,
 ): Promise<Page> {
+  return (await croppedPageWithPixels(name, width, height, preset, inputSize, draft)).page;
+}
+
+async function croppedPageWithPixels(
+  name: string,
+  width: number,
+  height: number,
+  preset: 'book' | 'sheet',
+  inputSize?: { widthMm: number; heightMm: number },
+  draft = false,
+): Promise<{ page: Page; image: GrayImage }> {
   const padded = Math.ceil(width / 16) * 16;
   const image: GrayImage = createGray(padded, height);
   for (let y = 10; y < height - 10; y++) image.data.fill(0, y * padded + 10, y * padded + width - 10);
   // A diagonal line a pixel wide: a page whose bits moved by one would show.
   for (let y = 10; y < Math.min(height, padded) - 10; y++) image.data[y * padded + y] = 255;
   const file = await writePageImage({ ...image, channels: 1 }, 'bitonal', 300, join(dir, 'pages', name), { draft });
-  return {
+  const page: Page = {
     file: file.slice(dir.length + 1),
     kind: 'bitonal',
     width: padded,
@@ -42,6 +53,14 @@ async function croppedPage(
     source: { input: `${name}.jpg`, frame: 1, side: 'single' },
     decisions: { preset, inputDpi: { value: 150, source: 'estimate' }, crop: { x: 40, y: 60, width, height }, ...(inputSize ? { inputSize } : {}) },
   };
+  return { page, image };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(join(dir, file)).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The TIFF compression of a page file: 4 for CCITT G4, 8 for Deflate (a draft). */
@@ -135,5 +154,93 @@ describe('one page size per document', () => {
     ]);
     expect(await Promise.all(pages.map((p) => compressionOf(p.file)))).toEqual([4, 4]);
     expect(sameBytes((await pixelsOf(pages[1].file)).data, before.data)).toBe(true);
+  });
+
+  it('takes the G4 page a thread set on the canvas it guessed when the whole document gives that canvas, and makes it again when not', async () => {
+    const sizes: Array<[number, number]> = [
+      [1200, 1900],
+      [1100, 1500],
+      [1180, 1880],
+      [1150, 1700],
+    ];
+    const made = await Promise.all(sizes.map(([w, h], i) => croppedPage(`r${i}`, w, h, 'book')));
+    await matchPageSizes(dir, made);
+    const drafts = await Promise.all(sizes.map(([w, h], i) => croppedPageWithPixels(`t${i}`, w, h, 'book', undefined, true)));
+    // What the threads knew when each page was made: all the others for the first three (a right guess, placed or
+    // not); for the last only the two smaller pages, so it guessed a smaller canvas than the document's.
+    const seen = [
+      [1, 2, 3],
+      [0, 2, 3],
+      [0, 1, 3],
+      [1, 2],
+    ];
+    const finished = new Map<Page, FinishedPage>();
+    for (let i = 0; i < drafts.length; i++) {
+      const samples: PageSizeSamples = {};
+      addPageSizes(
+        samples,
+        seen[i].map((j) => drafts[j].page),
+      );
+      const canvas = speculativeCanvas(drafts[i].page, samples);
+      expect(canvas).not.toBeUndefined();
+      finished.set(drafts[i].page, await finishPage(drafts[i].page, drafts[i].image, canvas ?? null, dir));
+    }
+    expect(finished.get(drafts[3].page)?.canvas?.height).toBe(1880);
+    await matchPageSizes(
+      dir,
+      drafts.map((d) => d.page),
+      { finished },
+    );
+    for (let i = 0; i < drafts.length; i++) {
+      const page = drafts[i].page;
+      expect(await compressionOf(page.file)).toBe(4);
+      expect(sameBytes(await readFile(join(dir, page.file)), await readFile(join(dir, made[i].file)))).toBe(true);
+      expect([page.width, page.height, page.decisions.pageSize]).toEqual([made[i].width, made[i].height, made[i].decisions.pageSize]);
+      // The thread's file took the draft's place, or (a wrong guess) was thrown away.
+      expect(await exists((finished.get(page) as FinishedPage).file)).toBe(false);
+    }
+  });
+
+  it('without drafts (no OCR during the run) makes a page whose guess was wrong again from the G4 page its thread wrote', async () => {
+    const sizes: Array<[number, number]> = [
+      [1200, 1900],
+      [1100, 1500],
+      [1180, 1880],
+      [1150, 1700],
+    ];
+    const made = await Promise.all(sizes.map(([w, h], i) => croppedPage(`m${i}`, w, h, 'book')));
+    await matchPageSizes(dir, made);
+    const drawn = await Promise.all(sizes.map(([w, h], i) => croppedPageWithPixels(`u${i}`, w, h, 'book', undefined, true)));
+    const pages = drawn.map((d) => d.page);
+    // A page larger than any of the document's, seen by one thread only (say, a page its user set apart later).
+    const larger = { ...pages[0], width: 1250, height: 1950 };
+    const seen = [
+      // Set on a canvas larger than the document's: it keeps its own size in the end.
+      [larger, pages[2]],
+      // A canvas smaller than the document's.
+      [pages[3], pages[3]],
+      // Taken for an outlier beside two short pages (kept at its size), yet placed in the end.
+      [pages[1], pages[1]],
+      // Right.
+      [pages[0], pages[1], pages[2]],
+    ];
+    const finished = new Map<Page, FinishedPage>();
+    for (let i = 0; i < pages.length; i++) {
+      const samples: PageSizeSamples = {};
+      addPageSizes(samples, seen[i]);
+      const canvas = speculativeCanvas(pages[i], samples);
+      expect(canvas).not.toBeUndefined();
+      finished.set(pages[i], await finishPage(pages[i], drawn[i].image, canvas ?? null, dir, true));
+      // The thread wrote no draft.
+      await rm(join(dir, pages[i].file));
+    }
+    expect(finished.get(pages[2])?.canvas).toBeNull();
+    await matchPageSizes(dir, pages, { finished });
+    for (let i = 0; i < pages.length; i++) {
+      expect(await compressionOf(pages[i].file)).toBe(4);
+      expect(sameBytes(await readFile(join(dir, pages[i].file)), await readFile(join(dir, made[i].file))), `page ${i}`).toBe(true);
+      expect([pages[i].width, pages[i].height, pages[i].decisions.pageSize]).toEqual([made[i].width, made[i].height, made[i].decisions.pageSize]);
+      expect(await exists((finished.get(pages[i]) as FinishedPage).file)).toBe(false);
+    }
   });
 });
