@@ -10,6 +10,7 @@ import { inputType, openImages, openInput, openSlim, type FrameKind, type Opened
 import {
   addPageSizes,
   createFramePool,
+  dropPageGuesses,
   type ExtraStep,
   type ExtraStepRunner,
   type FinishedPage,
@@ -241,6 +242,7 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   // Stopping means stopping now: the frames in the workers are dropped rather than finished.
   const stop = (): void => void pool.close();
   options.signal?.addEventListener('abort', stop, { once: true });
+  let made = false;
   try {
     const { pages, steps, finished } = await runFrames(doc.source, pool, doc.dir, options, doc.keptPdfs, doc.label);
     await options.settle?.();
@@ -251,6 +253,7 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
     steps['page-size'] = (steps['page-size'] ?? 0) + performance.now() - t1;
     doc.manifest.pages = pages.map((p, i) => ({ index: i + 1, ...p }));
     await saveManifest(doc.dir, doc.manifest);
+    made = true;
     return { ms: performance.now() - t0, steps };
   } catch (e) {
     if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.', describeError(e));
@@ -258,6 +261,8 @@ export async function processPages(doc: OpenedDocument, options: ProcessOptions 
   } finally {
     options.signal?.removeEventListener('abort', stop);
     await pool.close();
+    // The threads' pages on a guessed canvas that no page-size pass took, once no thread writes any more.
+    if (!made) await dropPageGuesses(doc.dir);
   }
 }
 

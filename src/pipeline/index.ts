@@ -6,7 +6,7 @@ export { createFramePool, defaultWorkerCount, type FramePool } from './pool.js';
 export type { FramePage, FrameTask } from './process.js';
 export { isPresetName, PRESETS, type Preset } from './presets.js';
 export { pageStep, registerStep, type PageState, type PageStep } from './steps.js';
-export { addPageSizes, finishPage, matchPageSizes, speculativeCanvas, type FinishedPage, type PageSizeSamples } from './page-size.js';
+export { addPageSizes, dropPageGuesses, finishPage, matchPageSizes, speculativeCanvas, type FinishedPage, type PageSizeSamples } from './page-size.js';
 export { turnPage } from './orientation.js';
 export { outOfFocus } from './resample.js';
 export type { ExtraStep, ExtraStepFacts, ExtraStepOutcome, ExtraStepPage, ExtraStepRunner } from './extra-steps.js';

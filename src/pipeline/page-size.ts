@@ -5,7 +5,7 @@
  * text block. A group is every page made from camera frames, and for scans, every page whose input had the same
  * physical size, so a document that really mixes page sizes keeps them.
  */
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
@@ -205,6 +205,18 @@ export async function matchPageSizes(
     }
   });
 }
+
+/**
+ * Remove the pages the threads encoded on a guessed canvas (`finishPage`) that no `matchPageSizes` took: a run that
+ * failed or was stopped leaves only the files of a page made, never these. Nothing here throws.
+ */
+export async function dropPageGuesses(projectDir: string): Promise<void> {
+  const folder = join(projectDir, 'pages');
+  const names = await readdir(folder).catch(() => [] as string[]);
+  await Promise.all(names.filter((name) => name.endsWith(GUESS_SUFFIX)).map((name) => rm(join(folder, name), { force: true }).catch(() => undefined)));
+}
+
+const GUESS_SUFFIX = '.g4.tif';
 
 function sameCanvas(a: PageCanvas | null, b: PageCanvas | null): boolean {
   if (a === null || b === null) return a === b;
