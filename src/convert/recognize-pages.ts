@@ -3,6 +3,7 @@
  * nonsense, read again in its own language when it is plainly in another; the options every way of reading shares.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describeError, ERROR_CODES, QuireError } from '../errors.js';
 import { type ExportRequest } from '../export/index.js';
@@ -63,18 +64,69 @@ export function pageRead(options: RecognizeOptions, pagesDone: number, pagesTota
 
 /**
  * The languages the pages are read in are known (named, or found on sample pages): the correction's dictionaries are
- * to load while the pages are read. Returned is what to call once the first page's reading has begun (or, with an
- * engine that cannot tell, once it is done): loading them on this thread takes a third of a second, which held back
- * the start of the first tesseract processes by as much (measured on fr3: 0.6 s from the language decided to the
- * first process, against 0.3 s without them loading).
+ * to load while the pages are read, on a core the OCR leaves free. Loading them on this thread takes 0.1–0.2 s of
+ * CPU (eng, fra); done as the first pages began, it competed with the two tesseract processes reading them and put
+ * their end, and every later page, back by about as much (measured on fr3: the first two pages took 0.2–0.3 s more
+ * wall time than their CPU time, the third, read alone, 0.1 s). So they load once a core is free of OCR: every page
+ * known has begun and fewer are being read than there are cores (the document's last pages), or when the only pages
+ * are fewer than the cores. An engine that cannot tell when a page begins tells it as the page is done.
  */
-export function languagesKnown(options: RecognizeOptions, languages: string[]): () => void {
-  let warmed = options.correct === false;
-  return () => {
-    if (warmed) return;
-    warmed = true;
-    warmCorrector(languages);
-  };
+export class DictionaryWarmUp {
+  private warmed: boolean;
+  private known = 0;
+  private allKnown = false;
+  private begun = 0;
+  private done = 0;
+  private languages?: string[];
+
+  /** `warm`: what loads the dictionaries of a language set (the correction's own, unless a test watches). */
+  constructor(
+    options: Pick<RecognizeOptions, 'correct'>,
+    private readonly cores = availableParallelism(),
+    private readonly warm: (languages: readonly string[]) => void = warmCorrector,
+  ) {
+    this.warmed = options.correct === false;
+  }
+
+  /** The document's languages are decided: their dictionaries are the ones to load. */
+  languagesKnown(languages: string[]): void {
+    this.languages = languages;
+    this.check();
+  }
+
+  /** One more page to read; `last`: every page of the document is known now. */
+  pageKnown(count = 1, last = false): void {
+    this.known += count;
+    if (last) this.lastKnown();
+  }
+
+  /** No more pages will come. */
+  lastKnown(): void {
+    this.allKnown = true;
+    this.check();
+  }
+
+  /** What to call once this page's reading has begun (called again, it counts once). */
+  pageBegins(): () => void {
+    let told = false;
+    return () => {
+      if (told) return;
+      told = true;
+      this.begun++;
+      this.check();
+    };
+  }
+
+  pageDone(): void {
+    this.done++;
+    this.check();
+  }
+
+  private check(): void {
+    if (this.warmed || !this.languages || !this.allKnown || this.begun < this.known || this.known - this.done >= this.cores) return;
+    this.warmed = true;
+    this.warm(this.languages);
+  }
 }
 
 export async function assertAvailable(engine: OcrEngine): Promise<void> {
@@ -109,7 +161,9 @@ export async function recognizePages(
   } else {
     languages = wanted;
   }
-  const started = languagesKnown(options, languages);
+  const warmUp = new DictionaryWarmUp(options);
+  warmUp.pageKnown(pages.length, true);
+  warmUp.languagesKnown(languages);
   const detected = wanted === 'auto' ? { used: new Set<string>() } : undefined;
 
   let pagesDone = 0;
@@ -130,7 +184,8 @@ export async function recognizePages(
       const i = next++;
       const order = log.handed(await workIfTimed(options, dir, pages[i]));
       const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
-      await save(i, order, await readPage(engine, dir, pages[i], languages, options, detected, again, started));
+      await save(i, order, await readPage(engine, dir, pages[i], languages, options, detected, again, warmUp.pageBegins()));
+      warmUp.pageDone();
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, pages.length) }, lane));

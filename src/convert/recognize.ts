@@ -19,7 +19,7 @@ import {
 import {
   assertAvailable,
   imageOf,
-  languagesKnown,
+  DictionaryWarmUp,
   ocrFileStem,
   pageRead,
   readPage,
@@ -106,7 +106,12 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
     (ready ??= assertAvailable(first)
       .then(() => mkdir(join(dir, 'ocr'), { recursive: true }))
       .then(() => undefined));
+  const warmUp = new DictionaryWarmUp(options);
   const decision = languageDecision(dir, first, spec, options);
+  void decision.decided.then(
+    ({ languages }) => warmUp.languagesKnown(languages),
+    () => undefined,
+  );
   const running: Array<Promise<void>> = [];
   /** The size each page had when it was read. */
   const readAt = new Map<MadePage, { width: number; height: number }>();
@@ -119,17 +124,19 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
       for (const page of pages) {
         if (page.kind === 'pdf' || page.hidden) continue;
         pagesKnown++;
+        warmUp.pageKnown();
         decision.sample(page as ProjectPage);
         running.push(
           (async () => {
             if (failure !== undefined) return;
             if (options.signal?.aborted) throw new QuireError(ERROR_CODES.CANCELLED, 'The conversion was cancelled.');
             await readyOnce();
-            const { engine, languages, started } = await decision.decided;
+            const { engine, languages } = await decision.decided;
             if (failure !== undefined) return;
             const order = log.handed(await workIfTimed(options, dir, page));
             const again = (): void => options.onProgress?.({ type: 'ocr-again', read: log.read(order) });
-            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected, again, started);
+            const result = await readPage(engine, dir, page as ProjectPage, languages, options, decision.detected, again, warmUp.pageBegins());
+            warmUp.pageDone();
             const file = `ocr/${ocrFileStem(page as ProjectPage)}.json`;
             await writeOcrPage(dir, file, result);
             page.ocr = file;
@@ -144,6 +151,7 @@ export async function startRecognitionAsMade(dir: string, spec: OcrSpec, options
     async settle() {
       // Every page is made: a document shorter than the sample decides on what it has.
       decision.allMade();
+      warmUp.lastKnown();
       await Promise.all(running);
       if (failure !== undefined) throw failure;
     },
@@ -167,8 +175,7 @@ interface LanguageDecision {
   sample(page: ProjectPage): void;
   /** No more pages will come: decide on the sample as it is. */
   allMade(): void;
-  /** `started`: to call once a page's reading has begun (see `languagesKnown`). */
-  readonly decided: Promise<{ engine: OcrEngine; languages: string[]; started: () => void }>;
+  readonly decided: Promise<{ engine: OcrEngine; languages: string[] }>;
   /** With `auto`: the languages pages were read with, a page in another language than the document's included. */
   readonly detected?: { used: Set<string> };
 }
@@ -176,7 +183,7 @@ interface LanguageDecision {
 function languageDecision(dir: string, first: OcrEngine, spec: OcrSpec, options: RecognizeOptions): LanguageDecision {
   if (spec.languages !== 'auto') {
     const languages = spec.languages;
-    const decided = Promise.resolve({ engine: first, languages, started: languagesKnown(options, languages) });
+    const decided = Promise.resolve({ engine: first, languages });
     return { sample: () => undefined, allMade: () => undefined, decided };
   }
   // Each sample page's lines are read as soon as it is made, while the pipeline makes the next ones.
@@ -187,7 +194,7 @@ function languageDecision(dir: string, first: OcrEngine, spec: OcrSpec, options:
   const decided = started.then(async () => {
     const { languages } = await sampler.decide();
     // With the engine left to Quire, the languages found may let a faster one read the pages.
-    return { engine: spec.auto ? await bestLocalEngine(languages) : first, languages, started: languagesKnown(options, languages) };
+    return { engine: spec.auto ? await bestLocalEngine(languages) : first, languages };
   });
   // A failure is the page readers' to report; no rejection goes unheard meanwhile.
   decided.catch(() => undefined);

@@ -1,4 +1,5 @@
 import { PDFName, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
+import { deflatedStream } from './pdf-deflate.js';
 
 /**
  * The invisible font of the text layer: a Type0 font (`/Identity-H`) whose CIDFontType2
@@ -66,7 +67,7 @@ export class UnicodeCidFont {
   /** Write the Type0 font and all it needs under `fontRef` (reserved with `context.nextRef()`). */
   writeTo(context: PDFContext, fontRef: PDFRef): void {
     const program = glyphlessTrueType();
-    const fontFile = context.register(context.flateStream(program, { Length1: program.length }));
+    const fontFile = context.register(deflatedStream(context, program, { Length1: program.length }));
     const descriptor = context.register(
       context.obj({
         Type: 'FontDescriptor',
@@ -82,7 +83,7 @@ export class UnicodeCidFont {
         FontFile2: fontFile,
       }),
     );
-    const cidToGid = context.register(context.flateStream(allCidsToGlyphOne()));
+    const cidToGid = context.register(deflatedStream(context, allCidsToGlyphOne()));
     const cidFont = context.register(
       context.obj({
         Type: 'Font',
@@ -95,7 +96,7 @@ export class UnicodeCidFont {
         CIDToGIDMap: cidToGid,
       }),
     );
-    const toUnicode = context.register(context.flateStream(this.toUnicodeCMap()));
+    const toUnicode = context.register(deflatedStream(context, this.toUnicodeCMap()));
     context.assign(
       fontRef,
       context.obj({

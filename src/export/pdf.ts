@@ -7,6 +7,7 @@ import { fileSystemError, type PageKind, type ProjectManifest, replaceAtomically
 import { UnicodeCidFont } from './cid-font.js';
 import { g4ImageOf, jpegImageOf, type PdfImageData } from './pdf-images.js';
 import { copyKeptPages } from './pdf-kept-pages.js';
+import { deflatedStream } from './pdf-deflate.js';
 import { PDF_PROFILES, type PdfProfile } from './pdf-profiles.js';
 import { textLayerContent } from './text-layer.js';
 import { VERSION } from '../version.js';
@@ -166,7 +167,7 @@ class TextLayer {
     this.fontRef ??= this.doc.context.nextRef();
     // Our pages have no other fonts: a fixed resource name cannot clash.
     pdfPage.node.setFontDictionary(PDFName.of(TEXT_FONT_RESOURCE), this.fontRef);
-    pdfPage.node.addContentStream(this.doc.context.register(this.doc.context.flateStream(content)));
+    pdfPage.node.addContentStream(this.doc.context.register(deflatedStream(this.doc.context, content)));
   }
 
   /** Write the font, if any page used it. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { detectLanguages } from './detect.js';
 import { languageScript } from './languages.js';
 import { letterCount } from './scripts.js';
-import { SAMPLE_LINES, writePagesLineSample } from './sample-lines.js';
+import { pageLines, type PageBands, SAMPLE_LINES, writeSampleSheet } from './sample-lines.js';
 import type { OcrSpec } from './spec.js';
 import { ocrPageText } from './tesseract-result.js';
 import type { OcrEngine, OcrInput } from './types.js';
@@ -73,29 +73,43 @@ const LATER_SAMPLE_LINES = SAMPLE_LINES / 2;
 
 /**
  * Start a language sample over the pages as the pipeline makes them: the first page's lines are read as soon as it
- * is offered, while the next pages are still being made; the later pages' lines, fewer each, are stacked on one
- * sheet and read when the sample is decided, beside the first. Two readings of a few lines, side by side, one round
+ * is offered, while the next pages are still being made; the later pages' lines, fewer each, are found as each is
+ * offered, stacked on one sheet and read when the sample is decided, beside the first. Two readings of a few lines, side by side, one round
  * on two cores: the document's language is known about when its third page is made.
  */
 export function startLanguageSample(engine: OcrEngine, options: { signal?: AbortSignal } = {}): LanguageSample {
   const installed = engine.languages();
   const firstGuess = firstGuessLanguages(installed);
   const reads: Array<Promise<string>> = [];
-  const later: OcrInput[] = [];
-  const read = (pages: OcrInput[], name: string, lines: number): void => {
-    const text = readSample(engine, pages, name, lines, firstGuess, options);
+  /** The later pages, each with its lines, found as it is offered (decoding a page and finding its lines takes a few tens of ms). */
+  const later: Array<{ page: OcrInput; lines: Promise<PageBands> }> = [];
+  const read = (pages: OcrInput[], lines: Array<Promise<PageBands>>, name: string): void => {
+    const text = readSample(engine, pages, lines, name, firstGuess, options);
     // A failure is decide()'s to report; no rejection goes unheard meanwhile.
     text.catch(() => undefined);
     reads.push(text);
   };
+  const linesOf = (page: OcrInput, count: number): Promise<PageBands> => {
+    const lines = pageLines(page, count);
+    // An unreadable page is readSample's to handle (it reads the whole pages then).
+    lines.catch(() => undefined);
+    return lines;
+  };
   let offered = 0;
   return {
     add(page) {
-      if (offered++ === 0) read([page], 'first', SAMPLE_LINES);
-      else later.push(page);
+      if (offered++ === 0) read([page], [linesOf(page, SAMPLE_LINES)], 'first');
+      else later.push({ page, lines: linesOf(page, LATER_SAMPLE_LINES) });
     },
     async decide() {
-      if (later.length > 0) read(later.splice(0), 'later', LATER_SAMPLE_LINES);
+      if (later.length > 0) {
+        const pages = later.splice(0);
+        read(
+          pages.map((p) => p.page),
+          pages.map((p) => p.lines),
+          'later',
+        );
+      }
       try {
         const text = (await Promise.all(reads)).join('\n\n');
         const detected = detectLanguages(text, installed.length > 0 ? { candidates: installed } : {});
@@ -117,14 +131,16 @@ export function startLanguageSample(engine: OcrEngine, options: { signal?: Abort
 async function readSample(
   engine: OcrEngine,
   pages: OcrInput[],
+  lines: Array<Promise<PageBands>>,
   name: string,
-  lines: number,
   languages: string[],
   options: { signal?: AbortSignal },
 ): Promise<string> {
   const folder = await mkdtemp(join(tmpdir(), 'quire-sample-'));
   try {
-    const strip = await writePagesLineSample(pages, folder, name, lines).catch(() => undefined);
+    const strip = await Promise.all(lines)
+      .then((found) => writeSampleSheet(found, folder, name, pages[0].dpi))
+      .catch(() => undefined);
     if (!strip) return (await Promise.all(pages.map((p) => engine.recognize(p, languages, options)))).map(ocrPageText).join('\n\n');
     const read = engine.readWords
       ? (await engine.readWords([strip], languages, { ...options, forLanguage: true }))[0]

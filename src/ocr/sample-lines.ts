@@ -61,7 +61,7 @@ export function sampleBands(image: GrayImage, count = SAMPLE_LINES): Band[] {
 }
 
 /** A page's lines to stack: the page and which of its bands. */
-interface PageBands {
+export interface PageBands {
   image: GrayImage;
   bands: readonly Band[];
 }
@@ -104,14 +104,25 @@ export async function writeLineSample(page: OcrInput, folder: string, name: stri
  */
 export async function writePagesLineSample(pages: readonly OcrInput[], folder: string, name: string, count: number): Promise<OcrInput | undefined> {
   const found: PageBands[] = [];
-  for (const page of pages) {
-    const image = await decodeGray(page.file);
-    const bands = sampleBands(image, count);
-    if (bands.length > 0) found.push({ image, bands });
-  }
+  for (const page of pages) found.push(await pageLines(page, count));
+  return writeSampleSheet(found, folder, name, pages[0].dpi);
+}
+
+/**
+ * A page's sample lines: its image and up to `count` of its bands (none when it shows no line-like band). Found as
+ * soon as the page is made, so a sheet of several pages waits only for its last one.
+ */
+export async function pageLines(page: OcrInput, count: number): Promise<PageBands> {
+  const image = await decodeGray(page.file);
+  return { image, bands: sampleBands(image, count) };
+}
+
+/** The lines found on pages (`pageLines`), stacked onto one sheet written as a PNG in `folder`; undefined when there are none. */
+export async function writeSampleSheet(pages: readonly PageBands[], folder: string, name: string, dpi: number): Promise<OcrInput | undefined> {
+  const found = pages.filter((p) => p.bands.length > 0);
   if (found.length === 0) return undefined;
   const stacked = stackPageBands(found);
   const file = join(folder, `${name}.png`);
   await sharpFromGray(stacked).png().toFile(file);
-  return { file, width: stacked.width, height: stacked.height, dpi: pages[0].dpi };
+  return { file, width: stacked.width, height: stacked.height, dpi };
 }

@@ -147,7 +147,12 @@ export function tesseractArgs(
   ];
 }
 
-/** The environment of every tesseract process: one thread each (with OpenMP's default, two pages on two cores run several times slower). */
+/**
+ * The environment of every tesseract process: one thread each (with OpenMP's default, two pages on two cores run
+ * several times slower). Not two even for a page read alone at a document's end: two threads read it 5–15 % faster
+ * when nothing else runs, but 10–25 times slower as soon as anything else wants a core for a while (the other
+ * page's process ending, Quire's own thread, another program): measured in docs/benchmarks.md.
+ */
 function oneThread(): NodeJS.ProcessEnv {
   return { ...process.env, OMP_THREAD_LIMIT: '1' };
 }
