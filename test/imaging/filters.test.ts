@@ -204,6 +204,25 @@ describe('isBitonal and padRight', () => {
     expect(isBitonal(padded)).toBe(true);
     expect(isBitonal(createGray(2, 2, 128))).toBe(false);
   });
+
+  it('finds one grey pixel wherever it lies, in pages whose bytes start at any offset in their buffer', () => {
+    const buffer = new Uint8Array(64);
+    for (let start = 0; start < 4; start++) {
+      for (let length = 1; length <= 13; length++) {
+        const data = buffer.subarray(start, start + length);
+        for (let i = 0; i < length; i++) data[i] = i % 3 === 0 ? 0 : 255;
+        expect(isBitonal({ width: length, height: 1, data })).toBe(true);
+        for (const grey of [1, 127, 128, 254]) {
+          for (let at = 0; at < length; at++) {
+            const kept = data[at];
+            data[at] = grey;
+            expect(isBitonal({ width: length, height: 1, data })).toBe(false);
+            data[at] = kept;
+          }
+        }
+      }
+    }
+  });
 });
 
 /** A page of dark bars on light paper (every edge a clean step), blurred by a Gaussian of `sigma` pixels. */
