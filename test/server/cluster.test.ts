@@ -251,8 +251,10 @@ describe(`a server without a worker and two quire worker processes (${STORE === 
     const server = await startServer(home, ['--no-worker']);
     children.push(server.child);
     const key = await newKey(server);
-    // The other machine's worker: its process cannot be seen from here, only its lease.
-    const remote = await startWorker(home, ['--lease', '5'], 'scanner-2');
+    // The other machine's worker: its process cannot be seen from here, only its lease. Ten seconds: on a loaded
+    // two-core machine its renewal (every third of a lease) was once held up past a five-second lease by the local
+    // worker's start, which then took the job of a holder still alive.
+    const remote = await startWorker(home, ['--lease', '10'], 'scanner-2');
     const id = await submit(server, key, await readFile(SAMPLE));
     await untilProcessing(server, key, id);
     const [held] = await sqlIn(home, 'SELECT worker_id FROM jobs WHERE job_id = ?', [id]);
