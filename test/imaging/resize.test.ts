@@ -91,6 +91,19 @@ describe('enlargeBicubic', () => {
     }
   });
 
+  it('gives the same bytes after a larger page made its kernels take a larger memory, and for a small page after it', async () => {
+    for (const [w, h, width, height] of [
+      [40, 30, 105, 79],
+      [1400, 1000, 3000, 2143],
+      [40, 30, 105, 79],
+    ]) {
+      const page = strokesPage(w, h);
+      const ours = enlargeBicubic(page, width, height).data;
+      const theirs = await libvipsEnlarged(page, width, height);
+      expect(ours.filter((v, i) => v !== theirs[i]).length).toBe(0);
+    }
+  });
+
   it('refuses to reduce a page or to make a page of no pixels', () => {
     const page = createGray(30, 20);
     expect(() => enlargeBicubic(page, 29, 40)).toThrow(/cannot enlarge 30×20 to 29×40/);

@@ -1,0 +1,141 @@
+;; Quire's per-pixel kernels in WebAssembly text (loaded by kernels.ts, assembled by the build with wabt).
+;; Every pointer is a byte offset in the memory the module is given; the caller lays out the buffers in it.
+;; All arithmetic is in integers, so the bytes are the same on every machine.
+(module
+  (import "quire" "memory" (memory 1))
+
+  ;; ---- Bicubic enlargement (resize.ts, enlargeBicubic) --------------------------------------------------------
+  ;; Weights are fixed point with 12 fractional bits: each sum gets 2048 (a half) added and is shifted right by 12,
+  ;; the row's sums before the column's, as libvips' 8-bit interpolator does.
+
+  ;; One source row ($w bytes at $src) enlarged to $W samples (i32 at $dst): the row is copied into $pad with its
+  ;; edge values repeated twice on each side, then output o sums the four samples from $pad[$fx[o]] with the four
+  ;; weights at $wt[$kx[o]] (both tables i32, indices in elements).
+  (func $row (param $src i32) (param $w i32) (param $pad i32) (param $fx i32) (param $kx i32) (param $W i32) (param $wt i32) (param $dst i32)
+    (local $x i32) (local $o i32) (local $s i32) (local $k i32) (local $sum i32) (local $e i32)
+    ;; edges
+    (local.set $e (i32.load8_u (local.get $src)))
+    (i32.store (local.get $pad) (local.get $e))
+    (i32.store offset=4 (local.get $pad) (local.get $e))
+    (local.set $e (i32.load8_u (i32.add (local.get $src) (i32.sub (local.get $w) (i32.const 1)))))
+    (local.set $s (i32.add (local.get $pad) (i32.shl (i32.add (local.get $w) (i32.const 2)) (i32.const 2))))
+    (i32.store (local.get $s) (local.get $e))
+    (i32.store offset=4 (local.get $s) (local.get $e))
+    (local.set $x (i32.const 0))
+    (block $done (loop $copy
+      (br_if $done (i32.ge_u (local.get $x) (local.get $w)))
+      (i32.store offset=8 (i32.add (local.get $pad) (i32.shl (local.get $x) (i32.const 2)))
+        (i32.load8_u (i32.add (local.get $src) (local.get $x))))
+      (local.set $x (i32.add (local.get $x) (i32.const 1)))
+      (br $copy)))
+    (local.set $o (i32.const 0))
+    (block $done2 (loop $taps
+      (br_if $done2 (i32.ge_u (local.get $o) (local.get $W)))
+      (local.set $s (i32.add (local.get $pad) (i32.shl (i32.load (i32.add (local.get $fx) (i32.shl (local.get $o) (i32.const 2)))) (i32.const 2))))
+      (local.set $k (i32.add (local.get $wt) (i32.shl (i32.load (i32.add (local.get $kx) (i32.shl (local.get $o) (i32.const 2)))) (i32.const 2))))
+      (local.set $sum (i32.add
+        (i32.add (i32.mul (i32.load (local.get $s)) (i32.load (local.get $k)))
+                 (i32.mul (i32.load offset=4 (local.get $s)) (i32.load offset=4 (local.get $k))))
+        (i32.add (i32.mul (i32.load offset=8 (local.get $s)) (i32.load offset=8 (local.get $k)))
+                 (i32.mul (i32.load offset=12 (local.get $s)) (i32.load offset=12 (local.get $k))))))
+      (i32.store (i32.add (local.get $dst) (i32.shl (local.get $o) (i32.const 2)))
+        (i32.shr_s (i32.add (local.get $sum) (i32.const 2048)) (i32.const 12)))
+      (local.set $o (i32.add (local.get $o) (i32.const 1)))
+      (br $taps)))
+  )
+  ;; Column pass of one output row: four enlarged rows (i32 × $W) with four weights into $W bytes at $out, clamped
+  ;; to 0–255. Sixteen pixels a step: four i32x4 sums, narrowed with saturation to i16 and then to u8 (the clamp).
+  (func $col (param $r0 i32) (param $r1 i32) (param $r2 i32) (param $r3 i32) (param $w0 i32) (param $w1 i32) (param $w2 i32) (param $w3 i32) (param $out i32) (param $W i32)
+    (local $x i32) (local $b i32) (local $v i32)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128) (local $half v128)
+    (local $a v128) (local $bb v128) (local $c v128) (local $d v128)
+    (local.set $v0 (i32x4.splat (local.get $w0)))
+    (local.set $v1 (i32x4.splat (local.get $w1)))
+    (local.set $v2 (i32x4.splat (local.get $w2)))
+    (local.set $v3 (i32x4.splat (local.get $w3)))
+    (local.set $half (i32x4.splat (i32.const 2048)))
+    (local.set $x (i32.const 0))
+    (block $done (loop $simd
+      (br_if $done (i32.gt_u (i32.add (local.get $x) (i32.const 16)) (local.get $W)))
+      (local.set $b (i32.shl (local.get $x) (i32.const 2)))
+      (local.set $a (i32x4.shr_s (i32x4.add (i32x4.add
+          (i32x4.add (i32x4.mul (v128.load (i32.add (local.get $r0) (local.get $b))) (local.get $v0))
+                     (i32x4.mul (v128.load (i32.add (local.get $r1) (local.get $b))) (local.get $v1)))
+          (i32x4.add (i32x4.mul (v128.load (i32.add (local.get $r2) (local.get $b))) (local.get $v2))
+                     (i32x4.mul (v128.load (i32.add (local.get $r3) (local.get $b))) (local.get $v3)))) (local.get $half)) (i32.const 12)))
+      (local.set $bb (i32x4.shr_s (i32x4.add (i32x4.add
+          (i32x4.add (i32x4.mul (v128.load offset=16 (i32.add (local.get $r0) (local.get $b))) (local.get $v0))
+                     (i32x4.mul (v128.load offset=16 (i32.add (local.get $r1) (local.get $b))) (local.get $v1)))
+          (i32x4.add (i32x4.mul (v128.load offset=16 (i32.add (local.get $r2) (local.get $b))) (local.get $v2))
+                     (i32x4.mul (v128.load offset=16 (i32.add (local.get $r3) (local.get $b))) (local.get $v3)))) (local.get $half)) (i32.const 12)))
+      (local.set $c (i32x4.shr_s (i32x4.add (i32x4.add
+          (i32x4.add (i32x4.mul (v128.load offset=32 (i32.add (local.get $r0) (local.get $b))) (local.get $v0))
+                     (i32x4.mul (v128.load offset=32 (i32.add (local.get $r1) (local.get $b))) (local.get $v1)))
+          (i32x4.add (i32x4.mul (v128.load offset=32 (i32.add (local.get $r2) (local.get $b))) (local.get $v2))
+                     (i32x4.mul (v128.load offset=32 (i32.add (local.get $r3) (local.get $b))) (local.get $v3)))) (local.get $half)) (i32.const 12)))
+      (local.set $d (i32x4.shr_s (i32x4.add (i32x4.add
+          (i32x4.add (i32x4.mul (v128.load offset=48 (i32.add (local.get $r0) (local.get $b))) (local.get $v0))
+                     (i32x4.mul (v128.load offset=48 (i32.add (local.get $r1) (local.get $b))) (local.get $v1)))
+          (i32x4.add (i32x4.mul (v128.load offset=48 (i32.add (local.get $r2) (local.get $b))) (local.get $v2))
+                     (i32x4.mul (v128.load offset=48 (i32.add (local.get $r3) (local.get $b))) (local.get $v3)))) (local.get $half)) (i32.const 12)))
+      (v128.store (i32.add (local.get $out) (local.get $x))
+        (i8x16.narrow_i16x8_u (i16x8.narrow_i32x4_s (local.get $a) (local.get $bb)) (i16x8.narrow_i32x4_s (local.get $c) (local.get $d))))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (br $simd)))
+    (block $done2 (loop $tail
+      (br_if $done2 (i32.ge_u (local.get $x) (local.get $W)))
+      (local.set $b (i32.shl (local.get $x) (i32.const 2)))
+      (local.set $v (i32.shr_s (i32.add (i32.add (i32.add
+          (i32.mul (i32.load (i32.add (local.get $r0) (local.get $b))) (local.get $w0))
+          (i32.mul (i32.load (i32.add (local.get $r1) (local.get $b))) (local.get $w1)))
+          (i32.add (i32.mul (i32.load (i32.add (local.get $r2) (local.get $b))) (local.get $w2))
+          (i32.mul (i32.load (i32.add (local.get $r3) (local.get $b))) (local.get $w3)))) (i32.const 2048)) (i32.const 12)))
+      (i32.store8 (i32.add (local.get $out) (local.get $x))
+        (select (i32.const 0) (select (i32.const 255) (local.get $v) (i32.gt_s (local.get $v) (i32.const 255))) (i32.lt_s (local.get $v) (i32.const 0))))
+      (local.set $x (i32.add (local.get $x) (i32.const 1)))
+      (br $tail)))
+  )
+  ;; The whole enlargement of $w × $h bytes at $src to $W × $H bytes at $out. Tables: $fx/$kx (i32 × $W) and
+  ;; $fy/$ky (i32 × $H) the first tap and weight row of each output column and row, $wt the weights (i32 × 4 a
+  ;; position); scratch: $pad (i32 × $w + 4), $ring (i32 × 4 $W: four enlarged rows, padded source row j in slot
+  ;; (j + 2) & 3) and $slots (i32 × 4: which row each slot holds).
+  (func (export "enlarge") (param $src i32) (param $w i32) (param $h i32) (param $out i32) (param $W i32) (param $H i32)
+      (param $fx i32) (param $kx i32) (param $fy i32) (param $ky i32) (param $wt i32) (param $pad i32) (param $ring i32) (param $slots i32)
+    (local $y i32) (local $j i32) (local $i i32) (local $jj i32) (local $slot i32) (local $k i32) (local $sr i32)
+    ;; The slots start empty (row −3 is never asked for).
+    (i32.store (local.get $slots) (i32.const -3))
+    (i32.store offset=4 (local.get $slots) (i32.const -3))
+    (i32.store offset=8 (local.get $slots) (i32.const -3))
+    (i32.store offset=12 (local.get $slots) (i32.const -3))
+    (local.set $y (i32.const 0))
+    (block $done (loop $rows
+      (br_if $done (i32.ge_u (local.get $y) (local.get $H)))
+      (local.set $j (i32.sub (i32.load (i32.add (local.get $fy) (i32.shl (local.get $y) (i32.const 2)))) (i32.const 2)))
+      (local.set $i (i32.const 0))
+      (block $made (loop $make
+        (br_if $made (i32.ge_u (local.get $i) (i32.const 4)))
+        (local.set $jj (i32.add (local.get $j) (local.get $i)))
+        (local.set $slot (i32.and (i32.add (local.get $jj) (i32.const 2)) (i32.const 3)))
+        (if (i32.ne (i32.load (i32.add (local.get $slots) (i32.shl (local.get $slot) (i32.const 2)))) (local.get $jj))
+          (then
+            (local.set $sr (local.get $jj))
+            (if (i32.lt_s (local.get $sr) (i32.const 0)) (then (local.set $sr (i32.const 0))))
+            (if (i32.ge_s (local.get $sr) (local.get $h)) (then (local.set $sr (i32.sub (local.get $h) (i32.const 1)))))
+            (call $row (i32.add (local.get $src) (i32.mul (local.get $sr) (local.get $w))) (local.get $w) (local.get $pad)
+              (local.get $fx) (local.get $kx) (local.get $W) (local.get $wt)
+              (i32.add (local.get $ring) (i32.shl (i32.mul (local.get $slot) (local.get $W)) (i32.const 2))))
+            (i32.store (i32.add (local.get $slots) (i32.shl (local.get $slot) (i32.const 2))) (local.get $jj))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $make)))
+      (local.set $k (i32.add (local.get $wt) (i32.shl (i32.load (i32.add (local.get $ky) (i32.shl (local.get $y) (i32.const 2)))) (i32.const 2))))
+      (call $col
+        (i32.add (local.get $ring) (i32.shl (i32.mul (i32.and (i32.add (local.get $j) (i32.const 2)) (i32.const 3)) (local.get $W)) (i32.const 2)))
+        (i32.add (local.get $ring) (i32.shl (i32.mul (i32.and (i32.add (local.get $j) (i32.const 3)) (i32.const 3)) (local.get $W)) (i32.const 2)))
+        (i32.add (local.get $ring) (i32.shl (i32.mul (i32.and (i32.add (local.get $j) (i32.const 4)) (i32.const 3)) (local.get $W)) (i32.const 2)))
+        (i32.add (local.get $ring) (i32.shl (i32.mul (i32.and (i32.add (local.get $j) (i32.const 5)) (i32.const 3)) (local.get $W)) (i32.const 2)))
+        (i32.load (local.get $k)) (i32.load offset=4 (local.get $k)) (i32.load offset=8 (local.get $k)) (i32.load offset=12 (local.get $k))
+        (i32.add (local.get $out) (i32.mul (local.get $y) (local.get $W))) (local.get $W))
+      (local.set $y (i32.add (local.get $y) (i32.const 1)))
+      (br $rows)))
+  )
+)
