@@ -27,6 +27,10 @@ interface KernelExports {
     ring: number,
     slots: number,
   ): void;
+  /** One row of the threshold (see `sauvolaBinarize`): byte offsets but for the sizes and the block size `f`. */
+  thresholdRow(src: number, out: number, width: number, line: number, cols: number, f: number, scratch: number): void;
+  /** One row of the levelled page (see `levelBackground`), the same arguments. */
+  levelRow(src: number, out: number, width: number, line: number, cols: number, f: number, scratch: number): void;
 }
 
 async function compile(): Promise<WebAssembly.Module> {

@@ -138,4 +138,99 @@
       (local.set $y (i32.add (local.get $y) (i32.const 1)))
       (br $rows)))
   )
+;; ---- Block values across a row (threshold.ts: applyBlockThreshold, levelBackground) ---------------------------
+  ;; Floating point here, in the order threshold.ts always did it (f64 throughout, each value rounded to f32 as it
+  ;; is stored): WebAssembly's arithmetic is IEEE's, so the values are the same to the last bit.
+
+  ;; $cols block values (f64 at $line, one per $f pixels, block i's centre at pixel i·$f + ($f − 1)/2) interpolated
+  ;; linearly between centres over $width pixels into f32 at $dst: flat left of the first centre and right of the
+  ;; last; each span between two centres starts at its value and grows by its step per pixel.
+  (func $interpolate (param $line i32) (param $cols i32) (param $f f64) (param $width i32) (param $dst i32)
+    (local $half f64) (local $x i32) (local $i i32) (local $end i32) (local $step f64) (local $t f64) (local $a f64) (local $v f32)
+    (local.set $half (f64.div (f64.sub (local.get $f) (f64.const 1)) (f64.const 2)))
+    ;; flat up to the first centre
+    (local.set $end (i32.trunc_f64_s (f64.min (f64.convert_i32_s (local.get $width)) (f64.ceil (local.get $half)))))
+    (local.set $v (f32.demote_f64 (f64.load (local.get $line))))
+    (local.set $x (i32.const 0))
+    (block $done (loop $fill
+      (br_if $done (i32.ge_s (local.get $x) (local.get $end)))
+      (f32.store (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 2))) (local.get $v))
+      (local.set $x (i32.add (local.get $x) (i32.const 1)))
+      (br $fill)))
+    (local.set $i (i32.const 0))
+    (block $spans (loop $span
+      (br_if $spans (i32.ge_s (local.get $i) (i32.sub (local.get $cols) (i32.const 1))))
+      (br_if $spans (i32.ge_s (local.get $x) (local.get $width)))
+      (local.set $end (i32.trunc_f64_s (f64.min (f64.convert_i32_s (local.get $width))
+        (f64.ceil (f64.add (f64.mul (f64.convert_i32_s (i32.add (local.get $i) (i32.const 1))) (local.get $f)) (local.get $half))))))
+      (local.set $a (f64.load (i32.add (local.get $line) (i32.shl (local.get $i) (i32.const 3)))))
+      (local.set $step (f64.div (f64.sub (f64.load offset=8 (i32.add (local.get $line) (i32.shl (local.get $i) (i32.const 3)))) (local.get $a)) (local.get $f)))
+      (local.set $t (f64.add (local.get $a) (f64.mul (local.get $step)
+        (f64.sub (f64.convert_i32_s (local.get $x)) (f64.add (f64.mul (f64.convert_i32_s (local.get $i)) (local.get $f)) (local.get $half))))))
+      (block $done2 (loop $run
+        (br_if $done2 (i32.ge_s (local.get $x) (local.get $end)))
+        (f32.store (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 2))) (f32.demote_f64 (local.get $t)))
+        (local.set $t (f64.add (local.get $t) (local.get $step)))
+        (local.set $x (i32.add (local.get $x) (i32.const 1)))
+        (br $run)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $span)))
+    ;; flat after the last centre
+    (local.set $v (f32.demote_f64 (f64.load (i32.add (local.get $line) (i32.shl (i32.sub (local.get $cols) (i32.const 1)) (i32.const 3))))))
+    (block $done3 (loop $fill2
+      (br_if $done3 (i32.ge_s (local.get $x) (local.get $width)))
+      (f32.store (i32.add (local.get $dst) (i32.shl (local.get $x) (i32.const 2))) (local.get $v))
+      (local.set $x (i32.add (local.get $x) (i32.const 1)))
+      (br $fill2)))
+  )
+
+  ;; One row of the threshold: the block thresholds at $line interpolated into $thr (f32 × $width), then each of
+  ;; the $width bytes at $src compared with its threshold: 0 (ink) below it, 255 (paper) at or above. Sixteen pixels
+  ;; a step: widened to i32, converted to f32 (exact for bytes) and compared lane by lane.
+  (func (export "thresholdRow") (param $src i32) (param $out i32) (param $width i32) (param $line i32) (param $cols i32) (param $f f64) (param $thr i32)
+    (local $x i32) (local $p v128) (local $lo v128) (local $hi v128) (local $t i32)
+    (call $interpolate (local.get $line) (local.get $cols) (local.get $f) (local.get $width) (local.get $thr))
+    (local.set $x (i32.const 0))
+    (block $done (loop $simd
+      (br_if $done (i32.gt_s (i32.add (local.get $x) (i32.const 16)) (local.get $width)))
+      (local.set $p (v128.load (i32.add (local.get $src) (local.get $x))))
+      (local.set $t (i32.add (local.get $thr) (i32.shl (local.get $x) (i32.const 2))))
+      (local.set $lo (i16x8.extend_low_i8x16_u (local.get $p)))
+      (local.set $hi (i16x8.extend_high_i8x16_u (local.get $p)))
+      ;; lanes −1 where the pixel is below its threshold; narrowed to bytes and inverted: 0 there, 255 elsewhere
+      (v128.store (i32.add (local.get $out) (local.get $x))
+        (v128.not (i8x16.narrow_i16x8_s
+          (i16x8.narrow_i32x4_s
+            (f32x4.lt (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $lo))) (v128.load (local.get $t)))
+            (f32x4.lt (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $lo))) (v128.load offset=16 (local.get $t))))
+          (i16x8.narrow_i32x4_s
+            (f32x4.lt (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $hi))) (v128.load offset=32 (local.get $t)))
+            (f32x4.lt (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $hi))) (v128.load offset=48 (local.get $t)))))))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (br $simd)))
+    (block $done2 (loop $tail
+      (br_if $done2 (i32.ge_s (local.get $x) (local.get $width)))
+      (i32.store8 (i32.add (local.get $out) (local.get $x))
+        (select (i32.const 0) (i32.const 255)
+          (f32.lt (f32.convert_i32_u (i32.load8_u (i32.add (local.get $src) (local.get $x))))
+                  (f32.load (i32.add (local.get $thr) (i32.shl (local.get $x) (i32.const 2)))))))
+      (local.set $x (i32.add (local.get $x) (i32.const 1)))
+      (br $tail)))
+  )
+
+  ;; One row of the levelled page: the block gains at $line interpolated into $gain (f32 × $width), then each byte
+  ;; at $src times its gain, plus a half, truncated and clipped at 255 (in f64, as threshold.ts does).
+  (func (export "levelRow") (param $src i32) (param $out i32) (param $width i32) (param $line i32) (param $cols i32) (param $f f64) (param $gain i32)
+    (local $x i32) (local $v f64)
+    (call $interpolate (local.get $line) (local.get $cols) (local.get $f) (local.get $width) (local.get $gain))
+    (local.set $x (i32.const 0))
+    (block $done (loop $pixels
+      (br_if $done (i32.ge_s (local.get $x) (local.get $width)))
+      (local.set $v (f64.add (f64.mul (f64.convert_i32_u (i32.load8_u (i32.add (local.get $src) (local.get $x))))
+        (f64.promote_f32 (f32.load (i32.add (local.get $gain) (i32.shl (local.get $x) (i32.const 2)))))) (f64.const 0.5)))
+      (i32.store8 (i32.add (local.get $out) (local.get $x))
+        (select (i32.const 255) (i32.trunc_sat_f64_u (local.get $v)) (f64.ge (local.get $v) (f64.const 255))))
+      (local.set $x (i32.add (local.get $x) (i32.const 1)))
+      (br $pixels)))
+  )
 )

@@ -5,6 +5,7 @@
 import { type BlockSums, blockSums, grayClosing } from './blocks.js';
 import { pageBytes } from './buffers.js';
 import type { GrayImage } from './gray.js';
+import { kernelsWithRoom } from './kernels.js';
 
 /** Summed-area table of a `width`×`height` grid, (width+1)×(height+1) with a zero first row and column. */
 export function integralOf(values: ArrayLike<number>, width: number, height: number): Float64Array {
@@ -114,7 +115,7 @@ export function sauvolaBinarize(page: GrayImage, params: SauvolaParams): GrayIma
       threshold[o] = Math.min(sauvola, p * keepBelow, p - minContrast);
     }
   }
-  return applyBlockThreshold(page, threshold, cols, rows, f);
+  return rowByRow(page, threshold, cols, rows, f, 'thresholdRow');
 }
 
 /**
@@ -139,20 +140,7 @@ export function levelBackground(page: GrayImage, params: Pick<SauvolaParams, 'wi
   const { blocks, paper } = paperOfBlocks(page, params);
   const gain = new Float32Array(paper.length);
   for (let i = 0; i < paper.length; i++) gain[i] = 255 / Math.max(4, paper[i]);
-  const { width, height, data } = page;
-  const out = pageBytes(width * height);
-  const line = new Float64Array(blocks.cols);
-  const gains = new Float32Array(width);
-  for (let y = 0; y < height; y++) {
-    blockRow(gain, blocks.cols, blocks.rows, blocks.size, y, line);
-    interpolateRow(line, blocks.size, width, gains);
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const v = data[row + x] * gains[x] + 0.5;
-      out[row + x] = v >= 255 ? 255 : v | 0;
-    }
-  }
-  return { width, height, data: out };
+  return rowByRow(page, gain, blocks.cols, blocks.rows, blocks.size, 'levelRow');
 }
 
 /** Row `y` of block values (one per `f`×`f` block) interpolated bilinearly between block-centre rows, into `line`. */
@@ -170,40 +158,25 @@ function blockRow(values: ArrayLike<number>, cols: number, rows: number, f: numb
 }
 
 /**
- * A row of block values (`line`, one per `f` pixels) interpolated linearly between block centres over `width` pixels,
- * into `out`: each span between two centres starts at its value and grows by its step per pixel (flat left of the
- * first centre and right of the last), the running sum rounded to single precision as it is stored. Written in
- * place, with no call per span: the threshold and the levelled page read it in one tight loop per row.
+ * Each row of the page with the block values (one per `f`×`f` block) interpolated bilinearly between block centres:
+ * down the rows here (`blockRow`), then along the row in WebAssembly (`kernels.wat`), where each span between two
+ * centres starts at its value and grows by its step per pixel (flat left of the first centre and right of the last),
+ * the running sum rounded to single precision as it is stored; `thresholdRow` compares each pixel with it (0 below,
+ * 255 at or above), `levelRow` multiplies each pixel by it. The page is worked in place in the kernels' memory.
  */
-function interpolateRow(line: Float64Array, f: number, width: number, out: Float32Array): void {
-  const cols = line.length;
-  const half = (f - 1) / 2;
-  const firstCentre = Math.min(width, Math.ceil(half));
-  out.fill(line[0], 0, firstCentre);
-  let x = firstCentre;
-  for (let i = 0; i < cols - 1 && x < width; i++) {
-    const end = Math.min(width, Math.ceil((i + 1) * f + half));
-    const step = (line[i + 1] - line[i]) / f;
-    let t = line[i] + step * (x - (i * f + half));
-    for (; x < end; x++) {
-      out[x] = t;
-      t += step;
-    }
-  }
-  if (x < width) out.fill(line[cols - 1], x, width);
-}
-
-/** Compare every pixel with the block thresholds interpolated bilinearly between block centres. */
-function applyBlockThreshold(page: GrayImage, threshold: Float32Array, cols: number, rows: number, f: number): GrayImage {
+function rowByRow(page: GrayImage, values: Float32Array, cols: number, rows: number, f: number, kernel: 'thresholdRow' | 'levelRow'): GrayImage {
   const { width, height, data } = page;
-  const out = pageBytes(width * height);
-  const line = new Float64Array(cols);
-  const thresholds = new Float32Array(width);
+  const size = width * height;
+  const { kernels, at, buffer } = kernelsWithRoom(size, 8 * cols, 4 * width);
+  const [pixels, lineAt, scratch] = at;
+  new Uint8Array(buffer, pixels, size).set(data.subarray(0, size));
+  const line = new Float64Array(buffer, lineAt, cols);
+  const run = kernels[kernel];
   for (let y = 0; y < height; y++) {
-    blockRow(threshold, cols, rows, f, y, line);
-    interpolateRow(line, f, width, thresholds);
-    const row = y * width;
-    for (let x = 0; x < width; x++) out[row + x] = data[row + x] < thresholds[x] ? 0 : 255;
+    blockRow(values, cols, rows, f, y, line);
+    run(pixels + y * width, pixels + y * width, width, lineAt, cols, f, scratch);
   }
+  const out = pageBytes(size);
+  out.set(new Uint8Array(buffer, pixels, size));
   return { width, height, data: out };
 }
