@@ -9,6 +9,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 cpSync(join(root, 'src', 'server', 'sql'), join(root, 'dist', 'server', 'sql'), { recursive: true });
 
 const text = join(root, 'src', 'imaging', 'kernels.wat');
-const module = (await wabt()).parseWat('kernels.wat', readFileSync(text, 'utf8'), { simd: true });
+const module = (await wabt()).parseWat('kernels.wat', readFileSync(text, 'utf8'), { simd: true, bulk_memory: true });
 writeFileSync(join(root, 'dist', 'imaging', 'kernels.wasm'), module.toBinary({}).buffer);
 module.destroy();

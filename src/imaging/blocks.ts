@@ -3,6 +3,7 @@
  * and closing filters the paper estimate is made with. Pure functions over typed arrays; nothing allocates per pixel.
  */
 import type { GrayImage } from './gray.js';
+import { kernelsWithRoom } from './kernels.js';
 
 /** Sums over a grid of `size`×`size` pixel blocks (the last row/column of blocks may be smaller). */
 export interface BlockSums {
@@ -18,39 +19,23 @@ export interface BlockSums {
 }
 
 /**
- * One pass over the page: per-block sums of grey and grey², enough to get exact window means and variances. Each
- * block is summed in registers, its rows one after the other (a block's `size` rows stay in cache): no per-pixel
- * store, about twice as fast as running sums per pixel column, the same sums.
+ * One pass over the page: per-block sums of grey and grey², enough to get exact window means and variances. Each band
+ * of `size` rows is summed down its columns sixteen pixels at a time, then across each block, in WebAssembly
+ * (`kernels.wat`): about 4× faster than summing each block in JavaScript registers, the same sums (integers).
  */
 export function blockSums(page: GrayImage, size: number): BlockSums {
   const f = Math.max(1, Math.floor(size));
   const { width, height, data } = page;
   const cols = Math.ceil(width / f);
   const rows = Math.ceil(height / f);
-  const sum = new Float64Array(cols * rows);
-  const sumSq = new Float64Array(cols * rows);
-  const count = new Float64Array(cols * rows);
-  for (let by = 0; by < rows; by++) {
-    const y0 = by * f;
-    const y1 = Math.min(height, y0 + f);
-    for (let bx = 0, x0 = 0; bx < cols; bx++) {
-      const x1 = Math.min(width, x0 + f);
-      let s = 0;
-      let q = 0;
-      for (let y = y0; y < y1; y++) {
-        for (let i = y * width + x0, end = y * width + x1; i < end; i++) {
-          const v = data[i];
-          s += v;
-          q += v * v;
-        }
-      }
-      const o = by * cols + bx;
-      sum[o] = s;
-      sumSq[o] = q;
-      count[o] = (y1 - y0) * (x1 - x0);
-      x0 = x1;
-    }
-  }
+  const n = cols * rows;
+  const { kernels, at, buffer } = kernelsWithRoom(width * height, 4 * width, 4 * width, 8 * n, 8 * n, 8 * n);
+  const [src, columns, columnsSq, sumAt, sumSqAt, countAt] = at;
+  new Uint8Array(buffer, src, width * height).set(data.subarray(0, width * height));
+  kernels.blockSums(src, width, height, f, columns, columnsSq, sumAt, sumSqAt, countAt);
+  const sum = new Float64Array(buffer.slice(sumAt, sumAt + 8 * n));
+  const sumSq = new Float64Array(buffer.slice(sumSqAt, sumSqAt + 8 * n));
+  const count = new Float64Array(buffer.slice(countAt, countAt + 8 * n));
   return { cols, rows, size: f, sum, sumSq, count };
 }
 

@@ -29,6 +29,8 @@ interface KernelExports {
   ): void;
   /** One row of the threshold (see `sauvolaBinarize`): byte offsets but for the sizes and the block size `f`. */
   thresholdRow(src: number, out: number, width: number, line: number, cols: number, f: number, scratch: number): void;
+  /** Per-block sums (see `blockSums`): byte offsets but for the sizes and the block side `f`. */
+  blockSums(src: number, width: number, height: number, f: number, columns: number, columnsSq: number, sum: number, sumSq: number, count: number): void;
   /** One row of the levelled page (see `levelBackground`), the same arguments. */
   levelRow(src: number, out: number, width: number, line: number, cols: number, f: number, scratch: number): void;
 }
@@ -38,7 +40,7 @@ async function compile(): Promise<WebAssembly.Module> {
   if (existsSync(binary)) return new WebAssembly.Module(readFileSync(binary));
   const text = new URL('./kernels.wat', import.meta.url);
   const { default: wabt } = await import('wabt');
-  const module = (await wabt()).parseWat('kernels.wat', readFileSync(text, 'utf8'), { simd: true });
+  const module = (await wabt()).parseWat('kernels.wat', readFileSync(text, 'utf8'), { simd: true, bulk_memory: true });
   const bytes = module.toBinary({}).buffer;
   module.destroy();
   return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);

@@ -38,24 +38,34 @@ function drawBox(page: GrayImage, x: number, y: number, w: number, h: number, va
 
 describe('block statistics', () => {
   it('sums blocks exactly, including the partial ones at the edges', () => {
-    const page = randomPage(23, 17);
-    const blocks = blockSums(page, 5);
-    expect([blocks.cols, blocks.rows]).toEqual([5, 4]);
-    for (let by = 0; by < blocks.rows; by++) {
-      for (let bx = 0; bx < blocks.cols; bx++) {
-        let sum = 0;
-        let sq = 0;
-        let n = 0;
-        for (let y = by * 5; y < Math.min(17, by * 5 + 5); y++) {
-          for (let x = bx * 5; x < Math.min(23, bx * 5 + 5); x++) {
-            const v = page.data[y * 23 + x];
-            sum += v;
-            sq += v * v;
-            n++;
+    for (const [width, height, f] of [
+      [23, 17, 5],
+      [1, 1, 3],
+      [70, 9, 1],
+      [133, 41, 16],
+      [97, 120, 40],
+    ]) {
+      const page = randomPage(width, height);
+      // The brightest pixels too, where the squares are largest.
+      page.data.fill(255, 0, width);
+      const blocks = blockSums(page, f);
+      expect([blocks.cols, blocks.rows]).toEqual([Math.ceil(width / f), Math.ceil(height / f)]);
+      for (let by = 0; by < blocks.rows; by++) {
+        for (let bx = 0; bx < blocks.cols; bx++) {
+          let sum = 0;
+          let sq = 0;
+          let n = 0;
+          for (let y = by * f; y < Math.min(height, by * f + f); y++) {
+            for (let x = bx * f; x < Math.min(width, bx * f + f); x++) {
+              const v = page.data[y * width + x];
+              sum += v;
+              sq += v * v;
+              n++;
+            }
           }
+          const o = by * blocks.cols + bx;
+          expect([blocks.sum[o], blocks.sumSq[o], blocks.count[o]]).toEqual([sum, sq, n]);
         }
-        const o = by * blocks.cols + bx;
-        expect([blocks.sum[o], blocks.sumSq[o], blocks.count[o]]).toEqual([sum, sq, n]);
       }
     }
   });
