@@ -5,6 +5,7 @@
 import { pageBytes } from './buffers.js';
 import { type GrayImage, sharpFromGray } from './gray.js';
 import { noiseLevel } from './threshold.js';
+import { kernelsWithRoom } from './kernels.js';
 
 /**
  * Radii of `passes` successive box filters whose combined variance is closest to sigma²: three boxes make a
@@ -109,8 +110,15 @@ export async function unsharpMaskNative(page: GrayImage, sigma: number, amount: 
   // `toColourspace('b-w')` keeps libvips in one band where `extractChannel` had it make three and drop two.
   const blurred = await sharpFromGray(page).blur({ sigma, precision: 'integer' }).toColourspace('b-w').raw().toBuffer();
   const mix = unsharpTable(amount);
-  const out = pageBytes(width * height);
-  for (let i = 0; i < out.length; i++) out[i] = mix[(data[i] << 8) | blurred[i]];
+  const size = width * height;
+  const { kernels, at, buffer } = kernelsWithRoom(size, size, mix.length);
+  const [src, blur, table] = at;
+  new Uint8Array(buffer, src, size).set(data.subarray(0, size));
+  new Uint8Array(buffer, blur, size).set(blurred.subarray(0, size));
+  new Uint8Array(buffer, table, mix.length).set(mix);
+  kernels.mix(src, blur, table, size);
+  const out = pageBytes(size);
+  out.set(new Uint8Array(buffer, blur, size));
   return { width, height, data: out };
 }
 

@@ -31,6 +31,8 @@ interface KernelExports {
   thresholdRow(src: number, out: number, width: number, line: number, cols: number, f: number, scratch: number): void;
   /** Per-block sums (see `blockSums`): byte offsets but for the sizes and the block side `f`. */
   blockSums(src: number, width: number, height: number, f: number, columns: number, columnsSq: number, sum: number, sumSq: number, count: number): void;
+  /** The sharpening's mix (see `unsharpMaskNative`): `n` pixels and their blur through a 64 KiB table, in place. */
+  mix(src: number, blurred: number, table: number, n: number): void;
   /** One row of the levelled page (see `levelBackground`), the same arguments. */
   levelRow(src: number, out: number, width: number, line: number, cols: number, f: number, scratch: number): void;
 }

@@ -307,4 +307,20 @@
       (local.set $y0 (local.get $y1))
       (br $band)))
   )
+;; ---- The sharpening's mix (blur.ts, unsharpMaskNative) ----------------------------------------------------------
+
+  ;; Each of the $n bytes at $src with its blurred value at $blurred looked up in the 256 × 256 table at $table
+  ;; (page · 256 + blur, made in blur.ts), written over $blurred.
+  (func (export "mix") (param $src i32) (param $blurred i32) (param $table i32) (param $n i32)
+    (local $i i32) (local $b i32)
+    (local.set $i (i32.const 0))
+    (block $done (loop $pixels
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $b (i32.add (local.get $blurred) (local.get $i)))
+      (i32.store8 (local.get $b)
+        (i32.load8_u (i32.add (local.get $table)
+          (i32.or (i32.shl (i32.load8_u (i32.add (local.get $src) (local.get $i))) (i32.const 8)) (i32.load8_u (local.get $b))))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $pixels)))
+  )
 )
