@@ -3,7 +3,8 @@
  * its 128-bit SIMD (`kernels.wat`), one instance with its own memory in each thread that imports this module.
  *
  * Written by hand because no library does these loops in the arithmetic the pages depend on: libvips enlarges with an
- * affine interpolator that makes every pixel from its own 16 taps, and the threshold is Quire's own. The build
+ * affine interpolator that makes every pixel from its own 16 taps; the threshold, the block sums and the sharpening's
+ * table mix are Quire's own. Every kernel gives the bytes the JavaScript it replaced gave (see the tests). The build
  * assembles `kernels.wat` into `dist/imaging/kernels.wasm` (`scripts/copy-assets.mjs`, with the `wabt` assembler);
  * run from the sources (the tests), the text is assembled here, once, by the same assembler.
  */
@@ -41,6 +42,7 @@ async function compile(): Promise<WebAssembly.Module> {
   const binary = new URL('./kernels.wasm', import.meta.url);
   if (existsSync(binary)) return new WebAssembly.Module(readFileSync(binary));
   const text = new URL('./kernels.wat', import.meta.url);
+  if (!existsSync(text)) throw new Error(`The imaging kernels are missing (${binary.pathname}): run \`npm run build\`.`);
   const { default: wabt } = await import('wabt');
   const module = (await wabt()).parseWat('kernels.wat', readFileSync(text, 'utf8'), { simd: true, bulk_memory: true });
   const bytes = module.toBinary({}).buffer;
