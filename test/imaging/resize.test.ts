@@ -75,31 +75,21 @@ describe('enlargeBicubic', () => {
     expect([line[0], line[20], line[40], line[59]]).toEqual([50, 50, 200, 200]);
   });
 
-  it('gives the bytes sharp gives when it enlarges, at any size and scale', async () => {
+  it('gives the bytes sharp gives when it enlarges, at any size and scale, before and after a large page', async () => {
     for (const [w, h, width, height] of [
       [120, 90, 316, 237],
       [626, 40, 1647, 105],
       [1, 1, 3, 5],
       [37, 61, 38, 62],
       [17, 200, 70, 821],
-    ]) {
-      const page = strokesPage(w, h);
-      const ours = enlargeBicubic(page, width, height).data;
-      const theirs = await libvipsEnlarged(page, width, height);
-      expect(ours.length).toBe(theirs.length);
-      expect(ours.filter((v, i) => v !== theirs[i]).length).toBe(0);
-    }
-  });
-
-  it('gives the same bytes after a larger page made its kernels take a larger memory, and for a small page after it', async () => {
-    for (const [w, h, width, height] of [
-      [40, 30, 105, 79],
+      // A page that needs a larger memory for the kernels, and a small one after it.
       [1400, 1000, 3000, 2143],
       [40, 30, 105, 79],
     ]) {
       const page = strokesPage(w, h);
       const ours = enlargeBicubic(page, width, height).data;
       const theirs = await libvipsEnlarged(page, width, height);
+      expect(ours.length).toBe(theirs.length);
       expect(ours.filter((v, i) => v !== theirs[i]).length).toBe(0);
     }
   });

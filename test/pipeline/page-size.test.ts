@@ -91,6 +91,37 @@ async function inkBox(file: string): Promise<{ x: number; y: number; width: numb
   return { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
 }
 
+/**
+ * Four pages of one document as the page-size pass makes them alone (`made`), and the same pages drawn again as the
+ * pipeline threads hand them over (`drawn`: drafts with their pixels), for the threads' guesses to be checked against.
+ */
+async function madeAndDrawn(
+  madePrefix: string,
+  drawnPrefix: string,
+): Promise<{ made: Page[]; drawn: Array<Awaited<ReturnType<typeof croppedPageWithPixels>>> }> {
+  const sizes: Array<[number, number]> = [
+    [1200, 1900],
+    [1100, 1500],
+    [1180, 1880],
+    [1150, 1700],
+  ];
+  const made = await Promise.all(sizes.map(([w, h], i) => croppedPage(`${madePrefix}${i}`, w, h, 'book')));
+  await matchPageSizes(dir, made);
+  const drawn = await Promise.all(sizes.map(([w, h], i) => croppedPageWithPixels(`${drawnPrefix}${i}`, w, h, 'book', undefined, true)));
+  return { made, drawn };
+}
+
+/** Each page ended as the pass alone made it (G4, the same bytes, size and decision), and its thread's file is gone. */
+async function expectAsMade(pages: Page[], made: Page[], finished: Map<Page, FinishedPage>): Promise<void> {
+  for (let i = 0; i < pages.length; i++) {
+    expect(await compressionOf(pages[i].file)).toBe(4);
+    expect(sameBytes(await readFile(join(dir, pages[i].file)), await readFile(join(dir, made[i].file))), `page ${i}`).toBe(true);
+    expect([pages[i].width, pages[i].height, pages[i].decisions.pageSize]).toEqual([made[i].width, made[i].height, made[i].decisions.pageSize]);
+    // The thread's file took the draft's place, or (a wrong guess) was thrown away.
+    expect(await exists((finished.get(pages[i]) as FinishedPage).file)).toBe(false);
+  }
+}
+
 describe('one page size per document', () => {
   it('sets every camera page on the largest page, the printed area centred across and at the top', async () => {
     const pages = [await croppedPage('a', 1200, 1900, 'book'), await croppedPage('b', 1100, 1500, 'book'), await croppedPage('c', 1180, 1880, 'book')];
@@ -157,15 +188,7 @@ describe('one page size per document', () => {
   });
 
   it('takes the G4 page a thread set on the canvas it guessed when the whole document gives that canvas, and makes it again when not', async () => {
-    const sizes: Array<[number, number]> = [
-      [1200, 1900],
-      [1100, 1500],
-      [1180, 1880],
-      [1150, 1700],
-    ];
-    const made = await Promise.all(sizes.map(([w, h], i) => croppedPage(`r${i}`, w, h, 'book')));
-    await matchPageSizes(dir, made);
-    const drafts = await Promise.all(sizes.map(([w, h], i) => croppedPageWithPixels(`t${i}`, w, h, 'book', undefined, true)));
+    const { made, drawn: drafts } = await madeAndDrawn('r', 't');
     // What the threads knew when each page was made: all the others for the first three (a right guess, placed or
     // not); for the last only the two smaller pages, so it guessed a smaller canvas than the document's.
     const seen = [
@@ -191,26 +214,15 @@ describe('one page size per document', () => {
       drafts.map((d) => d.page),
       { finished },
     );
-    for (let i = 0; i < drafts.length; i++) {
-      const page = drafts[i].page;
-      expect(await compressionOf(page.file)).toBe(4);
-      expect(sameBytes(await readFile(join(dir, page.file)), await readFile(join(dir, made[i].file)))).toBe(true);
-      expect([page.width, page.height, page.decisions.pageSize]).toEqual([made[i].width, made[i].height, made[i].decisions.pageSize]);
-      // The thread's file took the draft's place, or (a wrong guess) was thrown away.
-      expect(await exists((finished.get(page) as FinishedPage).file)).toBe(false);
-    }
+    await expectAsMade(
+      drafts.map((d) => d.page),
+      made,
+      finished,
+    );
   });
 
   it('without drafts (no OCR during the run) makes a page whose guess was wrong again from the G4 page its thread wrote', async () => {
-    const sizes: Array<[number, number]> = [
-      [1200, 1900],
-      [1100, 1500],
-      [1180, 1880],
-      [1150, 1700],
-    ];
-    const made = await Promise.all(sizes.map(([w, h], i) => croppedPage(`m${i}`, w, h, 'book')));
-    await matchPageSizes(dir, made);
-    const drawn = await Promise.all(sizes.map(([w, h], i) => croppedPageWithPixels(`u${i}`, w, h, 'book', undefined, true)));
+    const { made, drawn } = await madeAndDrawn('m', 'u');
     const pages = drawn.map((d) => d.page);
     // A page larger than any of the document's, seen by one thread only (say, a page its user set apart later).
     const larger = { ...pages[0], width: 1250, height: 1950 };
@@ -236,11 +248,6 @@ describe('one page size per document', () => {
     }
     expect(finished.get(pages[2])?.canvas).toBeNull();
     await matchPageSizes(dir, pages, { finished });
-    for (let i = 0; i < pages.length; i++) {
-      expect(await compressionOf(pages[i].file)).toBe(4);
-      expect(sameBytes(await readFile(join(dir, pages[i].file)), await readFile(join(dir, made[i].file))), `page ${i}`).toBe(true);
-      expect([pages[i].width, pages[i].height, pages[i].decisions.pageSize]).toEqual([made[i].width, made[i].height, made[i].decisions.pageSize]);
-      expect(await exists((finished.get(pages[i]) as FinishedPage).file)).toBe(false);
-    }
+    await expectAsMade(pages, made, finished);
   });
 });
