@@ -70,7 +70,7 @@ export function kernelsWithRoom(...sizes: number[]): { kernels: KernelExports; a
     end += (size + 15) & ~15;
   }
   if (!instance || instance.memory.buffer.byteLength < end) {
-    const memory = new WebAssembly.Memory({ initial: Math.ceil((end * 1.125) / 65536) });
+    const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil((end * 1.125) / 65536)) });
     const kernels = new WebAssembly.Instance(compiled, { quire: { memory } }).exports as unknown as KernelExports;
     instance = { kernels, memory };
   }

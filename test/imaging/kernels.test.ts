@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { kernelsWithRoom } from '../../src/imaging/kernels.js';
 
 describe('kernelsWithRoom', () => {
+  it('gives room for nothing (an empty page) too', () => {
+    expect(kernelsWithRoom(0, 0).at).toEqual([0, 0]);
+  });
+
   it('lays out aligned ranges one after the other', () => {
     const { at, buffer } = kernelsWithRoom(5, 16, 1, 100);
     expect(at).toEqual([0, 16, 32, 48]);
