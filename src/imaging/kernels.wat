@@ -1,6 +1,7 @@
 ;; Quire's per-pixel kernels in WebAssembly text (loaded by kernels.ts, assembled by the build with wabt).
 ;; Every pointer is a byte offset in the memory the module is given; the caller lays out the buffers in it.
-;; All arithmetic is in integers, so the bytes are the same on every machine.
+;; Each kernel gives the bytes the JavaScript it replaced gave, on every machine: integer arithmetic, or IEEE floating
+;; point in the same order (WebAssembly does not fuse a multiply and an add).
 (module
   (import "quire" "memory" (memory 1))
 
@@ -138,7 +139,7 @@
       (local.set $y (i32.add (local.get $y) (i32.const 1)))
       (br $rows)))
   )
-;; ---- Block values across a row (threshold.ts: applyBlockThreshold, levelBackground) ---------------------------
+  ;; ---- Block values across a row (threshold.ts: sauvolaBinarize, levelBackground) -------------------------------
   ;; Floating point here, in the order threshold.ts always did it (f64 throughout, each value rounded to f32 as it
   ;; is stored): WebAssembly's arithmetic is IEEE's, so the values are the same to the last bit.
 
@@ -233,7 +234,7 @@
       (local.set $x (i32.add (local.get $x) (i32.const 1)))
       (br $pixels)))
   )
-;; ---- Block sums (blocks.ts, blockSums) -------------------------------------------------------------------------
+  ;; ---- Block sums (blocks.ts, blockSums) -----------------------------------------------------------------------
 
   ;; Sums of grey and grey² over each $f × $f block of the $width × $height bytes at $src (the last row and column
   ;; of blocks may be smaller), into f64 at $sum, $sq and $count (one per block, row by row). Each band of $f rows is
@@ -307,7 +308,7 @@
       (local.set $y0 (local.get $y1))
       (br $band)))
   )
-;; ---- The sharpening's mix (blur.ts, unsharpMaskNative) ----------------------------------------------------------
+  ;; ---- The sharpening's mix (blur.ts, unsharpMaskNative) --------------------------------------------------------
 
   ;; Each of the $n bytes at $src with its blurred value at $blurred looked up in the 256 × 256 table at $table
   ;; (page · 256 + blur, made in blur.ts), written over $blurred.
