@@ -19,7 +19,7 @@ import {
   unsharpMaskNative,
   windowSum,
 } from '../../src/imaging/index.js';
-import { createGray, type GrayImage } from '../../src/imaging/index.js';
+import { createGray, type GrayImage, sharpFromGray } from '../../src/imaging/index.js';
 import { seededRandom } from '../helpers.js';
 
 function randomPage(width: number, height: number, seed = 1): GrayImage {
@@ -288,6 +288,18 @@ describe('gaussianBlur and unsharpMask', () => {
     expect(Math.abs(dark(sharp) - dark(soft))).toBeLessThanOrEqual(2);
     expect(sharp.data[5 * 240 + 5]).toBe(soft.data[5 * 240 + 5]);
     expect(unsharpMask(createGray(30, 20, 90), 1, 2).data.every((v) => v === 90)).toBe(true);
+  });
+
+  it("mixes the page with libvips' blur as page + amount · (page − blur), rounded and clipped, pixel for pixel", async () => {
+    const page = randomPage(53, 37);
+    for (const amount of [0.6, 1.7, 2.5]) {
+      const blurred = await sharpFromGray(page).blur({ sigma: 1.5, precision: 'integer' }).toColourspace('b-w').raw().toBuffer();
+      const expected = Array.from(page.data, (p, i) => {
+        const v = p + amount * (p - blurred[i]);
+        return v <= 0 ? 0 : v >= 255 ? 255 : Math.floor(v + 0.5);
+      });
+      expect(Array.from((await unsharpMaskNative(page, 1.5, amount)).data)).toEqual(expected);
+    }
   });
 
   it("sharpens with libvips' Gaussian as the box mask does, flat paper untouched at every width", async () => {
