@@ -19,17 +19,11 @@ afterAll(async () => {
 });
 
 /** A cropped bitonal page: a black block (its printed area) filling it but for a 10-pixel margin, G4-padded on the right. */
-async function croppedPage(
-  name: string,
-  width: number,
-  height: number,
-  preset: 'book' | 'sheet',
-  inputSize?: { widthMm: number; heightMm: number },
-  draft = false,
-): Promise<Page> {
-  return (await croppedPageWithPixels(name, width, height, preset, inputSize, draft)).page;
+async function croppedPage(...shape: Parameters<typeof croppedPageWithPixels>): Promise<Page> {
+  return (await croppedPageWithPixels(...shape)).page;
 }
 
+/** `croppedPage`, with the pixels it was written from. */
 async function croppedPageWithPixels(
   name: string,
   width: number,
